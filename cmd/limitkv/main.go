@@ -1,0 +1,145 @@
+// Command limitkv runs the limitkv server: a Redis-protocol limit server that
+// redis-cli, redis-benchmark, go-redis and other Redis clients talk to.
+//
+//	limitkv --port 6379 --bind 127.0.0.1
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/server"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "limitkv:", err)
+		os.Exit(1)
+	}
+}
+
+// memFlag is a size flag in redis.conf's units (512mb, 1gb, 100000).
+type memFlag struct{ v *int64 }
+
+func (m memFlag) String() string {
+	if m.v == nil {
+		return ""
+	}
+	return strconv.FormatInt(*m.v, 10)
+}
+
+func (m memFlag) Set(s string) error {
+	n, ok := commands.ParseMemory(s)
+	if !ok {
+		return errors.New("want bytes, or a number with kb, mb, gb")
+	}
+	*m.v = n
+	return nil
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("limitkv", flag.ContinueOnError)
+	var (
+		port          = fs.Int("port", 6379, "TCP port to listen on")
+		bind          = fs.String("bind", "127.0.0.1", "address to listen on (loopback by default; see --protected-mode)")
+		requirepass   = fs.String("requirepass", "", "password clients must give with AUTH (empty: none)")
+		maxclients    = fs.Int64("maxclients", 10000, "maximum number of connected clients")
+		timeout       = fs.Int64("timeout", 0, "close a client idle for this many seconds (0: never)")
+		maxmemPolicy  = fs.String("maxmemory-policy", "noeviction", "what to do at maxmemory: noeviction or volatile-ttl")
+		protectedMode = fs.String("protected-mode", "yes", "yes: refuse non-loopback clients when no password is set")
+		logLevel      = fs.String("log-level", "info", "debug, info, warn or error")
+		logFormat     = fs.String("log-format", "text", "text or json")
+	)
+	cfg := commands.DefaultConfig()
+	maxmem, bulk, qbuf := int64(0), cfg.ProtoMaxBulkLen.Load(), cfg.QueryBufLimit.Load()
+	fs.Var(memFlag{&maxmem}, "maxmemory", "memory limit for data, e.g. 100mb (0: none)")
+	fs.Var(memFlag{&bulk}, "proto-max-bulk-len", "largest accepted bulk argument")
+	fs.Var(memFlag{&qbuf}, "client-query-buffer-limit", "largest query buffer of one client")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: limitkv [flags]\n\nA Redis-compatible limit server. Flags follow redis-server's names.\n\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q (flags are --name value)", fs.Arg(0))
+	}
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		return fmt.Errorf("--log-level: %w", err)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var log *slog.Logger
+	switch *logFormat {
+	case "text":
+		log = slog.New(slog.NewTextHandler(os.Stderr, hopts))
+	case "json":
+		log = slog.New(slog.NewJSONHandler(os.Stderr, hopts))
+	default:
+		return fmt.Errorf("--log-format: want text or json, got %q", *logFormat)
+	}
+	switch *maxmemPolicy {
+	case "noeviction", "volatile-ttl":
+	default:
+		return fmt.Errorf("--maxmemory-policy: want noeviction or volatile-ttl, got %q", *maxmemPolicy)
+	}
+	switch strings.ToLower(*protectedMode) {
+	case "yes", "no":
+	default:
+		return fmt.Errorf("--protected-mode: want yes or no, got %q", *protectedMode)
+	}
+
+	cfg.Bind, cfg.Port = *bind, *port
+	cfg.RequirePass.Store(requirepass)
+	cfg.MaxClients.Store(*maxclients)
+	cfg.Timeout.Store(*timeout)
+	cfg.MaxMemory.Store(maxmem)
+	cfg.MaxMemoryPolicy.Store(maxmemPolicy)
+	cfg.ProtoMaxBulkLen.Store(bulk)
+	cfg.QueryBufLimit.Store(qbuf)
+	cfg.ProtectedMode.Store(strings.EqualFold(*protectedMode, "yes"))
+
+	addr := net.JoinHostPort(*bind, strconv.Itoa(*port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	eng := commands.New(cfg, nil, log)
+	srv := server.New(eng, log)
+
+	stop := make(chan string, 1)
+	eng.Shutdown = func() { stop <- "SHUTDOWN command" }
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		stop <- s.String()
+	}()
+
+	log.Info("limitkv started", "version", commands.LimitkvVersion, "addr", ln.Addr().String(), "pid", os.Getpid())
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	select {
+	case why := <-stop:
+		log.Info("shutting down", "reason", why, "clients", eng.NumClients())
+	case err := <-served:
+		return err
+	}
+	srv.Close()
+	log.Info("limitkv stopped")
+	return nil
+}

@@ -1,0 +1,243 @@
+package commands
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// Client is one connection's state. Fields are guarded by the engine lock.
+type Client struct {
+	ID      int64
+	Addr    string
+	LAddr   string
+	Name    string
+	LibName string
+	LibVer  string
+	DB      int
+	Authed  bool
+	Created time.Time
+	// LastActive is when the client last sent a command (CLIENT LIST idle=, timeout).
+	LastActive time.Time
+	LastCmd    string
+	Multi      *multiState
+	// CloseAfterReply makes the connection close once the pending reply is flushed (QUIT).
+	CloseAfterReply bool
+	// Kill is closed... set by CLIENT KILL; the connection closes at its next turn.
+	Killed bool
+
+	wake     chan struct{}
+	blocked  *blockState
+	inScript bool
+}
+
+// NewClient registers a client for a new connection. Call without the lock.
+func (e *Engine) NewClient(addr, laddr string) *Client {
+	now := e.Clock.Now()
+	c := &Client{
+		ID:         e.nextID.Add(1),
+		Addr:       addr,
+		LAddr:      laddr,
+		Created:    now,
+		LastActive: now,
+		wake:       make(chan struct{}, 1),
+	}
+	e.mu.Lock()
+	c.Authed = !e.Cfg.AuthRequired()
+	e.clients[c.ID] = c
+	e.mu.Unlock()
+	return c
+}
+
+// RemoveClient forgets c when its connection ends. Call without the lock.
+func (e *Engine) RemoveClient(c *Client) {
+	e.mu.Lock()
+	e.unblock(c)
+	delete(e.clients, c.ID)
+	e.mu.Unlock()
+}
+
+// NumClients is the number of connected clients.
+func (e *Engine) NumClients() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.clients)
+}
+
+// multiState is a client's open MULTI: the queued commands and whether a
+// queue-time error doomed the transaction.
+type multiState struct {
+	cmds  []queued
+	dirty bool
+}
+
+type queued struct {
+	cmd  *Command
+	args [][]byte
+}
+
+// queue copies args: they alias the connection's read buffer, which the next
+// batch reuses.
+func (m *multiState) queue(cmd *Command, args [][]byte) {
+	cp := make([][]byte, len(args))
+	for i, a := range args {
+		cp[i] = append([]byte(nil), a...)
+	}
+	m.cmds = append(m.cmds, queued{cmd, cp})
+}
+
+// blockState is what a blocked client waits for.
+type blockState struct {
+	keys     []string
+	db       int
+	deadline time.Time // zero: forever
+	args     [][]byte
+	w        *resp.Writer
+}
+
+// Block tells the executor that the command found nothing to serve and the
+// client waits until one of keys is written or timeout passes (0: forever).
+// The handler must not have written a reply. Inside MULTI or a script Redis
+// does not block: the caller answers as on timeout instead, which Block
+// reports by returning false.
+func (x *Ctx) Block(keys [][]byte, timeout time.Duration) bool {
+	if x.C.Multi != nil || x.C.inScript {
+		return false
+	}
+	b := &blockState{db: x.C.DB, args: x.Args, w: x.W}
+	for _, k := range keys {
+		b.keys = append(b.keys, string(k))
+	}
+	if timeout > 0 {
+		// Real time, not the engine clock: a blocked client waits for a
+		// duration even when a test clock stands still.
+		b.deadline = time.Now().Add(timeout)
+	}
+	x.block = b
+	return true
+}
+
+// SignalReady marks key as written, so clients blocked on it are served after
+// the current command, in the order they blocked.
+func (x *Ctx) SignalReady(key []byte) {
+	k := waitKey{x.C.DB, string(key)}
+	if _, ok := x.E.waiting[k]; ok {
+		x.E.ready = append(x.E.ready, k)
+	}
+}
+
+func (e *Engine) registerBlocked(x *Ctx) {
+	c := x.C
+	c.blocked = x.block
+	for _, k := range x.block.keys {
+		wk := waitKey{x.block.db, k}
+		e.waiting[wk] = append(e.waiting[wk], c)
+	}
+}
+
+func (e *Engine) unblock(c *Client) {
+	b := c.blocked
+	if b == nil {
+		return
+	}
+	for _, k := range b.keys {
+		wk := waitKey{b.db, k}
+		list := e.waiting[wk]
+		for i, o := range list {
+			if o == c {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(e.waiting, wk)
+		} else {
+			e.waiting[wk] = list
+		}
+	}
+	c.blocked = nil
+}
+
+// serveBlocked re-runs, in blocking order, the commands of clients waiting on
+// keys that were written, as Redis's handleClientsBlockedOnKeys does. A served
+// client's reply goes to its own writer and its connection is woken to flush it.
+func (e *Engine) serveBlocked() {
+	for len(e.ready) > 0 {
+		k := e.ready[0]
+		e.ready = e.ready[1:]
+		for _, c := range append([]*Client(nil), e.waiting[k]...) {
+			b := c.blocked
+			if b == nil {
+				continue
+			}
+			x := Ctx{E: e, C: c, W: b.w, Args: b.args, DB: e.dbs[b.db], Now: e.nowMs()}
+			x.Cmd = Lookup(b.args[0])
+			e.call(&x)
+			if x.block != nil {
+				continue // still nothing for it (another waiter took it, or wrong type)
+			}
+			e.unblock(c)
+			select {
+			case c.wake <- struct{}{}:
+			default:
+			}
+		}
+	}
+	e.ready = e.ready[:0]
+}
+
+// WaitBlocked waits, without the lock, until c is served, its timeout passes,
+// or done is closed (the connection went away). On timeout it writes the
+// null reply Redis gives. It reports whether the client was served or timed
+// out (false: abandoned).
+func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
+	e.mu.Lock()
+	b := c.blocked
+	e.mu.Unlock()
+	if b == nil {
+		return true
+	}
+	var timeout <-chan time.Time
+	if !b.deadline.IsZero() {
+		t := time.NewTimer(time.Until(b.deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-c.wake:
+		return true
+	case <-timeout:
+	case <-done:
+		e.mu.Lock()
+		e.unblock(c)
+		e.mu.Unlock()
+		return false
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if c.blocked == nil { // served just as the timer fired
+		select {
+		case <-c.wake:
+		default:
+		}
+		return true
+	}
+	e.unblock(c)
+	b.w.NullArray()
+	return true
+}
+
+// ForEachClient calls fn for every client. Call with the lock held.
+func (e *Engine) ForEachClient(fn func(*Client)) {
+	for _, c := range e.clients {
+		fn(c)
+	}
+}
+
+func newRunID() string {
+	var b [20]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

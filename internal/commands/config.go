@@ -1,0 +1,69 @@
+package commands
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// Config holds the settings CONFIG GET/SET and the flags control. Values the
+// connection loop reads outside the executor lock are atomic.
+type Config struct {
+	Bind string
+	Port int
+
+	ProtoMaxBulkLen atomic.Int64 // proto-max-bulk-len
+	QueryBufLimit   atomic.Int64 // client-query-buffer-limit
+	MaxClients      atomic.Int64 // maxclients
+	Timeout         atomic.Int64 // timeout, seconds; 0 = never
+	MaxMemory       atomic.Int64 // maxmemory, bytes; 0 = unlimited
+	MaxMemoryPolicy atomic.Pointer[string]
+	RequirePass     atomic.Pointer[string]
+	ProtectedMode   atomic.Bool
+	ZsetMaxEntries  atomic.Int64 // zset-max-listpack-entries
+	ZsetMaxValue    atomic.Int64 // zset-max-listpack-value
+	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
+}
+
+// DefaultConfig returns Redis's defaults for the settings limitkv has.
+func DefaultConfig() *Config {
+	c := &Config{Bind: "127.0.0.1", Port: 6379}
+	c.ProtoMaxBulkLen.Store(512 << 20)
+	c.QueryBufLimit.Store(1 << 30)
+	c.MaxClients.Store(10000)
+	c.MaxMemoryPolicy.Store(ptr("noeviction"))
+	c.RequirePass.Store(ptr(""))
+	c.ProtectedMode.Store(true)
+	c.ZsetMaxEntries.Store(128)
+	c.ZsetMaxValue.Store(64)
+	c.BusyThreshold.Store(5000)
+	return c
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// AuthRequired reports whether clients must AUTH first.
+func (c *Config) AuthRequired() bool { return *c.RequirePass.Load() != "" }
+
+// ParseMemory reads a size as redis.conf does (memtoull): a plain number of
+// bytes, or a number with k, kb, m, mb, g, gb (any case; k=1000, kb=1024).
+func ParseMemory(s string) (int64, bool) {
+	units := []struct {
+		suffix string
+		mul    int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}}
+	ls := strings.ToLower(s)
+	mul := int64(1)
+	for _, u := range units {
+		if strings.HasSuffix(ls, u.suffix) {
+			ls, mul = ls[:len(ls)-len(u.suffix)], u.mul
+			break
+		}
+	}
+	n, err := strconv.ParseUint(ls, 10, 63)
+	if err != nil || (mul > 1 && int64(n) > math.MaxInt64/mul) {
+		return 0, false
+	}
+	return int64(n) * mul, true
+}

@@ -1,0 +1,171 @@
+package commands
+
+import (
+	"crypto/subtle"
+	"strings"
+
+	"github.com/limitkv/limitkv/internal/num"
+)
+
+// Connection commands: PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET.
+var connectionCommands = []*Command{
+	{Name: "ping", Arity: -1, Flags: FlagFast | FlagStale | FlagLoading, Group: "connection", Handler: cmdPing},
+	{Name: "echo", Arity: 2, Flags: FlagFast | FlagStale | FlagLoading, Group: "connection", Handler: cmdEcho},
+	{Name: "quit", Arity: -1, Flags: FlagNoAuth | FlagNoMulti | FlagNoScript | FlagFast | FlagStale | FlagLoading | FlagAllowBusy, Group: "connection", Handler: cmdQuit},
+	{Name: "select", Arity: 2, Flags: FlagFast | FlagStale | FlagLoading, Group: "connection", Handler: cmdSelect},
+	{Name: "auth", Arity: -2, Flags: FlagNoAuth | FlagNoScript | FlagFast | FlagStale | FlagLoading | FlagAllowBusy, Group: "connection", Handler: cmdAuth},
+	{Name: "hello", Arity: -1, Flags: FlagNoAuth | FlagNoScript | FlagFast | FlagStale | FlagLoading | FlagAllowBusy, Group: "connection", Handler: cmdHello},
+	{Name: "reset", Arity: 1, Flags: FlagNoAuth | FlagNoMulti | FlagNoScript | FlagFast | FlagStale | FlagLoading | FlagAllowBusy, Group: "connection", Handler: cmdReset},
+}
+
+func cmdPing(x *Ctx) {
+	switch len(x.Args) {
+	case 1:
+		x.W.Simple("PONG")
+	case 2:
+		x.W.Bulk(x.Args[1])
+	default:
+		x.W.Error(errWrongArgs("ping"))
+	}
+}
+
+func cmdEcho(x *Ctx) { x.W.Bulk(x.Args[1]) }
+
+func cmdQuit(x *Ctx) {
+	x.W.OK()
+	x.C.CloseAfterReply = true
+}
+
+func cmdSelect(x *Ctx) {
+	n, ok := num.ParseInt(x.Args[1])
+	if !ok {
+		x.W.Error(ErrNotInt)
+		return
+	}
+	if n < 0 || n >= NumDBs {
+		x.W.Error(ErrDBIndex)
+		return
+	}
+	x.C.DB = int(n)
+	x.W.OK()
+}
+
+// checkPassword compares in constant time, so response timing tells an
+// attacker nothing about how much of a guess was right.
+func (x *Ctx) checkPassword(user, pass []byte) bool {
+	want := *x.E.Cfg.RequirePass.Load()
+	if strings.ToLower(string(user)) != "default" {
+		return false
+	}
+	if want == "" { // the default user is "nopass"
+		return true
+	}
+	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
+}
+
+func cmdAuth(x *Ctx) {
+	if len(x.Args) > 3 {
+		x.W.Error(ErrSyntax)
+		return
+	}
+	user, pass := []byte("default"), x.Args[1]
+	if len(x.Args) == 3 {
+		user, pass = x.Args[1], x.Args[2]
+	} else if !x.E.Cfg.AuthRequired() {
+		x.W.Error(ErrNoPasswordSet)
+		return
+	}
+	if !x.checkPassword(user, pass) {
+		x.W.Error(ErrWrongPass)
+		return
+	}
+	x.C.Authed = true
+	x.W.OK()
+}
+
+// cmdHello answers protocol 2 as Redis does. RESP3 is refused with NOPROTO,
+// which clients such as go-redis v9 take as "stay on RESP2".
+func cmdHello(x *Ctx) {
+	args := x.Args
+	i := 1
+	if len(args) >= 2 {
+		ver, ok := num.ParseInt(args[1])
+		if !ok {
+			x.W.Error("ERR Protocol version is not an integer or out of range")
+			return
+		}
+		if ver != 2 {
+			x.W.Error(ErrNoProto)
+			return
+		}
+		i = 2
+	}
+	var user, pass, name []byte
+	for ; i < len(args); i++ {
+		more := len(args) - i - 1
+		switch opt := strings.ToLower(string(args[i])); {
+		case opt == "auth" && more >= 2:
+			user, pass = args[i+1], args[i+2]
+			i += 2
+		case opt == "setname" && more >= 1:
+			name = args[i+1]
+			i++
+		default:
+			x.W.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
+			return
+		}
+	}
+	if user != nil {
+		if !x.checkPassword(user, pass) {
+			x.W.Error(ErrWrongPass)
+			return
+		}
+		x.C.Authed = true
+	}
+	if !x.C.Authed {
+		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	if name != nil {
+		if !validClientName(name) {
+			x.W.Error(ErrClientName)
+			return
+		}
+		x.C.Name = string(name)
+	}
+	x.W.Array(14)
+	x.W.BulkString("server")
+	x.W.BulkString("redis")
+	x.W.BulkString("version")
+	x.W.BulkString(RedisVersion)
+	x.W.BulkString("proto")
+	x.W.Int(2)
+	x.W.BulkString("id")
+	x.W.Int(x.C.ID)
+	x.W.BulkString("mode")
+	x.W.BulkString("standalone")
+	x.W.BulkString("role")
+	x.W.BulkString("master")
+	x.W.BulkString("modules")
+	x.W.Array(0)
+}
+
+// validClientName is Redis's rule: printable ASCII, no spaces.
+func validClientName(name []byte) bool {
+	for _, ch := range name {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func cmdReset(x *Ctx) {
+	c := x.C
+	c.Multi = nil
+	x.E.unwatchAll(c)
+	c.DB = 0
+	c.Name = ""
+	c.Authed = !x.E.Cfg.AuthRequired()
+	x.W.Simple("RESET")
+}

@@ -1,0 +1,295 @@
+// Package commands is limitkv's executor: the command table, the handlers
+// (one file per family, as Redis's t_zset.c, t_string.c, ...), and the engine
+// state they work on.
+//
+// Atomicity comes from one mutex, held by a connection for a whole pipelined
+// batch of commands (and by the active expiry cycle for a bounded slice of
+// time). Every command therefore runs alone, in arrival order per connection,
+// exactly as on Redis's single thread; holding the lock per batch rather than
+// per command keeps lock traffic off the pipelined hot path.
+//
+// Handlers parse and validate every argument before they touch data, so a
+// command that answers an error has changed nothing.
+package commands
+
+import (
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/clock"
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// NumDBs is the number of databases SELECT can choose, as Redis's default.
+const NumDBs = 16
+
+// Version is what limitkv reports as redis_version, so clients enable the
+// Redis 7.0 features it implements.
+const (
+	RedisVersion   = "7.0.15"
+	LimitkvVersion = "0.1.0"
+)
+
+// Stats are the counters INFO reports. Guarded by the engine lock except
+// where atomic.
+type Stats struct {
+	Commands          int64
+	Connections       atomic.Int64
+	RejectedConns     atomic.Int64
+	KeyspaceHits      int64
+	KeyspaceMisses    int64
+	EvictedKeys       int64
+	NetInput          atomic.Int64
+	NetOutput         atomic.Int64
+	ExpiredStalePerc  float64
+	ExpireCycleMicros int64
+}
+
+// Engine is the whole server state behind the executor lock.
+type Engine struct {
+	mu sync.Mutex
+
+	Clock clock.Clock
+	Cfg   *Config
+	Log   *slog.Logger
+	Stats Stats
+	Start time.Time
+	RunID string
+
+	dbs     [NumDBs]*keyspace.DB
+	clients map[int64]*Client
+	nextID  atomic.Int64
+
+	// blocked clients by database and key, in the order they blocked.
+	waiting map[waitKey][]*Client
+	ready   []waitKey // keys written since the last serveBlocked
+
+	// Shutdown is called (without the lock) when a client sends SHUTDOWN.
+	Shutdown func()
+
+	expireScratch []string
+}
+
+type waitKey struct {
+	db  int
+	key string
+}
+
+// New returns an engine with empty databases.
+func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{
+		Clock:   clk,
+		Cfg:     cfg,
+		Log:     log,
+		Start:   clk.Now(),
+		RunID:   newRunID(),
+		clients: make(map[int64]*Client),
+		waiting: make(map[waitKey][]*Client),
+	}
+	for i := range e.dbs {
+		e.dbs[i] = keyspace.New()
+	}
+	return e
+}
+
+// Lock takes the executor lock. Connections hold it for a batch.
+func (e *Engine) Lock() { e.mu.Lock() }
+
+// Unlock releases the executor lock.
+func (e *Engine) Unlock() { e.mu.Unlock() }
+
+// DB returns database i. Call with the lock held.
+func (e *Engine) DB(i int) *keyspace.DB { return e.dbs[i] }
+
+func (e *Engine) nowMs() int64 { return e.Clock.Now().UnixMilli() }
+
+// Outcome tells the connection what to do after a command.
+type Outcome uint8
+
+const (
+	Continue Outcome = iota // reply written; go on
+	Blocked                 // the client waits: call WaitBlocked
+	Close                   // reply written; close the connection after flushing it
+)
+
+// Ctx is what a handler sees: the engine, the calling client, its reply
+// buffer, the selected database and the command's time snapshot.
+type Ctx struct {
+	E    *Engine
+	C    *Client
+	W    *resp.Writer
+	DB   *keyspace.DB
+	Now  int64 // Unix ms, frozen for the command (and for a whole script)
+	Args [][]byte
+	Cmd  *Command
+
+	block *blockState // set by Block
+}
+
+// Exec runs one command for c, writing its reply to w. Call with the lock held.
+func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
+	x := Ctx{E: e, C: c, W: w, Args: args}
+	out := e.dispatch(&x)
+	if len(e.ready) > 0 {
+		e.serveBlocked()
+	}
+	return out
+}
+
+func (e *Engine) dispatch(x *Ctx) (out Outcome) {
+	c, args := x.C, x.Args
+	cmd := Lookup(args[0])
+	if cmd == nil {
+		e.reject(x, errUnknownCommand(args))
+		return e.closing(c)
+	}
+	if cmd.Sub != nil && len(args) >= 2 {
+		sub := lookupSub(cmd, args[1])
+		if sub == nil {
+			e.reject(x, errUnknownSubcommand(args[1], cmd.Name))
+			return e.closing(c)
+		}
+		cmd = sub
+	}
+	if !arityOK(cmd.Arity, len(args)) {
+		e.reject(x, errWrongArgs(cmd.Name))
+		return e.closing(c)
+	}
+	if !c.Authed && cmd.Flags&FlagNoAuth == 0 && e.Cfg.AuthRequired() {
+		e.reject(x, ErrNoAuth)
+		return e.closing(c)
+	}
+	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
+		c.Multi.queue(cmd, args)
+		x.W.Simple("QUEUED")
+		return Continue
+	}
+	x.Cmd = cmd
+	x.DB = e.dbs[c.DB]
+	x.Now = e.nowMs()
+	e.call(x)
+	if x.block != nil {
+		e.registerBlocked(x)
+		return Blocked
+	}
+	return e.closing(c)
+}
+
+// reject answers an error found before the command ran; inside MULTI it also
+// dooms the transaction, as Redis's EXECABORT rule wants.
+func (e *Engine) reject(x *Ctx, msg string) {
+	if x.C.Multi != nil {
+		x.C.Multi.dirty = true
+	}
+	x.W.Error(msg)
+}
+
+func (e *Engine) closing(c *Client) Outcome {
+	if c.CloseAfterReply {
+		return Close
+	}
+	return Continue
+}
+
+// call runs the handler. A panic is answered with an error and logged: one bad
+// command must never take the server down. What the handler wrote before the
+// panic is dropped so the client sees exactly one reply.
+func (e *Engine) call(x *Ctx) {
+	mark := x.W.Len()
+	defer func() {
+		if r := recover(); r != nil {
+			x.W.Truncate(mark)
+			x.W.Error(ErrInternal)
+			e.Log.Error("command panicked", "cmd", x.Cmd.Name, "client", x.C.ID, "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	e.Stats.Commands++
+	x.C.LastCmd = x.Cmd.Name
+	x.Cmd.Handler(x)
+}
+
+// Call runs args as a nested command in the caller's context (scripts, EXEC):
+// no arity or auth re-check beyond the table's, same client and time snapshot.
+// It returns the command, or nil after answering an error for an unknown or
+// misused command.
+func (x *Ctx) Call(args [][]byte, w *resp.Writer) *Command {
+	cmd := Lookup(args[0])
+	if cmd == nil {
+		w.Error(errUnknownCommand(args))
+		return nil
+	}
+	if cmd.Sub != nil && len(args) >= 2 {
+		sub := lookupSub(cmd, args[1])
+		if sub == nil {
+			w.Error(errUnknownSubcommand(args[1], cmd.Name))
+			return nil
+		}
+		cmd = sub
+	}
+	if !arityOK(cmd.Arity, len(args)) {
+		w.Error(errWrongArgs(cmd.Name))
+		return nil
+	}
+	inner := Ctx{E: x.E, C: x.C, W: w, DB: x.E.dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
+	x.E.call(&inner)
+	return cmd
+}
+
+// ExpireCycle reclaims keys whose deadline passed, working for at most budget
+// while holding the lock, so a million keys expiring together cost other
+// clients at most one budget of delay per cycle. It reports whether work was
+// left for the next cycle.
+func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	start := time.Now()
+	now := e.nowMs()
+	for _, db := range e.dbs {
+		if db.ExpiresLen() == 0 {
+			continue
+		}
+		for {
+			var n int
+			n, e.expireScratch = db.ExpireDue(now, 64, e.expireScratch)
+			if n < 64 {
+				break
+			}
+			if time.Since(start) >= budget {
+				more = true
+				break
+			}
+		}
+		if more {
+			break
+		}
+	}
+	if len(e.ready) > 0 {
+		e.serveBlocked()
+	}
+	return more
+}
+
+// Lookup returns the live entry for key in the selected database, counting
+// keyspace hits and misses for INFO.
+func (x *Ctx) Lookup(key []byte) *keyspace.Entry {
+	ent := x.DB.Get(key, x.Now)
+	if ent == nil {
+		x.E.Stats.KeyspaceMisses++
+	} else {
+		x.E.Stats.KeyspaceHits++
+	}
+	return ent
+}
+
+// Arg returns argument i as a string (allocates; for names and options).
+func (x *Ctx) Arg(i int) string { return string(x.Args[i]) }

@@ -1,0 +1,3 @@
+package commands
+
+var keyCommands = []*Command{}

@@ -1,0 +1,4 @@
+package commands
+
+var transactionCommands = []*Command{}
+func (e *Engine) unwatchAll(c *Client) {}
