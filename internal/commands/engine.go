@@ -98,6 +98,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 	}
 	for i := range e.dbs {
 		e.dbs[i] = keyspace.New()
+		e.dbs[i].OnDelete = func(key string) { e.keyDeleted(i, key) }
 	}
 	return e
 }
@@ -216,6 +217,9 @@ func (e *Engine) call(x *Ctx) {
 	e.Stats.Commands++
 	x.C.LastCmd = x.Cmd.Name
 	x.Cmd.Handler(x)
+	if x.Cmd.Flags&FlagWrite != 0 {
+		e.afterWrite(x, mark)
+	}
 }
 
 // Call runs args as a nested command in the caller's context (scripts, EXEC):

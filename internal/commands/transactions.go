@@ -1,4 +1,463 @@
 package commands
 
-var transactionCommands = []*Command{}
-func (e *Engine) unwatchAll(c *Client) {}
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/limitkv/limitkv/internal/lua"
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// The transaction family, after Redis 7.0's multi.c: MULTI, EXEC, DISCARD,
+// WATCH, UNWATCH. The dispatcher queues commands while c.Multi is set and
+// marks the transaction dirty on queue-time errors; EXEC runs the queue
+// through the same path as any command.
+//
+// WATCH follows Redis 7.0.15, checked command by command: a watched key is
+// invalidated by any write that changed it (from any client, the watcher
+// included, in the watched database only), by its deletion (DEL, overwrite
+// by RENAME, FLUSHDB/FLUSHALL, expiry, lazy or active), and by its deadline
+// passing before EXEC. Writes that changed nothing (SET NX that did not set,
+// DEL of a missing key, EXPIRE of a missing key, ZREM of a missing member...)
+// and writes answered with an error do not invalidate.
+var transactionCommands = []*Command{
+	{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, Group: "transactions",
+		Summary: "Mark the start of a transaction block", Since: "1.2.0", Complexity: "O(1)", Handler: cmdMulti},
+	{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog | FlagNoMulti, Group: "transactions",
+		Summary: "Execute all commands issued after MULTI", Since: "1.2.0", Complexity: "Depends on commands in the transaction", Handler: cmdExec},
+	{Name: "discard", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, Group: "transactions",
+		Summary: "Discard all commands issued after MULTI", Since: "2.0.0", Complexity: "O(N), when N is the number of queued commands", Handler: cmdDiscard},
+	{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, FirstKey: 1, LastKey: -1, Step: 1, Group: "transactions",
+		Summary: "Watch the given keys to determine execution of the MULTI/EXEC block", Since: "2.2.0", Complexity: "O(1) for every key.", Handler: cmdWatch},
+	{Name: "unwatch", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions",
+		Summary: "Forget about all watched keys", Since: "2.2.0", Complexity: "O(1)", Handler: cmdUnwatch},
+}
+
+// engineExt is the engine state of the transaction and scripting families.
+// It lives beside the Engine (found by ext) rather than in it, so these
+// families need no field in engine.go; a field would save one sync.Map
+// lookup per WATCH/EVAL and nothing on the hot path.
+type engineExt struct {
+	// watchers lists, per watched key, the clients watching it.
+	watchers map[waitKey][]*Client
+	watches  map[*Client]*watchState
+	// noop is set by Ctx.Unchanged for the write command running.
+	noop bool
+
+	// Scripting: the script cache by SHA and the interpreter (scripting.go).
+	scripts map[string]*lua.Script
+	vm      *lua.VM
+	host    scriptHost
+}
+
+type watchState struct {
+	keys  []watchedKey
+	dirty bool // a watched key changed: EXEC will fail
+}
+
+type watchedKey struct {
+	db  int
+	key string
+	// expired: the key had expired (but not been reclaimed yet) when WATCH
+	// ran, so its later reclamation is no change, as in Redis.
+	expired bool
+}
+
+var (
+	exts sync.Map // *Engine -> *engineExt
+	// watching counts watched keys over all engines, so that every write and
+	// every deletion costs one atomic load when nobody watches anything.
+	watching atomic.Int64
+)
+
+func (e *Engine) ext() *engineExt {
+	if v, ok := exts.Load(e); ok {
+		return v.(*engineExt)
+	}
+	v, _ := exts.LoadOrStore(e, &engineExt{
+		watchers: make(map[waitKey][]*Client),
+		watches:  make(map[*Client]*watchState),
+	})
+	return v.(*engineExt)
+}
+
+func cmdMulti(x *Ctx) {
+	if x.C.Multi != nil {
+		x.W.Error(ErrMultiNested)
+		return
+	}
+	x.C.Multi = &multiState{}
+	x.W.OK()
+}
+
+func cmdDiscard(x *Ctx) {
+	if x.C.Multi == nil {
+		x.W.Error(ErrDiscardNoMulti)
+		return
+	}
+	x.C.Multi = nil
+	x.E.unwatchAll(x.C)
+	x.W.OK()
+}
+
+func cmdExec(x *Ctx) {
+	c, e := x.C, x.E
+	m := c.Multi
+	if m == nil {
+		x.W.Error(ErrExecNoMulti)
+		return
+	}
+	if m.dirty {
+		c.Multi = nil
+		e.unwatchAll(c)
+		x.W.Error(ErrExecAbort)
+		return
+	}
+	if e.watchFailed(c, x.Now) {
+		c.Multi = nil
+		e.unwatchAll(c)
+		x.W.NullArray()
+		return
+	}
+	// Unwatch first, as Redis does: the transaction's own writes must not
+	// count against it, and watching is over anyway.
+	e.unwatchAll(c)
+	x.W.Array(len(m.cmds))
+	// c.Multi stays set while the queue runs, so blocking commands answer
+	// as on timeout instead of blocking.
+	for _, q := range m.cmds {
+		x.Run(q.cmd, q.args, x.W)
+	}
+	c.Multi = nil
+}
+
+// execAbort answers an EXEC that was refused before running inside MULTI
+// (wrong arity, ...): Redis discards the transaction and words the error
+// "EXECABORT Transaction discarded because of: <msg without its code>".
+// The dispatcher calls it instead of reject for EXEC.
+func (e *Engine) execAbort(x *Ctx, msg string) {
+	c := x.C
+	c.Multi = nil
+	e.unwatchAll(c)
+	if i := strings.IndexByte(msg, ' '); i >= 0 {
+		msg = msg[i+1:]
+	}
+	x.W.Error("EXECABORT Transaction discarded because of: " + msg)
+}
+
+// Run executes an already resolved command for x's client, writing its
+// reply to w, through the same path as a top-level command (stats, WATCH
+// invalidation, panic recovery). EXEC and scripts use it.
+func (x *Ctx) Run(cmd *Command, args [][]byte, w *resp.Writer) {
+	inner := Ctx{E: x.E, C: x.C, W: w, DB: x.E.dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
+	x.E.call(&inner)
+}
+
+func cmdWatch(x *Ctx) {
+	if x.C.Multi != nil {
+		x.W.Error(ErrWatchInMulti)
+		return
+	}
+	ext := x.E.ext()
+	c := x.C
+	ws := ext.watches[c]
+	if ws == nil {
+		ws = &watchState{}
+		ext.watches[c] = ws
+	}
+next:
+	for _, k := range x.Args[1:] {
+		for _, w := range ws.keys {
+			if w.db == c.DB && w.key == string(k) {
+				continue next
+			}
+		}
+		wk := watchedKey{db: c.DB, key: string(k)}
+		if ent := x.DB.Peek(k); ent != nil && ent.Expiry() != 0 && x.Now > ent.Expiry() {
+			wk.expired = true
+		}
+		ws.keys = append(ws.keys, wk)
+		id := waitKey{wk.db, wk.key}
+		ext.watchers[id] = append(ext.watchers[id], c)
+		watching.Add(1)
+	}
+	x.W.OK()
+}
+
+func cmdUnwatch(x *Ctx) {
+	x.E.unwatchAll(x.C)
+	x.W.OK()
+}
+
+// watchFailed reports whether EXEC must fail: a watched key changed, or its
+// deadline passed since WATCH (Redis's isWatchedKeyExpired).
+func (e *Engine) watchFailed(c *Client, now int64) bool {
+	if watching.Load() == 0 {
+		return false
+	}
+	ws := e.ext().watches[c]
+	if ws == nil {
+		return false
+	}
+	if ws.dirty {
+		return true
+	}
+	for _, w := range ws.keys {
+		if w.expired {
+			continue
+		}
+		if ent := e.dbs[w.db].Peek([]byte(w.key)); ent != nil && ent.Expiry() != 0 && now > ent.Expiry() {
+			return true
+		}
+	}
+	return false
+}
+
+// unwatchAll forgets c's watched keys (UNWATCH, EXEC, DISCARD, RESET, and
+// when the connection closes).
+func (e *Engine) unwatchAll(c *Client) {
+	if watching.Load() == 0 {
+		return
+	}
+	ext := e.ext()
+	ws := ext.watches[c]
+	if ws == nil {
+		return
+	}
+	for _, w := range ws.keys {
+		id := waitKey{w.db, w.key}
+		list := ext.watchers[id]
+		for i, o := range list {
+			if o == c {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(ext.watchers, id)
+		} else {
+			ext.watchers[id] = list
+		}
+		watching.Add(-1)
+	}
+	delete(ext.watches, c)
+}
+
+// touch invalidates the transactions of the clients watching key in db.
+func (ext *engineExt) touch(db int, key []byte) {
+	for _, c := range ext.watchers[waitKey{db, string(key)}] {
+		if ws := ext.watches[c]; ws != nil {
+			ws.dirty = true
+		}
+	}
+}
+
+// keyDeleted is called for every key removed from database db, for any
+// reason (DEL, overwrite by RENAME, expiry, FLUSH).
+func (e *Engine) keyDeleted(db int, key string) {
+	if watching.Load() == 0 {
+		return
+	}
+	ext := e.ext()
+	for _, c := range ext.watchers[waitKey{db, key}] {
+		ws := ext.watches[c]
+		if ws == nil {
+			continue
+		}
+		for i := range ws.keys {
+			w := &ws.keys[i]
+			if w.db != db || w.key != key {
+				continue
+			}
+			if w.expired {
+				// Reclaiming a key that had already expired when watched
+				// changes nothing logically; later changes count again.
+				w.expired = false
+			} else {
+				ws.dirty = true
+			}
+		}
+	}
+}
+
+// Unchanged tells WATCH that the write command running changed nothing
+// (e.g. ZADD of a member with its current score), so watchers of its keys
+// are not invalidated. A write handler that can tell calls it before
+// returning; the reply-based rules in afterWrite cover the rest.
+func (x *Ctx) Unchanged() {
+	if watching.Load() != 0 {
+		x.E.ext().noop = true
+	}
+}
+
+// afterWrite runs after every command flagged write; mark is where its reply
+// starts in x.W. It invalidates the watchers of the keys the command wrote,
+// unless its reply shows it changed nothing.
+func (e *Engine) afterWrite(x *Ctx, mark int) {
+	if watching.Load() == 0 {
+		return
+	}
+	ext := e.ext()
+	if ext.noop {
+		ext.noop = false
+		return
+	}
+	out := x.W.Bytes()
+	if len(out) <= mark || out[mark] == '-' {
+		return // blocked without a reply, or failed: nothing changed
+	}
+	reply := out[mark:]
+	args := x.Args
+	db := x.C.DB
+	zero := bytes.Equal(reply, []byte(":0\r\n"))
+	switch x.Cmd.Name {
+	case "del", "unlink", "getdel", "flushdb", "flushall":
+		return // their changes are deletions, reported by keyDeleted
+	case "set":
+		if setWasNoop(args, reply) {
+			return
+		}
+	case "setnx", "msetnx", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist",
+		"zrem", "zremrangebyscore", "zremrangebyrank", "zremrangebylex":
+		if zero {
+			return
+		}
+	case "zpopmin", "zpopmax":
+		if bytes.Equal(reply, []byte("*0\r\n")) {
+			return
+		}
+	case "zadd":
+		if zaddWasNoop(args, reply) {
+			return
+		}
+	case "setrange":
+		if len(args) == 4 && len(args[3]) == 0 {
+			return // Redis answers the length without touching the key
+		}
+	case "getex":
+		if len(args) == 2 {
+			return // no option: a plain read
+		}
+	case "rename":
+		if bytes.Equal(args[1], args[2]) {
+			return
+		}
+	case "zrangestore", "zunionstore", "zinterstore", "zdiffstore":
+		// Only the destination is written; an empty result deletes it,
+		// which keyDeleted reports.
+		if !zero {
+			ext.touch(db, args[1])
+		}
+		return
+	case "move":
+		if !zero {
+			if n, ok := num.ParseInt(args[2]); ok && n >= 0 && n < NumDBs {
+				ext.touch(int(n), args[1])
+			}
+		}
+		return
+	case "copy":
+		if !zero {
+			dst := db
+			for i := 3; i+1 < len(args); i++ {
+				if strings.EqualFold(string(args[i]), "db") {
+					if n, ok := num.ParseInt(args[i+1]); ok && n >= 0 && n < NumDBs {
+						dst = int(n)
+					}
+				}
+			}
+			ext.touch(dst, args[2])
+		}
+		return
+	case "swapdb":
+		e.touchSwapped(ext, args)
+		return
+	}
+	touchKeys(ext, x.Cmd, args, db)
+}
+
+// touchKeys invalidates every key argument of cmd, found by its key
+// positions (LastKey -1: the last argument; negative: from the end).
+func touchKeys(ext *engineExt, cmd *Command, args [][]byte, db int) {
+	if cmd.FirstKey <= 0 {
+		return
+	}
+	last := cmd.LastKey
+	if last < 0 {
+		last += len(args)
+	}
+	step := cmd.Step
+	if step <= 0 {
+		step = 1
+	}
+	for i := cmd.FirstKey; i <= last && i < len(args); i += step {
+		ext.touch(db, args[i])
+	}
+}
+
+// touchSwapped invalidates, as Redis's touchAllWatchedKeysInDb, the watched
+// keys of both swapped databases that exist in either.
+func (e *Engine) touchSwapped(ext *engineExt, args [][]byte) {
+	a, ok1 := num.ParseInt(args[1])
+	b, ok2 := num.ParseInt(args[2])
+	if !ok1 || !ok2 || a < 0 || b < 0 || a >= NumDBs || b >= NumDBs {
+		return
+	}
+	for id := range ext.watchers {
+		if id.db != int(a) && id.db != int(b) {
+			continue
+		}
+		k := []byte(id.key)
+		if e.dbs[a].Peek(k) != nil || e.dbs[b].Peek(k) != nil {
+			ext.touch(id.db, k)
+		}
+	}
+}
+
+// setWasNoop tells from SET's options and reply whether it set nothing.
+func setWasNoop(args [][]byte, reply []byte) bool {
+	var nx, xx, get bool
+	for _, a := range args[3:] {
+		switch strings.ToLower(string(a)) {
+		case "nx":
+			nx = true
+		case "xx":
+			xx = true
+		case "get":
+			get = true
+		}
+	}
+	isNil := bytes.Equal(reply, []byte("$-1\r\n"))
+	if !get {
+		return isNil
+	}
+	// With GET the reply is the old value: NX did nothing if there was one,
+	// XX did nothing if there was none.
+	return (nx && !isNil) || (xx && isNil)
+}
+
+// zaddWasNoop tells from ZADD's options and reply whether it changed
+// nothing. Without CH a zero reply may hide updated scores, so only a
+// handler calling Unchanged can say more.
+func zaddWasNoop(args [][]byte, reply []byte) bool {
+	var ch, incr bool
+	for _, a := range args[2:] {
+		switch strings.ToLower(string(a)) {
+		case "ch":
+			ch = true
+		case "incr":
+			incr = true
+		case "nx", "xx", "gt", "lt":
+		default:
+			goto done
+		}
+	}
+done:
+	if incr {
+		return bytes.Equal(reply, []byte("$-1\r\n"))
+	}
+	return ch && bytes.Equal(reply, []byte(":0\r\n"))
+}

@@ -1,0 +1,67 @@
+package conformance
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+func TestSmoke(t *testing.T) {
+	long := strings.Repeat("x", 300)
+	runCases(t, []Case{
+		{Name: "ping", Cmds: []Cmd{C("PING")}},
+		{Name: "ping lowercase", Cmds: []Cmd{C("ping"), C("PiNg")}},
+		{Name: "ping msg", Cmds: []Cmd{C("PING", "hello world")}},
+		{Name: "ping empty msg", Cmds: []Cmd{C("PING", "")}},
+		{Name: "ping binary msg", Cmds: []Cmd{C("PING", "a\x00b\r\nc\xff")}},
+		{Name: "ping arity", Cmds: []Cmd{C("PING", "a", "b")}},
+		{Name: "echo", Cmds: []Cmd{C("ECHO", "hello")}},
+		{Name: "echo empty", Cmds: []Cmd{C("ECHO", "")}},
+		{Name: "echo binary", Cmds: []Cmd{C("ECHO", "\x00\x01\r\n\xfe\xff")}},
+		{Name: "echo arity", Cmds: []Cmd{C("ECHO"), C("ECHO", "a", "b"), C("echo")}},
+		{Name: "unknown command", Cmds: []Cmd{C("FOO", "a", "b")}},
+		{Name: "unknown command no args", Cmds: []Cmd{C("FOO")}},
+		{Name: "unknown command keeps case", Cmds: []Cmd{C("fOo", "A")}},
+		{Name: "unknown command empty name", Cmds: []Cmd{C("")}},
+		{Name: "unknown command long args", Cmds: []Cmd{C("FOO", long, "b"), C("FOO", "a", long), C(long)}},
+		{Name: "unknown command newline in args", Cmds: []Cmd{C("FOO", "a\r\nb", "c\nd")}},
+		{Name: "inline ping", Cmds: []Cmd{Raw("PING\r\n"), Raw("ping hi\r\n")}},
+		{Name: "pipelined steps", Cmds: []Cmd{Raw("PING\r\nECHO x\r\n").Replies(2), C("PING")}},
+	})
+}
+
+func TestSmokeGoRedis(t *testing.T) {
+	rds, lkv := newClients(t) // keys are private to this test: no FLUSHALL needed
+	ctx := context.Background()
+	type result struct {
+		ping, set, get string
+		missErr        string
+	}
+	run := func(name string, cl *redis.Client) result {
+		var r result
+		var err error
+		if r.ping, err = cl.Ping(ctx).Result(); err != nil {
+			t.Fatalf("%s: PING: %v", name, err)
+		}
+		if r.set, err = cl.Set(ctx, "smoke:k", "v\x00\r\nw", 0).Result(); err != nil {
+			t.Fatalf("%s: SET: %v", name, err)
+		}
+		if r.get, err = cl.Get(ctx, "smoke:k").Result(); err != nil {
+			t.Fatalf("%s: GET: %v", name, err)
+		}
+		_, err = cl.Get(ctx, "smoke:missing").Result()
+		if err != nil {
+			r.missErr = err.Error()
+		}
+		return r
+	}
+	want, got := run("redis", rds), run("limitkv", lkv)
+	if want != got {
+		t.Errorf("go-redis results differ:\n  redis:   %+v\n  limitkv: %+v", want, got)
+	}
+	if want.get != "v\x00\r\nw" || want.missErr != "redis: nil" {
+		t.Errorf("oracle sanity check failed: %+v", want)
+	}
+}
