@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	_ "net/http/pprof" // served only with --pprof
 	"os"
 	"os/signal"
 	"strconv"
@@ -58,6 +60,7 @@ func run(args []string) error {
 		protectedMode = fs.String("protected-mode", "yes", "yes: refuse non-loopback clients when no password is set")
 		logLevel      = fs.String("log-level", "info", "debug, info, warn or error")
 		logFormat     = fs.String("log-format", "text", "text or json")
+		pprofAddr     = fs.String("pprof", "", "serve Go's net/http/pprof on this address, e.g. 127.0.0.1:6060 (off by default)")
 	)
 	cfg := commands.DefaultConfig()
 	maxmem, bulk, qbuf := int64(0), cfg.ProtoMaxBulkLen.Load(), cfg.QueryBufLimit.Load()
@@ -130,6 +133,14 @@ func run(args []string) error {
 		stop <- s.String()
 	}()
 
+	if *pprofAddr != "" {
+		pln, err := net.Listen("tcp", *pprofAddr)
+		if err != nil {
+			return fmt.Errorf("--pprof: %w", err)
+		}
+		log.Info("pprof listening", "addr", pln.Addr().String())
+		go http.Serve(pln, nil)
+	}
 	log.Info("limitkv started", "version", commands.LimitkvVersion, "addr", ln.Addr().String(), "pid", os.Getpid())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()

@@ -27,6 +27,9 @@ type Client struct {
 	CloseAfterReply bool
 	// Kill is closed... set by CLIENT KILL; the connection closes at its next turn.
 	Killed bool
+	// OnKill, set by the connection, closes its socket so a killed client
+	// idle in a read goes away at once, as on Redis.
+	OnKill func()
 
 	wake     chan struct{}
 	blocked  *blockState

@@ -72,6 +72,7 @@ type Engine struct {
 	Shutdown func()
 
 	expireScratch []string
+	rlSeq         uint64 // makes RL.CHECK's server-made members unique
 }
 
 type waitKey struct {

@@ -40,6 +40,9 @@ const (
 	ErrWatchInMulti    = "ERR WATCH inside MULTI is not allowed"
 	ErrClientName      = "ERR Client names cannot contain spaces, newlines or special characters."
 	ErrInternal        = "ERR internal error"
+	// ErrDenied is sent, then the connection closed, to a non-loopback client
+	// in protected mode (word for word, typos included, from Redis 7.0).
+	ErrDenied = "DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside."
 )
 
 // errWrongArgs is the arity error; name is the command's full lower-case
@@ -80,3 +83,50 @@ func trunc(b []byte, n int) []byte {
 	}
 	return b
 }
+
+// STRINGS family.
+const (
+	ErrDecrOverflow = "ERR decrement would overflow" // DECRBY of LLONG_MIN
+)
+
+// SERVER family (server administration: SHUTDOWN, CLIENT, CONFIG, COMMAND).
+const (
+	ErrNotInMulti       = "ERR Command not allowed inside a transaction"
+	ErrNoShutdown       = "ERR No shutdown in progress."
+	ErrShutdownFailed   = "ERR Errors trying to SHUTDOWN. Check logs."
+	ErrNoSuchClient     = "ERR No such client"
+	ErrClientIDRange    = "ERR client-id should be greater than 0"
+	ErrInvalidClientID  = "ERR Invalid client ID"
+	ErrNoConfigFile     = "ERR The server is running without a config file"
+	ErrInvalidCommand   = "ERR Invalid command specified"
+	ErrGetKeysArity     = "ERR Invalid number of arguments specified for command"
+	ErrGetKeysNoKeys    = "ERR The command has no key arguments"
+	ErrConfigSetUnknown = "ERR Unknown option or number of arguments for CONFIG SET - '"
+)
+
+// KEYS and EXPIRE families (generic keyspace commands, OBJECT, TTLs).
+const (
+	ErrIntRange32     = "ERR value is out of range, value must between -2147483648 and 2147483647" // getIntFromObjectOrReply
+	ErrLFUNotSelected = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	ErrLFUSelected    = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	ErrExpireNXCombo  = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	ErrExpireGTLT     = "ERR GT and LT options at the same time are not compatible"
+	ErrUnsupportedOpt = "ERR Unsupported option " // followed by the option, up to its first NUL
+)
+
+// SCRIPTING family (EVAL, EVALSHA, SCRIPT, and the reasons redis.call refuses
+// a command, which the VM prefixes with "ERR ").
+const (
+	errNumKeysTooBig   = "ERR Number of keys can't be greater than number of args"
+	errNumKeysNegative = "ERR Number of keys can't be negative"
+	errScriptWriteRO   = "ERR Can not execute a script with write flag using *_ro command."
+	errNotBusy         = "NOTBUSY No scripts in execution right now."
+	errFlushOption     = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	errDebugOption     = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
+	errDebugUnsupp     = "ERR SCRIPT DEBUG YES/SYNC is not supported by limitkv"
+	// Reasons redis.call refuses a command (the VM adds the "ERR " code).
+	refusedUnknown  = "Unknown Redis command called from script"
+	refusedArity    = "Wrong number of args calling Redis command from script"
+	refusedNoScript = "This Redis command is not allowed from script"
+	refusedWriteRO  = "Write commands are not allowed from read-only scripts."
+)

@@ -1,3 +1,287 @@
 package commands
 
-var rateLimitCommands = []*Command{}
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// The native sliding-window limiter. RL.CHECK does in one step what the
+// seed's Lua script does with ZREMRANGEBYSCORE, ZCARD, ZADD and PEXPIRE, and
+// leaves the same ordinary sorted set behind, so support can still inspect a
+// user with ZRANGE ... WITHSCORES and reset one with DEL.
+//
+//	RL.CHECK key now_ms|* window_ms limit member|* [COST n] [INFO]
+//	RL.PEEK  key now_ms|* window_ms limit [COST n] [INFO]
+var rateLimitCommands = []*Command{
+	{
+		Name: "rl.check", Arity: -6, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1,
+		Group: "ratelimit", Since: "limitkv 0.1.0", Complexity: "O(log(N)+M) with N the entries in the window and M the entries that left it",
+		Summary: "Sliding-window rate limit check: drops entries older than the window, refuses at the limit, else records the request. Replies the count before this request, or with INFO the allowed flag, count, limit, remaining, retry_after_ms and reset_after_ms.",
+		Handler: cmdRLCheck,
+	},
+	{
+		Name: "rl.peek", Arity: -5, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1,
+		Group: "ratelimit", Since: "limitkv 0.1.0", Complexity: "O(log(N)+M)",
+		Summary: "Reports what RL.CHECK would answer now without recording or removing anything.",
+		Handler: cmdRLPeek,
+	},
+}
+
+// RL.CHECK's own error texts, in Redis's style.
+const (
+	errRLNow    = "ERR now must be an integer number of milliseconds or '*'"
+	errRLWindow = "ERR window must be a positive integer number of milliseconds"
+	errRLLimit  = "ERR limit must be a positive integer"
+	errRLCost   = "ERR cost must be a positive integer"
+)
+
+// maxRLWindow keeps window+1000 and now±window far from overflow and every
+// score exactly representable as a float64.
+const maxRLWindow = 1 << 47
+
+// rlRequest is a parsed RL.CHECK or RL.PEEK.
+type rlRequest struct {
+	key        []byte
+	now        int64
+	serverNow  bool // now was '*': take it from the server clock
+	window     int64
+	limit      int64
+	cost       int64
+	member     []byte
+	autoMember bool // member was '*': make unique members
+	info       bool
+}
+
+// rlResult is the outcome of one check.
+type rlResult struct {
+	allowed    bool
+	before     int64 // entries in the window before this request: the seed's reply
+	count      int64 // entries in the window after it
+	retryAfter int64 // ms until the same request could pass; 0 if it passed, -1 if never
+	resetAfter int64 // ms until the window is empty
+}
+
+func parseRL(x *Ctx, withMember bool) (rlRequest, bool) {
+	a := x.Args
+	r := rlRequest{key: a[1], cost: 1}
+	if len(a[2]) == 1 && a[2][0] == '*' {
+		r.serverNow = true
+	} else if n, ok := num.ParseInt(a[2]); ok {
+		r.now = n
+	} else {
+		x.W.Error(errRLNow)
+		return r, false
+	}
+	if w, ok := num.ParseInt(a[3]); !ok || w <= 0 || w > maxRLWindow {
+		x.W.Error(errRLWindow)
+		return r, false
+	} else {
+		r.window = w
+	}
+	if l, ok := num.ParseInt(a[4]); !ok || l <= 0 {
+		x.W.Error(errRLLimit)
+		return r, false
+	} else {
+		r.limit = l
+	}
+	i := 5
+	if withMember {
+		r.member = a[5]
+		r.autoMember = len(a[5]) == 1 && a[5][0] == '*'
+		i = 6
+	}
+	for ; i < len(a); i++ {
+		switch strings.ToLower(string(a[i])) {
+		case "cost":
+			if i+1 >= len(a) {
+				x.W.Error(ErrSyntax)
+				return r, false
+			}
+			c, ok := num.ParseInt(a[i+1])
+			if !ok || c <= 0 {
+				x.W.Error(errRLCost)
+				return r, false
+			}
+			r.cost = c
+			i++
+		case "info":
+			r.info = true
+		default:
+			x.W.Error(ErrSyntax)
+			return r, false
+		}
+	}
+	if r.serverNow {
+		r.now = x.Now
+	} else if r.now > math.MaxInt64-maxRLWindow || r.now < math.MinInt64+maxRLWindow {
+		x.W.Error(errRLNow)
+		return r, false
+	}
+	return r, true
+}
+
+func cmdRLCheck(x *Ctx) {
+	r, ok := parseRL(x, true)
+	if !ok {
+		return
+	}
+	res, ok := x.rlCheck(&r, false)
+	if ok {
+		res.reply(x, &r)
+	}
+}
+
+func cmdRLPeek(x *Ctx) {
+	r, ok := parseRL(x, false)
+	if !ok {
+		return
+	}
+	res, ok := x.rlCheck(&r, true)
+	if ok {
+		res.reply(x, &r)
+	}
+}
+
+func (res *rlResult) reply(x *Ctx, r *rlRequest) {
+	if !r.info {
+		x.W.Int(res.before)
+		return
+	}
+	allowed := int64(0)
+	if res.allowed {
+		allowed = 1
+	}
+	x.W.Array(12)
+	x.W.BulkString("allowed")
+	x.W.Int(allowed)
+	x.W.BulkString("count")
+	x.W.Int(res.count)
+	x.W.BulkString("limit")
+	x.W.Int(r.limit)
+	x.W.BulkString("remaining")
+	x.W.Int(max(0, r.limit-res.count))
+	x.W.BulkString("retry_after_ms")
+	x.W.Int(res.retryAfter)
+	x.W.BulkString("reset_after_ms")
+	x.W.Int(res.resetAfter)
+}
+
+// rlCheck runs the sliding-window check. With peek it changes nothing and
+// answers what a check would. It answers WRONGTYPE itself and then reports
+// false.
+func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, ok bool) {
+	ent := x.Lookup(r.key)
+	var z *zset.Set
+	if ent != nil {
+		if z, ok = ent.Val.(*zset.Set); !ok {
+			x.W.Error(ErrWrongType)
+			return res, false
+		}
+	}
+	if r.serverNow && z != nil && z.Len() > 0 {
+		// Server time never goes below what is already recorded, so a clock
+		// stepping back cannot re-admit requests.
+		z.RangeByRank(z.Len()-1, z.Len()-1, false, func(_ []byte, score float64) bool {
+			if s := int64(math.Ceil(score)); s > r.now && score < 1<<53 {
+				r.now = s
+			}
+			return false
+		})
+	}
+	// The seed prunes with ZREMRANGEBYSCORE key 0 now-window: entries at or
+	// below the window's start, but never negative scores.
+	old := zset.ScoreRange{Min: 0, Max: float64(r.now - r.window)}
+	var count int64
+	switch {
+	case z == nil:
+	case peek:
+		count = int64(z.Len() - z.CountByScore(old))
+	default:
+		if old.Max >= 0 && z.RemoveRangeByScore(old) > 0 && z.Len() == 0 {
+			x.DB.Remove(ent)
+			ent, z = nil, nil
+		} else {
+			count = int64(z.Len())
+		}
+	}
+	res.before = count
+	res.count = count
+	if count+r.cost > r.limit || count+r.cost < count {
+		res.retryAfter = rlRetryAfter(z, r, count)
+		res.resetAfter = rlResetAfter(z, r)
+		return res, true
+	}
+	res.allowed = true
+	if peek {
+		res.resetAfter = rlResetAfter(z, r)
+		return res, true
+	}
+	if z == nil {
+		z = zset.New()
+		ent = x.DB.Set(r.key, z, false)
+	}
+	score := float64(r.now)
+	if r.autoMember {
+		var buf [40]byte
+		for i := int64(0); i < r.cost; i++ {
+			x.E.rlSeq++
+			m := strconv.AppendInt(buf[:0], r.now, 10)
+			m = append(m, '-')
+			m = strconv.AppendUint(m, x.E.rlSeq, 10)
+			z.Add(string(m), score)
+		}
+	} else {
+		z.Add(string(r.member), score)
+		for i := int64(2); i <= r.cost; i++ {
+			z.Add(string(r.member)+"#"+strconv.FormatInt(i, 10), score)
+		}
+	}
+	x.DB.SetExpiry(ent, x.Now+r.window+1000)
+	x.SignalReady(r.key)
+	res.count = int64(z.Len())
+	res.resetAfter = rlResetAfter(z, r)
+	return res, true
+}
+
+// rlRetryAfter is how long until enough entries leave the window for the
+// request to pass: the k-th oldest removable entry leaves when
+// now' - window >= its score. Entries with negative scores never leave
+// (the seed's prune starts at 0).
+func rlRetryAfter(z *zset.Set, r *rlRequest, count int64) int64 {
+	if r.cost > r.limit || z == nil {
+		return -1
+	}
+	need := count + r.cost - r.limit
+	after := int64(-1)
+	// Removable entries still in the window: score > now-window and >= 0.
+	in := zset.ScoreRange{Min: float64(r.now - r.window), MinEx: true, Max: math.Inf(1)}
+	if in.Min < 0 {
+		in = zset.ScoreRange{Min: 0, Max: math.Inf(1)}
+	}
+	z.RangeByScore(in, false, 0, -1, func(_ []byte, score float64) bool {
+		need--
+		if need > 0 {
+			return true
+		}
+		after = int64(math.Ceil(score + float64(r.window) - float64(r.now)))
+		return false
+	})
+	return after
+}
+
+// rlResetAfter is how long until the newest entry leaves the window.
+func rlResetAfter(z *zset.Set, r *rlRequest) int64 {
+	if z == nil || z.Len() == 0 {
+		return 0
+	}
+	var newest float64
+	z.RangeByRank(z.Len()-1, z.Len()-1, false, func(_ []byte, score float64) bool {
+		newest = score
+		return false
+	})
+	return max(0, int64(math.Ceil(newest+float64(r.window)-float64(r.now))))
+}

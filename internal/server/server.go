@@ -175,9 +175,17 @@ func (s *Server) handle(nc net.Conn) {
 	}
 	defer s.nconns.Add(-1)
 	e.Stats.Connections.Add(1)
+	if cfg.ProtectedMode.Load() && !cfg.AuthRequired() && !isLoopback(nc.RemoteAddr()) {
+		s.Log.Warn("denied non-loopback client in protected mode", "addr", nc.RemoteAddr().String())
+		nc.Write([]byte("-" + commands.ErrDenied + "\r\n"))
+		return
+	}
 
 	c := e.NewClient(nc.RemoteAddr().String(), nc.LocalAddr().String())
 	defer e.RemoveClient(c)
+	e.Lock()
+	c.OnKill = func() { nc.Close() }
+	e.Unlock()
 	log := s.Log.With("client", c.ID, "addr", c.Addr)
 
 	cr := &connReader{nc: nc, n: &e.Stats.NetInput}
@@ -204,6 +212,11 @@ func (s *Server) handle(nc net.Conn) {
 			e.Lock()
 			locked = true
 			for i := 0; i < len(cmds) && !quit; i++ {
+				if c.Killed {
+					e.Unlock()
+					locked = false
+					return
+				}
 				switch e.Exec(c, cmds[i], w) {
 				case commands.Close:
 					quit = true
@@ -281,6 +294,16 @@ func (s *Server) waitBlocked(c *commands.Client, cr *connReader) bool {
 		cr.n.Add(1)
 	}
 	return ok
+}
+
+func isLoopback(a net.Addr) bool {
+	switch a := a.(type) {
+	case *net.TCPAddr:
+		return a.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true
+	}
+	return false
 }
 
 // limits are the protocol limits for c now: Redis holds clients that have not

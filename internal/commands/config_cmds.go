@@ -1,0 +1,491 @@
+package commands
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/limitkv/limitkv/internal/num"
+)
+
+// CONFIG GET/SET/RESETSTAT/REWRITE/HELP for the settings limitkv has, with
+// Redis 7.0's parsing rules and error texts. Some settings exist only so
+// that clients probing them get Redis's answer: databases, save and
+// appendonly are fixed, and port and bind cannot move a listening server.
+var configCommand = &Command{
+	Name: "config", Arity: -2, Group: "server",
+	Sub: map[string]*Command{
+		"get":       {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdConfigGet},
+		"set":       {Arity: -4, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdConfigSet},
+		"resetstat": {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdConfigResetStat},
+		"rewrite":   {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdConfigRewrite},
+		"help":      {Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdConfigHelp},
+	},
+}
+
+// configParam is one setting. parse validates a value and returns the
+// function that stores it; apply-time failures (a port or address limitkv
+// cannot move to) come from check, run after every value parsed, as Redis
+// runs its apply functions after setting all values.
+type configParam struct {
+	name      string
+	alias     string
+	immutable bool
+	get       func(c *Config) string
+	parse     func(c *Config, v string) (store func(), errstr string)
+	check     func(c *Config, v string) string
+}
+
+// Numeric settings in Redis's terms: MEMORY_CONFIG values accept units, and
+// the bounds are checked as the C type (unsigned or not) would.
+type numSpec struct {
+	memory   bool
+	unsigned bool
+	lo, hi   uint64 // hi as unsigned; signed types have hi <= MaxInt64
+}
+
+const (
+	longMax = math.MaxInt64
+	intMax  = math.MaxInt32
+	uintMax = math.MaxUint32
+)
+
+// parseNumber is Redis's numericParseString + numericBoundaryCheck.
+func (s numSpec) parseNumber(v string) (int64, string) {
+	var n int64
+	ok := false
+	if s.memory {
+		var u uint64
+		u, ok = memtoull(v)
+		n = int64(u)
+	} else {
+		n, ok = num.ParseInt([]byte(v))
+	}
+	if !ok {
+		if s.memory {
+			return 0, "argument must be a memory value"
+		}
+		return 0, "argument couldn't be parsed into an integer"
+	}
+	var out bool
+	if s.unsigned {
+		out = uint64(n) > s.hi || uint64(n) < s.lo
+	} else {
+		out = n > int64(s.hi) || n < int64(s.lo)
+	}
+	if out {
+		return 0, "argument must be between " + strconv.FormatUint(s.lo, 10) + " and " + strconv.FormatUint(s.hi, 10) + " inclusive"
+	}
+	return n, ""
+}
+
+// memtoull is Redis 7.0.15's memtoull: digits, then an optional unit
+// (b, k, kb, m, mb, g, gb, any case). Its quirks are kept: no digits reads as
+// 0, an overlong number saturates, and the unit multiplication wraps.
+func memtoull(p string) (uint64, bool) {
+	if strings.HasPrefix(p, "-") {
+		return 0, false
+	}
+	i := 0
+	for i < len(p) && p[i] >= '0' && p[i] <= '9' {
+		i++
+	}
+	var mul uint64
+	switch strings.ToLower(p[i:]) {
+	case "", "b":
+		mul = 1
+	case "k":
+		mul = 1000
+	case "kb":
+		mul = 1024
+	case "m":
+		mul = 1000 * 1000
+	case "mb":
+		mul = 1024 * 1024
+	case "g":
+		mul = 1000 * 1000 * 1000
+	case "gb":
+		mul = 1024 * 1024 * 1024
+	default:
+		return 0, false
+	}
+	if i >= 128 {
+		return 0, false
+	}
+	var val uint64
+	for _, c := range p[:i] {
+		d := uint64(c - '0')
+		if val > (math.MaxUint64-d)/10 {
+			val = math.MaxUint64 // strtoull saturates on overflow
+			break
+		}
+		val = val*10 + d
+	}
+	return val * mul, true
+}
+
+func numParam(name, alias string, spec numSpec, load func(*Config) int64, store func(*Config, int64)) configParam {
+	return configParam{
+		name: name, alias: alias,
+		get: func(c *Config) string { return strconv.FormatInt(load(c), 10) },
+		parse: func(c *Config, v string) (func(), string) {
+			n, err := spec.parseNumber(v)
+			if err != "" {
+				return nil, err
+			}
+			return func() { store(c, n) }, ""
+		},
+	}
+}
+
+func boolParam(name string, load func(*Config) bool, store func(*Config, bool)) configParam {
+	return configParam{
+		name: name,
+		get: func(c *Config) string {
+			if load(c) {
+				return "yes"
+			}
+			return "no"
+		},
+		parse: func(c *Config, v string) (func(), string) {
+			switch strings.ToLower(v) {
+			case "yes":
+				return func() { store(c, true) }, ""
+			case "no":
+				return func() { store(c, false) }, ""
+			}
+			return nil, "argument must be 'yes' or 'no'"
+		},
+	}
+}
+
+var maxmemoryPolicies = []string{
+	"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction",
+}
+
+// errNoPersistence refuses settings that would need data on disk.
+const errNoPersistence = "limitkv does not persist data"
+
+var configParams = []configParam{
+	{
+		name: "bind",
+		get:  func(c *Config) string { return c.Bind },
+		parse: func(c *Config, v string) (func(), string) {
+			if len(strings.Split(v, " ")) > 16 {
+				return nil, "Too many bind addresses specified."
+			}
+			return func() {}, ""
+		},
+		check: func(c *Config, v string) string {
+			if v != c.Bind {
+				return "Failed to bind to specified addresses."
+			}
+			return ""
+		},
+	},
+	{
+		name: "port",
+		get:  func(c *Config) string { return strconv.Itoa(c.Port) },
+		parse: func(c *Config, v string) (func(), string) {
+			_, err := numSpec{lo: 0, hi: 65535}.parseNumber(v)
+			if err != "" {
+				return nil, err
+			}
+			return func() {}, ""
+		},
+		check: func(c *Config, v string) string {
+			if n, _ := num.ParseInt([]byte(v)); n != int64(c.Port) {
+				return "Unable to listen on this port"
+			}
+			return ""
+		},
+	},
+	{
+		name: "requirepass",
+		get:  func(c *Config) string { return *c.RequirePass.Load() },
+		parse: func(c *Config, v string) (func(), string) {
+			return func() { c.RequirePass.Store(&v) }, ""
+		},
+	},
+	numParam("proto-max-bulk-len", "", numSpec{memory: true, lo: 1 << 20, hi: longMax},
+		func(c *Config) int64 { return c.ProtoMaxBulkLen.Load() }, func(c *Config, n int64) { c.ProtoMaxBulkLen.Store(n) }),
+	numParam("client-query-buffer-limit", "", numSpec{memory: true, unsigned: true, lo: 1 << 20, hi: longMax},
+		func(c *Config) int64 { return c.QueryBufLimit.Load() }, func(c *Config, n int64) { c.QueryBufLimit.Store(n) }),
+	numParam("maxclients", "", numSpec{unsigned: true, lo: 1, hi: uintMax},
+		func(c *Config) int64 { return c.MaxClients.Load() }, func(c *Config, n int64) { c.MaxClients.Store(n) }),
+	numParam("timeout", "", numSpec{lo: 0, hi: intMax},
+		func(c *Config) int64 { return c.Timeout.Load() }, func(c *Config, n int64) { c.Timeout.Store(n) }),
+	numParam("maxmemory", "", numSpec{memory: true, unsigned: true, lo: 0, hi: math.MaxUint64},
+		func(c *Config) int64 { return c.MaxMemory.Load() },
+		func(c *Config, n int64) {
+			// Redis takes up to 2^64-1; limitkv's limit is an int64, and a
+			// value that large means no limit either way.
+			if n < 0 {
+				n = math.MaxInt64
+			}
+			c.MaxMemory.Store(n)
+		}),
+	{
+		name: "maxmemory-policy",
+		get:  func(c *Config) string { return *c.MaxMemoryPolicy.Load() },
+		parse: func(c *Config, v string) (func(), string) {
+			lv := strings.ToLower(v)
+			switch lv {
+			case "noeviction", "volatile-ttl":
+				return func() { c.MaxMemoryPolicy.Store(&lv) }, ""
+			}
+			for _, p := range maxmemoryPolicies {
+				if lv == p {
+					return nil, "limitkv supports only the noeviction and volatile-ttl policies"
+				}
+			}
+			return nil, "argument(s) must be one of the following: " + strings.Join(maxmemoryPolicies, ", ")
+		},
+	},
+	boolParam("protected-mode", func(c *Config) bool { return c.ProtectedMode.Load() }, func(c *Config, b bool) { c.ProtectedMode.Store(b) }),
+	numParam("zset-max-listpack-entries", "zset-max-ziplist-entries", numSpec{unsigned: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.ZsetMaxEntries.Load() }, func(c *Config, n int64) { c.ZsetMaxEntries.Store(n) }),
+	numParam("zset-max-listpack-value", "zset-max-ziplist-value", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.ZsetMaxValue.Load() }, func(c *Config, n int64) { c.ZsetMaxValue.Store(n) }),
+	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.BusyThreshold.Load() }, func(c *Config, n int64) { c.BusyThreshold.Store(n) }),
+	{
+		name: "databases", immutable: true,
+		get: func(*Config) string { return strconv.Itoa(NumDBs) },
+	},
+	{
+		name: "save",
+		get:  func(*Config) string { return "" },
+		parse: func(c *Config, v string) (func(), string) {
+			args := strings.Split(v, " ")
+			if v == "" {
+				args = nil
+			}
+			if len(args)%2 != 0 {
+				return nil, "Invalid save parameters"
+			}
+			for j, a := range args {
+				n, ok := strtoll(a)
+				if !ok || (j%2 == 0 && n < 1) || (j%2 == 1 && n < 0) {
+					return nil, "Invalid save parameters"
+				}
+			}
+			if len(args) > 0 {
+				return nil, errNoPersistence
+			}
+			return func() {}, ""
+		},
+	},
+	{
+		name: "appendonly",
+		get:  func(*Config) string { return "no" },
+		parse: func(c *Config, v string) (func(), string) {
+			switch strings.ToLower(v) {
+			case "no":
+				return func() {}, ""
+			case "yes":
+				return nil, errNoPersistence
+			}
+			return nil, "argument must be 'yes' or 'no'"
+		},
+	},
+}
+
+// strtoll is C's strtoll(s, &end, 10) followed by Redis's check that it
+// consumed all of s: leading spaces and a sign are accepted, and an empty
+// string reads as 0.
+func strtoll(s string) (int64, bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	i := 0
+	var n int64
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		if n < math.MaxInt64/10 {
+			n = n*10 + int64(t[i]-'0')
+		}
+		i++
+	}
+	if i == 0 {
+		// No digits: strtoll leaves end at the start of s.
+		return 0, s == ""
+	}
+	if neg {
+		n = -n
+	}
+	return n, i == len(t)
+}
+
+// configLookup finds a setting by its name or alias, any case, and returns
+// the canonical spelling of the one that matched.
+func configLookup(name string) (*configParam, string) {
+	for i := range configParams {
+		p := &configParams[i]
+		if strings.EqualFold(name, p.name) {
+			return p, p.name
+		}
+		if p.alias != "" && strings.EqualFold(name, p.alias) {
+			return p, p.alias
+		}
+	}
+	return nil, ""
+}
+
+func cmdConfigGet(x *Ctx) {
+	type match struct {
+		key string
+		p   *configParam
+	}
+	var out []match
+	seen := func(k string) bool {
+		for _, m := range out {
+			if strings.EqualFold(m.key, k) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, a := range x.Args[2:] {
+		pat := string(a)
+		if !strings.ContainsAny(pat, "[*?") {
+			if seen(pat) {
+				continue
+			}
+			if p, _ := configLookup(pat); p != nil {
+				out = append(out, match{pat, p})
+			}
+			continue
+		}
+		for i := range configParams {
+			p := &configParams[i]
+			for _, k := range []string{p.name, p.alias} {
+				if k != "" && !seen(k) && globMatch(a, k, true) {
+					out = append(out, match{k, p})
+				}
+			}
+		}
+	}
+	x.W.Array(2 * len(out))
+	for _, m := range out {
+		x.W.BulkString(m.key)
+		x.W.BulkString(m.p.get(x.E.Cfg))
+	}
+}
+
+// cmdConfigSet validates every pair before storing any, so a failed CONFIG
+// SET changes nothing, as Redis restores its backup on any failure.
+func cmdConfigSet(x *Ctx) {
+	args := x.Args
+	if len(args)%2 != 0 {
+		x.W.Error(ErrSyntax)
+		return
+	}
+	cfg := x.E.Cfg
+	n := (len(args) - 2) / 2
+	params := make([]*configParam, n)
+	names := make([]string, n)
+	var unknown, errArg, errStr string
+	failed := false
+	for i := range n {
+		raw := string(args[2+2*i])
+		p, canon := configLookup(raw)
+		if p == nil {
+			if !failed {
+				unknown = raw
+				failed = true
+			}
+			continue
+		}
+		if failed {
+			continue
+		}
+		if p.immutable {
+			errArg, errStr, failed = raw, "can't set immutable config", true
+			continue
+		}
+		for j := range i {
+			if params[j] == p && names[j] == canon {
+				errArg, errStr, failed = raw, "duplicate parameter", true
+				break
+			}
+		}
+		params[i], names[i] = p, canon
+	}
+	fail := func() {
+		if unknown != "" {
+			x.W.Error(ErrConfigSetUnknown + unknown + "'")
+		} else {
+			x.W.Error("ERR CONFIG SET failed (possibly related to argument '" + errArg + "') - " + errStr)
+		}
+	}
+	if failed {
+		fail()
+		return
+	}
+	stores := make([]func(), n)
+	for i := range n {
+		store, err := params[i].parse(cfg, string(args[3+2*i]))
+		if err != "" {
+			errArg, errStr = names[i], err
+			fail()
+			return
+		}
+		stores[i] = store
+	}
+	for i := range n {
+		if params[i].check == nil {
+			continue
+		}
+		if err := params[i].check(cfg, string(args[3+2*i])); err != "" {
+			errArg, errStr = params[i].name, err
+			fail()
+			return
+		}
+	}
+	for _, s := range stores {
+		s()
+	}
+	x.W.OK()
+}
+
+func cmdConfigResetStat(x *Ctx) {
+	e := x.E
+	st := &e.Stats
+	st.Commands = 0
+	st.Connections.Store(0)
+	st.RejectedConns.Store(0)
+	st.KeyspaceHits, st.KeyspaceMisses = 0, 0
+	st.EvictedKeys = 0
+	st.NetInput.Store(0)
+	st.NetOutput.Store(0)
+	st.ExpiredStalePerc = 0
+	st.ExpireCycleMicros = 0
+	for i := range NumDBs {
+		e.DB(i).Expired = 0
+	}
+	memPeak.Store(0)
+	opsSamples.Delete(e)
+	x.W.OK()
+}
+
+func cmdConfigRewrite(x *Ctx) { x.W.Error(ErrNoConfigFile) }
+
+var configHelp = []string{
+	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"GET <pattern>",
+	"    Return parameters matching the glob-like <pattern> and their values.",
+	"SET <directive> <value>",
+	"    Set the configuration <directive> to <value>.",
+	"RESETSTAT",
+	"    Reset statistics reported by the INFO command.",
+	"REWRITE",
+	"    Rewrite the configuration file.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdConfigHelp(x *Ctx) { writeHelp(x, configHelp) }

@@ -1,0 +1,83 @@
+package commands
+
+import (
+	"strconv"
+	"testing"
+	"time"
+)
+
+func TestRLCheckSeedContract(t *testing.T) {
+	tt := newTester(t)
+	now := tt.Clock.Now().UnixMilli()
+	at := func(d int64) string { return itoa(now + d) }
+	// 5 per 60 s: five admitted (replies 0..4), the sixth refused (5).
+	for i := int64(0); i < 5; i++ {
+		tt.Expect(integer(i), "RL.CHECK", "u", at(i), "60000", "5", "m"+itoa(i))
+	}
+	tt.Expect(integer(5), "RL.CHECK", "u", at(10), "60000", "5", "m-refused")
+	tt.Expect(integer(5), "ZCARD", "u")
+	tt.Expect(integer(0), "ZSCORE", "u", "m-refused")
+	tt.Expect(integer(61000), "PTTL", "u")
+	// 60 s after the first entry it leaves the window (score <= now-window).
+	tt.Expect(integer(4), "RL.CHECK", "u", at(60000), "60000", "5", "m5")
+	tt.Expect(integer(5), "RL.CHECK", "u", at(60000), "60000", "5", "m6")
+}
+
+func TestRLCheckInfoAndPeek(t *testing.T) {
+	tt := newTester(t)
+	now := tt.Clock.Now().UnixMilli()
+	info := func(allowed, count, limit, remaining, retry, reset int64) string {
+		return array(bulk("allowed"), integer(allowed), bulk("count"), integer(count), bulk("limit"), integer(limit),
+			bulk("remaining"), integer(remaining), bulk("retry_after_ms"), integer(retry), bulk("reset_after_ms"), integer(reset))
+	}
+	tt.Expect(info(1, 0, 2, 2, 0, 0), "RL.PEEK", "k", itoa(now), "1000", "2", "INFO")
+	tt.Expect(info(1, 1, 2, 1, 0, 1000), "RL.CHECK", "k", itoa(now), "1000", "2", "a", "INFO")
+	tt.Expect(info(1, 2, 2, 0, 0, 1000), "RL.CHECK", "k", itoa(now+100), "1000", "2", "b", "info")
+	// Refused: the oldest entry (score now) leaves at now+1000, 900 ms later.
+	tt.Expect(info(0, 2, 2, 0, 900, 1000), "RL.CHECK", "k", itoa(now+100), "1000", "2", "c", "INFO")
+	tt.Expect(info(0, 2, 2, 0, 900, 1000), "RL.PEEK", "k", itoa(now+100), "1000", "2", "INFO")
+	tt.Expect(info(0, 2, 2, 0, -1, 1000), "RL.PEEK", "k", itoa(now+100), "1000", "2", "COST", "3", "INFO")
+	tt.Expect(integer(2), "ZCARD", "k")
+}
+
+func TestRLCheckServerTimeAndMembers(t *testing.T) {
+	tt := newTester(t)
+	for i := int64(0); i < 3; i++ {
+		tt.Expect(integer(i), "RL.CHECK", "k", "*", "1000", "3", "*")
+	}
+	tt.Expect(integer(3), "RL.CHECK", "k", "*", "1000", "3", "*")
+	tt.Expect(integer(3), "ZCARD", "k") // three distinct members in one millisecond
+	tt.Clock.Add(1001 * time.Millisecond)
+	tt.Expect(integer(0), "RL.CHECK", "k", "*", "1000", "3", "*", "COST", "2")
+	tt.Expect(integer(2), "ZCARD", "k")
+	// A clock stepping back is clamped to the newest entry: still refused.
+	tt.Clock.Add(-5 * time.Second)
+	tt.Expect(integer(2), "RL.CHECK", "k", "*", "1000", "3", "*", "COST", "2")
+}
+
+func TestRLCheckErrors(t *testing.T) {
+	tt := newTester(t)
+	tt.Do("SET", "s", "v")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"RL.CHECK", "k", "1", "1", "1"}, errReply("ERR wrong number of arguments for 'rl.check' command")},
+		{[]string{"RL.CHECK", "k", "x", "1", "1", "m"}, errReply(errRLNow)},
+		{[]string{"RL.CHECK", "k", "1.5", "1", "1", "m"}, errReply(errRLNow)},
+		{[]string{"RL.CHECK", "k", "1", "0", "1", "m"}, errReply(errRLWindow)},
+		{[]string{"RL.CHECK", "k", "1", "-5", "1", "m"}, errReply(errRLWindow)},
+		{[]string{"RL.CHECK", "k", "1", "10", "0", "m"}, errReply(errRLLimit)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST", "0"}, errReply(errRLCost)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST"}, errReply(ErrSyntax)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "BOGUS"}, errReply(ErrSyntax)},
+		{[]string{"RL.CHECK", "s", "1", "10", "1", "m"}, errReply(ErrWrongType)},
+		{[]string{"RL.PEEK", "s", "1", "10", "1"}, errReply(ErrWrongType)},
+	}
+	for _, tc := range tests {
+		tt.Expect(tc.want, tc.args...)
+	}
+	tt.Expect(integer(0), "EXISTS", "k") // nothing was created by a refused argument
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -1,0 +1,712 @@
+package commands
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// runTable runs (args, want) pairs on one tester.
+func runTable(t *testing.T, tt *tester, tests []struct {
+	args []string
+	want string
+}) {
+	t.Helper()
+	for _, tc := range tests {
+		tt.Expect(tc.want, tc.args...)
+	}
+}
+
+type serverCase = struct {
+	args []string
+	want string
+}
+
+func TestServerDBSizeFlush(t *testing.T) {
+	tt := newTester(t)
+	db0, db1 := tt.E.DB(0), tt.E.DB(1)
+	db0.Add("a", []byte("1"))
+	db0.Add("b", []byte("2"))
+	db1.Add("c", []byte("3"))
+	runTable(t, tt, []serverCase{
+		{[]string{"DBSIZE"}, integer(2)},
+		{[]string{"DBSIZE", "x"}, errReply("ERR wrong number of arguments for 'dbsize' command")},
+		{[]string{"FLUSHDB", "x"}, errReply(ErrSyntax)},
+		{[]string{"FLUSHDB", "async", "sync"}, errReply(ErrSyntax)},
+		{[]string{"FLUSHALL", "lazy"}, errReply(ErrSyntax)},
+		{[]string{"DBSIZE"}, integer(2)},
+		{[]string{"FLUSHDB", "aSyNc"}, okReply},
+		{[]string{"DBSIZE"}, integer(0)},
+		{[]string{"SELECT", "1"}, okReply},
+		{[]string{"DBSIZE"}, integer(1)},
+		{[]string{"FLUSHDB", "SYNC"}, okReply},
+		{[]string{"DBSIZE"}, integer(0)},
+	})
+	db0.Add("a", []byte("1"))
+	db1.Add("c", []byte("3"))
+	tt.E.DB(15).Add("z", []byte("3"))
+	tt.Expect(okReply, "FLUSHALL", "SYNC")
+	for i := range NumDBs {
+		if n := tt.E.DB(i).Len(); n != 0 {
+			t.Errorf("db%d has %d keys after FLUSHALL", i, n)
+		}
+	}
+	tt.Expect(okReply, "FLUSHALL")
+	tt.Expect(okReply, "FLUSHALL", "ASYNC")
+}
+
+func TestServerTime(t *testing.T) {
+	tt := newTester(t)
+	tt.Clock.Set(time.Unix(1_700_000_123, 456_789_000))
+	tt.Expect(array(bulk("1700000123"), bulk("456789")), "TIME")
+	tt.Clock.Set(time.Unix(5, 1_000))
+	tt.Expect(array(bulk("5"), bulk("1")), "TIME")
+	tt.Expect(errReply("ERR wrong number of arguments for 'time' command"), "TIME", "x")
+}
+
+func TestServerShutdown(t *testing.T) {
+	tt := newTester(t)
+	// No hook: the engine cannot stop, as Redis when its shutdown fails.
+	tt.Expect(errReply(ErrShutdownFailed), "SHUTDOWN")
+	runTable(t, tt, []serverCase{
+		{[]string{"SHUTDOWN", "ABORT"}, errReply(ErrNoShutdown)},
+		{[]string{"SHUTDOWN", "foo"}, errReply(ErrSyntax)},
+		{[]string{"SHUTDOWN", "NOSAVE", "SAVE"}, errReply(ErrSyntax)},
+		{[]string{"SHUTDOWN", "ABORT", "NOW"}, errReply(ErrSyntax)},
+		{[]string{"SHUTDOWN", "force", "abort"}, errReply(ErrSyntax)},
+		{[]string{"SHUTDOWN", "now", "now", "bad"}, errReply(ErrSyntax)},
+	})
+	var calls atomic.Int32
+	done := make(chan struct{})
+	tt.E.Shutdown = func() { calls.Add(1); close(done) }
+	if got := tt.Do("SHUTDOWN", "NOSAVE", "NOW", "FORCE"); got != "" {
+		t.Fatalf("SHUTDOWN replied %q, want no reply", got)
+	}
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Fatal("SHUTDOWN did not call the engine's Shutdown hook")
+	}
+	if !tt.C.CloseAfterReply {
+		t.Error("SHUTDOWN did not close the calling connection")
+	}
+}
+
+func TestServerShutdownInMulti(t *testing.T) {
+	tt := newTester(t)
+	tt.C.Multi = &multiState{}
+	tt.E.Shutdown = func() { t.Error("SHUTDOWN ran inside MULTI") }
+	tt.Expect(errReply(ErrNotInMulti), "SHUTDOWN")
+	if !tt.C.Multi.dirty {
+		t.Error("SHUTDOWN inside MULTI did not doom the transaction")
+	}
+}
+
+func TestServerClientBasics(t *testing.T) {
+	tt := newTester(t)
+	runTable(t, tt, []serverCase{
+		{[]string{"CLIENT", "ID"}, integer(tt.C.ID)},
+		{[]string{"CLIENT", "ID", "x"}, errReply("ERR wrong number of arguments for 'client|id' command")},
+		{[]string{"CLIENT", "GETNAME"}, nilReply},
+		{[]string{"CLIENT", "SETNAME", "a b"}, errReply(ErrClientName)},
+		{[]string{"CLIENT", "SETNAME", "a\nb"}, errReply(ErrClientName)},
+		{[]string{"CLIENT", "SETNAME", "caf\xc3\xa9"}, errReply(ErrClientName)},
+		{[]string{"CLIENT", "SETNAME", "worker-1"}, okReply},
+		{[]string{"CLIENT", "GETNAME"}, bulk("worker-1")},
+		{[]string{"CLIENT", "SETNAME", ""}, okReply},
+		{[]string{"CLIENT", "GETNAME"}, nilReply},
+		{[]string{"CLIENT", "SETINFO", "lib-name", "go-redis(limitkv)"}, okReply},
+		{[]string{"CLIENT", "SETINFO", "LIB-VER", "9.1.0"}, okReply},
+		{[]string{"CLIENT", "SETINFO", "LIB-VER", "9 1"}, errReply("ERR LIB-VER cannot contain spaces, newlines or special characters.")},
+		{[]string{"CLIENT", "SETINFO", "lib-name", "a\x00 b"}, okReply}, // 7.2 checks up to the NUL
+		{[]string{"CLIENT", "SETINFO", "foo", "x"}, errReply("ERR Unrecognized option 'foo'")},
+		{[]string{"CLIENT", "SETINFO", "lib-ver"}, errReply("ERR wrong number of arguments for 'client|setinfo' command")},
+		{[]string{"CLIENT", "HELP", "x"}, errReply("ERR wrong number of arguments for 'client|help' command")},
+		{[]string{"CLIENT", "NOSUCH"}, errReply("ERR unknown subcommand 'NOSUCH'. Try CLIENT HELP.")},
+	})
+	if tt.C.LibVer != "9.1.0" || tt.C.LibName != "a\x00 b" {
+		t.Errorf("SETINFO stored %q %q", tt.C.LibName, tt.C.LibVer)
+	}
+	help := tt.Do("CLIENT", "HELP")
+	if !strings.HasPrefix(help, "*48\r\n+CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:\r\n") ||
+		!strings.HasSuffix(help, "+HELP\r\n+    Prints this help.\r\n") {
+		t.Errorf("CLIENT HELP = %q", help)
+	}
+}
+
+var clientLineRE = regexp.MustCompile(`^id=(\d+) addr=(\S+) laddr=(\S+) fd=\d+ name=(\S*) age=(\d+) idle=(\d+) flags=(\w+) db=(\d+) ` +
+	`sub=0 psub=0 ssub=0 multi=(-?\d+) qbuf=(\d+) qbuf-free=\d+ argv-mem=(\d+) multi-mem=\d+ rbs=\d+ rbp=\d+ ` +
+	`obl=0 oll=0 omem=0 tot-mem=\d+ events=r cmd=(\S+) user=default redir=-1 resp=2$`)
+
+// bulkBody returns the payload of a bulk reply.
+func bulkBody(t *testing.T, r string) string {
+	t.Helper()
+	i := strings.Index(r, "\r\n")
+	if !strings.HasPrefix(r, "$") || i < 0 {
+		t.Fatalf("not a bulk reply: %q", r)
+	}
+	n, _ := strconv.Atoi(r[1:i])
+	body := r[i+2:]
+	if len(body) != n+2 {
+		t.Fatalf("bulk length mismatch: %q", r)
+	}
+	return body[:n]
+}
+
+func TestServerClientList(t *testing.T) {
+	tt := newTester(t)
+	other := tt.E.NewClient("10.0.0.2:5000", "127.0.0.1:6379")
+	other.Name = "other"
+	other.DB = 3
+	tt.Clock.Add(7 * time.Second)
+	out := bulkBody(t, tt.Do("CLIENT", "LIST"))
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("CLIENT LIST: %q", out)
+	}
+	m := clientLineRE.FindStringSubmatch(lines[0])
+	if m == nil {
+		t.Fatalf("bad CLIENT LIST line %q", lines[0])
+	}
+	if m[1] != strconv.FormatInt(tt.C.ID, 10) || m[2] != "127.0.0.1:1" || m[3] != "127.0.0.1:6379" || m[5] != "7" ||
+		m[7] != "N" || m[10] != "26" || m[11] != "10" || m[12] != "client|list" {
+		t.Errorf("caller's line %q", lines[0])
+	}
+	m = clientLineRE.FindStringSubmatch(lines[1])
+	if m == nil || m[4] != "other" || m[8] != "3" || m[10] != "0" || m[12] != "NULL" {
+		t.Errorf("other client's line %q", lines[1])
+	}
+	if got := bulkBody(t, tt.Do("CLIENT", "LIST", "TYPE", "NORMAL")); strings.Count(got, "\n") != 2 {
+		t.Errorf("TYPE normal: %q", got)
+	}
+	id := strconv.FormatInt(other.ID, 10)
+	if got := bulkBody(t, tt.Do("CLIENT", "LIST", "ID", id, "999", id)); strings.Count(got, "name=other") != 2 || strings.Count(got, "\n") != 2 {
+		t.Errorf("ID filter: %q", got)
+	}
+	info := bulkBody(t, tt.Do("CLIENT", "INFO"))
+	if m := clientLineRE.FindStringSubmatch(strings.TrimSuffix(info, "\n")); m == nil || m[12] != "client|info" || !strings.HasSuffix(info, "\n") {
+		t.Errorf("CLIENT INFO %q", info)
+	}
+	runTable(t, tt, []serverCase{
+		{[]string{"CLIENT", "LIST", "TYPE", "master"}, bulk("")},
+		{[]string{"CLIENT", "LIST", "TYPE", "replica"}, bulk("")},
+		{[]string{"CLIENT", "LIST", "TYPE", "slave"}, bulk("")},
+		{[]string{"CLIENT", "LIST", "TYPE", "pubsub"}, bulk("")},
+		{[]string{"CLIENT", "LIST", "TYPE", "foo"}, errReply("ERR Unknown client type 'foo'")},
+		{[]string{"CLIENT", "LIST", "ID", "1", "x"}, errReply(ErrInvalidClientID)},
+		{[]string{"CLIENT", "LIST", "ID", "0", "-1"}, bulk("")},
+		{[]string{"CLIENT", "LIST", "foo"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "LIST", "TYPE"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "LIST", "ID"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "LIST", "TYPE", "normal", "ID", "1"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "INFO", "x"}, errReply("ERR wrong number of arguments for 'client|info' command")},
+	})
+}
+
+func TestServerClientListFlags(t *testing.T) {
+	tt := newTester(t)
+	tt.C.Multi = &multiState{}
+	tt.C.Multi.queue(&Command{Name: "get"}, [][]byte{[]byte("get"), []byte("k")})
+	var w resp.Writer
+	x := &Ctx{E: tt.E, C: tt.C, W: &w}
+	line := string(x.appendClientInfo(nil, tt.C))
+	if !strings.Contains(line, " flags=x ") || !strings.Contains(line, " multi=1 ") || !strings.Contains(line, " multi-mem=4 ") {
+		t.Errorf("MULTI client line %q", line)
+	}
+}
+
+func TestServerClientKill(t *testing.T) {
+	tt := newTester(t)
+	a := tt.E.NewClient("10.0.0.2:5000", "127.0.0.1:6379")
+	b := tt.E.NewClient("10.0.0.3:5000", "127.0.0.1:6380")
+	runTable(t, tt, []serverCase{
+		{[]string{"CLIENT", "KILL", "1.2.3.4:5"}, errReply(ErrNoSuchClient)},
+		{[]string{"CLIENT", "KILL", "ID", "x"}, errReply(ErrClientIDRange)},
+		{[]string{"CLIENT", "KILL", "ID", "0"}, errReply(ErrClientIDRange)},
+		{[]string{"CLIENT", "KILL", "ID", "-5"}, errReply(ErrClientIDRange)},
+		{[]string{"CLIENT", "KILL", "ID", "999"}, integer(0)},
+		{[]string{"CLIENT", "KILL", "TYPE", "foo"}, errReply("ERR Unknown client type 'foo'")},
+		{[]string{"CLIENT", "KILL", "TYPE", "foo", "ID", "x"}, errReply("ERR Unknown client type 'foo'")},
+		{[]string{"CLIENT", "KILL", "USER", "bob"}, errReply("ERR No such user 'bob'")},
+		{[]string{"CLIENT", "KILL", "SKIPME", "maybe"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "KILL", "ID", "1", "ID"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "KILL", "foo", "bar"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "KILL", "MAXAGE", "10"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "KILL", "TYPE", "master"}, integer(0)},
+		{[]string{"CLIENT", "KILL", "ADDR", "1.2.3.4:5"}, integer(0)},
+		{[]string{"CLIENT", "KILL", "LADDR", "127.0.0.1:6380"}, integer(1)},
+	})
+	if a.Killed || !b.Killed {
+		t.Fatalf("LADDR killed a=%v b=%v", a.Killed, b.Killed)
+	}
+	tt.Expect(okReply, "CLIENT", "KILL", "10.0.0.2:5000")
+	if !a.Killed || tt.C.CloseAfterReply {
+		t.Fatalf("old form: a=%v self=%v", a.Killed, tt.C.CloseAfterReply)
+	}
+	// The filter form skips the caller unless SKIPME no.
+	c := tt.E.NewClient("10.0.0.4:5000", "127.0.0.1:6379")
+	tt.Expect(integer(3), "CLIENT", "KILL", "USER", "default") // a, b (already marked) and c
+	if !c.Killed || tt.C.CloseAfterReply {
+		t.Fatal("USER default: caller must be skipped")
+	}
+	tt.Expect(integer(1), "CLIENT", "KILL", "ID", strconv.FormatInt(tt.C.ID, 10), "SKIPME", "no")
+	if !tt.C.CloseAfterReply || tt.C.Killed {
+		t.Fatal("SKIPME no: the caller must close after its reply")
+	}
+}
+
+func TestServerClientKillSelfOldForm(t *testing.T) {
+	tt := newTester(t)
+	tt.Expect(okReply, "CLIENT", "KILL", "127.0.0.1:1")
+	if !tt.C.CloseAfterReply {
+		t.Fatal("CLIENT KILL of the caller's own address must close it after the reply")
+	}
+}
+
+func TestServerClientKillBlocked(t *testing.T) {
+	tt := newTester(t)
+	c := tt.E.NewClient("10.0.0.2:5000", "127.0.0.1:6379")
+	tt.E.Lock()
+	x := &Ctx{E: tt.E, C: c, W: &resp.Writer{}, Args: [][]byte{[]byte("blpop"), []byte("k"), []byte("0")}}
+	x.Block([][]byte{[]byte("k")}, 0)
+	tt.E.registerBlocked(x)
+	tt.E.Unlock()
+	tt.Expect(integer(1), "CLIENT", "KILL", "ID", strconv.FormatInt(c.ID, 10))
+	if !c.Killed || c.blocked != nil {
+		t.Fatal("a killed blocked client must be released")
+	}
+	select {
+	case <-c.wake:
+	default:
+		t.Fatal("a killed blocked client must be woken")
+	}
+}
+
+func TestServerCommandCountAndList(t *testing.T) {
+	tt := newTester(t)
+	tt.Expect(integer(int64(len(table))), "COMMAND", "COUNT")
+	list := tt.Do("COMMAND", "LIST")
+	n := 0
+	for _, c := range All() {
+		n += 1 + len(c.Sub)
+		if !strings.Contains(list, bulk(c.Name)) {
+			t.Errorf("COMMAND LIST lacks %s", c.Name)
+		}
+	}
+	if !strings.HasPrefix(list, "*"+strconv.Itoa(n)+"\r\n") {
+		t.Errorf("COMMAND LIST has not %d entries: %.40q", n, list)
+	}
+	runTable(t, tt, []serverCase{
+		{[]string{"COMMAND", "LIST", "FILTERBY", "PATTERN", "client|[gs]etname"}, array(bulk("client|getname"), bulk("client|setname"))},
+		{[]string{"COMMAND", "LIST", "FILTERBY", "pattern", "CONFIG|RE*"}, array(bulk("config|resetstat"), bulk("config|rewrite"))},
+		{[]string{"COMMAND", "LIST", "FILTERBY", "MODULE", "x"}, emptyList},
+		{[]string{"COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch"}, emptyList},
+		{[]string{"COMMAND", "LIST", "FILTERBY"}, errReply(ErrSyntax)},
+		{[]string{"COMMAND", "LIST", "FILTERBY", "foo", "bar"}, errReply(ErrSyntax)},
+		{[]string{"COMMAND", "LIST", "FILTERBY", "PATTERN", "x", "y"}, errReply(ErrSyntax)},
+		{[]string{"COMMAND", "LIST", "foo"}, errReply(ErrSyntax)},
+		{[]string{"COMMAND", "COUNT", "x"}, errReply("ERR wrong number of arguments for 'command|count' command")},
+	})
+	if got := tt.Do("COMMAND", "LIST", "FILTERBY", "ACLCAT", "DANGEROUS"); !strings.Contains(got, bulk("flushall")) ||
+		!strings.Contains(got, bulk("config|set")) || strings.Contains(got, bulk("dbsize")) {
+		t.Errorf("ACLCAT dangerous: %q", got)
+	}
+}
+
+func TestServerCommandInfoSplicesRedis(t *testing.T) {
+	tt := newTester(t)
+	// Redis 7.0.15's reply, byte for byte.
+	dbsize := "*10\r\n$6\r\ndbsize\r\n:1\r\n*2\r\n+readonly\r\n+fast\r\n:0\r\n:0\r\n:0\r\n*3\r\n+@keyspace\r\n+@read\r\n+@fast\r\n" +
+		"*2\r\n" + bulk("request_policy:all_shards") + bulk("response_policy:agg_sum") + "*0\r\n*0\r\n"
+	tt.Expect("*1\r\n"+dbsize, "COMMAND", "INFO", "DBSIZE")
+	tt.Expect("*3\r\n$-1\r\n"+dbsize+"$-1\r\n", "COMMAND", "INFO", "nosuch", "dbsize", "dbsize|x")
+	for _, bad := range []string{"client|", "|list", "a|b|c", "", "client list", "client|nosuch"} {
+		tt.Expect("*1\r\n$-1\r\n", "COMMAND", "INFO", bad)
+	}
+	const clientID = "*10\r\n$9\r\nclient|id\r\n:2\r\n*3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		"*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n*0\r\n"
+	tt.Expect("*1\r\n"+clientID, "COMMAND", "INFO", "CLIENT|ID")
+	// A container lists the subcommands limitkv has, sorted.
+	info := tt.Do("COMMAND", "INFO", "client")
+	if !strings.HasPrefix(info, "*1\r\n*10\r\n$6\r\nclient\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n*8\r\n") ||
+		!strings.Contains(info, clientID) {
+		t.Errorf("COMMAND INFO client = %q", info)
+	}
+	all := tt.Do("COMMAND")
+	if all != tt.Do("COMMAND", "INFO") || !strings.HasPrefix(all, "*"+strconv.Itoa(len(table))+"\r\n") || !strings.Contains(all, dbsize) {
+		t.Errorf("COMMAND = %.100q", all)
+	}
+}
+
+func TestServerCommandDocs(t *testing.T) {
+	tt := newTester(t)
+	const dbsize = "$6\r\ndbsize\r\n*8\r\n$7\r\nsummary\r\n$50\r\nReturn the number of keys in the selected database\r\n" +
+		"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"
+	tt.Expect("*2\r\n"+dbsize, "COMMAND", "DOCS", "dbsize")
+	tt.Expect("*4\r\n"+dbsize+dbsize, "COMMAND", "DOCS", "DBSIZE", "nosuch", "dbsize")
+	tt.Expect(emptyList, "COMMAND", "DOCS", "nosuch")
+	docs := tt.Do("COMMAND", "DOCS", "config")
+	if !strings.HasPrefix(docs, "*2\r\n$6\r\nconfig\r\n*10\r\n$7\r\nsummary\r\n") ||
+		!strings.Contains(docs, "$11\r\nsubcommands\r\n*10\r\n$10\r\nconfig|get\r\n") {
+		t.Errorf("COMMAND DOCS config = %q", docs)
+	}
+	all := tt.Do("COMMAND", "DOCS")
+	if !strings.HasPrefix(all, "*"+strconv.Itoa(2*len(table))+"\r\n") || !strings.Contains(all, dbsize) {
+		t.Errorf("COMMAND DOCS = %.100q", all)
+	}
+	// CLIENT SETINFO is Redis 7.2's, built from the table.
+	tt.Expect("*2\r\n$14\r\nclient|setinfo\r\n*10\r\n$7\r\nsummary\r\n$54\r\nSets information specific to the client or connection.\r\n"+
+		"$5\r\nsince\r\n$5\r\n7.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n"+
+		"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\nattr\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n"+
+		"*6\r\n$4\r\nname\r\n$7\r\nlibname\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$8\r\nLIB-NAME\r\n"+
+		"*6\r\n$4\r\nname\r\n$6\r\nlibver\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$7\r\nLIB-VER\r\n",
+		"COMMAND", "DOCS", "client|setinfo")
+}
+
+func TestServerCommandBuiltEntries(t *testing.T) {
+	tt := newTester(t)
+	register(&Command{Name: "test.limit", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 2, Step: 1,
+		Group: "generic", Summary: "A test", Since: "0.1.0", Complexity: "O(1)", Handler: func(x *Ctx) { x.W.OK() }})
+	defer delete(table, "test.limit")
+	tt.Expect("*1\r\n*10\r\n$10\r\ntest.limit\r\n:-3\r\n*3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:2\r\n:1\r\n"+
+		"*3\r\n+@keyspace\r\n+@write\r\n+@fast\r\n*0\r\n"+
+		"*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+RW\r\n+update\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n"+
+		"$9\r\nfind_keys\r\n*4\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n*6\r\n$7\r\nlastkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n*0\r\n",
+		"COMMAND", "INFO", "test.limit")
+	tt.Expect("*2\r\n$10\r\ntest.limit\r\n*8\r\n$7\r\nsummary\r\n$6\r\nA test\r\n$5\r\nsince\r\n$5\r\n0.1.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n",
+		"COMMAND", "DOCS", "test.limit")
+	tt.Expect(array(bulk("a"), bulk("b")), "COMMAND", "GETKEYS", "test.limit", "a", "b", "c")
+	tt.Expect("*2\r\n*2\r\n$1\r\na\r\n*2\r\n+RW\r\n+update\r\n*2\r\n$1\r\nb\r\n*2\r\n+RW\r\n+update\r\n", "COMMAND", "GETKEYSANDFLAGS", "test.limit", "a", "b")
+}
+
+func TestServerCommandGetKeys(t *testing.T) {
+	tt := newTester(t)
+	runTable(t, tt, []serverCase{
+		{[]string{"COMMAND", "GETKEYS", "get"}, errReply("ERR wrong number of arguments for 'command|getkeys' command")},
+		{[]string{"COMMAND", "GETKEYS", "nosuch", "a"}, errReply(ErrInvalidCommand)},
+		{[]string{"COMMAND", "GETKEYS", "client", "x", "y"}, errReply(ErrInvalidCommand)},
+		{[]string{"COMMAND", "GETKEYS", "ping", "x"}, errReply(ErrGetKeysNoKeys)},
+		{[]string{"COMMAND", "GETKEYS", "dbsize", "x"}, errReply(ErrGetKeysNoKeys)},
+		{[]string{"COMMAND", "GETKEYS", "get", "a", "b"}, errReply(ErrGetKeysArity)},
+		{[]string{"COMMAND", "GETKEYS", "GET", "a"}, array(bulk("a"))},
+		{[]string{"COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"}, array(bulk("a"), bulk("b"))},
+		{[]string{"COMMAND", "GETKEYS", "mset", "a", "1", "b"}, array(bulk("a"), bulk("b"))},
+		{[]string{"COMMAND", "GETKEYSANDFLAGS", "set", "a", "b"}, "*1\r\n*2\r\n$1\r\na\r\n*2\r\n+OW\r\n+update\r\n"},
+		{[]string{"COMMAND", "GETKEYSANDFLAGS", "set", "a", "b", "EX", "1", "get"}, "*1\r\n*2\r\n$1\r\na\r\n*3\r\n+RW\r\n+access\r\n+update\r\n"},
+		{[]string{"COMMAND", "GETKEYS", "eval", "s", "0"}, emptyList},
+		{[]string{"COMMAND", "GETKEYS", "eval", "s", "x"}, emptyList},
+		{[]string{"COMMAND", "GETKEYS", "eval", "s", "2", "k1", "k2", "a"}, array(bulk("k1"), bulk("k2"))},
+		{[]string{"COMMAND", "GETKEYS", "object", "encoding", "k"}, array(bulk("k"))},
+		{[]string{"COMMAND", "HELP", "x"}, errReply("ERR wrong number of arguments for 'command|help' command")},
+	})
+	if h := tt.Do("COMMAND", "HELP"); !strings.HasPrefix(h, "*21\r\n+COMMAND <subcommand>") {
+		t.Errorf("COMMAND HELP = %q", h)
+	}
+	// Key specs of other kinds, as Redis's getKeysUsingKeySpecs reads them.
+	args := func(s ...string) [][]byte {
+		out := make([][]byte, len(s))
+		for i, a := range s {
+			out[i] = []byte(a)
+		}
+		return out
+	}
+	zunion := []keySpec{
+		{flags: []string{"OW"}, bsIndex: 1, fkRange: true, step: 1},
+		{flags: []string{"RO"}, bsIndex: 2, keyNumIdx: 0, firstKey: 1, step: 1},
+	}
+	keys, ok := keysFromSpecs(zunion, args("zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2"))
+	if !ok || len(keys) != 3 || keys[0].pos != 1 || keys[1].pos != 3 || keys[2].pos != 4 {
+		t.Errorf("keynum spec: %v %v", keys, ok)
+	}
+	if _, ok := keysFromSpecs(zunion, args("zunionstore", "d", "5", "a")); ok {
+		t.Error("numkeys past the end must fail")
+	}
+	keyword := []keySpec{{flags: []string{"RO"}, bsKeyword: "STREAMS", bsStartFrom: 1, fkRange: true, lastKey: -1, step: 1, limit: 2}}
+	keys, ok = keysFromSpecs(keyword, args("xread", "COUNT", "2", "STREAMS", "s1", "s2", "0", "0"))
+	if !ok || len(keys) != 2 || keys[0].pos != 4 || keys[1].pos != 5 {
+		t.Errorf("keyword spec: %v %v", keys, ok)
+	}
+}
+
+// TestServerCommandDocsCoverage fails when a command in the table has no
+// documentation: commands Redis has are documented from the generated data
+// (regenerate it with go generate if Redis gained one), and the others need
+// Summary, Since, Group and Complexity. It also checks that the table's arity
+// agrees with Redis's, since the dispatcher enforces the table's.
+func TestServerCommandDocsCoverage(t *testing.T) {
+	var check func(c *Command)
+	check = func(c *Command) {
+		if d, ok := redisDocs[c.Name]; ok {
+			v, _ := parseRESP(d.info[strings.Index(d.info, "\r\n")+2+len(c.Name)+2:])
+			if int(v.n) != c.Arity {
+				t.Errorf("%s: arity %d, Redis %s says %d", c.Name, c.Arity, redisDocsVersion, v.n)
+			}
+		} else if c.Summary == "" || c.Since == "" || c.Group == "" || c.Complexity == "" {
+			t.Errorf("%s is not a Redis %s command and lacks Summary/Since/Group/Complexity for COMMAND DOCS", c.Name, redisDocsVersion)
+		}
+		for _, s := range c.Sub {
+			check(s)
+		}
+	}
+	for _, c := range All() {
+		check(c)
+	}
+}
+
+// TestServerCommandDocsGenerated checks the generated data's shape: every
+// entry parses as the nine COMMAND INFO elements and docsLen map elements.
+func TestServerCommandDocsGenerated(t *testing.T) {
+	if len(redisDocs) < 300 {
+		t.Fatalf("only %d generated entries", len(redisDocs))
+	}
+	names := make([]string, 0, len(redisDocs))
+	for n := range redisDocs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		d := redisDocs[n]
+		count := 0
+		for pos := 0; pos < len(d.info); count++ {
+			_, m := parseRESP(d.info[pos:])
+			pos += m
+		}
+		if count != 9 || !strings.HasPrefix(d.info, bulk(n)) {
+			t.Errorf("%s: info has %d elements", n, count)
+		}
+		count = 0
+		for pos := 0; pos < len(d.docs); count++ {
+			_, m := parseRESP(d.docs[pos:])
+			pos += m
+		}
+		if count != d.docsLen || !strings.HasPrefix(d.docs, bulk("summary")) {
+			t.Errorf("%s: docs has %d elements, docsLen %d", n, count, d.docsLen)
+		}
+	}
+}
+
+func cfgErr(arg, msg string) string {
+	return errReply("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + msg)
+}
+
+func TestServerConfigGet(t *testing.T) {
+	tt := newTester(t)
+	pair := func(k, v string) []string { return []string{bulk(k), bulk(v)} }
+	arr := func(pairs ...[]string) string {
+		var all []string
+		for _, p := range pairs {
+			all = append(all, p...)
+		}
+		return array(all...)
+	}
+	runTable(t, tt, []serverCase{
+		{[]string{"CONFIG", "GET", "port"}, arr(pair("port", "6379"))},
+		{[]string{"CONFIG", "GET", "PORT", "port"}, arr(pair("PORT", "6379"))},
+		{[]string{"CONFIG", "GET", "bind"}, arr(pair("bind", "127.0.0.1"))},
+		{[]string{"CONFIG", "GET", "maxmemory"}, arr(pair("maxmemory", "0"))},
+		{[]string{"CONFIG", "GET", "maxmemory-policy"}, arr(pair("maxmemory-policy", "noeviction"))},
+		{[]string{"CONFIG", "GET", "proto-max-bulk-len"}, arr(pair("proto-max-bulk-len", "536870912"))},
+		{[]string{"CONFIG", "GET", "client-query-buffer-limit"}, arr(pair("client-query-buffer-limit", "1073741824"))},
+		{[]string{"CONFIG", "GET", "databases", "save", "appendonly"}, arr(pair("databases", "16"), pair("save", ""), pair("appendonly", "no"))},
+		{[]string{"CONFIG", "GET", "requirepass", "protected-mode", "timeout", "maxclients"},
+			arr(pair("requirepass", ""), pair("protected-mode", "yes"), pair("timeout", "0"), pair("maxclients", "10000"))},
+		{[]string{"CONFIG", "GET", "zset-max-*"}, arr(pair("zset-max-listpack-entries", "128"), pair("zset-max-ziplist-entries", "128"),
+			pair("zset-max-listpack-value", "64"), pair("zset-max-ziplist-value", "64"))},
+		{[]string{"CONFIG", "GET", "LUA*", "busy-reply-threshold", "lua-time-limit"}, arr(pair("lua-time-limit", "5000"), pair("busy-reply-threshold", "5000"))},
+		{[]string{"CONFIG", "GET", "[bp]ind"}, arr(pair("bind", "127.0.0.1"))},
+		{[]string{"CONFIG", "GET", "nosuch", "no*such"}, emptyList},
+		{[]string{"CONFIG", "GET"}, errReply("ERR wrong number of arguments for 'config|get' command")},
+	})
+}
+
+func TestServerConfigSet(t *testing.T) {
+	tt := newTester(t)
+	cfg := tt.E.Cfg
+	runTable(t, tt, []serverCase{
+		{[]string{"CONFIG", "SET", "foo", "bar"}, errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'")},
+		{[]string{"CONFIG", "SET", "port", "1", "2"}, errReply(ErrSyntax)},
+		{[]string{"CONFIG", "SET", "port"}, errReply("ERR wrong number of arguments for 'config|set' command")},
+		{[]string{"CONFIG", "SET", "DATABASES", "3"}, cfgErr("DATABASES", "can't set immutable config")},
+		{[]string{"CONFIG", "SET", "databases", "16"}, cfgErr("databases", "can't set immutable config")},
+		{[]string{"CONFIG", "SET", "timeout", "1", "TIMEOUT", "2"}, cfgErr("TIMEOUT", "duplicate parameter")},
+		{[]string{"CONFIG", "SET", "timeout", "1", "databases", "3", "foo", "1"}, cfgErr("databases", "can't set immutable config")},
+		{[]string{"CONFIG", "SET", "foo", "1", "databases", "3"}, errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'")},
+		{[]string{"CONFIG", "SET", "timeout", "x", "foo", "1"}, errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'")},
+		{[]string{"CONFIG", "SET", "TIMEOUT", "-1"}, cfgErr("timeout", "argument must be between 0 and 2147483647 inclusive")},
+		{[]string{"CONFIG", "SET", "timeout", "05"}, cfgErr("timeout", "argument couldn't be parsed into an integer")},
+		{[]string{"CONFIG", "SET", "timeout", "9223372036854775808"}, cfgErr("timeout", "argument couldn't be parsed into an integer")},
+		{[]string{"CONFIG", "SET", "maxclients", "0"}, cfgErr("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+		{[]string{"CONFIG", "SET", "maxclients", "-1"}, cfgErr("maxclients", "argument must be between 1 and 4294967295 inclusive")},
+		{[]string{"CONFIG", "SET", "maxmemory", "10x"}, cfgErr("maxmemory", "argument must be a memory value")},
+		{[]string{"CONFIG", "SET", "maxmemory", "-1"}, cfgErr("maxmemory", "argument must be a memory value")},
+		{[]string{"CONFIG", "SET", "maxmemory", "1.5mb"}, cfgErr("maxmemory", "argument must be a memory value")},
+		{[]string{"CONFIG", "SET", "proto-max-bulk-len", "100"}, cfgErr("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+		{[]string{"CONFIG", "SET", "proto-max-bulk-len", "99999999999999999999"}, cfgErr("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+		{[]string{"CONFIG", "SET", "client-query-buffer-limit", "99999999999999999999"}, cfgErr("client-query-buffer-limit", "argument must be between 1048576 and 9223372036854775807 inclusive")},
+		{[]string{"CONFIG", "SET", "ZSET-MAX-ZIPLIST-ENTRIES", "-1"}, cfgErr("zset-max-ziplist-entries", "argument must be between 0 and 9223372036854775807 inclusive")},
+		{[]string{"CONFIG", "SET", "LUA-TIME-LIMIT", "x"}, cfgErr("lua-time-limit", "argument couldn't be parsed into an integer")},
+		{[]string{"CONFIG", "SET", "protected-mode", "maybe"}, cfgErr("protected-mode", "argument must be 'yes' or 'no'")},
+		{[]string{"CONFIG", "SET", "maxmemory-policy", "foo"}, cfgErr("maxmemory-policy", "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")},
+		{[]string{"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}, cfgErr("maxmemory-policy", "limitkv supports only the noeviction and volatile-ttl policies")},
+		{[]string{"CONFIG", "SET", "port", "70000"}, cfgErr("port", "argument must be between 0 and 65535 inclusive")},
+		{[]string{"CONFIG", "SET", "port", "6380"}, cfgErr("port", "Unable to listen on this port")},
+		{[]string{"CONFIG", "SET", "port", "6379"}, okReply},
+		{[]string{"CONFIG", "SET", "bind", "0.0.0.0"}, cfgErr("bind", "Failed to bind to specified addresses.")},
+		{[]string{"CONFIG", "SET", "bind", "127.0.0.1"}, okReply},
+		{[]string{"CONFIG", "SET", "save", "x y"}, cfgErr("save", "Invalid save parameters")},
+		{[]string{"CONFIG", "SET", "save", "3600 1 300"}, cfgErr("save", "Invalid save parameters")},
+		{[]string{"CONFIG", "SET", "save", "0 1"}, cfgErr("save", "Invalid save parameters")},
+		{[]string{"CONFIG", "SET", "save", "3600 1"}, cfgErr("save", errNoPersistence)},
+		{[]string{"CONFIG", "SET", "save", ""}, okReply},
+		{[]string{"CONFIG", "SET", "appendonly", "maybe"}, cfgErr("appendonly", "argument must be 'yes' or 'no'")},
+		{[]string{"CONFIG", "SET", "appendonly", "yes"}, cfgErr("appendonly", errNoPersistence)},
+		{[]string{"CONFIG", "SET", "appendonly", "NO"}, okReply},
+	})
+	if cfg.Timeout.Load() != 0 || cfg.MaxClients.Load() != 10000 {
+		t.Fatal("a failed CONFIG SET changed settings")
+	}
+	// Atomic: a later bad value leaves earlier good ones unset.
+	tt.Expect(cfgErr("maxclients", "argument couldn't be parsed into an integer"), "CONFIG", "SET", "timeout", "5", "maxclients", "x")
+	tt.Expect(cfgErr("port", "Unable to listen on this port"), "CONFIG", "SET", "timeout", "5", "port", "1")
+	if cfg.Timeout.Load() != 0 {
+		t.Fatal("CONFIG SET is not atomic")
+	}
+	runTable(t, tt, []serverCase{
+		{[]string{"CONFIG", "SET", "timeout", "5", "maxclients", "20", "maxmemory", "1Kb", "maxmemory-policy", "VOLATILE-TTL"}, okReply},
+		{[]string{"CONFIG", "SET", "proto-max-bulk-len", "1mb", "client-query-buffer-limit", "2mb", "protected-mode", "NO"}, okReply},
+		{[]string{"CONFIG", "SET", "zset-max-ziplist-entries", "100", "zset-max-listpack-entries", "200"}, okReply},
+		{[]string{"CONFIG", "SET", "zset-max-listpack-value", "1", "lua-time-limit", "100", "requirepass", "s3cret"}, okReply},
+	})
+	if cfg.Timeout.Load() != 5 || cfg.MaxClients.Load() != 20 || cfg.MaxMemory.Load() != 1024 || *cfg.MaxMemoryPolicy.Load() != "volatile-ttl" ||
+		cfg.ProtoMaxBulkLen.Load() != 1<<20 || cfg.QueryBufLimit.Load() != 2<<20 || cfg.ProtectedMode.Load() ||
+		cfg.ZsetMaxEntries.Load() != 200 || cfg.ZsetMaxValue.Load() != 1 || cfg.BusyThreshold.Load() != 100 || *cfg.RequirePass.Load() != "s3cret" {
+		t.Fatal("CONFIG SET did not store every value")
+	}
+	tt.Expect(array(bulk("maxmemory-policy"), bulk("volatile-ttl")), "CONFIG", "GET", "maxmemory-policy")
+	tt.Expect(array(bulk("protected-mode"), bulk("no")), "CONFIG", "GET", "protected-mode")
+	tt.Expect(okReply, "CONFIG", "SET", "maxmemory", "")
+	tt.Expect(array(bulk("maxmemory"), bulk("0")), "CONFIG", "GET", "maxmemory")
+	tt.Expect(okReply, "CONFIG", "SET", "maxmemory", "17179869184gb") // wraps to 0, as in Redis 7.0
+	tt.Expect(array(bulk("maxmemory"), bulk("0")), "CONFIG", "GET", "maxmemory")
+}
+
+func TestServerMemtoull(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want uint64
+		ok   bool
+	}{
+		{"0", 0, true}, {"", 0, true}, {"kb", 0, true}, {"1", 1, true}, {"1b", 1, true}, {"1B", 1, true},
+		{"1k", 1000, true}, {"1KB", 1024, true}, {"2m", 2e6, true}, {"2mb", 2 << 20, true}, {"3g", 3e9, true}, {"3Gb", 3 << 30, true},
+		{"99999999999999999999", math.MaxUint64, true}, {"-1", 0, false}, {"+1", 0, false}, {" 1", 0, false},
+		{"1.5mb", 0, false}, {"1tb", 0, false}, {"1 kb", 0, false},
+	} {
+		got, ok := memtoull(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("memtoull(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestServerConfigOther(t *testing.T) {
+	tt := newTester(t)
+	tt.E.Stats.Commands = 50
+	tt.E.Stats.KeyspaceHits = 3
+	tt.E.Stats.NetInput.Store(100)
+	tt.E.DB(2).Expired = 4
+	runTable(t, tt, []serverCase{
+		{[]string{"CONFIG", "RESETSTAT"}, okReply},
+		{[]string{"CONFIG", "RESETSTAT", "x"}, errReply("ERR wrong number of arguments for 'config|resetstat' command")},
+		{[]string{"CONFIG", "REWRITE"}, errReply(ErrNoConfigFile)},
+		{[]string{"CONFIG", "HELP", "x"}, errReply("ERR wrong number of arguments for 'config|help' command")},
+		{[]string{"CONFIG"}, errReply("ERR wrong number of arguments for 'config' command")},
+		{[]string{"CONFIG", "FOO"}, errReply("ERR unknown subcommand 'FOO'. Try CONFIG HELP.")},
+	})
+	if s := &tt.E.Stats; s.KeyspaceHits != 0 || s.NetInput.Load() != 0 || tt.E.DB(2).Expired != 0 || s.Commands > 5 {
+		t.Errorf("RESETSTAT left %+v", s)
+	}
+	if h := tt.Do("CONFIG", "HELP"); !strings.HasPrefix(h, "*11\r\n+CONFIG <subcommand>") || !strings.HasSuffix(h, "+    Prints this help.\r\n") {
+		t.Errorf("CONFIG HELP = %q", h)
+	}
+}
+
+// infoSectionsOf splits an INFO reply into section titles and their fields.
+func infoSectionsOf(t *testing.T, reply string) (titles []string, fields map[string]map[string]string) {
+	t.Helper()
+	body := bulkBody(t, reply)
+	fields = map[string]map[string]string{}
+	cur := ""
+	for _, l := range strings.Split(body, "\r\n") {
+		switch {
+		case strings.HasPrefix(l, "# "):
+			cur = l[2:]
+			titles = append(titles, cur)
+			fields[cur] = map[string]string{}
+		case l == "":
+		default:
+			k, v, ok := strings.Cut(l, ":")
+			if !ok || cur == "" {
+				t.Fatalf("bad INFO line %q", l)
+			}
+			fields[cur][k] = v
+		}
+	}
+	return titles, fields
+}
+
+func TestServerInfo(t *testing.T) {
+	tt := newTester(t)
+	tt.E.DB(0).Add("a", []byte("1"))
+	e := tt.E.DB(0).Add("b", []byte("1"))
+	tt.E.DB(0).SetExpiry(e, tt.Clock.Now().UnixMilli()+100_000)
+	tt.E.DB(3).Add("c", []byte("1"))
+	tt.Clock.Add(90 * time.Second)
+	def := []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Cluster", "Keyspace"}
+	for _, args := range [][]string{{"INFO"}, {"INFO", "default"}, {"INFO", "ALL"}, {"INFO", "everything"}, {"INFO", "default", "commandstats"}} {
+		titles, _ := infoSectionsOf(t, tt.Do(args...))
+		if strings.Join(titles, ",") != strings.Join(def, ",") {
+			t.Errorf("%v: sections %v", args, titles)
+		}
+	}
+	r := tt.Do("INFO", "keyspace", "SERVER", "keyspace")
+	titles, f := infoSectionsOf(t, r)
+	if strings.Join(titles, ",") != "Server,Keyspace" || !strings.Contains(r, "\r\n\r\n# Keyspace\r\n") || strings.HasSuffix(r, "\r\n\r\n\r\n") {
+		t.Fatalf("INFO keyspace server: %q", r)
+	}
+	s := f["Server"]
+	if s["redis_version"] != RedisVersion || s["limitkv_version"] != LimitkvVersion || s["redis_mode"] != "standalone" ||
+		s["tcp_port"] != "6379" || s["uptime_in_seconds"] != "90" || s["run_id"] != tt.E.RunID || s["server_time_usec"] != strconv.FormatInt(tt.Clock.Now().UnixMicro(), 10) {
+		t.Errorf("server section %v", s)
+	}
+	ks := f["Keyspace"]
+	if !strings.HasPrefix(ks["db0"], "keys=2,expires=1,avg_ttl=") || ks["db3"] != "keys=1,expires=0,avg_ttl=0" || len(ks) != 2 {
+		t.Errorf("keyspace %v", ks)
+	}
+	if avg, _ := strconv.Atoi(strings.TrimPrefix(ks["db0"], "keys=2,expires=1,avg_ttl=")); avg != 10_000 {
+		t.Errorf("avg_ttl %v", ks["db0"])
+	}
+	tt.Expect(bulk(""), "INFO", "nosuch")
+	tt.Expect(bulk("# Cluster\r\ncluster_enabled:0\r\n"), "INFO", "cluster")
+	tt.Expect(bulk("# Modules\r\n"), "INFO", "modules")
+	tt.Expect(bulk("# Keyspace\r\n"+"db0:"+ks["db0"]+"\r\n"+"db3:keys=1,expires=0,avg_ttl=0\r\n"), "INFO", "keyspace")
+	_, f = infoSectionsOf(t, tt.Do("INFO", "clients", "memory", "stats"))
+	if f["Clients"]["connected_clients"] != "1" || f["Clients"]["maxclients"] != "10000" || f["Memory"]["maxmemory_policy"] != "noeviction" ||
+		f["Memory"]["used_memory"] == "" || f["Stats"]["total_commands_processed"] == "" {
+		t.Errorf("sections %v", f)
+	}
+}
+
+func TestServerBytesToHuman(t *testing.T) {
+	for n, want := range map[uint64]string{0: "0B", 1023: "1023B", 1024: "1.00K", 1065488: "1.02M", 25276502016: "23.54G", 1 << 40: "1.00T"} {
+		if got := bytesToHuman(n); got != want {
+			t.Errorf("bytesToHuman(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
