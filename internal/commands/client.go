@@ -58,6 +58,7 @@ func (e *Engine) NewClient(addr, laddr string) *Client {
 func (e *Engine) RemoveClient(c *Client) {
 	e.mu.Lock()
 	e.unblock(c)
+	e.unwatchAll(c)
 	delete(e.clients, c.ID)
 	e.mu.Unlock()
 }

@@ -73,6 +73,11 @@ type Engine struct {
 
 	expireScratch []string
 	rlSeq         uint64 // makes RL.CHECK's server-made members unique
+
+	// watching counts watched keys, so every write and deletion costs one
+	// comparison when nobody watches anything.
+	watching int
+	x        *engineExt // WATCH and scripting state (transactions.go)
 }
 
 type waitKey struct {
@@ -164,11 +169,11 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		cmd = sub
 	}
 	if !arityOK(cmd.Arity, len(args)) {
-		e.reject(x, errWrongArgs(cmd.Name))
+		e.rejectCmd(x, cmd, errWrongArgs(cmd.Name))
 		return e.closing(c)
 	}
 	if !c.Authed && cmd.Flags&FlagNoAuth == 0 && e.Cfg.AuthRequired() {
-		e.reject(x, ErrNoAuth)
+		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
@@ -194,6 +199,16 @@ func (e *Engine) reject(x *Ctx, msg string) {
 		x.C.Multi.dirty = true
 	}
 	x.W.Error(msg)
+}
+
+// rejectCmd is reject for a known command: a refused EXEC also discards the
+// transaction, with Redis's EXECABORT wording.
+func (e *Engine) rejectCmd(x *Ctx, cmd *Command, msg string) {
+	if cmd.Name == "exec" {
+		e.execAbort(x, msg)
+		return
+	}
+	e.reject(x, msg)
 }
 
 func (e *Engine) closing(c *Client) Outcome {

@@ -1,3 +1,307 @@
 package commands
 
-var scriptingCommands = []*Command{}
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/lua"
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// The scripting family, after Redis 7.0's eval.c and script.c: EVAL,
+// EVALSHA, their _RO forms, and SCRIPT. The Lua side (sandbox, conversions,
+// time limit) is internal/lua; this file checks arguments, keeps the script
+// cache, and runs the commands scripts call.
+//
+// Differences from Redis, by design:
+//   - A script running longer than busy-reply-threshold is stopped and
+//     answered with an error. Redis keeps running it, answers other clients
+//     BUSY and lets SCRIPT KILL stop it; here the script holds the executor
+//     lock, so no other client could ever send SCRIPT KILL, which therefore
+//     always answers NOTBUSY.
+//   - redis.setresp(3) is an error: limitkv speaks RESP2 only.
+//   - SCRIPT DEBUG YES/SYNC (the Lua debugger) is refused; NO is accepted.
+var scriptingCommands = []*Command{
+	{Name: "eval", Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+		Summary: "Execute a Lua script server side", Since: "2.6.0", Complexity: "Depends on the script that is executed.", Handler: cmdEval},
+	{Name: "evalsha", Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+		Summary: "Execute a Lua script server side", Since: "2.6.0", Complexity: "Depends on the script that is executed.", Handler: cmdEvalSHA},
+	{Name: "eval_ro", Arity: -3, Flags: FlagReadOnly | FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+		Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Complexity: "Depends on the script that is executed.", Handler: cmdEvalRO},
+	{Name: "evalsha_ro", Arity: -3, Flags: FlagReadOnly | FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+		Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Complexity: "Depends on the script that is executed.", Handler: cmdEvalSHARO},
+	{Name: "script", Arity: -2, Group: "scripting",
+		Summary: "A container for Lua scripts management commands", Since: "2.6.0", Complexity: "Depends on subcommand.",
+		Sub: map[string]*Command{
+			"exists": {Arity: -3, Flags: FlagNoScript, Group: "scripting", Summary: "Check existence of scripts in the script cache.", Since: "2.6.0",
+				Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).", Handler: cmdScriptExists},
+			"load": {Arity: 3, Flags: FlagNoScript | FlagStale, Group: "scripting", Summary: "Load the specified Lua script into the script cache.", Since: "2.6.0",
+				Complexity: "O(N) with N being the length in bytes of the script body.", Handler: cmdScriptLoad},
+			"flush": {Arity: -2, Flags: FlagNoScript, Group: "scripting", Summary: "Remove all the scripts from the script cache.", Since: "2.6.0",
+				Complexity: "O(N) with N being the number of scripts in cache", Handler: cmdScriptFlush},
+			"kill": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: "scripting", Summary: "Kill the script currently in execution.", Since: "2.6.0",
+				Complexity: "O(1)", Handler: cmdScriptKill},
+			"debug": {Arity: 3, Flags: FlagNoScript, Group: "scripting", Summary: "Set the debug mode for executed scripts.", Since: "3.2.0",
+				Complexity: "O(1)", Handler: cmdScriptDebug},
+			"help": {Arity: 2, Flags: FlagLoading | FlagStale, Group: "scripting", Summary: "Show helpful text about the different subcommands", Since: "5.0.0",
+				Complexity: "O(1)", Handler: cmdScriptHelp},
+		}},
+}
+
+var scriptHelp = []string{
+	"SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"DEBUG (YES|SYNC|NO)",
+	"    Set the debug mode for subsequent scripts executed.",
+	"EXISTS <sha1> [<sha1> ...]",
+	"    Return information about the existence of the scripts in the script cache.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Flush the Lua scripts cache. Very dangerous on replicas.",
+	"    When called without the optional mode argument, the behavior is determined by the",
+	"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+	"    * ASYNC: Asynchronously flush the scripts cache.",
+	"    * SYNC: Synchronously flush the scripts cache.",
+	"KILL",
+	"    Kill the currently executing Lua script.",
+	"LOAD <script>",
+	"    Load a script into the scripts cache without executing it.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdEval(x *Ctx)      { evalGeneric(x, false, false) }
+func cmdEvalSHA(x *Ctx)   { evalGeneric(x, true, false) }
+func cmdEvalRO(x *Ctx)    { evalGeneric(x, false, true) }
+func cmdEvalSHARO(x *Ctx) { evalGeneric(x, true, true) }
+
+// scriptVM returns the engine's interpreter and script cache, creating them
+// on first use.
+func (e *Engine) scriptVM() *engineExt {
+	ext := e.ext()
+	if ext.vm == nil {
+		ext.vm = lua.New()
+		ext.scripts = make(map[string]*lua.Script)
+	}
+	return ext
+}
+
+// lookupScript is the one place a cached script is found by its SHA (40
+// lower-case hex digits): a native fast path for well-known scripts hooks
+// in here.
+func (ext *engineExt) lookupScript(sha []byte) *lua.Script {
+	return ext.scripts[string(sha)]
+}
+
+// loadScript returns the cached script for body, compiling and caching it
+// if needed; on a compile error it returns Redis's error reply text.
+func (ext *engineExt) loadScript(body []byte) (*lua.Script, string) {
+	sha := lua.SHA1Hex(body)
+	if s := ext.lookupScript([]byte(sha)); s != nil {
+		return s, ""
+	}
+	s, msg := ext.vm.Compile(sha, body)
+	if msg != "" {
+		return nil, msg
+	}
+	ext.scripts[sha] = s
+	return s, ""
+}
+
+func evalGeneric(x *Ctx, bySHA, ro bool) {
+	var sha [40]byte
+	if bySHA {
+		// Redis checks the length before anything else.
+		if len(x.Args[1]) != 40 {
+			x.W.Error(ErrNoScript)
+			return
+		}
+		for i, c := range x.Args[1] {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			sha[i] = c
+		}
+	}
+	numkeys, ok := num.ParseInt(x.Args[2])
+	if !ok {
+		x.W.Error(ErrNotInt)
+		return
+	}
+	if numkeys > int64(len(x.Args)-3) {
+		x.W.Error(errNumKeysTooBig)
+		return
+	}
+	if numkeys < 0 {
+		x.W.Error(errNumKeysNegative)
+		return
+	}
+	ext := x.E.scriptVM()
+	var s *lua.Script
+	if bySHA {
+		if s = ext.lookupScript(sha[:]); s == nil {
+			x.W.Error(ErrNoScript)
+			return
+		}
+	} else {
+		var msg string
+		if s, msg = ext.loadScript(x.Args[1]); s == nil {
+			x.W.Error(msg)
+			return
+		}
+	}
+	// With a shebang the script declares whether it writes; without one
+	// (EVAL compatibility mode) only the commands it calls are checked.
+	shebang := s.Flags&lua.FlagShebang != 0
+	if shebang && s.Flags&lua.FlagNoWrites == 0 && ro {
+		x.W.Error(errScriptWriteRO)
+		return
+	}
+	keys := x.Args[3 : 3+numkeys]
+	argv := x.Args[3+numkeys:]
+	runScript(x, ext, s, keys, argv, ro || (shebang && s.Flags&lua.FlagNoWrites != 0))
+}
+
+// runScript runs s for x's client. SELECT inside a script does not change
+// the caller's database (Redis 7.0 runs scripts on a client of their own).
+func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bool) {
+	c := x.C
+	db := c.DB
+	wasIn := c.inScript
+	c.inScript = true
+	h := &ext.host
+	prev := *h
+	h.x, h.ro = x, ro
+	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
+	ext.vm.Run(s, keys, argv, h, x.W, timeout)
+	*h = prev
+	c.inScript = wasIn
+	c.DB = db
+}
+
+// scriptHost runs the commands a script calls (redis.call / redis.pcall).
+type scriptHost struct {
+	x     *Ctx
+	ro    bool
+	w     resp.Writer // scratch reply buffer, reused from call to call
+	inner Ctx
+}
+
+// maxScratch bounds the scratch reply buffer kept between calls.
+const maxScratch = 64 << 10
+
+func (h *scriptHost) Call(args [][]byte) ([]byte, string) {
+	cmd := Lookup(args[0])
+	if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
+		cmd = lookupSub(cmd, args[1])
+	}
+	if cmd == nil {
+		return nil, refusedUnknown
+	}
+	if !arityOK(cmd.Arity, len(args)) {
+		return nil, refusedArity
+	}
+	if cmd.Flags&FlagNoScript != 0 {
+		return nil, refusedNoScript
+	}
+	if h.ro && cmd.Flags&FlagWrite != 0 {
+		return nil, refusedWriteRO
+	}
+	h.w.Reset(maxScratch)
+	x := h.x
+	// The inner context lives in the host, so a call allocates nothing.
+	h.inner = Ctx{E: x.E, C: x.C, W: &h.w, DB: x.E.dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
+	x.E.call(&h.inner)
+	h.inner = Ctx{}
+	return h.w.Bytes(), ""
+}
+
+func (h *scriptHost) Log(level int, msg string) {
+	lv := slog.LevelDebug
+	switch level {
+	case 2:
+		lv = slog.LevelInfo
+	case 3:
+		lv = slog.LevelWarn
+	}
+	h.x.E.Log.Log(context.Background(), lv, msg, "source", "script")
+}
+
+func cmdScriptLoad(x *Ctx) {
+	s, msg := x.E.scriptVM().loadScript(x.Args[2])
+	if s == nil {
+		x.W.Error(msg)
+		return
+	}
+	x.W.BulkString(s.SHA)
+}
+
+func cmdScriptExists(x *Ctx) {
+	ext := x.E.scriptVM()
+	x.W.Array(len(x.Args) - 2)
+	var sha [40]byte
+	for _, a := range x.Args[2:] {
+		found := false
+		if len(a) == 40 {
+			for i, c := range a {
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				sha[i] = c
+			}
+			found = ext.lookupScript(sha[:]) != nil
+		}
+		if found {
+			x.W.Int(1)
+		} else {
+			x.W.Int(0)
+		}
+	}
+}
+
+// cmdScriptFlush empties the cache and starts a fresh interpreter, as
+// Redis's scriptingReset. ASYNC and SYNC behave alike: the old interpreter
+// is left to the garbage collector either way.
+func cmdScriptFlush(x *Ctx) {
+	if len(x.Args) > 3 || (len(x.Args) == 3 && !eqFold(x.Args[2], "sync") && !eqFold(x.Args[2], "async")) {
+		x.W.Error(errFlushOption)
+		return
+	}
+	ext := x.E.ext()
+	if ext.vm != nil {
+		ext.vm.Close()
+		ext.vm = nil
+		ext.scripts = nil
+	}
+	x.W.OK()
+}
+
+func cmdScriptKill(x *Ctx) { x.W.Error(errNotBusy) }
+
+func cmdScriptDebug(x *Ctx) {
+	switch {
+	case eqFold(x.Args[2], "no"):
+		x.W.OK()
+	case eqFold(x.Args[2], "yes"), eqFold(x.Args[2], "sync"):
+		x.W.Error(errDebugUnsupp)
+	default:
+		x.W.Error(errDebugOption)
+	}
+}
+
+func cmdScriptHelp(x *Ctx) { writeHelp(x, scriptHelp) }
+
+func eqFold(b []byte, lower string) bool {
+	if len(b) != len(lower) {
+		return false
+	}
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}

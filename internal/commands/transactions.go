@@ -3,8 +3,6 @@ package commands
 import (
 	"bytes"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/limitkv/limitkv/internal/lua"
 	"github.com/limitkv/limitkv/internal/num"
@@ -36,10 +34,8 @@ var transactionCommands = []*Command{
 		Summary: "Forget about all watched keys", Since: "2.2.0", Complexity: "O(1)", Handler: cmdUnwatch},
 }
 
-// engineExt is the engine state of the transaction and scripting families.
-// It lives beside the Engine (found by ext) rather than in it, so these
-// families need no field in engine.go; a field would save one sync.Map
-// lookup per WATCH/EVAL and nothing on the hot path.
+// engineExt is the engine state of the transaction and scripting families,
+// made on first use so an engine that never watches or scripts pays nothing.
 type engineExt struct {
 	// watchers lists, per watched key, the clients watching it.
 	watchers map[waitKey][]*Client
@@ -66,22 +62,14 @@ type watchedKey struct {
 	expired bool
 }
 
-var (
-	exts sync.Map // *Engine -> *engineExt
-	// watching counts watched keys over all engines, so that every write and
-	// every deletion costs one atomic load when nobody watches anything.
-	watching atomic.Int64
-)
-
 func (e *Engine) ext() *engineExt {
-	if v, ok := exts.Load(e); ok {
-		return v.(*engineExt)
+	if e.x == nil {
+		e.x = &engineExt{
+			watchers: make(map[waitKey][]*Client),
+			watches:  make(map[*Client]*watchState),
+		}
 	}
-	v, _ := exts.LoadOrStore(e, &engineExt{
-		watchers: make(map[waitKey][]*Client),
-		watches:  make(map[*Client]*watchState),
-	})
-	return v.(*engineExt)
+	return e.x
 }
 
 func cmdMulti(x *Ctx) {
@@ -182,7 +170,7 @@ next:
 		ws.keys = append(ws.keys, wk)
 		id := waitKey{wk.db, wk.key}
 		ext.watchers[id] = append(ext.watchers[id], c)
-		watching.Add(1)
+		x.E.watching++
 	}
 	x.W.OK()
 }
@@ -195,7 +183,7 @@ func cmdUnwatch(x *Ctx) {
 // watchFailed reports whether EXEC must fail: a watched key changed, or its
 // deadline passed since WATCH (Redis's isWatchedKeyExpired).
 func (e *Engine) watchFailed(c *Client, now int64) bool {
-	if watching.Load() == 0 {
+	if e.watching == 0 {
 		return false
 	}
 	ws := e.ext().watches[c]
@@ -219,7 +207,7 @@ func (e *Engine) watchFailed(c *Client, now int64) bool {
 // unwatchAll forgets c's watched keys (UNWATCH, EXEC, DISCARD, RESET, and
 // when the connection closes).
 func (e *Engine) unwatchAll(c *Client) {
-	if watching.Load() == 0 {
+	if e.watching == 0 {
 		return
 	}
 	ext := e.ext()
@@ -241,7 +229,7 @@ func (e *Engine) unwatchAll(c *Client) {
 		} else {
 			ext.watchers[id] = list
 		}
-		watching.Add(-1)
+		e.watching--
 	}
 	delete(ext.watches, c)
 }
@@ -258,7 +246,7 @@ func (ext *engineExt) touch(db int, key []byte) {
 // keyDeleted is called for every key removed from database db, for any
 // reason (DEL, overwrite by RENAME, expiry, FLUSH).
 func (e *Engine) keyDeleted(db int, key string) {
-	if watching.Load() == 0 {
+	if e.watching == 0 {
 		return
 	}
 	ext := e.ext()
@@ -288,7 +276,7 @@ func (e *Engine) keyDeleted(db int, key string) {
 // are not invalidated. A write handler that can tell calls it before
 // returning; the reply-based rules in afterWrite cover the rest.
 func (x *Ctx) Unchanged() {
-	if watching.Load() != 0 {
+	if x.E.watching != 0 {
 		x.E.ext().noop = true
 	}
 }
@@ -297,7 +285,7 @@ func (x *Ctx) Unchanged() {
 // starts in x.W. It invalidates the watchers of the keys the command wrote,
 // unless its reply shows it changed nothing.
 func (e *Engine) afterWrite(x *Ctx, mark int) {
-	if watching.Load() == 0 {
+	if e.watching == 0 {
 		return
 	}
 	ext := e.ext()

@@ -1,0 +1,114 @@
+package commands
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+const seedSHA = "91bc54027b375c6932fd44b714479f32d407fcba"
+
+func TestScriptingBasics(t *testing.T) {
+	tt := newTester(t)
+	sha := "e0e1f9fabfc9d4800c877a703b823ac0578ff8db"
+	tt.Expect(bulk(sha), "SCRIPT", "LOAD", "return 1")
+	tt.Expect(integer(1), "EVALSHA", sha, "0")
+	tt.Expect(integer(1), "EVALSHA", strings.ToUpper(sha), "0")
+	tt.Expect(array(integer(1), integer(1), integer(0)), "SCRIPT", "EXISTS", sha, strings.ToUpper(sha), "abc")
+	tt.Expect(errReply(ErrNoScript), "EVALSHA", "abc", "abc")
+	tt.Expect(errReply(ErrNotInt), "EVAL", "return 1", "x")
+	tt.Expect(errReply(errNumKeysTooBig), "EVAL", "return 1", "2", "a")
+	tt.Expect(errReply(errNumKeysNegative), "EVAL", "return 1", "-1")
+	tt.Expect(array(bulk("a"), bulk("b"), bulk("c")), "EVAL", "return {KEYS[1], ARGV[1], ARGV[2]}", "1", "a", "b", "c")
+	tt.Expect(okReply, "SCRIPT", "FLUSH")
+	tt.Expect(errReply(ErrNoScript), "EVALSHA", sha, "0")
+	tt.Expect(errReply(errNotBusy), "SCRIPT", "KILL")
+	tt.Expect(errReply(errFlushOption), "SCRIPT", "FLUSH", "x")
+
+	tt.Expect(integer(1), "EVAL", "return redis.call('incr', KEYS[1])", "1", "n")
+	tt.Expect(bulk("1"), "GET", "n")
+	tt.Expect(errReply("ERR Write commands are not allowed from read-only scripts."), "EVAL_RO", "return redis.pcall('incr', 'n')", "0")
+	tt.Expect(errReply(errScriptWriteRO), "EVAL_RO", "#!lua\nreturn 1", "0")
+	tt.Expect(errReply("ERR This Redis command is not allowed from script"), "EVAL", "return redis.pcall('multi')", "0")
+	tt.Expect(errReply("ERR Unknown Redis command called from script"), "EVAL", "return redis.pcall('nosuch')", "0")
+	tt.Expect(errReply("ERR Wrong number of args calling Redis command from script"), "EVAL", "return redis.pcall('get')", "0")
+
+	// SELECT inside a script stays inside it.
+	tt.Expect(integer(1), "EVAL", "redis.call('select', '2'); redis.call('set', 's', '1'); return 1", "0")
+	tt.Expect(nilReply, "GET", "s")
+	if tt.C.inScript {
+		t.Fatal("inScript left set")
+	}
+}
+
+func TestScriptingTimeout(t *testing.T) {
+	tt := newTester(t)
+	tt.E.Cfg.BusyThreshold.Store(50)
+	got := tt.Do("EVAL", "while true do end", "0")
+	if !strings.HasPrefix(got, "-ERR Script killed: it ran longer than busy-reply-threshold (50 ms)") {
+		t.Fatalf("got %q", got)
+	}
+	tt.Expect(integer(2), "EVAL", "return 2", "0")
+}
+
+func TestScriptingSeedSHA(t *testing.T) {
+	tt := newTester(t)
+	seed := readSeedScript(t)
+	tt.Expect(bulk(seedSHA), "SCRIPT", "LOAD", strings.TrimSuffix(seed, "\n"))
+	tt.Expect(bulk("2f28f575aa22b7cfd53ae3e5432bbd242143347a"), "SCRIPT", "LOAD", seed)
+}
+
+func readSeedScript(tb testing.TB) string {
+	for _, p := range []string{"../../../shared/seed/sliding_window.lua", "/work/shared/seed/sliding_window.lua"} {
+		if b, err := os.ReadFile(p); err == nil {
+			return string(b)
+		}
+	}
+	tb.Skip("seed script not found")
+	return ""
+}
+
+func benchEvalsha(b *testing.B, body string, args func(i int) []string) {
+	tt := newTester(b)
+	sha := strings.TrimSuffix(strings.TrimPrefix(tt.Do("SCRIPT", "LOAD", body), "$40\r\n"), "\r\n")
+	var w resp.Writer
+	bargs := make([][]byte, 0, 16)
+	first := tt.Do(append([]string{"EVALSHA", sha}, args(0)...)...)
+	if strings.HasPrefix(first, "-") {
+		b.Skip("script fails: " + first)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bargs = bargs[:0]
+		bargs = append(bargs, []byte("EVALSHA"), []byte(sha))
+		for _, a := range args(i) {
+			bargs = append(bargs, []byte(a))
+		}
+		w.Reset(1 << 16)
+		tt.E.Lock()
+		tt.E.Exec(tt.C, bargs, &w)
+		tt.E.Unlock()
+	}
+}
+
+// BenchmarkEvalshaSeed runs the seed's sliding-window script for 1000
+// users, as the seed workload does.
+func BenchmarkEvalshaSeed(b *testing.B) {
+	seed := strings.TrimSuffix(readSeedScript(b), "\n")
+	users := make([]string, 1000)
+	for i := range users {
+		users[i] = "user:" + strconv.Itoa(i)
+	}
+	benchEvalsha(b, seed, func(i int) []string {
+		return []string{"1", users[i%len(users)], strconv.Itoa(1_700_000_000_000 + i), "60000", "5", "req-" + strconv.Itoa(i)}
+	})
+}
+
+// BenchmarkEvalshaSmall is a small script with one redis.call.
+func BenchmarkEvalshaSmall(b *testing.B) {
+	benchEvalsha(b, "return redis.call('incr', KEYS[1])", func(int) []string { return []string{"1", "counter"} })
+}

@@ -1,0 +1,542 @@
+// Package lua runs Redis 7.0 scripts (EVAL) on gopher-lua: the sandbox Redis
+// gives scripts (its libraries, the redis.* API, read-only globals), the
+// conversions between RESP replies and Lua values both ways, and the limit on
+// how long a script may run.
+//
+// One VM serves every script of an engine: scripts run one at a time under
+// the executor lock, exactly as on Redis's single Lua interpreter, and the VM
+// is reused from call to call so a cached script costs a function call, not a
+// new interpreter.
+//
+// Where gopher-lua differs from the Lua 5.1 inside Redis, replies differ too:
+// syntax error texts, some runtime error texts ("attempt to index local 't'"
+// is "attempt to index a non-table object(nil) with key 'x'"), and the way
+// non-integer numbers print when concatenated or passed to string.format
+// ("%.14g" in Lua 5.1, Go's shortest form here; tostring is fixed up to match).
+package lua
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	glua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// Flags are the script flags a "#!lua flags=..." first line declares.
+type Flags uint8
+
+const (
+	// FlagShebang: the script has a shebang line, so Redis drops the EVAL
+	// compatibility mode (a script without no-writes may write, and *_RO
+	// commands refuse to run it).
+	FlagShebang Flags = 1 << iota
+	FlagNoWrites
+	FlagAllowOOM
+	FlagAllowStale
+	FlagNoCluster
+)
+
+// Script is a compiled script, bound to the VM that compiled it.
+type Script struct {
+	SHA   string // 40 lower-case hex digits of the body's SHA1
+	Body  string
+	Flags Flags
+	fn    *glua.LFunction
+}
+
+// Host runs the Redis commands a script calls and receives its log lines.
+type Host interface {
+	// Call runs one command for redis.call / redis.pcall. It returns the
+	// command's RESP2 reply, which the VM converts before the next Call; or,
+	// when the script may not run it, the reason (Redis's text, without an
+	// error code).
+	Call(args [][]byte) (reply []byte, refused string)
+	// Log receives redis.log lines (level: 0 debug .. 3 warning).
+	Log(level int, msg string)
+}
+
+// SHA1Hex returns the script name Redis gives body.
+func SHA1Hex(body []byte) string {
+	sum := sha1.Sum(body)
+	return hex.EncodeToString(sum[:])
+}
+
+// VM is one Lua interpreter. It is not safe for concurrent use.
+type VM struct {
+	L       *glua.LState
+	globals *glua.LTable // the real globals, behind the read-only proxy scripts see
+	proxies map[*glua.LTable]*glua.LTable
+	handler *glua.LFunction // error handler for the script's pcall
+
+	// Per-run state.
+	host    Host
+	args    [][]byte
+	arena   []byte
+	offs    []int
+	running bool
+
+	dog   watchdog
+	rand  uint64 // rand48 state for math.random
+	keysK glua.LValue
+	argvK glua.LValue
+}
+
+// New returns a VM with Redis's sandbox.
+func New() *VM {
+	L := glua.NewState(glua.Options{
+		SkipOpenLibs:    true,
+		CallStackSize:   200, // Lua 5.1's LUAI_MAXCCALLS: deep recursion is a "stack overflow" error
+		RegistrySize:    1024,
+		RegistryMaxSize: 1 << 20,
+	})
+	vm := &VM{L: L, proxies: make(map[*glua.LTable]*glua.LTable), keysK: glua.LString("KEYS"), argvK: glua.LString("ARGV")}
+	vm.dog.timer = time.AfterFunc(time.Hour, vm.dog.fire)
+	vm.dog.timer.Stop()
+	vm.srand48(0)
+	vm.setup()
+	return vm
+}
+
+// Close releases the interpreter.
+func (vm *VM) Close() {
+	vm.dog.timer.Stop()
+	vm.L.Close()
+}
+
+// Compile compiles body, whose SHA1 is sha. On failure it returns the error
+// reply Redis gives, e.g. "ERR Error compiling script (new function): ...".
+func (vm *VM) Compile(sha string, body []byte) (*Script, string) {
+	s := &Script{SHA: sha, Body: string(body)}
+	src := s.Body
+	if strings.HasPrefix(src, "#!") {
+		nl := strings.IndexByte(src, '\n')
+		if nl < 0 {
+			return nil, "ERR Invalid script shebang"
+		}
+		flags, msg := parseShebang(src[:nl])
+		if msg != "" {
+			return nil, msg
+		}
+		s.Flags = flags | FlagShebang
+		// Keep the newline so line numbers in errors stay those of the body.
+		src = src[nl:]
+	}
+	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
+	if err != nil {
+		return nil, "ERR Error compiling script (new function): " + syntaxError(err, src)
+	}
+	proto, err := glua.Compile(chunk, chunkName)
+	if err != nil {
+		msg := err.Error()
+		if ce, ok := err.(*glua.CompileError); ok {
+			msg = fmt.Sprintf("%s:%d: %s", chunkName, ce.Line, ce.Message)
+		}
+		return nil, "ERR Error compiling script (new function): " + msg
+	}
+	noArgTable(proto)
+	s.fn = vm.L.NewFunctionFromProto(proto)
+	return s, ""
+}
+
+// noArgTable drops Lua 5.0's implicit "arg" table of vararg functions:
+// Redis's Lua is built without it, and gopher-lua would allocate it on
+// every call.
+func noArgTable(p *glua.FunctionProto) {
+	p.IsVarArg &^= glua.VarArgNeedsArg
+	for _, c := range p.FunctionPrototypes {
+		noArgTable(c)
+	}
+}
+
+const chunkName = "user_script"
+
+// syntaxError words a gopher-lua parse error the way Lua 5.1 starts its own
+// ("user_script:LINE: ... near 'TOKEN'"); the middle is gopher-lua's.
+func syntaxError(err error, src string) string {
+	pe, ok := err.(*parse.Error)
+	if !ok {
+		return strings.TrimSpace(err.Error())
+	}
+	if pe.Pos.Line == parse.EOF {
+		return fmt.Sprintf("%s:%d: %s near '<eof>'", chunkName, strings.Count(src, "\n")+1, pe.Message)
+	}
+	return fmt.Sprintf("%s:%d: %s near '%s'", chunkName, pe.Pos.Line, pe.Message, pe.Token)
+}
+
+// parseShebang reads "#!lua [flags=a,b]" as Redis 7.0 does (split on spaces).
+func parseShebang(line string) (Flags, string) {
+	parts := strings.Fields(line)
+	if len(parts) == 0 || parts[0] != "#!lua" {
+		engine := line
+		if len(parts) > 0 {
+			engine = parts[0]
+		}
+		return 0, "ERR Unexpected engine in script shebang: " + engine
+	}
+	var f Flags
+	for _, p := range parts[1:] {
+		list, ok := strings.CutPrefix(p, "flags=")
+		if !ok {
+			return 0, "ERR Unknown lua shebang option: " + p
+		}
+		if list == "" {
+			continue
+		}
+		for _, name := range strings.Split(list, ",") {
+			switch name {
+			case "no-writes":
+				f |= FlagNoWrites
+			case "allow-oom":
+				f |= FlagAllowOOM
+			case "allow-stale":
+				f |= FlagAllowStale
+			case "no-cluster":
+				f |= FlagNoCluster
+			default:
+				return 0, "ERR Unexpected flag in script shebang: " + name
+			}
+		}
+	}
+	return f, ""
+}
+
+// Run calls s with KEYS and ARGV and writes its reply (or its error) to w.
+// A script still running after timeout (0: no limit) is stopped and
+// answered with an error: Redis would instead answer other clients BUSY
+// until SCRIPT KILL, but here the script holds the executor lock, so nobody
+// could send SCRIPT KILL.
+func (vm *VM) Run(s *Script, keys, argv [][]byte, host Host, w *resp.Writer, timeout time.Duration) {
+	L := vm.L
+	vm.host = host
+	vm.running = true
+	vm.globals.RawSet(vm.keysK, vm.array(keys))
+	vm.globals.RawSet(vm.argvK, vm.array(argv))
+
+	if timeout > 0 {
+		L.SetContext(vm.dog.arm(timeout))
+	}
+	base := L.GetTop()
+	L.Push(s.fn)
+	err := L.PCall(0, 1, vm.handler)
+	killed := false
+	if timeout > 0 {
+		killed = vm.dog.disarm()
+		L.RemoveContext()
+	}
+	switch {
+	case killed:
+		msg := fmt.Sprintf("ERR Script killed: it ran longer than busy-reply-threshold (%d ms)", timeout.Milliseconds())
+		if ae, ok := err.(*glua.ApiError); ok {
+			if t, ok := ae.Object.(*glua.LTable); ok {
+				if line, ok := t.RawGetString("line").(glua.LNumber); ok {
+					msg += fmt.Sprintf(" script: %s, on @%s:%d.", s.SHA, chunkName, int(line))
+				}
+			}
+		}
+		w.Error(msg)
+	case err != nil:
+		vm.writeError(w, s, err)
+	default:
+		vm.writeReply(w, L.Get(-1), 0)
+	}
+	L.SetTop(base)
+	vm.host = nil
+	vm.running = false
+}
+
+func (vm *VM) array(items [][]byte) *glua.LTable {
+	t := vm.L.CreateTable(len(items), 0)
+	for _, it := range items {
+		t.Append(glua.LString(it))
+	}
+	return t
+}
+
+// writeError answers a script that raised an error, in Redis's words:
+// "-<err> script: <sha>, on @user_script:<line>."
+func (vm *VM) writeError(w *resp.Writer, s *Script, err error) {
+	ae, ok := err.(*glua.ApiError)
+	if !ok {
+		w.Error("ERR " + err.Error())
+		return
+	}
+	t, ok := ae.Object.(*glua.LTable)
+	if !ok {
+		// The error handler could not run (a stack overflow): word it as it
+		// would have, taking the line from the message's position.
+		msg := luaMessage(luaToString(ae.Object))
+		out := "ERR " + msg
+		if rest, ok := strings.CutPrefix(msg, chunkName+":"); ok {
+			if i := strings.IndexByte(rest, ':'); i > 0 {
+				out += fmt.Sprintf(" script: %s, on @%s:%s.", s.SHA, chunkName, rest[:i])
+			}
+		}
+		w.Error(out)
+		return
+	}
+	msg, ok := t.RawGetString("err").(glua.LString)
+	if !ok {
+		// Redis 7.0 crashes on an error table without "err"; answer instead.
+		msg = "ERR unknown error"
+	}
+	out := string(msg)
+	if line, ok := t.RawGetString("line").(glua.LNumber); ok {
+		if src, ok := t.RawGetString("source").(glua.LString); ok {
+			out += fmt.Sprintf(" script: %s, on %s:%d.", s.SHA, src, int(line))
+		}
+	}
+	w.Error(out)
+}
+
+// errorHandler is Redis's __redis__err__handler: it turns any error into an
+// {err=..., source=..., line=...} table naming the innermost Lua line.
+func (vm *VM) errorHandler(L *glua.LState) int {
+	obj := L.Get(1)
+	t, ok := obj.(*glua.LTable)
+	if !ok {
+		msg := luaToString(obj)
+		if _, isStr := obj.(glua.LString); isStr {
+			msg = luaMessage(msg)
+		}
+		t = L.NewTable()
+		t.RawSetString("err", glua.LString("ERR "+msg))
+	}
+	if src, line := vm.currentLine(L, 1); line >= 0 {
+		t.RawSetString("source", glua.LString(src))
+		t.RawSetString("line", glua.LNumber(line))
+	}
+	L.Push(t)
+	return 1
+}
+
+// currentLine returns the source (as Lua's debug.getinfo names it) and the
+// line of the innermost Lua function at or above level, or line -1.
+func (vm *VM) currentLine(L *glua.LState, level int) (string, int) {
+	for ; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			return "", -1
+		}
+		if _, err := L.GetInfo("Sl", dbg, glua.LNil); err != nil {
+			return "", -1
+		}
+		if dbg.What != "G" && dbg.CurrentLine >= 0 {
+			src := dbg.Source
+			if src == chunkName {
+				src = "@" + chunkName
+			}
+			return src, dbg.CurrentLine
+		}
+	}
+}
+
+var (
+	arithRE  = regexp.MustCompile(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
+	concatRE = regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)`)
+	indexRE  = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'`)
+	badArgRE = regexp.MustCompile(`bad argument #(\d+) to (\w+) \(`)
+)
+
+// luaMessage rewords gopher-lua's runtime errors the way Lua 5.1 words
+// them, as far as the operand types allow (Lua also names the variable
+// involved, "local 't'", which gopher-lua does not report).
+func luaMessage(msg string) string {
+	if !strings.Contains(msg, "cannot perform") && !strings.Contains(msg, "non-table object") && !strings.Contains(msg, "bad argument") {
+		return msg
+	}
+	msg = arithRE.ReplaceAllStringFunc(msg, func(m string) string {
+		p := arithRE.FindStringSubmatch(m)
+		t := p[1]
+		if t == "number" {
+			t = p[2]
+		}
+		return "attempt to perform arithmetic on a " + t + " value"
+	})
+	msg = concatRE.ReplaceAllStringFunc(msg, func(m string) string {
+		p := concatRE.FindStringSubmatch(m)
+		t := p[1]
+		if t == "string" || t == "number" {
+			t = p[2]
+		}
+		return "attempt to concatenate a " + t + " value"
+	})
+	msg = indexRE.ReplaceAllString(msg, "attempt to index a $1 value")
+	return badArgRE.ReplaceAllString(msg, "bad argument #$1 to '$2' (")
+}
+
+// watchdog stops a script that runs too long by closing the done channel of
+// the context the interpreter checks before every instruction. The context
+// and one timer are reused from run to run, so a fast script costs no
+// allocation for them; only a killed run needs a fresh channel.
+type watchdog struct {
+	mu       sync.Mutex
+	timer    *time.Timer
+	ctx      *runCtx
+	deadline time.Time
+	armed    bool
+	fired    bool
+}
+
+func (d *watchdog) arm(timeout time.Duration) *runCtx {
+	d.mu.Lock()
+	if d.ctx == nil || d.ctx.err != nil {
+		d.ctx = &runCtx{done: make(chan struct{})}
+	}
+	d.deadline = time.Now().Add(timeout)
+	d.armed, d.fired = true, false
+	ctx := d.ctx
+	d.mu.Unlock()
+	d.timer.Reset(timeout)
+	return ctx
+}
+
+func (d *watchdog) fire() {
+	d.mu.Lock()
+	// A late firing of an earlier arming finds a later deadline and leaves
+	// the run in progress alone.
+	if d.armed && !time.Now().Before(d.deadline) {
+		d.ctx.cancel()
+		d.fired = true
+	}
+	d.mu.Unlock()
+}
+
+func (d *watchdog) disarm() bool {
+	d.timer.Stop()
+	d.mu.Lock()
+	fired := d.fired
+	d.armed = false
+	d.ctx.dropCallbacks()
+	d.mu.Unlock()
+	return fired
+}
+
+// runCtx is the context a script runs under. It implements AfterFunc so
+// that the contexts gopher-lua derives for coroutines hang callbacks on it
+// instead of starting a goroutine each.
+type runCtx struct {
+	done  chan struct{}
+	mu    sync.Mutex
+	err   error
+	funcs map[int]func()
+	next  int
+}
+
+func (c *runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *runCtx) Done() <-chan struct{}       { return c.done }
+func (c *runCtx) Value(any) any               { return nil }
+
+func (c *runCtx) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *runCtx) AfterFunc(f func()) func() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	if c.funcs == nil {
+		c.funcs = make(map[int]func())
+	}
+	id := c.next
+	c.next++
+	c.funcs[id] = f
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.funcs[id]
+		delete(c.funcs, id)
+		return ok
+	}
+}
+
+func (c *runCtx) cancel() {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = context.Canceled
+	close(c.done)
+	funcs := c.funcs
+	c.funcs = nil
+	c.mu.Unlock()
+	for _, f := range funcs {
+		go f()
+	}
+}
+
+// dropCallbacks forgets the coroutines' callbacks when a run ends: their
+// contexts die with the run.
+func (c *runCtx) dropCallbacks() {
+	c.mu.Lock()
+	c.funcs = nil
+	c.mu.Unlock()
+}
+
+// formatArg renders a Lua number passed to redis.call as Redis does
+// ("%.17g"), so 0.1 becomes "0.10000000000000001" and 3 becomes "3".
+func formatArg(dst []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(dst, "inf"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-inf"...)
+	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return append(dst, "-nan"...)
+		}
+		return append(dst, "nan"...)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e17 {
+		if f == 0 && math.Signbit(f) {
+			return append(dst, "-0"...)
+		}
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 17, 64)
+}
+
+// formatNumber is Lua 5.1's tostring for numbers ("%.14g").
+func formatNumber(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return "-nan"
+		}
+		return "nan"
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
+		if f == 0 && math.Signbit(f) {
+			return "-0"
+		}
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'g', 14, 64)
+}
+
+func luaToString(v glua.LValue) string {
+	if n, ok := v.(glua.LNumber); ok {
+		return formatNumber(float64(n))
+	}
+	return v.String()
+}
