@@ -444,7 +444,7 @@ func parseDecLD(s []byte, neg bool) (*big.Float, bool) {
 	case mag > 4933: // >= 1e4934 > LDBL_MAX (1.19e4932)
 		return roundLD(neg, m, ldMaxExp+1, false)
 	case mag < -4953: // < 1e-4953, under half the smallest subnormal
-		return roundLD(neg, m, -ldSubShift-big.MaxExp, false)
+		return roundLD(neg, m, -ldSubShift-1<<20, false)
 	}
 	if e10 >= 0 {
 		m.Mul(m, new(big.Int).Exp(big.NewInt(10), big.NewInt(e10), nil))
@@ -554,6 +554,11 @@ func AppendLongDoubleHuman(dst []byte, f *big.Float) []byte {
 			return append(dst, "-inf"...)
 		}
 		return append(dst, "inf"...)
+	}
+	if f.Sign() == 0 || f.MantExp(nil) < -60 {
+		// |f| < 2^-61 prints "0.00000000000000000" (or "-0.000..."):
+		// skip the exact decimal expansion of tiny values.
+		return append(dst, '0')
 	}
 	start := len(dst)
 	dst = f.Append(dst, 'f', 17)

@@ -1,0 +1,448 @@
+package zset
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"testing"
+)
+
+// model is the obvious sorted set: a sorted slice.
+type model struct{ items []item }
+
+func (m *model) find(member string) int {
+	for i, it := range m.items {
+		if it.member == member {
+			return i
+		}
+	}
+	return -1
+}
+
+func (m *model) add(member string, score float64) bool {
+	if i := m.find(member); i >= 0 {
+		m.items = append(m.items[:i], m.items[i+1:]...)
+		m.insert(member, score)
+		return false
+	}
+	m.insert(member, score)
+	return true
+}
+
+func (m *model) insert(member string, score float64) {
+	it := item{member, score}
+	i := sort.Search(len(m.items), func(i int) bool { return less(it, m.items[i]) })
+	m.items = append(m.items, item{})
+	copy(m.items[i+1:], m.items[i:])
+	m.items[i] = it
+}
+
+func (m *model) remove(member string) bool {
+	if i := m.find(member); i >= 0 {
+		m.items = append(m.items[:i], m.items[i+1:]...)
+		return true
+	}
+	return false
+}
+
+// filter returns the items (in order, reversed if asked) that keep says.
+func (m *model) filter(reverse bool, keep func(int, item) bool) []item {
+	var out []item
+	for i, it := range m.items {
+		if keep(i, it) {
+			out = append(out, it)
+		}
+	}
+	if reverse {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out
+}
+
+func limit(items []item, offset, count int) []item {
+	if offset >= len(items) {
+		return nil
+	}
+	items = items[offset:]
+	if count >= 0 && count < len(items) {
+		items = items[:count]
+	}
+	return items
+}
+
+func (m *model) removeWhere(keep func(int, item) bool) int {
+	var out []item
+	n := 0
+	for i, it := range m.items {
+		if keep(i, it) {
+			n++
+		} else {
+			out = append(out, it)
+		}
+	}
+	m.items = out
+	return n
+}
+
+// collect gathers what an iteration visits.
+func collect(f func(Visitor)) []item {
+	var out []item
+	f(func(m []byte, sc float64) bool {
+		out = append(out, item{string(m), sc})
+		return true
+	})
+	return out
+}
+
+func sameItems(a, b []item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].member != b[i].member || a[i].score != b[i].score {
+			return false
+		}
+	}
+	return true
+}
+
+// modelRun drives a Set and a model with the same random operations and
+// compares every answer. lexMode gives every member the same score, so lex
+// ranges are meaningful.
+type modelRun struct {
+	t       *testing.T
+	r       *rand.Rand
+	seed    int64
+	lexMode bool
+	keepLg  bool // never ConvertToListpackIfNeeded
+	maxLen  int
+	addBias int // percent of steps forced to be Add
+	every   int // compare the whole content every that many steps
+	members []string
+	scores  []float64
+}
+
+func newModelRun(t *testing.T, seed int64, lexMode bool) *modelRun {
+	return newModelRunPool(t, seed, lexMode, 150)
+}
+
+func newModelRunPool(t *testing.T, seed int64, lexMode bool, pool int) *modelRun {
+	r := rand.New(rand.NewSource(seed))
+	mr := &modelRun{t: t, r: r, seed: seed, lexMode: lexMode}
+	mr.members = []string{"", "a", "b", "ab", "abc", "b\x00", "\x00", "\xff", "z", "zz", "A", "1700000000000:ab12cd34"}
+	for i := 0; i < pool; i++ {
+		n := 1 + r.Intn(12)
+		if r.Intn(20) == 0 {
+			n = 60 + r.Intn(10) // around MaxListpackValue
+		}
+		b := make([]byte, n)
+		for j := range b {
+			const alpha = "abcxyz\x00\xff019:"
+			b[j] = alpha[r.Intn(len(alpha))]
+		}
+		mr.members = append(mr.members, string(b))
+	}
+	mr.scores = []float64{math.Inf(-1), math.Inf(1), 0, math.Copysign(0, -1), 1, -1, 1.5, 2, 3,
+		0.1, 1e300, -1e300, 1700000000000, 1 << 53, 1<<53 + 2, -(1 << 53), 5e-324, math.MaxFloat64}
+	return mr
+}
+
+func (mr *modelRun) member() string { return mr.members[mr.r.Intn(len(mr.members))] }
+
+func (mr *modelRun) score() float64 {
+	if mr.lexMode {
+		return 7
+	}
+	if mr.r.Intn(4) == 0 {
+		return math.Round(mr.r.NormFloat64()*1000) / 8
+	}
+	return mr.scores[mr.r.Intn(len(mr.scores))]
+}
+
+func (mr *modelRun) scoreRange() ScoreRange {
+	a, b := mr.score(), mr.score()
+	if mr.lexMode {
+		a, b = []float64{6, 7, 8}[mr.r.Intn(3)], []float64{6, 7, 8}[mr.r.Intn(3)]
+	}
+	if a > b && mr.r.Intn(4) != 0 {
+		a, b = b, a
+	}
+	return ScoreRange{Min: a, Max: b, MinEx: mr.r.Intn(3) == 0, MaxEx: mr.r.Intn(3) == 0}
+}
+
+func (mr *modelRun) lexBound() LexBound {
+	switch mr.r.Intn(8) {
+	case 0:
+		return LexBound{Kind: LexMinusInf, Ex: true}
+	case 1:
+		return LexBound{Kind: LexPlusInf, Ex: true}
+	}
+	v := mr.member()
+	if mr.r.Intn(3) == 0 && len(v) > 0 {
+		v = v[:mr.r.Intn(len(v))]
+	}
+	return LexBound{Value: v, Ex: mr.r.Intn(2) == 0}
+}
+
+func (mr *modelRun) lexRange() LexRange {
+	r := LexRange{Min: mr.lexBound(), Max: mr.lexBound()}
+	if cmpBounds(r.Min, r.Max) > 0 && mr.r.Intn(4) != 0 {
+		r.Min, r.Max = r.Max, r.Min
+	}
+	return r
+}
+
+func (mr *modelRun) fail(step int, format string, args ...any) {
+	mr.t.Helper()
+	mr.t.Fatalf("seed %d (lex %v), step %d: %s", mr.seed, mr.lexMode, step, fmt.Sprintf(format, args...))
+}
+
+// run does steps operations on s, checking it against a model.
+func (mr *modelRun) run(s *Set, steps int) {
+	m := &model{}
+	r := mr.r
+	for step := 0; step < steps; step++ {
+		n := len(m.items)
+		op := r.Intn(100)
+		if r.Intn(100) < mr.addBias {
+			op = 0
+		}
+		switch {
+		case op < 40:
+			member, score := mr.member(), mr.score()
+			if got, want := s.Add(member, score), m.add(member, score); got != want {
+				mr.fail(step, "Add(%q, %v) = %v; want %v", member, score, got, want)
+			}
+		case op < 50:
+			member := mr.member()
+			if got, want := s.Remove(member), m.remove(member); got != want {
+				mr.fail(step, "Remove(%q) = %v; want %v", member, got, want)
+			}
+		case op < 55:
+			member := mr.member()
+			sc, ok := s.Score(member)
+			i := m.find(member)
+			if ok != (i >= 0) || (ok && sc != m.items[i].score) {
+				mr.fail(step, "Score(%q) = %v, %v", member, sc, ok)
+			}
+		case op < 60:
+			member := mr.member()
+			rev := r.Intn(2) == 0
+			rank, ok := s.Rank(member, rev)
+			i := m.find(member)
+			if rev && i >= 0 {
+				i = n - 1 - i
+			}
+			if ok != (i >= 0) || (ok && rank != i) {
+				mr.fail(step, "Rank(%q, %v) = %d, %v; want %d", member, rev, rank, ok, i)
+			}
+		case op < 65 && n > 0:
+			start, stop := r.Intn(n), r.Intn(n)
+			if start > stop {
+				start, stop = stop, start
+			}
+			rev := r.Intn(2) == 0
+			got := collect(func(v Visitor) { s.RangeByRank(start, stop, rev, v) })
+			want := m.filter(false, func(i int, _ item) bool { return i >= start && i <= stop })
+			if rev {
+				want = m.filter(true, func(i int, _ item) bool { return n-1-i >= start && n-1-i <= stop })
+			}
+			if !sameItems(got, want) {
+				mr.fail(step, "RangeByRank(%d, %d, %v) = %v; want %v", start, stop, rev, got, want)
+			}
+			if start == stop {
+				mb, sc := s.At(start)
+				if !rev && (mb != want[0].member || sc != want[0].score) {
+					mr.fail(step, "At(%d) = %q %v", start, mb, sc)
+				}
+			}
+		case op < 72:
+			sr := mr.scoreRange()
+			rev := r.Intn(2) == 0
+			offset, count := 0, -1
+			if r.Intn(2) == 0 {
+				offset, count = r.Intn(5), r.Intn(6)-1
+			}
+			got := collect(func(v Visitor) { s.RangeByScore(sr, rev, offset, count, v) })
+			want := limit(m.filter(rev, func(_ int, it item) bool { return sr.Contains(it.score) }), offset, count)
+			if !sameItems(got, want) {
+				mr.fail(step, "RangeByScore(%+v, %v, %d, %d) = %v; want %v", sr, rev, offset, count, got, want)
+			}
+			if c, w := s.CountByScore(sr), len(m.filter(false, func(_ int, it item) bool { return sr.Contains(it.score) })); c != w {
+				mr.fail(step, "CountByScore(%+v) = %d; want %d", sr, c, w)
+			}
+		case op < 78 && mr.lexMode:
+			lr := mr.lexRange()
+			rev := r.Intn(2) == 0
+			offset, count := 0, -1
+			if r.Intn(2) == 0 {
+				offset, count = r.Intn(5), r.Intn(6)-1
+			}
+			in := func(_ int, it item) bool { return !lr.Empty() && lr.Contains(it.member) }
+			got := collect(func(v Visitor) { s.RangeByLex(lr, rev, offset, count, v) })
+			want := limit(m.filter(rev, in), offset, count)
+			if !sameItems(got, want) {
+				mr.fail(step, "RangeByLex(%+v, %v, %d, %d) = %v; want %v", lr, rev, offset, count, got, want)
+			}
+			if c, w := s.CountByLex(lr), len(m.filter(false, in)); c != w {
+				mr.fail(step, "CountByLex(%+v) = %d; want %d", lr, c, w)
+			}
+		case op < 82:
+			sr := mr.scoreRange()
+			if sr.Min < -1e299 && r.Intn(2) == 0 {
+				sr.Min = math.Inf(-1) // the sliding window case
+			}
+			got := s.RemoveRangeByScore(sr)
+			want := m.removeWhere(func(_ int, it item) bool { return sr.Contains(it.score) })
+			if got != want {
+				mr.fail(step, "RemoveRangeByScore(%+v) = %d; want %d", sr, got, want)
+			}
+		case op < 85 && mr.lexMode:
+			lr := mr.lexRange()
+			got := s.RemoveRangeByLex(lr)
+			want := m.removeWhere(func(_ int, it item) bool { return !lr.Empty() && lr.Contains(it.member) })
+			if got != want {
+				mr.fail(step, "RemoveRangeByLex(%+v) = %d; want %d", lr, got, want)
+			}
+		case op < 88 && n > 0:
+			start, stop := r.Intn(n+2)-1, r.Intn(n+2)-1
+			if r.Intn(3) == 0 {
+				start = 0
+			} else if r.Intn(3) == 0 {
+				stop = n - 1
+			}
+			got := s.RemoveRangeByRank(start, stop)
+			want := m.removeWhere(func(i int, _ item) bool { return i >= start && i <= stop })
+			if got != want {
+				mr.fail(step, "RemoveRangeByRank(%d, %d) = %d; want %d", start, stop, got, want)
+			}
+		case op < 92:
+			count := r.Intn(4)
+			max := r.Intn(2) == 0
+			var got []item
+			fn := func(m []byte, sc float64) { got = append(got, item{string(m), sc}) }
+			var k int
+			if max {
+				k = s.PopMax(count, fn)
+			} else {
+				k = s.PopMin(count, fn)
+			}
+			want := limit(m.filter(max, func(int, item) bool { return true }), 0, count)
+			m.removeWhere(func(i int, _ item) bool {
+				if max {
+					return i >= n-len(want)
+				}
+				return i < len(want)
+			})
+			if k != len(want) || !sameItems(got, want) {
+				mr.fail(step, "Pop(%d, max %v) = %d %v; want %v", count, max, k, got, want)
+			}
+		case op < 94 && n > 0:
+			ranks := make([]int, r.Intn(5)+1)
+			for i := range ranks {
+				ranks[i] = r.Intn(n)
+			}
+			sort.Ints(ranks)
+			var got []item
+			s.Select(ranks, func(m []byte, sc float64) { got = append(got, item{string(m), sc}) })
+			var want []item
+			for _, k := range ranks {
+				want = append(want, m.items[k])
+			}
+			if !sameItems(got, want) {
+				mr.fail(step, "Select(%v) = %v; want %v", ranks, got, want)
+			}
+		case op < 95 && r.Intn(2) == 0:
+			member, score := mr.member(), mr.score()
+			if r.Intn(2) == 0 && n > 0 {
+				it := m.items[r.Intn(n)]
+				member, score = it.member, it.score
+			}
+			got := collect(func(v Visitor) { s.RangeAfter(score, member, v) })
+			pivot := item{member, score}
+			want := m.filter(false, func(_ int, it item) bool { return less(pivot, it) })
+			if !sameItems(got, want) {
+				mr.fail(step, "RangeAfter(%v, %q) = %v; want %v", score, member, got, want)
+			}
+		case op < 95:
+			c := s.Clone()
+			if !sameItems(collect(func(v Visitor) { c.RangeByRank(0, c.Len()-1, false, v) }), m.items) {
+				mr.fail(step, "Clone differs")
+			}
+			if c.Len() > 0 {
+				c.PopMin(1, nil) // must not affect s
+			}
+		case op < 96 && !mr.keepLg:
+			s.ConvertToListpackIfNeeded()
+		}
+		mr.maxLen = max(mr.maxLen, s.Len())
+		if s.Len() != len(m.items) {
+			mr.fail(step, "Len() = %d; want %d", s.Len(), len(m.items))
+		}
+		if step%max(mr.every, 1) != 0 {
+			continue
+		}
+		if got := collect(func(v Visitor) { s.RangeByRank(0, s.Len()-1, false, v) }); !sameItems(got, m.items) {
+			mr.fail(step, "content %v; want %v", got, m.items)
+		}
+		if s.lg == nil {
+			if int64(s.Len()) > MaxListpackEntries.Load() {
+				mr.fail(step, "listpack with %d entries", s.Len())
+			}
+		} else if len(s.lg.dict) != s.lg.tree.Len() {
+			mr.fail(step, "dict %d, tree %d", len(s.lg.dict), s.lg.tree.Len())
+		}
+	}
+}
+
+// withLimits runs f with the small-encoding thresholds set.
+func withLimits(entries, value int64, f func()) {
+	oe, ov := MaxListpackEntries.Load(), MaxListpackValue.Load()
+	MaxListpackEntries.Store(entries)
+	MaxListpackValue.Store(value)
+	defer func() {
+		MaxListpackEntries.Store(oe)
+		MaxListpackValue.Store(ov)
+	}()
+	f()
+}
+
+func TestModel(t *testing.T) {
+	steps := 3000
+	if testing.Short() {
+		steps = 500
+	}
+	for seed := int64(1); seed <= 6; seed++ {
+		for _, lex := range []bool{false, true} {
+			// small only
+			withLimits(1<<30, 1<<30, func() {
+				newModelRun(t, seed, lex).run(New(), steps)
+			})
+			// large only
+			withLimits(1<<30, 1<<30, func() {
+				s := New()
+				s.toLarge(0)
+				mr := newModelRun(t, seed, lex)
+				mr.keepLg = true
+				mr.run(s, steps)
+			})
+			// converting: small thresholds, default member length limit
+			withLimits(20, 64, func() {
+				newModelRun(t, seed, lex).run(New(), steps)
+			})
+			// Redis defaults
+			newModelRun(t, seed+100, lex).run(New(), steps)
+		}
+	}
+	// Bigger sets: B-trees of several levels.
+	for _, lex := range []bool{false, true} {
+		mr := newModelRunPool(t, 1000, lex, 4000)
+		mr.addBias = 95
+		mr.every = 50
+		mr.run(New(), 4*steps)
+		t.Logf("lex %v: up to %d members", lex, mr.maxLen)
+	}
+}

@@ -1,0 +1,808 @@
+// Package zset is limitkv's sorted set: members (binary strings) ordered by
+// (score, member bytes) exactly as Redis's skiplist orders them, in one of
+// two encodings that mirror Redis 7.0's:
+//
+//   - small ("listpack"): one compact []byte of sorted entries (see
+//     small.go), used while Len() <= MaxListpackEntries and every member is
+//     at most MaxListpackValue bytes. A 22-byte member with an integer
+//     score such as a millisecond timestamp costs 29 bytes.
+//   - large ("skiplist"): a github.com/google/btree B-tree of (score,
+//     member) items plus a map member -> score.
+//
+// A set starts small and converts to large when an Add crosses a threshold,
+// never back, as in Redis (ZREM, ZREMRANGEBY*, ZPOP* keep the encoding).
+// ConvertToListpackIfNeeded is Redis's conversion of a freshly stored
+// result (ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE); ZRANGESTORE needs nothing,
+// since a set built by Add from empty already has the right encoding.
+//
+// Complexity, n = Len(), k = members visited, returned or removed, r = the
+// LIMIT offset:
+//
+//	operation                        small (listpack)  large (B-tree + map)
+//	Len, Encoding, MemoryUsage       O(1)              O(1)
+//	Score                            O(n)              O(1)
+//	Add (insert or update)           O(n), one pass    O(log n)
+//	Remove                           O(n)              O(log n)
+//	Rank(m, false) / Rank(m, true)   O(n)              O(rank) / O(n-rank)
+//	At(i)                            O(n)              O(min(i, n-i))
+//	Select(ranks)                    O(n)              O(min(first, n-last) + span)
+//	RangeByRank(start, stop)         O(n)              O(min(start, n-stop) + k)
+//	RangeByScore, RangeByLex         O(n)              O(log n + r + k)
+//	CountByScore, CountByLex         O(n)              O(log n + k)
+//	RemoveRangeByScore, ...ByLex     O(n)              O(log n + k log n)
+//	RemoveRangeByRank                O(n)              O(k log n) from either end,
+//	                                                   else O(min(start, n-stop) + k log n)
+//	RangeAfter(score, member)        O(n)              O(log n + k)
+//	PopMin, PopMax                   O(n)              O(k log n)
+//	Clone, ConvertToListpackIfNeeded O(n)              O(n)
+//
+// Small sets are scanned linearly (a few hundred nanoseconds at their
+// default maximum size of 128), and every small-set removal is one memmove.
+//
+// Ranks on the large encoding: google/btree keeps no subtree counts, so a
+// rank costs a walk from the nearer end (from the start for a forward rank,
+// from the end for a reverse one) instead of Redis's O(log n): ZRANK,
+// ZREVRANK, ZRANGE by index, ZREMRANGEBYRANK in the middle, ZRANDMEMBER and
+// ZCOUNT/ZLEXCOUNT are O(rank) or O(count) there (about 4 ns per member
+// walked: a ZRANK in the middle of 100,000 members is ~0.2-0.4 ms). This was
+// chosen to keep to the well-tested library rather than maintain an
+// order-statistic tree of our own; the operations a rate limiter uses (ZADD,
+// ZREMRANGEBYSCORE from the low end, ZCARD, ZRANGE 0 0 / -1 -1, ZRANGEBYSCORE
+// windows) stay O(log n + k), and limiter sets are small anyway. O(log n)
+// ranks would need a counted B-tree (a fork of google/btree with per-child
+// counts).
+//
+// A Set is not safe for concurrent use.
+package zset
+
+import (
+	"strings"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/limitkv/limitkv/internal/num"
+)
+
+// The thresholds of the small encoding, Redis's zset-max-listpack-entries
+// and zset-max-listpack-value (defaults 128 and 64). CONFIG SET may change
+// them at any time; they apply from the next conversion check on.
+var (
+	MaxListpackEntries atomic.Int64
+	MaxListpackValue   atomic.Int64
+)
+
+func init() {
+	MaxListpackEntries.Store(128)
+	MaxListpackValue.Store(64)
+}
+
+// Set is a sorted set. The zero value is an empty set.
+type Set struct {
+	lp []byte // small encoding (nil when empty or large)
+	lg *large // large encoding, nil while small
+}
+
+// Visitor receives a member and its score during an iteration. member
+// aliases the set's memory: it is valid only until the Visitor returns, it
+// must not be modified, and the set must not be modified during the
+// iteration. Return false to stop.
+type Visitor func(member []byte, score float64) bool
+
+// New returns an empty set.
+func New() *Set { return &Set{} }
+
+// Len is the number of members (ZCARD).
+func (s *Set) Len() int {
+	if s.lg != nil {
+		return len(s.lg.dict)
+	}
+	return s.smallCount()
+}
+
+// Encoding is what OBJECT ENCODING says: "listpack" or "skiplist".
+func (s *Set) Encoding() string {
+	if s.lg != nil {
+		return "skiplist"
+	}
+	return "listpack"
+}
+
+// Approximate heap bytes per member of the large encoding beyond the member
+// bytes: B-tree items (24 bytes, nodes 1/2 to full), the map's slots
+// (16-byte key + 8-byte value + control byte, 7/8 load) and the string's
+// allocation rounding. Calibrated with TestMemoryPerMember.
+const largeOverhead = 100
+
+// MemoryUsage is an estimate of the heap bytes the set holds (MEMORY USAGE,
+// INFO used_memory, maxmemory accounting).
+func (s *Set) MemoryUsage() int {
+	const setSize = int(unsafe.Sizeof(Set{}))
+	if s.lg != nil {
+		return setSize + int(unsafe.Sizeof(large{})) + 64 + s.lg.bytes + len(s.lg.dict)*largeOverhead
+	}
+	return setSize + cap(s.lp)
+}
+
+// Score returns member's score (ZSCORE). member is not retained.
+func (s *Set) Score(member string) (float64, bool) {
+	if s.lg != nil {
+		sc, ok := s.lg.dict[member]
+		return sc, ok
+	}
+	_, _, sc, ok := s.smallFind(member)
+	return sc, ok
+}
+
+// Add sets member's score, inserting it if absent; it reports whether the
+// member was added. score must not be NaN. The set keeps member (when
+// large), so it must not alias a buffer that is reused. ZADD's
+// NX/XX/GT/LT/CH/INCR are the caller's, with Score. Adding a member over
+// the small thresholds converts the set.
+func (s *Set) Add(member string, score float64) (added bool) {
+	if s.lg != nil {
+		l := s.lg
+		old, ok := l.dict[member]
+		if ok {
+			if old == score {
+				return false
+			}
+			// Assigning to an existing string key stores the new key
+			// string in a Go map, so the tree takes the caller's string
+			// too and the old one is freed.
+			l.tree.Delete(item{member, old})
+			l.tree.ReplaceOrInsert(item{member, score})
+			l.dict[member] = score
+			return false
+		}
+		l.insert(member, score)
+		return true
+	}
+	// One pass finds both the member and the place of (score, member).
+	lp := s.lp
+	pos := -1
+	mt := newMatcher(member)
+	for off := smallHeader; off < len(lp); {
+		var ms, me int
+		if pos < 0 {
+			var sc float64
+			sc, ms, me = entryAt(lp, off)
+			if sc > score || (sc == score && string(lp[ms:me]) > member) {
+				pos = off
+			}
+		} else {
+			ms, me = entryMember(lp, off)
+		}
+		if mt.match(lp, ms, me) {
+			if old, _, _ := entryAt(lp, off); old != score {
+				s.smallDelete(off, me, 1)
+				s.smallInsert(member, score, -1)
+			}
+			return false
+		}
+		off = me
+	}
+	if int64(s.smallCount()+1) > MaxListpackEntries.Load() || int64(len(member)) > MaxListpackValue.Load() {
+		s.toLarge(s.smallCount() + 1)
+		s.lg.insert(member, score)
+		return true
+	}
+	if pos < 0 {
+		pos = len(lp) // the end (smallInsert handles an empty set)
+	}
+	s.smallInsert(member, score, pos)
+	return true
+}
+
+// toLarge converts a small set to the large encoding.
+func (s *Set) toLarge(sizeHint int) {
+	l := newLarge(sizeHint)
+	lp := s.lp
+	for off := smallHeader; off < len(lp); {
+		sc, ms, me := entryAt(lp, off)
+		l.insert(string(lp[ms:me]), sc)
+		off = me
+	}
+	s.lp = nil
+	s.lg = l
+}
+
+// ConvertToListpackIfNeeded turns a large set into the small encoding if it
+// fits the thresholds, as Redis does for the result of ZUNIONSTORE,
+// ZINTERSTORE and ZDIFFSTORE (zsetConvertToListpackIfNeeded). Redis bases
+// the member-length test on every member it added while computing the
+// result; here it is on the final members.
+func (s *Set) ConvertToListpackIfNeeded() {
+	l := s.lg
+	if l == nil || int64(len(l.dict)) > MaxListpackEntries.Load() {
+		return
+	}
+	maxLen := MaxListpackValue.Load()
+	size := smallHeader
+	fits := true
+	l.tree.Ascend(func(it item) bool {
+		if int64(len(it.member)) > maxLen {
+			fits = false
+			return false
+		}
+		size += entrySize(len(it.member), it.score)
+		return true
+	})
+	if !fits {
+		return
+	}
+	s.lg = nil
+	s.lp = nil
+	s.grow(size)
+	s.lp = s.lp[:size]
+	off := smallHeader
+	l.tree.Ascend(func(it item) bool {
+		sc := it.score
+		if sc == 0 {
+			sc = 0 // -0 is stored as 0
+		}
+		sz := entrySize(len(it.member), sc)
+		putEntry(s.lp[off:off+sz], it.member, sc)
+		off += sz
+		return true
+	})
+	s.setSmallCount(len(l.dict))
+}
+
+// Clone returns an independent copy of the set.
+func (s *Set) Clone() *Set {
+	if s.lg != nil {
+		l := &large{tree: s.lg.tree.Clone(), dict: make(map[string]float64, len(s.lg.dict)), bytes: s.lg.bytes}
+		for m, sc := range s.lg.dict {
+			l.dict[m] = sc
+		}
+		return &Set{lg: l}
+	}
+	c := &Set{}
+	if s.lp != nil {
+		c.lp = append([]byte(nil), s.lp...)
+	}
+	return c
+}
+
+// Remove deletes member (ZREM) and reports whether it was there. member is
+// not retained.
+func (s *Set) Remove(member string) bool {
+	if s.lg != nil {
+		sc, ok := s.lg.dict[member]
+		if !ok {
+			return false
+		}
+		s.lg.delete(item{member, sc})
+		return true
+	}
+	start, end, _, ok := s.smallFind(member)
+	if ok {
+		s.smallDelete(start, end, 1)
+	}
+	return ok
+}
+
+// Rank returns member's 0-based rank (ZRANK), or its rank from the highest
+// score when reverse (ZREVRANK). member is not retained.
+func (s *Set) Rank(member string, reverse bool) (int, bool) {
+	if s.lg != nil {
+		sc, ok := s.lg.dict[member]
+		if !ok {
+			return 0, false
+		}
+		return s.lg.rank(item{member, sc}, reverse), true
+	}
+	lp := s.lp
+	mt := newMatcher(member)
+	r := 0
+	for off := smallHeader; off < len(lp); r++ {
+		ms, me := entryMember(lp, off)
+		if mt.match(lp, ms, me) {
+			if reverse {
+				return s.smallCount() - 1 - r, true
+			}
+			return r, true
+		}
+		off = me
+	}
+	return 0, false
+}
+
+// At returns the member of rank i, 0 <= i < Len() (ZRANDMEMBER), as a new
+// string.
+func (s *Set) At(i int) (string, float64) {
+	var m string
+	var sc float64
+	s.RangeByRank(i, i, false, func(member []byte, score float64) bool {
+		m, sc = string(member), score
+		return false
+	})
+	return m, sc
+}
+
+// Select calls fn for each rank of ranks, which must be sorted ascending and
+// within [0, Len()), in one pass over the set: O(n + len(ranks)) where At in
+// a loop would be O(n) each on the large encoding (ZRANDMEMBER with a
+// count). Repeated ranks are visited repeatedly.
+func (s *Set) Select(ranks []int, fn func(member []byte, score float64)) {
+	if len(ranks) == 0 {
+		return
+	}
+	j := 0
+	r := 0
+	s.RangeByRank(ranks[0], ranks[len(ranks)-1], false, func(member []byte, score float64) bool {
+		for j < len(ranks) && ranks[j] == r+ranks[0] {
+			fn(member, score)
+			j++
+		}
+		r++
+		return j < len(ranks)
+	})
+}
+
+// RangeByRank calls fn on ranks start..stop, both within [0, Len()) and
+// start <= stop (the caller normalises negative indexes), in order. With
+// reverse the ranks count from the highest score and the members come
+// highest first (ZRANGE ... REV, ZREVRANGE).
+func (s *Set) RangeByRank(start, stop int, reverse bool, fn Visitor) {
+	n := s.Len()
+	if start < 0 {
+		start = 0
+	}
+	if stop >= n {
+		stop = n - 1
+	}
+	if start > stop {
+		return
+	}
+	if s.lg != nil {
+		lo, hi := start, stop
+		if reverse {
+			lo, hi = n-1-stop, n-1-start
+		}
+		s.lg.ranks(lo, hi, reverse, func(it item) bool { return fn(view(it.member), it.score) })
+		return
+	}
+	lp := s.lp
+	if !reverse {
+		r := 0
+		for off := smallHeader; off < len(lp) && r <= stop; r++ {
+			sc, ms, me := entryAt(lp, off)
+			if r >= start && !fn(lp[ms:me], sc) {
+				return
+			}
+			off = me
+		}
+		return
+	}
+	var stack [128]int32
+	offs := s.smallOffsets(stack[:0])
+	for r := start; r <= stop; r++ {
+		sc, ms, me := entryAt(lp, int(offs[n-1-r]))
+		if !fn(lp[ms:me], sc) {
+			return
+		}
+	}
+}
+
+// RangeAfter calls fn on the members ordered after (score, member), in
+// order: a resumable walk for ZSCAN-style cursors kept by the caller (the
+// walk goes on correctly whatever was added or removed meanwhile). member
+// is not retained. O(log n + k) on the large encoding.
+func (s *Set) RangeAfter(score float64, member string, fn Visitor) {
+	pivot := item{member, score}
+	if s.lg != nil {
+		s.lg.tree.AscendGreaterOrEqual(pivot, func(it item) bool {
+			if !less(pivot, it) {
+				return true // pivot itself
+			}
+			return fn(view(it.member), it.score)
+		})
+		return
+	}
+	lp := s.lp
+	for off := smallHeader; off < len(lp); {
+		sc, ms, me := entryAt(lp, off)
+		if less(pivot, item{bstr(lp[ms:me]), sc}) && !fn(lp[ms:me], sc) {
+			return
+		}
+		off = me
+	}
+}
+
+// limiter applies a LIMIT offset count (count < 0: no limit) to a Visitor.
+type limiter struct {
+	offset, count int
+	fn            Visitor
+}
+
+// visit returns whether to go on.
+func (l *limiter) visit(member []byte, score float64) bool {
+	if l.offset > 0 {
+		l.offset--
+		return true
+	}
+	if l.count == 0 {
+		return false
+	}
+	if l.count > 0 {
+		l.count--
+	}
+	return l.fn(member, score) && l.count != 0
+}
+
+// RangeByScore calls fn on the members with a score in r, lowest first, or
+// highest first with reverse (ZRANGE ... BYSCORE [REV], ZRANGEBYSCORE,
+// ZREVRANGEBYSCORE), skipping offset of them and stopping after count, as
+// LIMIT: like Redis, a negative offset yields nothing and a negative count
+// means all.
+func (s *Set) RangeByScore(r ScoreRange, reverse bool, offset, count int, fn Visitor) {
+	if r.Empty() || count == 0 || offset < 0 {
+		return
+	}
+	lim := limiter{offset: offset, count: count, fn: fn}
+	if s.lg != nil {
+		if reverse {
+			s.lg.descendScore(r, func(it item) bool {
+				return r.gteMin(it.score) && lim.visit(view(it.member), it.score)
+			})
+		} else {
+			s.lg.ascendScore(r, func(it item) bool {
+				return r.lteMax(it.score) && lim.visit(view(it.member), it.score)
+			})
+		}
+		return
+	}
+	lp := s.lp
+	if !reverse {
+		for off := smallHeader; off < len(lp); {
+			sc, ms, me := entryAt(lp, off)
+			if !r.lteMax(sc) {
+				return
+			}
+			if r.gteMin(sc) && !lim.visit(lp[ms:me], sc) {
+				return
+			}
+			off = me
+		}
+		return
+	}
+	var stack [128]int32
+	offs := s.smallOffsets(stack[:0])
+	for i := len(offs) - 1; i >= 0; i-- {
+		sc, ms, me := entryAt(lp, int(offs[i]))
+		if !r.gteMin(sc) {
+			return
+		}
+		if r.lteMax(sc) && !lim.visit(lp[ms:me], sc) {
+			return
+		}
+	}
+}
+
+// bstr views member bytes as a string for comparisons only.
+func bstr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// RangeByLex calls fn on the members in r, in member order, or reverse
+// (ZRANGE ... BYLEX [REV], ZRANGEBYLEX, ZREVRANGEBYLEX), with LIMIT offset
+// and count as RangeByScore. As in Redis the set is assumed to have equal
+// scores. Otherwise the small encoding answers as Redis's listpack does:
+// nothing unless the last member is >= r's minimum and the first <= r's
+// maximum; else the run of members, in set order, from the first member
+// >= the minimum (the last <= the maximum when reverse) to before the first
+// one out of r. On the large encoding (where Redis's answer depends on the
+// skiplist's random levels) the run starts as if all scores were equal to
+// the lowest (highest when reverse).
+func (s *Set) RangeByLex(r LexRange, reverse bool, offset, count int, fn Visitor) {
+	if count == 0 || offset < 0 || !s.lexInRange(r) {
+		return
+	}
+	lim := limiter{offset: offset, count: count, fn: fn}
+	if s.lg != nil {
+		if reverse {
+			s.lg.descendLex(r, func(it item) bool {
+				return r.gteMin(it.member) && lim.visit(view(it.member), it.score)
+			})
+		} else {
+			s.lg.ascendLex(r, func(it item) bool {
+				return r.lteMax(it.member) && lim.visit(view(it.member), it.score)
+			})
+		}
+		return
+	}
+	lp := s.lp
+	if !reverse {
+		started := false
+		for off := smallHeader; off < len(lp); {
+			sc, ms, me := entryAt(lp, off)
+			m := lp[ms:me]
+			if !started {
+				started = r.gteMin(bstr(m))
+			}
+			if started {
+				if !r.lteMax(bstr(m)) || !lim.visit(m, sc) {
+					return
+				}
+			}
+			off = me
+		}
+		return
+	}
+	var stack [128]int32
+	offs := s.smallOffsets(stack[:0])
+	started := false
+	for i := len(offs) - 1; i >= 0; i-- {
+		sc, ms, me := entryAt(lp, int(offs[i]))
+		m := lp[ms:me]
+		if !started {
+			started = r.lteMax(bstr(m))
+		}
+		if started {
+			if !r.gteMin(bstr(m)) || !lim.visit(m, sc) {
+				return
+			}
+		}
+	}
+}
+
+// lexInRange is Redis's zzlIsInLexRange / zslIsInLexRange: r is not
+// empty, the last member is >= its minimum and the first <= its maximum.
+func (s *Set) lexInRange(r LexRange) bool {
+	if r.Empty() || s.Len() == 0 {
+		return false
+	}
+	var first, last string
+	if s.lg != nil {
+		f, _ := s.lg.tree.Min()
+		l, _ := s.lg.tree.Max()
+		first, last = f.member, l.member
+	} else {
+		lp := s.lp
+		for off := smallHeader; off < len(lp); {
+			ms, me := entryMember(lp, off)
+			if off == smallHeader {
+				first = bstr(lp[ms:me])
+			}
+			last = bstr(lp[ms:me])
+			off = me
+		}
+	}
+	return r.gteMin(last) && r.lteMax(first)
+}
+
+// CountByScore is ZCOUNT.
+func (s *Set) CountByScore(r ScoreRange) int {
+	n := 0
+	s.RangeByScore(r, false, 0, -1, func([]byte, float64) bool { n++; return true })
+	return n
+}
+
+// CountByLex is ZLEXCOUNT.
+func (s *Set) CountByLex(r LexRange) int {
+	n := 0
+	s.RangeByLex(r, false, 0, -1, func([]byte, float64) bool { n++; return true })
+	return n
+}
+
+// smallRun finds the contiguous run of entries [from, to) (by rank) of a
+// small set and deletes it, returning its length.
+func (s *Set) smallRemoveRun(from, to int) int {
+	if from >= to {
+		return 0
+	}
+	lp := s.lp
+	start, end := -1, -1
+	r := 0
+	for off := smallHeader; off < len(lp); r++ {
+		if r == from {
+			start = off
+		}
+		_, me := entryMember(lp, off)
+		off = me
+		if r == to-1 {
+			end = off
+			break
+		}
+	}
+	s.smallDelete(start, end, to-from)
+	return to - from
+}
+
+// removeItems deletes collected items from a large set.
+func (l *large) removeItems(items []item) int {
+	for _, it := range items {
+		l.delete(it)
+	}
+	return len(items)
+}
+
+// RemoveRangeByScore deletes the members with a score in r
+// (ZREMRANGEBYSCORE) and returns how many.
+func (s *Set) RemoveRangeByScore(r ScoreRange) int {
+	if r.Empty() || s.Len() == 0 {
+		return 0
+	}
+	if l := s.lg; l != nil {
+		// From the low end (the sliding-window case): no search, no buffer.
+		if first, _ := l.tree.Min(); r.gteMin(first.score) {
+			n := 0
+			for l.tree.Len() > 0 {
+				it, _ := l.tree.Min()
+				if !r.lteMax(it.score) {
+					break
+				}
+				l.tree.DeleteMin()
+				delete(l.dict, it.member)
+				l.bytes -= len(it.member)
+				n++
+			}
+			return n
+		}
+		var items []item
+		l.ascendScore(r, func(it item) bool {
+			if !r.lteMax(it.score) {
+				return false
+			}
+			items = append(items, it)
+			return true
+		})
+		return l.removeItems(items)
+	}
+	from, to, rank := -1, 0, 0
+	lp := s.lp
+	for off := smallHeader; off < len(lp); rank++ {
+		sc, _, me := entryAt(lp, off)
+		if !r.lteMax(sc) {
+			break
+		}
+		if from < 0 && r.gteMin(sc) {
+			from = rank
+		}
+		off = me
+	}
+	if from < 0 {
+		return 0
+	}
+	to = rank
+	return s.smallRemoveRun(from, to)
+}
+
+// RemoveRangeByLex deletes the members in r (ZREMRANGEBYLEX; see
+// RangeByLex for sets of unequal scores) and returns how many.
+func (s *Set) RemoveRangeByLex(r LexRange) int {
+	if !s.lexInRange(r) {
+		return 0
+	}
+	if l := s.lg; l != nil {
+		var items []item
+		l.ascendLex(r, func(it item) bool {
+			if !r.lteMax(it.member) {
+				return false
+			}
+			items = append(items, it)
+			return true
+		})
+		return l.removeItems(items)
+	}
+	from, rank := -1, 0
+	lp := s.lp
+	for off := smallHeader; off < len(lp); rank++ {
+		ms, me := entryMember(lp, off)
+		m := bstr(lp[ms:me])
+		if from < 0 {
+			if r.gteMin(m) {
+				from = rank
+			}
+		}
+		if from >= 0 && !r.lteMax(m) {
+			break
+		}
+		off = me
+	}
+	if from < 0 {
+		return 0
+	}
+	return s.smallRemoveRun(from, rank)
+}
+
+// RemoveRangeByRank deletes ranks start..stop (ZREMRANGEBYRANK; the caller
+// normalises negative indexes, out-of-range parts are ignored) and returns
+// how many.
+func (s *Set) RemoveRangeByRank(start, stop int) int {
+	n := s.Len()
+	if start < 0 {
+		start = 0
+	}
+	if stop >= n {
+		stop = n - 1
+	}
+	if start > stop {
+		return 0
+	}
+	if l := s.lg; l != nil {
+		cnt := stop - start + 1
+		if start == 0 || stop == n-1 {
+			for i := 0; i < cnt; i++ {
+				var it item
+				if start == 0 {
+					it, _ = l.tree.DeleteMin()
+				} else {
+					it, _ = l.tree.DeleteMax()
+				}
+				delete(l.dict, it.member)
+				l.bytes -= len(it.member)
+			}
+			return cnt
+		}
+		items := make([]item, 0, cnt)
+		l.ranks(start, stop, false, func(it item) bool {
+			items = append(items, it)
+			return true
+		})
+		return l.removeItems(items)
+	}
+	return s.smallRemoveRun(start, stop+1)
+}
+
+// PopMin removes up to count members of the lowest scores (ZPOPMIN,
+// BZPOPMIN, ZMPOP MIN), calling fn (if not nil) on each, lowest first; the
+// member bytes are valid during the call only. It returns how many were
+// removed.
+func (s *Set) PopMin(count int, fn func(member []byte, score float64)) int {
+	return s.pop(count, false, fn)
+}
+
+// PopMax is PopMin from the highest scores, highest first.
+func (s *Set) PopMax(count int, fn func(member []byte, score float64)) int {
+	return s.pop(count, true, fn)
+}
+
+func (s *Set) pop(count int, max bool, fn func([]byte, float64)) int {
+	n := s.Len()
+	if count > n {
+		count = n
+	}
+	if count <= 0 {
+		return 0
+	}
+	if l := s.lg; l != nil {
+		for i := 0; i < count; i++ {
+			var it item
+			if max {
+				it, _ = l.tree.DeleteMax()
+			} else {
+				it, _ = l.tree.DeleteMin()
+			}
+			delete(l.dict, it.member)
+			l.bytes -= len(it.member)
+			if fn != nil {
+				fn(view(it.member), it.score)
+			}
+		}
+		return count
+	}
+	if fn != nil {
+		s.RangeByRank(0, count-1, max, func(m []byte, sc float64) bool { fn(m, sc); return true })
+	}
+	if max {
+		return s.smallRemoveRun(n-count, n)
+	}
+	return s.smallRemoveRun(0, count)
+}
+
+// String is a debugging form: "{a:1 b:2}".
+func (s *Set) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	s.RangeByRank(0, s.Len()-1, false, func(m []byte, sc float64) bool {
+		if b.Len() > 1 {
+			b.WriteByte(' ')
+		}
+		b.Write(m)
+		b.WriteByte(':')
+		b.Write(num.AppendFloat(nil, sc))
+		return true
+	})
+	b.WriteByte('}')
+	return b.String()
+}

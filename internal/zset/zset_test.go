@@ -1,0 +1,418 @@
+package zset
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+	"unsafe"
+)
+
+// Expected values come from Redis 7.0.15; the commands are in comments.
+
+func TestParseScoreRange(t *testing.T) {
+	inf := math.Inf(1)
+	tests := []struct {
+		min, max string
+		want     ScoreRange
+		err      bool
+	}{
+		// ZADD k 0 z 1 a 2 b 1e300 big -1 neg; ZRANGEBYSCORE k <min> <max>
+		{"", "+inf", ScoreRange{Min: 0, Max: inf}, false},               // z a b big
+		{"(", "+inf", ScoreRange{Min: 0, Max: inf, MinEx: true}, false}, // a b big
+		{"(((1", "+inf", ScoreRange{}, true},
+		{"(inf", "+inf", ScoreRange{Min: inf, Max: inf, MinEx: true}, false},
+		{" 1", "+inf", ScoreRange{Min: 1, Max: inf}, false},
+		{"( 1", "+inf", ScoreRange{Min: 1, Max: inf, MinEx: true}, false},
+		{"\t2", "+inf", ScoreRange{Min: 2, Max: inf}, false},
+		{"1 ", "+inf", ScoreRange{}, true},
+		{"   ", "1", ScoreRange{}, true},
+		{"1e400", "+inf", ScoreRange{Min: inf, Max: inf}, false},
+		{"1e-400", "+inf", ScoreRange{Min: 0, Max: inf}, false},
+		{"(1e-400", "+inf", ScoreRange{Min: 0, Max: inf, MinEx: true}, false},
+		{"0x10", "+inf", ScoreRange{Min: 16, Max: inf}, false},
+		{"1_0", "+inf", ScoreRange{}, true},
+		{"nan", "+inf", ScoreRange{}, true},
+		{"(nan", "+inf", ScoreRange{}, true},
+		{"-inf", "(-inf", ScoreRange{Min: -inf, Max: -inf, MaxEx: true}, false},
+		{"infinity", "+inf", ScoreRange{Min: inf, Max: inf}, false},
+		{"+1", "(+1", ScoreRange{Min: 1, Max: 1, MaxEx: true}, false},
+		{".5", "+inf", ScoreRange{Min: 0.5, Max: inf}, false},
+		{"1e", "+inf", ScoreRange{}, true},
+		{"-", "1", ScoreRange{}, true},
+		{"-inf", "1e", ScoreRange{}, true},
+		// raw RESP: ZRANGEBYSCORE k "1\x00abc" +inf -> a b
+		{"1\x00abc", "+inf", ScoreRange{Min: 1, Max: inf}, false},
+		// raw RESP: ZRANGEBYSCORE k "(\x00abc" +inf -> a b
+		{"(\x00abc", "+inf", ScoreRange{Min: 0, Max: inf, MinEx: true}, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseScoreRange([]byte(tt.min), []byte(tt.max))
+		if tt.err {
+			if err != ErrNotFloat {
+				t.Errorf("ParseScoreRange(%q, %q) = %+v, %v; want ErrNotFloat", tt.min, tt.max, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseScoreRange(%q, %q) = %+v, %v; want %+v", tt.min, tt.max, got, err, tt.want)
+		}
+	}
+}
+
+func TestScoreRangeEmpty(t *testing.T) {
+	tests := []struct {
+		min, max string
+		empty    bool
+	}{
+		// ZCOUNT k <min> <max> on k = {z:0 a:1 b:2}
+		{"1", "(1", true},
+		{"(1", "1", true},
+		{"1", "1", false},
+		{"2", "1", true},
+		{"-inf", "+inf", false},
+		{"+inf", "-inf", true},
+		{"(-inf", "(-inf", true},
+		{"-0", "0", false},
+		{"(-0", "0", true},
+	}
+	for _, tt := range tests {
+		r, err := ParseScoreRange([]byte(tt.min), []byte(tt.max))
+		if err != nil || r.Empty() != tt.empty {
+			t.Errorf("%q %q: Empty() = %v, %v; want %v", tt.min, tt.max, r.Empty(), err, tt.empty)
+		}
+	}
+}
+
+func TestParseLexRange(t *testing.T) {
+	minus := LexBound{Kind: LexMinusInf, Ex: true}
+	plus := LexBound{Kind: LexPlusInf, Ex: true}
+	tests := []struct {
+		min, max string
+		want     LexRange
+		err      bool
+	}{
+		// ZADD l 0 a 0 b 0 c 0 "b\x00z"; ZRANGEBYLEX l <min> <max>
+		{"-", "+", LexRange{minus, plus}, false},
+		{"+\x00x", "+", LexRange{plus, plus}, false},  // (empty)
+		{"-", "+\x00x", LexRange{minus, plus}, false}, // a b b\0z c
+		{"-\x00x", "+", LexRange{minus, plus}, false}, // a b b\0z c
+		{"[b\x00", "+", LexRange{LexBound{Value: "b\x00"}, plus}, false},
+		{"(b", "+", LexRange{LexBound{Value: "b", Ex: true}, plus}, false},
+		{"", "+", LexRange{}, true},
+		{"[", "+", LexRange{LexBound{Value: ""}, plus}, false},            // all
+		{"(", "+", LexRange{LexBound{Value: "", Ex: true}, plus}, false},  // all
+		{"-", "(", LexRange{minus, LexBound{Value: "", Ex: true}}, false}, // none
+		{"+a", "+", LexRange{}, true},
+		{"-a", "+", LexRange{}, true},
+		{"a", "+", LexRange{}, true},
+		{"-", "a", LexRange{}, true},
+		{"\x00", "+", LexRange{}, true},
+	}
+	for _, tt := range tests {
+		got, err := ParseLexRange([]byte(tt.min), []byte(tt.max))
+		if tt.err {
+			if err != ErrNotLexItem {
+				t.Errorf("ParseLexRange(%q, %q) = %+v, %v; want ErrNotLexItem", tt.min, tt.max, got, err)
+			}
+			continue
+		}
+		if err != nil || got != tt.want {
+			t.Errorf("ParseLexRange(%q, %q) = %+v, %v; want %+v", tt.min, tt.max, got, err, tt.want)
+		}
+	}
+}
+
+func TestLexRangeEmpty(t *testing.T) {
+	tests := []struct {
+		min, max string
+		empty    bool
+	}{
+		{"-", "-", true},
+		{"+", "+", true},
+		{"+", "-", true},
+		{"-", "+", false},
+		{"[a", "-", true},
+		{"+", "[a", true},
+		{"[a", "[a", false},
+		{"(a", "[a", true},
+		{"[a", "(a", true},
+		{"[b", "[a", true},
+		{"[", "[", false},
+		{"-", "(", false}, // not empty by the bounds; no member is below ""
+	}
+	for _, tt := range tests {
+		r, err := ParseLexRange([]byte(tt.min), []byte(tt.max))
+		if err != nil || r.Empty() != tt.empty {
+			t.Errorf("%q %q: Empty() = %v, %v; want %v", tt.min, tt.max, r.Empty(), err, tt.empty)
+		}
+	}
+}
+
+func members(s *Set) string {
+	var parts []string
+	s.RangeByRank(0, s.Len()-1, false, func(m []byte, _ float64) bool {
+		parts = append(parts, string(m))
+		return true
+	})
+	return strings.Join(parts, " ")
+}
+
+func TestLexWithUnequalScores(t *testing.T) {
+	// ZADD k 0 a 1 b 0 c 2 a0 (listpack: a c b a0)
+	s := New()
+	s.Add("a", 0)
+	s.Add("b", 1)
+	s.Add("c", 0)
+	s.Add("a0", 2)
+	if got := members(s); got != "a c b a0" {
+		t.Fatalf("order %q", got)
+	}
+	lex := func(min, max string, rev bool) string {
+		r, err := ParseLexRange([]byte(min), []byte(max))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var parts []string
+		s.RangeByLex(r, rev, 0, -1, func(m []byte, _ float64) bool {
+			parts = append(parts, string(m))
+			return true
+		})
+		return strings.Join(parts, " ")
+	}
+	tests := []struct {
+		cmd  string
+		got  string
+		want string
+	}{
+		{"ZRANGEBYLEX k [b +", lex("[b", "+", false), ""},
+		{"ZREVRANGEBYLEX k [b -", lex("-", "[b", true), "a0 b c a"},
+		{"ZRANGEBYLEX k - [b", lex("-", "[b", false), "a"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s = %q; want %q", tt.cmd, tt.got, tt.want)
+		}
+	}
+	r, _ := ParseLexRange([]byte("[b"), []byte("+"))
+	if n := s.CountByLex(r); n != 0 { // ZLEXCOUNT k [b + -> 0
+		t.Errorf("ZLEXCOUNT = %d", n)
+	}
+	r, _ = ParseLexRange([]byte("[b"), []byte("[c"))
+	if n := s.RemoveRangeByLex(r); n != 0 { // ZREMRANGEBYLEX k [b [c -> 0
+		t.Errorf("ZREMRANGEBYLEX = %d", n)
+	}
+}
+
+func TestEncodingConversion(t *testing.T) {
+	// ZADD k 1 m1 ... 128 m128 -> listpack; ZADD k 129 m129 -> skiplist;
+	// ZREMRANGEBYRANK k 0 -3 -> 127, still skiplist.
+	s := New()
+	for i := 1; i <= 128; i++ {
+		s.Add("m"+strconv.Itoa(i), float64(i))
+	}
+	if s.Encoding() != "listpack" {
+		t.Fatalf("128 members: %s", s.Encoding())
+	}
+	s.Add("m1", 1000) // an update does not convert
+	if s.Encoding() != "listpack" || s.Len() != 128 {
+		t.Fatalf("after update: %s %d", s.Encoding(), s.Len())
+	}
+	s.Add("m129", 129)
+	if s.Encoding() != "skiplist" || s.Len() != 129 {
+		t.Fatalf("129 members: %s %d", s.Encoding(), s.Len())
+	}
+	if n := s.RemoveRangeByRank(0, s.Len()-3); n != 127 || s.Encoding() != "skiplist" {
+		t.Fatalf("ZREMRANGEBYRANK: %d %s", n, s.Encoding())
+	}
+
+	// ZADD k 1 <64 x> -> listpack; ZADD k 1 <65 y> -> skiplist
+	s = New()
+	s.Add(strings.Repeat("x", 64), 1)
+	if s.Encoding() != "listpack" {
+		t.Fatalf("64-byte member: %s", s.Encoding())
+	}
+	s.Add(strings.Repeat("y", 65), 1)
+	if s.Encoding() != "skiplist" {
+		t.Fatalf("65-byte member: %s", s.Encoding())
+	}
+	// ZREM k <65 y> keeps skiplist.
+	s.Remove(strings.Repeat("y", 65))
+	if s.Encoding() != "skiplist" {
+		t.Fatalf("after ZREM: %s", s.Encoding())
+	}
+	// A store result that fits becomes listpack:
+	// ZADD k3 ... ; ZREM k3 <long>; ZUNIONSTORE-like conversion.
+	s.ConvertToListpackIfNeeded()
+	if s.Encoding() != "listpack" || members(s) != strings.Repeat("x", 64) {
+		t.Fatalf("ConvertToListpackIfNeeded: %s %q", s.Encoding(), members(s))
+	}
+
+	// CONFIG SET zset-max-listpack-entries 0; ZADD k 1 a -> skiplist
+	withLimits(0, 64, func() {
+		s := New()
+		s.Add("a", 1)
+		if s.Encoding() != "skiplist" {
+			t.Fatalf("max entries 0: %s", s.Encoding())
+		}
+	})
+}
+
+func TestNegativeZero(t *testing.T) {
+	negz := math.Copysign(0, -1)
+	// ZADD k -0 a; ZSCORE k a -> "0" (listpack stores the integer 0)
+	s := New()
+	s.Add("a", negz)
+	if sc, _ := s.Score("a"); math.Signbit(sc) {
+		t.Errorf("listpack keeps -0")
+	}
+	// CONFIG SET zset-max-listpack-entries 0; ZADD k -0 a; ZSCORE k a -> "-0"
+	withLimits(0, 64, func() {
+		s := New()
+		s.Add("a", negz)
+		if sc, _ := s.Score("a"); !math.Signbit(sc) {
+			t.Errorf("skiplist loses -0")
+		}
+		// -0 and 0 are the same score: ZADD k 0 a is no change.
+		if s.Add("a", 0) {
+			t.Errorf("re-add reported added")
+		}
+		s.Add("b", 0)
+		r, _ := ParseScoreRange([]byte("(0"), []byte("+inf"))
+		if n := s.CountByScore(r); n != 0 {
+			t.Errorf("ZCOUNT k (0 +inf = %d", n)
+		}
+	})
+}
+
+func TestVisitorStops(t *testing.T) {
+	for _, large := range []bool{false, true} {
+		s := New()
+		if large {
+			s.toLarge(0)
+		}
+		for i := 0; i < 10; i++ {
+			s.Add(strconv.Itoa(i), float64(i))
+		}
+		n := 0
+		s.RangeByScore(AllScores, false, 0, -1, func([]byte, float64) bool { n++; return n < 3 })
+		if n != 3 {
+			t.Errorf("large %v: visited %d", large, n)
+		}
+		var got []string
+		s.RangeByScore(AllScores, true, 2, 3, func(m []byte, _ float64) bool {
+			got = append(got, string(m))
+			return true
+		})
+		if strings.Join(got, " ") != "7 6 5" {
+			t.Errorf("large %v: LIMIT 2 3 REV = %v", large, got)
+		}
+	}
+}
+
+func TestSmallEncodingSize(t *testing.T) {
+	s := New()
+	for i := 0; i < 5; i++ {
+		s.Add("1700000000000:ab12cd3"+strconv.Itoa(i), 1700000000000+float64(i))
+	}
+	// 4-byte count + 5 * (1 header + 6 score + 22 member)
+	if got := len(s.lp); got != 4+5*29 {
+		t.Errorf("encoded size %d", got)
+	}
+	if s.MemoryUsage() < len(s.lp) {
+		t.Errorf("MemoryUsage %d", s.MemoryUsage())
+	}
+}
+
+func TestScoreEncodings(t *testing.T) {
+	scores := []float64{0, 1, -1, 63, 64, -64, -65, 1 << 53, -(1 << 53), 1<<53 + 2, 0.5, -0.5,
+		math.Inf(1), math.Inf(-1), math.MaxFloat64, 5e-324, 1e300, 1700000000000.5}
+	s := New()
+	for i, sc := range scores {
+		s.Add("m"+strconv.Itoa(i), sc)
+	}
+	for i, sc := range scores {
+		if got, ok := s.Score("m" + strconv.Itoa(i)); !ok || got != sc {
+			t.Errorf("score %v came back %v %v", sc, got, ok)
+		}
+	}
+}
+
+func TestUvarintAt(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for i := 0; i < 100000; i++ {
+		v := r.Uint64() >> uint(r.Intn(64))
+		buf := make([]byte, r.Intn(4))
+		buf = binary.AppendUvarint(buf, v)
+		buf = append(buf, make([]byte, r.Intn(10))...)
+		for start := 0; start < len(buf); start++ {
+			want, wn := binary.Uvarint(buf[start:])
+			if wn <= 0 {
+				continue
+			}
+			if got, n := uvarintAt(buf, start); got != want || n != wn {
+				t.Fatalf("uvarintAt(%x, %d) = %d, %d; want %d, %d", buf, start, got, n, want, wn)
+			}
+		}
+	}
+}
+
+func TestLimitOffsets(t *testing.T) {
+	// ZADD k 1 a 2 b 3 c; ZRANGEBYSCORE k -inf +inf LIMIT -1 2 -> (empty);
+	// ... LIMIT 1 -5 -> b c; ZRANGEBYLEX k - + LIMIT -1 1 -> (empty)
+	for _, large := range []bool{false, true} {
+		s := New()
+		if large {
+			s.toLarge(0)
+		}
+		s.Add("a", 1)
+		s.Add("b", 2)
+		s.Add("c", 3)
+		got := func(f func(Visitor)) string { return itemsString(collect(f)) }
+		if g := got(func(v Visitor) { s.RangeByScore(AllScores, false, -1, 2, v) }); g != "" {
+			t.Errorf("LIMIT -1 2 = %q", g)
+		}
+		if g := got(func(v Visitor) { s.RangeByScore(AllScores, false, 1, -5, v) }); g != "b c" {
+			t.Errorf("LIMIT 1 -5 = %q", g)
+		}
+		if g := got(func(v Visitor) { s.RangeByLex(AllLex, false, -1, 1, v) }); g != "" {
+			t.Errorf("BYLEX LIMIT -1 1 = %q", g)
+		}
+	}
+}
+
+func itemsString(items []item) string {
+	var parts []string
+	for _, it := range items {
+		parts = append(parts, it.member)
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestLargeUpdateKeepsOneString(t *testing.T) {
+	s := New()
+	s.toLarge(0)
+	s.Add(strings.Clone("member"), 1)
+	s.Add(strings.Clone("member"), 2) // a new copy from the network
+	var key string
+	for k := range s.lg.dict {
+		key = k
+	}
+	it, _ := s.lg.tree.Min()
+	if unsafe.StringData(key) != unsafe.StringData(it.member) || it.score != 2 {
+		t.Errorf("tree and map hold different strings after an update")
+	}
+}
+
+func TestMemoryUsageGrows(t *testing.T) {
+	s := New()
+	prev := s.MemoryUsage()
+	for i := 0; i < 300; i++ {
+		s.Add(strconv.Itoa(i), float64(i))
+	}
+	if s.MemoryUsage() <= prev || s.Encoding() != "skiplist" {
+		t.Errorf("MemoryUsage %d -> %d (%s)", prev, s.MemoryUsage(), s.Encoding())
+	}
+}
