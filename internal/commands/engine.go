@@ -176,6 +176,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}
+	if cmd.Flags&FlagDenyOOM != 0 && e.Cfg.MaxMemory.Load() > 0 && !e.memoryAvailable() {
+		e.reject(x, ErrOOM)
+		return e.closing(c)
+	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
 		c.Multi.queue(cmd, args)
 		x.W.Simple("QUEUED")
