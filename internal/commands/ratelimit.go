@@ -63,6 +63,7 @@ type rlResult struct {
 	count      int64 // entries in the window after it
 	retryAfter int64 // ms until the same request could pass; 0 if it passed, -1 if never
 	resetAfter int64 // ms until the window is empty
+	changed    bool  // entries were pruned or recorded
 }
 
 func parseRL(x *Ctx, withMember bool) (rlRequest, bool) {
@@ -131,6 +132,9 @@ func cmdRLCheck(x *Ctx) {
 	}
 	res, ok := x.rlCheck(&r, false)
 	if ok {
+		if !res.changed {
+			x.Unchanged()
+		}
 		res.reply(x, &r)
 	}
 }
@@ -201,7 +205,12 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, ok bool) {
 	case peek:
 		count = int64(z.Len() - z.CountByScore(old))
 	default:
-		if old.Max >= 0 && z.RemoveRangeByScore(old) > 0 && z.Len() == 0 {
+		pruned := old.Max >= 0 && z.RemoveRangeByScore(old) > 0
+		if pruned {
+			res.changed = true
+			x.touched(r.key)
+		}
+		if pruned && z.Len() == 0 {
 			x.DB.Remove(ent)
 			ent, z = nil, nil
 		} else {
@@ -242,6 +251,8 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, ok bool) {
 	}
 	x.DB.SetExpiry(ent, x.Now+r.window+1000)
 	x.SignalReady(r.key)
+	x.touched(r.key)
+	res.changed = true
 	res.count = int64(z.Len())
 	res.resetAfter = rlResetAfter(z, r)
 	return res, true
@@ -284,4 +295,38 @@ func rlResetAfter(z *zset.Set, r *rlRequest) int64 {
 		return false
 	})
 	return max(0, int64(math.Ceil(newest+float64(r.window)-float64(r.now))))
+}
+
+// touched invalidates WATCHes of key. RL.CHECK, being a write command, gets
+// this from afterWrite too; the native path of EVAL needs it said.
+func (x *Ctx) touched(key []byte) {
+	if x.E.watching != 0 {
+		x.E.ext().touch(x.C.DB, key)
+	}
+}
+
+// slidingWindowNative runs the seed's sliding-window script (recognised by
+// internal/lua.IsSlidingWindow) as RL.CHECK, for inputs where that is exactly
+// what the interpreter would do: integer now, window and limit whose Lua
+// arithmetic and number-to-string conversions are exact, a key that is
+// missing or a sorted set, and no maxmemory (where the script's ZADD could
+// answer OOM). Anything else reports false and runs in the interpreter.
+func (x *Ctx) slidingWindowNative(key []byte, argv [][]byte) bool {
+	const exact = 1 << 53
+	now, ok1 := num.ParseInt(argv[0])
+	window, ok2 := num.ParseInt(argv[1])
+	limit, ok3 := num.ParseInt(argv[2])
+	if !ok1 || !ok2 || !ok3 || now > exact || now < -exact || window < 1 || window > maxRLWindow ||
+		limit > exact || limit < -exact || x.E.Cfg.MaxMemory.Load() > 0 {
+		return false
+	}
+	if ent := x.DB.Get(key, x.Now); ent != nil {
+		if _, ok := ent.Val.(*zset.Set); !ok {
+			return false
+		}
+	}
+	r := rlRequest{key: key, now: now, window: window, limit: limit, cost: 1, member: argv[3]}
+	res, _ := x.rlCheck(&r, false)
+	x.W.Int(res.before)
+	return true
 }

@@ -159,6 +159,9 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 	}
 	keys := x.Args[3 : 3+numkeys]
 	argv := x.Args[3+numkeys:]
+	if s.SlidingWindow && !ro && len(keys) >= 1 && len(argv) >= 4 && x.slidingWindowNative(keys[0], argv) {
+		return
+	}
 	runScript(x, ext, s, keys, argv, ro || (shebang && s.Flags&lua.FlagNoWrites != 0))
 }
 

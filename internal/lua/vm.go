@@ -52,7 +52,10 @@ type Script struct {
 	SHA   string // 40 lower-case hex digits of the body's SHA1
 	Body  string
 	Flags Flags
-	fn    *glua.LFunction
+	// SlidingWindow: the body is the seed's sliding-window script (see
+	// IsSlidingWindow), which the executor may run natively.
+	SlidingWindow bool
+	fn            *glua.LFunction
 }
 
 // Host runs the Redis commands a script calls and receives its log lines.
@@ -145,6 +148,7 @@ func (vm *VM) Compile(sha string, body []byte) (*Script, string) {
 		return nil, "ERR Error compiling script (new function): " + msg
 	}
 	noArgTable(proto)
+	s.SlidingWindow = s.Flags == 0 && IsSlidingWindow(chunk)
 	s.fn = vm.L.NewFunctionFromProto(proto)
 	return s, ""
 }
