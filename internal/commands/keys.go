@@ -1,3 +1,600 @@
 package commands
 
-var keyCommands = []*Command{}
+import (
+	"bytes"
+	"strconv"
+	"strings"
+
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// Generic keyspace commands (Redis's db.c and object.c): DEL, UNLINK, EXISTS,
+// TYPE, KEYS, SCAN, RANDOMKEY, RENAME, RENAMENX, COPY, MOVE, TOUCH, OBJECT.
+var keyCommands = []*Command{
+	{Name: "del", Arity: -2, Flags: FlagWrite, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic",
+		Summary: "Delete a key", Since: "1.0.0",
+		Complexity: "O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).",
+		Handler:    cmdDel},
+	{Name: "unlink", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic",
+		Summary: "Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.", Since: "4.0.0",
+		Complexity: "O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.",
+		Handler:    cmdDel},
+	{Name: "exists", Arity: -2, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic",
+		Summary: "Determine if a key exists", Since: "1.0.0", Complexity: "O(N) where N is the number of keys to check.",
+		Handler: cmdExists},
+	{Name: "type", Arity: 2, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+		Summary: "Determine the type stored at key", Since: "1.0.0", Complexity: "O(1)",
+		Handler: cmdType},
+	{Name: "keys", Arity: 2, Flags: FlagReadOnly, Group: "generic",
+		Summary: "Find all keys matching the given pattern", Since: "1.0.0",
+		Complexity: "O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.",
+		Handler:    cmdKeys},
+	{Name: "scan", Arity: -2, Flags: FlagReadOnly, Group: "generic",
+		Summary: "Incrementally iterate the keys space", Since: "2.8.0",
+		Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.",
+		Handler:    cmdScan},
+	{Name: "randomkey", Arity: 1, Flags: FlagReadOnly, Group: "generic",
+		Summary: "Return a random key from the keyspace", Since: "1.0.0", Complexity: "O(1)",
+		Handler: cmdRandomKey},
+	{Name: "rename", Arity: 3, Flags: FlagWrite, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic",
+		Summary: "Rename a key", Since: "1.0.0", Complexity: "O(1)",
+		Handler: cmdRename},
+	{Name: "renamenx", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic",
+		Summary: "Rename a key, only if the new key does not exist", Since: "1.0.0", Complexity: "O(1)",
+		Handler: cmdRenameNX},
+	{Name: "copy", Arity: -3, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Group: "generic",
+		Summary: "Copy a key", Since: "6.2.0",
+		Complexity: "O(N) worst case for collections, where N is the number of nested items. O(1) for string values.",
+		Handler:    cmdCopy},
+	{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
+		Summary: "Move a key to another database", Since: "1.0.0", Complexity: "O(1)",
+		Handler: cmdMove},
+	{Name: "touch", Arity: -2, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic",
+		Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1",
+		Complexity: "O(N) where N is the number of keys that will be touched.",
+		Handler:    cmdTouch},
+	{Name: "object", Arity: -2, Group: "generic",
+		Summary: "A container for object introspection commands", Since: "2.2.3", Complexity: "Depends on subcommand.",
+		Sub: map[string]*Command{
+			"encoding": {Arity: 3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: "generic",
+				Summary: "Inspect the internal encoding of a Redis object", Since: "2.2.3", Complexity: "O(1)",
+				Handler: cmdObjectEncoding},
+			"freq": {Arity: 3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: "generic",
+				Summary: "Get the logarithmic access frequency counter of a Redis object", Since: "4.0.0", Complexity: "O(1)",
+				Handler: cmdObjectFreq},
+			"idletime": {Arity: 3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: "generic",
+				Summary: "Get the time since a Redis object was last accessed", Since: "2.2.3", Complexity: "O(1)",
+				Handler: cmdObjectIdletime},
+			"refcount": {Arity: 3, Flags: FlagReadOnly, FirstKey: 2, LastKey: 2, Step: 1, Group: "generic",
+				Summary: "Get the number of references to the value of the key", Since: "2.2.3", Complexity: "O(1)",
+				Handler: cmdObjectRefcount},
+			"help": {Arity: 2, Flags: FlagLoading | FlagStale, Group: "generic",
+				Summary: "Show helpful text about the different subcommands", Since: "6.2.0", Complexity: "O(1)",
+				Handler: cmdObjectHelp},
+		}},
+}
+
+// cEqualFold compares an argument with a lower-case option name the way
+// Redis's strcasecmp on the argument's C string does: ASCII case folding
+// only, and the argument ends at its first NUL ("COUNT\x00x" is COUNT).
+func cEqualFold(arg []byte, lower string) bool {
+	if i := bytes.IndexByte(arg, 0); i >= 0 {
+		arg = arg[:i]
+	}
+	if len(arg) != len(lower) {
+		return false
+	}
+	for i, c := range arg {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cString returns arg up to its first NUL, as C's %s prints it.
+func cString(arg []byte) []byte {
+	if i := bytes.IndexByte(arg, 0); i >= 0 {
+		return arg[:i]
+	}
+	return arg
+}
+
+// lookupNoTouch is Redis's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): it counts
+// a keyspace hit or miss but leaves the key's access time alone.
+func (x *Ctx) lookupNoTouch(key []byte) *keyspace.Entry {
+	e := x.DB.GetNoTouch(key, x.Now)
+	if e == nil {
+		x.E.Stats.KeyspaceMisses++
+	} else {
+		x.E.Stats.KeyspaceHits++
+	}
+	return e
+}
+
+// typeName is what TYPE reports for an entry (nil: a missing key).
+func typeName(e *keyspace.Entry) string {
+	if e == nil {
+		return "none"
+	}
+	switch e.Val.(type) {
+	case []byte:
+		return "string"
+	case *zset.Set:
+		return "zset"
+	}
+	panic("keyspace holds an unknown value type")
+}
+
+// getInt32 is getIntFromObjectOrReply: a string2ll integer within C int range.
+func getInt32(arg []byte) (int, string) {
+	n, ok := num.ParseInt(arg)
+	if !ok {
+		return 0, ErrNotInt
+	}
+	if n < -1<<31 || n > 1<<31-1 {
+		return 0, ErrIntRange32
+	}
+	return int(n), ""
+}
+
+// signalReadyIn wakes clients blocked on key in database db. Redis's dbAdd
+// does this for keys that receive a sorted set whatever the command, so a
+// RENAME, MOVE or COPY onto a key that BZPOPMIN waits for serves it. Other
+// types never unblock a sorted-set pop, so they are not signalled.
+func (x *Ctx) signalReadyIn(db int, e *keyspace.Entry) {
+	if _, ok := e.Val.(*zset.Set); !ok {
+		return
+	}
+	k := waitKey{db, e.Key()}
+	if _, ok := x.E.waiting[k]; ok {
+		x.E.ready = append(x.E.ready, k)
+	}
+}
+
+func cmdDel(x *Ctx) {
+	var n int64
+	for _, k := range x.Args[1:] {
+		if x.DB.Delete(k, x.Now) {
+			n++
+		}
+	}
+	x.W.Int(n)
+}
+
+// cmdExists counts a key once per time it is named, as Redis does.
+func cmdExists(x *Ctx) {
+	var n int64
+	for _, k := range x.Args[1:] {
+		if x.lookupNoTouch(k) != nil {
+			n++
+		}
+	}
+	x.W.Int(n)
+}
+
+func cmdType(x *Ctx) { x.W.Simple(typeName(x.lookupNoTouch(x.Args[1]))) }
+
+func cmdTouch(x *Ctx) {
+	var n int64
+	for _, k := range x.Args[1:] {
+		if x.Lookup(k) != nil {
+			n++
+		}
+	}
+	x.W.Int(n)
+}
+
+// cmdKeys lists live keys matching the pattern. Like Redis it skips expired
+// keys without deleting them, and "*" alone matches every key without
+// running the matcher (so it also returns the empty key, which
+// stringmatchlen would not match).
+func cmdKeys(x *Ctx) {
+	pat := x.Args[1]
+	all := len(pat) == 1 && pat[0] == '*'
+	off := x.W.ArrayPlaceholder()
+	n := 0
+	x.DB.ForEach(func(e *keyspace.Entry) bool {
+		if all || globMatch(pat, e.Key(), false) {
+			if exp := e.Expiry(); exp == keyspace.NoExpiry || x.Now <= exp {
+				x.W.BulkString(e.Key())
+				n++
+			}
+		}
+		return true
+	})
+	x.W.PatchArray(off, n)
+}
+
+// parseScanCursor is Redis's parseScanCursorOrReply: strtoul in base 10 on
+// the argument's C string, refusing leading white space, trailing bytes and
+// overflow. strtoul's leniencies stay: an optional sign ("-1" wraps to
+// 2^64-1), leading zeros, and an empty string (or one starting with NUL),
+// which reads as 0.
+func parseScanCursor(arg []byte) (uint64, bool) {
+	s := cString(arg)
+	if len(s) == 0 {
+		return 0, true
+	}
+	switch s[0] {
+	case ' ', '\t', '\n', '\v', '\f', '\r':
+		return 0, false
+	}
+	neg := false
+	if s[0] == '+' || s[0] == '-' {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	if len(s) == 0 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(string(s), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, true
+}
+
+func cmdScan(x *Ctx) {
+	cursor, ok := parseScanCursor(x.Args[1])
+	if !ok {
+		x.W.Error(ErrInvalidCursor)
+		return
+	}
+	args := x.Args
+	count := int64(10)
+	var pat, typ []byte
+	usePat, useType := false, false
+	for i := 2; i < len(args); {
+		more := len(args) - i
+		switch {
+		case cEqualFold(args[i], "count") && more >= 2:
+			n, ok := num.ParseInt(args[i+1])
+			if !ok {
+				x.W.Error(ErrNotInt)
+				return
+			}
+			if n < 1 {
+				x.W.Error(ErrSyntax)
+				return
+			}
+			count = n
+			i += 2
+		case cEqualFold(args[i], "match") && more >= 2:
+			pat = args[i+1]
+			usePat = !(len(pat) == 1 && pat[0] == '*')
+			i += 2
+		case cEqualFold(args[i], "type") && more >= 2:
+			typ, useType = args[i+1], true
+			i += 2
+		default:
+			x.W.Error(ErrSyntax)
+			return
+		}
+	}
+
+	// Collect first, filter after: the filters may delete expired keys,
+	// which must not happen while a bucket is being walked.
+	var keys []string
+	maxIter := count * 10 // wraps for huge COUNTs exactly as Redis's long does
+	for {
+		cursor = x.DB.Scan(cursor, func(e *keyspace.Entry) { keys = append(keys, e.Key()) })
+		if cursor == 0 {
+			break
+		}
+		left := maxIter
+		maxIter--
+		if left == 0 || int64(len(keys)) >= count {
+			break
+		}
+	}
+
+	x.W.Array(2)
+	x.W.BulkString(strconv.FormatUint(cursor, 10))
+	off := x.W.ArrayPlaceholder()
+	n := 0
+	for _, k := range keys {
+		if usePat && !globMatch(pat, k, false) {
+			continue
+		}
+		if useType {
+			// Redis looks the key up to name its type, which deletes it if
+			// it expired, and then finds no deadline left to filter on: so
+			// TYPE none returns expired keys. Kept for parity.
+			if !cEqualFold(typ, typeName(x.lookupNoTouch([]byte(k)))) {
+				continue
+			}
+		} else if x.DB.GetNoTouch([]byte(k), x.Now) == nil {
+			continue // expired: deleted now, as expireIfNeeded does
+		}
+		x.W.BulkString(k)
+		n++
+	}
+	x.W.PatchArray(off, n)
+}
+
+// cmdRandomKey returns a random live key. An expired pick is deleted and
+// another drawn, as Redis's dbRandomKey does on a master; every draw either
+// returns or removes a key, so the loop ends.
+func cmdRandomKey(x *Ctx) {
+	for {
+		e := x.DB.Random()
+		if e == nil {
+			x.W.Null()
+			return
+		}
+		if x.DB.ExpireIfDue(e, x.Now) {
+			continue
+		}
+		x.W.BulkString(e.Key())
+		return
+	}
+}
+
+func cmdRename(x *Ctx)   { renameGeneric(x, false) }
+func cmdRenameNX(x *Ctx) { renameGeneric(x, true) }
+
+// renameGeneric moves the value, with its TTL, to the new name, dropping
+// whatever the new name held. Renaming a key to itself checks only that it
+// exists.
+func renameGeneric(x *Ctx, nx bool) {
+	src, dst := x.Args[1], x.Args[2]
+	e := x.DB.Get(src, x.Now)
+	if e == nil {
+		x.W.Error(ErrNoSuchKey)
+		return
+	}
+	if bytes.Equal(src, dst) {
+		if nx {
+			x.W.Int(0)
+		} else {
+			x.W.OK()
+		}
+		return
+	}
+	if old := x.DB.Get(dst, x.Now); old != nil {
+		if nx {
+			x.W.Int(0)
+			return
+		}
+		x.DB.Remove(old)
+	}
+	ne := x.DB.MoveTo(e, x.DB, string(dst))
+	x.signalReadyIn(x.C.DB, ne)
+	if nx {
+		x.W.Int(1)
+	} else {
+		x.W.OK()
+	}
+}
+
+func cmdCopy(x *Ctx) {
+	args := x.Args
+	dbid, replace := x.C.DB, false
+	for j := 3; j < len(args); j++ {
+		more := len(args) - j - 1
+		switch {
+		case cEqualFold(args[j], "replace"):
+			replace = true
+		case cEqualFold(args[j], "db") && more >= 1:
+			n, msg := getInt32(args[j+1])
+			if msg != "" {
+				x.W.Error(msg)
+				return
+			}
+			if n < 0 || n >= NumDBs {
+				x.W.Error(ErrDBIndex)
+				return
+			}
+			dbid = n
+			j++
+		default:
+			x.W.Error(ErrSyntax)
+			return
+		}
+	}
+	src, dst := args[1], args[2]
+	if dbid == x.C.DB && bytes.Equal(src, dst) {
+		x.W.Error(ErrSameObject)
+		return
+	}
+	e := x.Lookup(src)
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	to := x.E.DB(dbid)
+	old := to.Get(dst, x.Now)
+	if old != nil && !replace {
+		x.W.Int(0)
+		return
+	}
+	val, enc := copyValue(e)
+	if old != nil {
+		to.Remove(old)
+	}
+	ne := to.Add(string(dst), val)
+	ne.Enc = enc
+	to.SetExpiry(ne, e.Expiry())
+	x.signalReadyIn(dbid, ne)
+	x.W.Int(1)
+}
+
+// copyValue duplicates a value for COPY: never shared with the source, since
+// handlers modify values in place. The copy of a string keeps its encoding,
+// as Redis's dupStringObject does, except that a shared small integer
+// becomes a private one.
+func copyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
+	switch v := e.Val.(type) {
+	case []byte:
+		enc := e.Enc
+		if enc == keyspace.EncAuto && sharedInt(v) {
+			enc = keyspace.EncIntUnshared
+		}
+		return append([]byte(nil), v...), enc
+	case *zset.Set:
+		return v.Clone(), keyspace.EncAuto
+	}
+	panic("keyspace holds an unknown value type")
+}
+
+func cmdMove(x *Ctx) {
+	dbid, msg := getInt32(x.Args[2])
+	if msg != "" {
+		x.W.Error(msg)
+		return
+	}
+	if dbid < 0 || dbid >= NumDBs {
+		x.W.Error(ErrDBIndex)
+		return
+	}
+	if dbid == x.C.DB {
+		x.W.Error(ErrSameObject)
+		return
+	}
+	key := x.Args[1]
+	e := x.DB.Get(key, x.Now)
+	if e == nil {
+		x.W.Int(0)
+		return
+	}
+	to := x.E.DB(dbid)
+	if to.Get(key, x.Now) != nil {
+		x.W.Int(0)
+		return
+	}
+	ne := x.DB.MoveTo(e, to, string(key))
+	x.signalReadyIn(dbid, ne)
+	x.W.Int(1)
+}
+
+// Redis shares one object for each integer 0..9999 unless an LRU or LFU
+// eviction policy with a memory limit needs per-key access data.
+const sharedIntegers = 10000
+
+func sharedInt(v []byte) bool {
+	n, ok := num.ParseInt(v)
+	return ok && n >= 0 && n < sharedIntegers
+}
+
+func (x *Ctx) sharedIntsAllowed() bool {
+	if x.E.Cfg.MaxMemory.Load() == 0 {
+		return true
+	}
+	p := *x.E.Cfg.MaxMemoryPolicy.Load()
+	return !strings.Contains(p, "lru") && !strings.Contains(p, "lfu")
+}
+
+func (x *Ctx) lfuPolicy() bool { return strings.Contains(*x.E.Cfg.MaxMemoryPolicy.Load(), "lfu") }
+
+// stringEncoding is OBJECT ENCODING for a string value, following
+// tryObjectEncoding for values stored the default way.
+func stringEncoding(v []byte, enc keyspace.StrEncoding) string {
+	const embstrMax = 44 // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
+	switch enc {
+	case keyspace.EncRaw:
+		return "raw"
+	case keyspace.EncIntUnshared:
+		return "int"
+	case keyspace.EncAuto:
+		if _, ok := num.ParseInt(v); ok {
+			return "int"
+		}
+	}
+	if len(v) <= embstrMax {
+		return "embstr"
+	}
+	return "raw"
+}
+
+func cmdObjectEncoding(x *Ctx) {
+	e := x.lookupNoTouch(x.Args[2])
+	if e == nil {
+		x.W.Null()
+		return
+	}
+	switch v := e.Val.(type) {
+	case []byte:
+		x.W.BulkString(stringEncoding(v, e.Enc))
+	case *zset.Set:
+		x.W.BulkString(v.Encoding())
+	}
+}
+
+func cmdObjectRefcount(x *Ctx) {
+	e := x.lookupNoTouch(x.Args[2])
+	if e == nil {
+		x.W.Null()
+		return
+	}
+	if v, ok := e.Val.([]byte); ok && e.Enc == keyspace.EncAuto && sharedInt(v) && x.sharedIntsAllowed() {
+		x.W.Int(1<<31 - 1) // OBJ_SHARED_REFCOUNT
+		return
+	}
+	x.W.Int(1)
+}
+
+// cmdObjectIdletime reports whole seconds between the last access and now,
+// both truncated to seconds as Redis's LRU clock is.
+func cmdObjectIdletime(x *Ctx) {
+	e := x.lookupNoTouch(x.Args[2])
+	if e == nil {
+		x.W.Null()
+		return
+	}
+	if x.lfuPolicy() {
+		x.W.Error(ErrLFUSelected)
+		return
+	}
+	idle := x.Now/1000 - e.ATime()/1000
+	if idle < 0 {
+		idle = 0
+	}
+	x.W.Int(idle)
+}
+
+func cmdObjectFreq(x *Ctx) {
+	e := x.lookupNoTouch(x.Args[2])
+	if e == nil {
+		x.W.Null()
+		return
+	}
+	if !x.lfuPolicy() {
+		x.W.Error(ErrLFUNotSelected)
+		return
+	}
+	x.W.Int(int64(e.Freq(x.Now)))
+}
+
+var objectHelp = []string{
+	"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"ENCODING <key>",
+	"    Return the kind of internal representation used in order to store the value",
+	"    associated with a <key>.",
+	"FREQ <key>",
+	"    Return the access frequency index of the <key>. The returned integer is",
+	"    proportional to the logarithm of the recent access frequency of the key.",
+	"IDLETIME <key>",
+	"    Return the idle time of the <key>, that is the approximated number of",
+	"    seconds elapsed since the last access to the key.",
+	"REFCOUNT <key>",
+	"    Return the number of references of the value associated with the specified",
+	"    <key>.",
+	"HELP",
+	"    Prints this help.",
+}
+
+func cmdObjectHelp(x *Ctx) {
+	x.W.Array(len(objectHelp))
+	for _, l := range objectHelp {
+		x.W.Simple(l)
+	}
+}

@@ -2,13 +2,15 @@
 // deadlines.
 //
 // The table is a chained hash table in the manner of Redis's dict rather than a
-// Go map, for two reasons Go maps cannot meet: SCAN needs a cursor that
+// Go map, for three reasons Go maps cannot meet: SCAN needs a cursor that
 // survives inserts, deletes and resizes between calls (Redis's reverse-binary
 // cursor, which guarantees every key present for the whole scan is returned),
-// and RANDOMKEY needs an O(1) random pick. Deadlines are mirrored in a
-// deadline-ordered index (internal/expiry) for the active expiry cycle; lookups
-// check the deadline lazily, so an expired key is gone for every command even
-// before the cycle reclaims it.
+// RANDOMKEY needs an O(1) random pick, and a resize must not stall the server:
+// like Redis's dict, a resize allocates the new table and then moves a bucket
+// or so per operation, so no single command pays for rehashing millions of
+// keys. Deadlines are mirrored in a deadline-ordered index (internal/expiry)
+// for the active expiry cycle; lookups check the deadline lazily, so an
+// expired key is gone for every command even before the cycle reclaims it.
 //
 // A DB is not safe for concurrent use: the executor serialises all access.
 package keyspace
@@ -24,6 +26,33 @@ import (
 // NoExpiry is the deadline of a key without a TTL.
 const NoExpiry int64 = 0
 
+// StrEncoding records how Redis would have encoded a string value. OBJECT
+// ENCODING and OBJECT REFCOUNT report it, and in Redis it depends on the
+// command that wrote the value, not only on its bytes: "5" stored by SET is
+// the shared integer object, by APPEND a raw string, by INCRBYFLOAT an embstr.
+// Commands that store a string the way SET does need not touch it.
+type StrEncoding uint8
+
+const (
+	// EncAuto is what SET, MSET, INCR and most writers produce (Redis's
+	// tryObjectEncoding): "int" for a canonical integer in int64 range (the
+	// shared object, REFCOUNT 2147483647, for 0..9999), "embstr" up to 44
+	// bytes, "raw" beyond.
+	EncAuto StrEncoding = iota
+	// EncRaw is a string modified in place (APPEND or SETRANGE on an existing
+	// key, SETBIT...): always "raw".
+	EncRaw
+	// EncEmbstr is a string created without integer detection (INCRBYFLOAT):
+	// "embstr" up to 44 bytes, else "raw".
+	EncEmbstr
+	// EncIntUnshared is an integer in a private object (COPY of a small
+	// integer): "int" with REFCOUNT 1.
+	EncIntUnshared
+)
+
+// lfuInit is the access-frequency counter of a new key (Redis's LFU_INIT_VAL).
+const lfuInit = 5
+
 // Entry is one key. Handlers may change Val in place; deadlines change only
 // through the DB so the expiry index stays in step.
 type Entry struct {
@@ -32,6 +61,12 @@ type Entry struct {
 	exp  int64 // Unix ms, NoExpiry for none
 	hash uint64
 	next *Entry
+
+	// Enc is the string encoding Redis would report; see StrEncoding.
+	Enc StrEncoding
+
+	atime int64 // Unix ms of the last access (OBJECT IDLETIME)
+	lfu   uint8 // logarithmic access counter (OBJECT FREQ), as of atime
 }
 
 // Key returns the entry's key.
@@ -40,14 +75,68 @@ func (e *Entry) Key() string { return e.key }
 // Expiry returns the deadline in Unix ms, or NoExpiry.
 func (e *Entry) Expiry() int64 { return e.exp }
 
+// ATime returns when the key was last accessed, in Unix ms.
+func (e *Entry) ATime() int64 { return e.atime }
+
+// Freq returns the key's access-frequency counter at now, decayed by one per
+// idle minute as Redis's LFUDecrAndReturn does with lfu-decay-time 1.
+func (e *Entry) Freq(now int64) uint8 {
+	// Redis keeps the minute of the last access in 16 bits and lets it wrap.
+	last, cur := uint16(e.atime/60000), uint16(now/60000)
+	var elapsed int
+	if cur >= last {
+		elapsed = int(cur - last)
+	} else {
+		elapsed = 65535 - int(last) + int(cur)
+	}
+	if elapsed >= int(e.lfu) {
+		return 0
+	}
+	return e.lfu - uint8(elapsed)
+}
+
+// touch records an access at now under LFU tracking: the idle clock
+// restarts and the frequency counter grows with probability
+// 1/((counter-5)*10+1), Redis's LFULogIncr with lfu-log-factor 10.
+func (e *Entry) touch(now int64) {
+	c := e.Freq(now)
+	if c < 255 {
+		if c <= lfuInit {
+			c++
+		} else if rand.Float64() < 1/(float64(c-lfuInit)*10+1) {
+			c++
+		}
+	}
+	e.lfu = c
+	e.atime = now
+}
+
 const minBuckets = 16
 
 // DB is one database.
+//
+// While a resize is in progress the entries live in two tables: ht[0], the
+// old one, whose buckets below rehashIdx have already been emptied into
+// ht[1], the new one. Every lookup, insert and delete moves one more bucket
+// across (Redis's _dictRehashStep); when ht[0] is empty, ht[1] takes its
+// place. Unlike Redis, a new key goes to whichever table currently owns its
+// bucket, so a key is always in exactly one chain that its hash determines.
 type DB struct {
-	seed    maphash.Seed
-	buckets []*Entry
-	n       int
-	exp     *expiry.Index
+	seed      maphash.Seed
+	ht        [2][]*Entry
+	used      [2]int
+	rehashIdx int // -1 when not rehashing
+	exp       *expiry.Index
+
+	// clock is the latest command time seen by a lookup; new entries take it
+	// as their access time, since Set and Add are not given the time.
+	clock int64
+
+	// TrackLFU makes lookups maintain the access-frequency counter OBJECT
+	// FREQ reports. Redis does that only under an LFU maxmemory policy, and
+	// it costs a random draw per lookup, so whoever selects such a policy
+	// sets it on every DB.
+	TrackLFU bool
 
 	// Expired counts keys removed because their deadline passed (INFO's expired_keys).
 	Expired int64
@@ -58,18 +147,53 @@ type DB struct {
 
 // New returns an empty DB.
 func New() *DB {
-	return &DB{seed: maphash.MakeSeed(), buckets: make([]*Entry, minBuckets), exp: expiry.New()}
+	return &DB{seed: maphash.MakeSeed(), ht: [2][]*Entry{make([]*Entry, minBuckets)}, rehashIdx: -1, exp: expiry.New()}
 }
 
 // Len is the number of keys, including expired keys not yet reclaimed.
-func (db *DB) Len() int { return db.n }
+func (db *DB) Len() int { return db.used[0] + db.used[1] }
 
 // ExpiresLen is the number of keys with a deadline.
 func (db *DB) ExpiresLen() int { return db.exp.Len() }
 
+// Rehashing reports whether a resize is in progress.
+func (db *DB) Rehashing() bool { return db.rehashIdx >= 0 }
+
+// Buckets reports the size of the main table and, while rehashing, of the
+// table being filled (0 otherwise).
+func (db *DB) Buckets() (int, int) { return len(db.ht[0]), len(db.ht[1]) }
+
+// slot returns the table and bucket index that hold (or would hold) hash h.
+// During a rehash a key lives in ht[0] until its bucket is moved and in ht[1]
+// after, new keys included, so a lookup only ever searches one chain.
+func (db *DB) slot(h uint64) (int, uint64) {
+	i := h & uint64(len(db.ht[0])-1)
+	if db.rehashIdx >= 0 && i < uint64(db.rehashIdx) {
+		return 1, h & uint64(len(db.ht[1])-1)
+	}
+	return 0, i
+}
+
+func (db *DB) bucket(h uint64) **Entry {
+	t, i := db.slot(h)
+	return &db.ht[t][i]
+}
+
+func (db *DB) findHashed(key string, h uint64) *Entry {
+	for e := *db.bucket(h); e != nil; e = e.next {
+		if e.hash == h && e.key == key {
+			return e
+		}
+	}
+	return nil
+}
+
 func (db *DB) find(key []byte) (*Entry, uint64) {
+	if db.rehashIdx >= 0 {
+		db.rehashStep()
+	}
 	h := maphash.Bytes(db.seed, key)
-	for e := db.buckets[h&uint64(len(db.buckets)-1)]; e != nil; e = e.next {
+	for e := *db.bucket(h); e != nil; e = e.next {
 		if e.hash == h && e.key == string(key) {
 			return e, h
 		}
@@ -84,27 +208,58 @@ func (db *DB) Peek(key []byte) *Entry {
 }
 
 // Get returns the live entry for key at time now, deleting it first if it has
-// expired (Redis's lazy expiry).
+// expired (Redis's lazy expiry), and records the access for OBJECT IDLETIME
+// and FREQ.
 func (db *DB) Get(key []byte, now int64) *Entry {
+	e := db.GetNoTouch(key, now)
+	if e != nil {
+		if db.TrackLFU {
+			e.touch(now)
+		} else {
+			e.atime = now
+		}
+	}
+	return e
+}
+
+// GetNoTouch is Get without recording an access, for commands Redis runs with
+// LOOKUP_NOTOUCH (TYPE, EXISTS, TTL, OBJECT...).
+func (db *DB) GetNoTouch(key []byte, now int64) *Entry {
+	db.clock = now
 	e, _ := db.find(key)
 	if e == nil {
 		return nil
 	}
-	if e.exp != NoExpiry && now > e.exp {
-		db.remove(e)
-		db.Expired++
+	if db.ExpireIfDue(e, now) {
 		return nil
 	}
 	return e
 }
 
+// ExpireIfDue deletes e if its deadline passed at now, counting it as
+// expired, and reports whether it did. For callers holding an entry from
+// Scan, ForEach or Random rather than from a lookup.
+func (db *DB) ExpireIfDue(e *Entry, now int64) bool {
+	if e.exp == NoExpiry || now <= e.exp {
+		return false
+	}
+	db.remove(e)
+	db.Expired++
+	return true
+}
+
 // Set stores val under key, creating the key or replacing its value. A new
 // key has no deadline; an existing key keeps its deadline only if keepTTL.
 // The caller must have called Get first so an expired key is not revived.
+// Either way the value counts as a new object: default string encoding and
+// a fresh access-frequency counter.
 func (db *DB) Set(key []byte, val any, keepTTL bool) *Entry {
 	e, h := db.find(key)
 	if e != nil {
 		e.Val = val
+		e.Enc = EncAuto
+		e.lfu = lfuInit
+		e.atime = db.clock
 		if !keepTTL {
 			db.Persist(e)
 		}
@@ -115,23 +270,25 @@ func (db *DB) Set(key []byte, val any, keepTTL bool) *Entry {
 
 // Add creates key, which must not exist, with val and no deadline.
 func (db *DB) Add(key string, val any) *Entry {
+	if db.rehashIdx >= 0 {
+		db.rehashStep()
+	}
 	return db.insert(key, maphash.String(db.seed, key), val)
 }
 
 func (db *DB) insert(key string, h uint64, val any) *Entry {
-	if db.n >= len(db.buckets) {
-		db.resize(len(db.buckets) * 2)
-	}
-	i := h & uint64(len(db.buckets)-1)
-	e := &Entry{key: key, Val: val, hash: h, next: db.buckets[i]}
-	db.buckets[i] = e
-	db.n++
+	db.expandIfNeeded()
+	e := &Entry{key: key, Val: val, hash: h, atime: db.clock, lfu: lfuInit}
+	t, i := db.slot(h)
+	e.next = db.ht[t][i]
+	db.ht[t][i] = e
+	db.used[t]++
 	return e
 }
 
 // Delete removes key if present (expired or not) and reports whether it was live at now.
 func (db *DB) Delete(key []byte, now int64) bool {
-	e := db.Get(key, now)
+	e := db.GetNoTouch(key, now)
 	if e == nil {
 		return false
 	}
@@ -143,45 +300,122 @@ func (db *DB) Delete(key []byte, now int64) bool {
 func (db *DB) Remove(e *Entry) { db.remove(e) }
 
 func (db *DB) remove(e *Entry) {
-	i := e.hash & uint64(len(db.buckets)-1)
-	for p := &db.buckets[i]; *p != nil; p = &(*p).next {
-		if *p == e {
-			*p = e.next
-			break
-		}
-	}
-	e.next = nil
+	db.unlink(e)
 	if e.exp != NoExpiry {
 		db.exp.Remove(e.key, e.exp)
 		e.exp = NoExpiry
 	}
-	db.n--
 	if db.OnDelete != nil {
 		db.OnDelete(e.key)
 	}
-	// Shrink below 1/8 full, as Redis does below 10%, so memory follows a
-	// keyspace that emptied.
-	if len(db.buckets) > minBuckets && db.n < len(db.buckets)/8 {
-		db.resize(len(db.buckets) / 2)
+	db.shrinkIfNeeded()
+}
+
+// unlink takes e out of its chain, leaving the expiry index alone.
+func (db *DB) unlink(e *Entry) {
+	t, i := db.slot(e.hash)
+	for p := &db.ht[t][i]; *p != nil; p = &(*p).next {
+		if *p == e {
+			*p = e.next
+			db.used[t]--
+			break
+		}
+	}
+	e.next = nil
+}
+
+// expandIfNeeded starts doubling the table once it holds as many keys as
+// buckets, as Redis's _dictExpandIfNeeded (never during a rehash).
+func (db *DB) expandIfNeeded() {
+	if db.rehashIdx >= 0 {
+		return
+	}
+	if n := db.used[0]; n >= len(db.ht[0]) {
+		db.startResize(nextPow2(n + 1))
 	}
 }
 
-func (db *DB) resize(size int) {
-	if size < minBuckets {
-		size = minBuckets
+// shrinkIfNeeded starts shrinking a table less than 1/10 full, as Redis's
+// tryResizeHashTables, to the smallest power of two that holds every key, so
+// memory follows a keyspace that emptied.
+func (db *DB) shrinkIfNeeded() {
+	if db.rehashIdx >= 0 {
+		return
 	}
-	nb := make([]*Entry, size)
-	mask := uint64(size - 1)
-	for _, e := range db.buckets {
-		for e != nil {
+	size := len(db.ht[0])
+	if size > minBuckets && db.used[0]*10 < size {
+		db.startResize(nextPow2(db.used[0]))
+	}
+}
+
+func nextPow2(n int) int {
+	if n <= minBuckets {
+		return minBuckets
+	}
+	return 1 << bits.Len(uint(n-1))
+}
+
+func (db *DB) startResize(size int) {
+	if size == len(db.ht[0]) {
+		return
+	}
+	db.ht[1] = make([]*Entry, size)
+	db.used[1] = 0
+	db.rehashIdx = 0
+	if db.used[0] == 0 {
+		db.finishRehash()
+	}
+}
+
+// rehashStep moves one bucket of ht[0] into ht[1], visiting at most ten empty
+// buckets to find it (Redis's dictRehash(d, 1)).
+func (db *DB) rehashStep() { db.rehash(1) }
+
+func (db *DB) rehash(n int) {
+	empty := n * 10
+	old, nt := db.ht[0], db.ht[1]
+	mask := uint64(len(nt) - 1)
+	for ; n > 0 && db.used[0] > 0; n-- {
+		for old[db.rehashIdx] == nil {
+			db.rehashIdx++
+			if empty--; empty == 0 {
+				return
+			}
+		}
+		for e := old[db.rehashIdx]; e != nil; {
 			next := e.next
 			i := e.hash & mask
-			e.next = nb[i]
-			nb[i] = e
+			e.next = nt[i]
+			nt[i] = e
+			db.used[0]--
+			db.used[1]++
 			e = next
 		}
+		old[db.rehashIdx] = nil
+		db.rehashIdx++
 	}
-	db.buckets = nb
+	if db.used[0] == 0 {
+		db.finishRehash()
+	}
+}
+
+func (db *DB) finishRehash() {
+	db.ht[0], db.ht[1] = db.ht[1], nil
+	db.used[0], db.used[1] = db.used[1], 0
+	db.rehashIdx = -1
+	// Keys deleted during the rehash may leave the new table sparse too.
+	db.shrinkIfNeeded()
+}
+
+// RehashFor moves up to buckets buckets of an ongoing resize, for a caller
+// with idle time to spend (Redis's activerehashing). It reports whether the
+// resize is still in progress.
+func (db *DB) RehashFor(buckets int) bool {
+	if db.rehashIdx < 0 {
+		return false
+	}
+	db.rehash(buckets)
+	return db.rehashIdx >= 0
 }
 
 // SetExpiry gives e the deadline at (Unix ms); NoExpiry removes it.
@@ -207,64 +441,121 @@ func (db *DB) Persist(e *Entry) bool {
 	return true
 }
 
+// MoveTo takes e out of db and stores its value under key in dst (which may
+// be db itself, for RENAME), keeping the deadline, the encoding and the access
+// statistics: Redis moves the value object itself. key must not exist in dst.
+// OnDelete is called for e's old key.
+func (db *DB) MoveTo(e *Entry, dst *DB, key string) *Entry {
+	val, exp, enc, atime, lfu := e.Val, e.exp, e.Enc, e.atime, e.lfu
+	db.remove(e)
+	ne := dst.Add(key, val)
+	ne.Enc, ne.atime, ne.lfu = enc, atime, lfu
+	dst.SetExpiry(ne, exp)
+	return ne
+}
+
 // Flush deletes every key.
 func (db *DB) Flush() {
 	if db.OnDelete != nil {
 		db.ForEach(func(e *Entry) bool { db.OnDelete(e.key); return true })
 	}
-	db.buckets = make([]*Entry, minBuckets)
-	db.n = 0
+	db.ht = [2][]*Entry{make([]*Entry, minBuckets)}
+	db.used = [2]int{}
+	db.rehashIdx = -1
 	db.exp.Clear()
 }
 
 // ForEach calls fn for every entry, expired or not, until fn returns false.
 // fn must not add or remove keys.
 func (db *DB) ForEach(fn func(e *Entry) bool) {
-	for _, e := range db.buckets {
-		for ; e != nil; e = e.next {
-			if !fn(e) {
-				return
+	for t := range db.ht {
+		for _, e := range db.ht[t] {
+			for ; e != nil; e = e.next {
+				if !fn(e) {
+					return
+				}
 			}
 		}
 	}
 }
 
 // Scan visits the bucket at cursor and returns the next cursor (0 when the
-// scan is complete). The reverse-binary increment is Redis's: a key present
-// from the first call to the last is visited at least once even when the
-// table grows or shrinks in between.
+// scan is complete); fn must not add or remove keys. The reverse-binary
+// increment is Redis's dictScan: a key present from the first call to the
+// last is visited at least once even when the table grows or shrinks in
+// between, or is being rehashed during the scan. During a rehash the cursor
+// is read against the smaller table and the call also visits every bucket of
+// the larger table that the smaller bucket expands to.
 func (db *DB) Scan(cursor uint64, fn func(e *Entry)) uint64 {
-	mask := uint64(len(db.buckets) - 1)
-	for e := db.buckets[cursor&mask]; e != nil; e = e.next {
+	v := cursor
+	if db.rehashIdx < 0 {
+		t0 := db.ht[0]
+		m0 := uint64(len(t0) - 1)
+		for e := t0[v&m0]; e != nil; e = e.next {
+			fn(e)
+		}
+		v |= ^m0
+		return bits.Reverse64(bits.Reverse64(v) + 1)
+	}
+	t0, t1 := db.ht[0], db.ht[1]
+	if len(t0) > len(t1) {
+		t0, t1 = t1, t0
+	}
+	m0, m1 := uint64(len(t0)-1), uint64(len(t1)-1)
+	for e := t0[v&m0]; e != nil; e = e.next {
 		fn(e)
 	}
-	cursor |= ^mask
-	cursor = bits.Reverse64(cursor)
-	cursor++
-	return bits.Reverse64(cursor)
+	for {
+		for e := t1[v&m1]; e != nil; e = e.next {
+			fn(e)
+		}
+		v |= ^m1
+		v = bits.Reverse64(bits.Reverse64(v) + 1)
+		if v&(m0^m1) == 0 {
+			break
+		}
+	}
+	return v
 }
 
 // Random returns a random entry, expired or not, or nil when empty. As in
-// Redis, the pick is uniform over buckets, then over the chain.
+// Redis's dictGetRandomKey, the pick is uniform over non-empty buckets, then
+// over the chain.
 func (db *DB) Random() *Entry {
-	if db.n == 0 {
+	if db.Len() == 0 {
 		return nil
 	}
-	mask := uint64(len(db.buckets) - 1)
-	for {
-		e := db.buckets[rand.Uint64()&mask]
-		if e == nil {
-			continue
-		}
-		l := 0
-		for p := e; p != nil; p = p.next {
-			l++
-		}
-		for k := rand.IntN(l); k > 0; k-- {
-			e = e.next
-		}
-		return e
+	var e *Entry
+	if db.rehashIdx >= 0 {
+		db.rehashStep()
 	}
+	if db.rehashIdx >= 0 {
+		// Buckets of ht[0] below rehashIdx are empty: draw from the rest of
+		// ht[0] and all of ht[1] as one range.
+		s0 := uint64(len(db.ht[0]))
+		span := s0 + uint64(len(db.ht[1])) - uint64(db.rehashIdx)
+		for e == nil {
+			h := uint64(db.rehashIdx) + rand.Uint64N(span)
+			if h >= s0 {
+				e = db.ht[1][h-s0]
+			} else {
+				e = db.ht[0][h]
+			}
+		}
+	} else {
+		mask := uint64(len(db.ht[0]) - 1)
+		for e == nil {
+			e = db.ht[0][rand.Uint64()&mask]
+		}
+	}
+	l := 0
+	for p := e; p != nil; p = p.next {
+		l++
+	}
+	for k := rand.IntN(l); k > 0; k-- {
+		e = e.next
+	}
+	return e
 }
 
 // ExpireDue deletes at most max keys whose deadline passed at now, oldest
@@ -272,13 +563,9 @@ func (db *DB) Random() *Entry {
 func (db *DB) ExpireDue(now int64, max int, scratch []string) (int, []string) {
 	scratch = db.exp.Due(now, max, scratch[:0])
 	for _, k := range scratch {
-		h := maphash.String(db.seed, k)
-		for e := db.buckets[h&uint64(len(db.buckets)-1)]; e != nil; e = e.next {
-			if e.hash == h && e.key == k {
-				db.remove(e)
-				db.Expired++
-				break
-			}
+		if e := db.findHashed(k, maphash.String(db.seed, k)); e != nil {
+			db.remove(e)
+			db.Expired++
 		}
 	}
 	return len(scratch), scratch

@@ -1,0 +1,353 @@
+package commands
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// The tester's clock starts at 1_700_000_000 s.
+const expNow = int64(1_700_000_000_000)
+
+func TestExpireSetsDeadlines(t *testing.T) {
+	runKCases(t, []kcase{
+		{"expire", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "EXPIRE", "k", "100"),
+			kc(integer(100_000), "PTTL", "k"),
+			kc(integer(100), "TTL", "k"),
+			kc(integer(expNow+100_000), "PEXPIRETIME", "k"),
+			kc(integer(1_700_000_100), "EXPIRETIME", "k"),
+		}},
+		{"pexpire", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "PEXPIRE", "k", "1234"),
+			kc(integer(1234), "PTTL", "k"),
+		}},
+		{"expireat", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "EXPIREAT", "k", "1700000050"),
+			kc(integer(50_000), "PTTL", "k"),
+		}},
+		{"pexpireat", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow+7, 10)),
+			kc(integer(7), "PTTL", "k"),
+		}},
+		{"missing key", []kstep{
+			kc(kZero, "EXPIRE", "k", "10"),
+			kc(kZero, "PEXPIREAT", "k", "1"),
+			kc(integer(-2), "TTL", "k"),
+			kc(integer(-2), "PTTL", "k"),
+			kc(integer(-2), "EXPIRETIME", "k"),
+			kc(integer(-2), "PEXPIRETIME", "k"),
+		}},
+		{"no ttl", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(integer(-1), "TTL", "k"),
+			kc(integer(-1), "PTTL", "k"),
+			kc(integer(-1), "EXPIRETIME", "k"),
+			kc(integer(-1), "PEXPIRETIME", "k"),
+		}},
+		{"works on sorted sets", []kstep{
+			kZset(0, "z", "m"),
+			kc(kOne, "EXPIRE", "z", "5"),
+			kc(integer(5), "TTL", "z"),
+			kc(kOne, "PERSIST", "z"),
+		}},
+		{"the deadline survives overwrite only where the writer keeps it", []kstep{
+			kc(okReply, "SET", "k", "v", "EX", "10"),
+			kc(okReply, "SET", "k", "w"),
+			kc(integer(-1), "TTL", "k"),
+		}},
+	})
+}
+
+func TestExpirePastDeadlineDeletes(t *testing.T) {
+	runKCases(t, []kcase{
+		{"negative expire", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "EXPIRE", "k", "-1"),
+			kc(kZero, "EXISTS", "k"), kLen(0),
+		}},
+		{"zero", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "PEXPIRE", "k", "0"), // deadline == now: deleted at once
+			kLen(0),
+		}},
+		{"expireat in the past", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "EXPIREAT", "k", "1"),
+			kLen(0),
+		}},
+		{"pexpireat now", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow, 10)),
+			kLen(0),
+		}},
+		{"pexpireat now+1", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow+1, 10)),
+			kc(integer(1), "PTTL", "k"),
+		}},
+		{"nx on a key without ttl, in the past", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "EXPIRE", "k", "-5", "NX"),
+			kLen(0),
+		}},
+		{"lt in the past", []kstep{
+			kc(okReply, "SET", "k", "v", "EX", "100"),
+			kc(kOne, "EXPIRE", "k", "-5", "LT"),
+			kLen(0),
+		}},
+	})
+}
+
+func TestExpireOptions(t *testing.T) {
+	runKCases(t, []kcase{
+		{"nx", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "EXPIRE", "k", "100", "NX"),
+			kc(kZero, "EXPIRE", "k", "200", "nx"),
+			kc(integer(100), "TTL", "k"),
+		}},
+		{"xx", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kZero, "EXPIRE", "k", "100", "XX"),
+			kc(integer(-1), "TTL", "k"),
+			kc(kOne, "EXPIRE", "k", "100"),
+			kc(kOne, "EXPIRE", "k", "200", "xx"),
+			kc(integer(200), "TTL", "k"),
+		}},
+		{"gt", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kZero, "EXPIRE", "k", "100", "GT"), // no ttl is infinite: nothing is greater
+			kc(kOne, "EXPIRE", "k", "100"),
+			kc(kZero, "EXPIRE", "k", "100", "GT"), // equal is not greater
+			kc(kZero, "EXPIRE", "k", "50", "GT"),
+			kc(kOne, "EXPIRE", "k", "101", "GT"),
+			kc(integer(101), "TTL", "k"),
+		}},
+		{"lt", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "EXPIRE", "k", "100", "LT"), // anything is less than infinite
+			kc(kZero, "EXPIRE", "k", "100", "LT"),
+			kc(kZero, "EXPIRE", "k", "200", "LT"),
+			kc(kOne, "EXPIRE", "k", "99", "LT"),
+			kc(integer(99), "TTL", "k"),
+		}},
+		{"xx gt and xx lt combine", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kZero, "EXPIRE", "k", "100", "XX", "GT"),
+			kc(kZero, "EXPIRE", "k", "100", "XX", "LT"), // XX fails first without a ttl
+			kc(kOne, "EXPIRE", "k", "100"),
+			kc(kOne, "EXPIRE", "k", "150", "GT", "XX"),
+			kc(kOne, "EXPIRE", "k", "120", "lt", "xx"),
+			kc(integer(120), "TTL", "k"),
+		}},
+		{"repeats allowed", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(kOne, "EXPIRE", "k", "100", "NX", "NX"),
+			kc(kOne, "EXPIRE", "k", "200", "GT", "GT", "XX"),
+		}},
+		{"errors", []kstep{
+			kc(okReply, "SET", "k", "v"),
+			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "XX"),
+			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "GT"),
+			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "100", "LT", "NX"),
+			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "100", "GT", "LT", "NX"), // NX's error wins
+			kc(errReply(ErrExpireGTLT), "PEXPIRE", "k", "100", "GT", "LT"),
+			kc(errReply(ErrExpireGTLT), "EXPIREAT", "k", "100", "XX", "LT", "GT"),
+			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "100", "foo"),
+			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "100", "NX", "foo\x00bar"),
+			kc(errReply("ERR Unsupported option foo  bar"), "EXPIRE", "k", "100", "foo\r\nbar"),
+			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "abc", "foo"), // options before the number
+			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "abc", "NX", "XX"),
+			kc(kOne, "EXPIRE", "k", "100", "NX\x00junk"), // options end at NUL, like strcasecmp
+			kc(kNotInt, "EXPIRE", "k", "abc"),
+			kc(kNotInt, "EXPIRE", "k", "1.5"),
+			kc(kNotInt, "EXPIRE", "k", ""),
+			kc(kNotInt, "EXPIRE", "k", " 1"),
+			kc(errReply(errWrongArgs("expire")), "EXPIRE", "k"),
+			kc(errReply(errWrongArgs("ttl")), "TTL", "k", "x"),
+			kc(errReply(errWrongArgs("persist")), "PERSIST"),
+			kc(integer(100), "TTL", "k"),
+		}},
+	})
+}
+
+func TestExpireOverflow(t *testing.T) {
+	tests := []struct {
+		cmd, arg string
+		err      bool
+	}{
+		{"EXPIRE", "9223372036854775807", true},
+		{"EXPIRE", "9223372036854776", true}, // > LLONG_MAX/1000
+		{"EXPIRE", "9223372036854775", true}, // fits the conversion, not the addition of now
+		{"EXPIRE", "-9223372036854775", false},
+		{"EXPIRE", "-9223372036854776", true},
+		{"PEXPIRE", "9223372036854775807", true},
+		{"PEXPIRE", strconv.FormatInt(9223372036854775807-expNow, 10), false},
+		{"PEXPIRE", strconv.FormatInt(9223372036854775807-expNow+1, 10), true},
+		{"PEXPIRE", "-9223372036854775808", false},
+		{"EXPIREAT", "9223372036854775", false},
+		{"EXPIREAT", "9223372036854776", true},
+		{"EXPIREAT", "-9223372036854775", false},
+		{"PEXPIREAT", "9223372036854775807", false},
+		{"PEXPIREAT", "-9223372036854775808", false},
+		{"EXPIRE", "9223372036854775808", false}, // not an integer at all: a different error
+	}
+	for _, tc := range tests {
+		for _, exists := range []bool{false, true} {
+			tt := newTester(t)
+			if exists {
+				tt.Expect(okReply, "SET", "k", "v")
+			}
+			got := tt.Do(tc.cmd, "k", tc.arg)
+			var want string
+			switch {
+			case tc.err:
+				want = errReply(errInvalidExpire(lower(tc.cmd)))
+			case tc.arg == "9223372036854775808":
+				want = kNotInt
+			case exists:
+				want = kOne
+			default:
+				want = kZero
+			}
+			if got != want {
+				t.Errorf("%s k %s (exists %v) = %q, want %q", tc.cmd, tc.arg, exists, got, want)
+			}
+		}
+	}
+}
+
+func lower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+func TestExpireTTLRounding(t *testing.T) {
+	tests := []struct {
+		pttl     int64
+		ttl      int64
+		pexpTime int64
+		expTime  int64
+	}{
+		{1, 0, expNow + 1, 1_700_000_000},
+		{499, 0, expNow + 499, 1_700_000_000},
+		{500, 1, expNow + 500, 1_700_000_001},
+		{1499, 1, expNow + 1499, 1_700_000_001},
+		{1500, 2, expNow + 1500, 1_700_000_002},
+		{100_000, 100, expNow + 100_000, 1_700_000_100},
+	}
+	for _, tc := range tests {
+		tt := newTester(t)
+		tt.Expect(okReply, "SET", "k", "v")
+		tt.Expect(kOne, "PEXPIRE", "k", strconv.FormatInt(tc.pttl, 10))
+		tt.Expect(integer(tc.pttl), "PTTL", "k")
+		tt.Expect(integer(tc.ttl), "TTL", "k")
+		tt.Expect(integer(tc.pexpTime), "PEXPIRETIME", "k")
+		tt.Expect(integer(tc.expTime), "EXPIRETIME", "k")
+	}
+	// At the deadline the key is alive with 0 left.
+	tt := newTester(t)
+	tt.Expect(okReply, "SET", "k", "v", "PX", "10")
+	tt.Clock.Add(10 * time.Millisecond)
+	tt.Expect(kZero, "PTTL", "k")
+	tt.Expect(kZero, "TTL", "k")
+	// A deadline near 2^63 ms rounds as Redis's unsigned arithmetic does.
+	tt.Expect(kOne, "PEXPIREAT", "k", "9223372036854775807")
+	tt.Expect(integer(9223372036854776), "EXPIRETIME", "k")
+	tt.Expect(integer(9223372036854775807), "PEXPIRETIME", "k")
+	tt.Expect(integer(9223372036854775807-expNow-10), "PTTL", "k")
+	tt.Expect(integer((9223372036854775807-expNow-10+500)/1000), "TTL", "k")
+}
+
+func TestExpirePersist(t *testing.T) {
+	runKCases(t, []kcase{
+		{"persist", []kstep{
+			kc(kZero, "PERSIST", "k"),
+			kc(okReply, "SET", "k", "v"),
+			kc(kZero, "PERSIST", "k"),
+			kc(kOne, "EXPIRE", "k", "10"),
+			kc(kOne, "PERSIST", "k"),
+			kc(integer(-1), "TTL", "k"),
+			kc(kZero, "PERSIST", "k"),
+			kAdvance(time.Hour),
+			kc(bulk("v"), "GET", "k"),
+		}},
+		{"persist after the deadline", []kstep{
+			kc(okReply, "SET", "k", "v", "PX", "10"),
+			kAdvance(11 * time.Millisecond),
+			kc(kZero, "PERSIST", "k"),
+			kLen(0),
+		}},
+	})
+}
+
+// Keys past their deadline that nobody touches are reclaimed by the active
+// cycle, a budget's worth at a time.
+func TestExpireCycleIsBounded(t *testing.T) {
+	tt := newTester(t)
+	db := tt.E.DB(0)
+	const n = 100_000
+	for i := range n {
+		e := db.Add(fmt.Sprint("k", i), []byte("v"))
+		db.SetExpiry(e, expNow+int64(1+i%10))
+	}
+	for i := range 10 {
+		db.Add(fmt.Sprint("keep", i), []byte("v"))
+	}
+	// Nothing is due yet: a cycle removes nothing.
+	if more := tt.E.ExpireCycle(time.Second); more || db.Len() != n+10 {
+		t.Fatalf("before the deadlines: more %v, len %d", more, db.Len())
+	}
+	tt.Clock.Add(time.Second)
+	more := tt.E.ExpireCycle(time.Nanosecond)
+	left := db.Len() - 10
+	if !more || left == n || left == 0 {
+		t.Fatalf("one tiny cycle: more %v, %d of %d left", more, left, n)
+	}
+	cycles := 1
+	for tt.E.ExpireCycle(time.Nanosecond) {
+		cycles++
+		if cycles > n {
+			t.Fatal("cycles never finish")
+		}
+	}
+	if db.Len() != 10 || db.ExpiresLen() != 0 || db.Expired != n {
+		t.Fatalf("after %d cycles: len %d, expires %d, expired %d", cycles, db.Len(), db.ExpiresLen(), db.Expired)
+	}
+	if cycles < 10 {
+		t.Fatalf("100k keys reclaimed in %d tiny cycles: the budget is not enforced", cycles)
+	}
+	tt.Expect(integer(10), "EXISTS", "keep0", "keep1", "keep2", "keep3", "keep4", "keep5", "keep6", "keep7", "keep8", "keep9")
+}
+
+// The cycle removes only keys strictly past their deadline, in every
+// database.
+func TestExpireCycleBoundaryAndDatabases(t *testing.T) {
+	tt := newTester(t)
+	tt.Expect(okReply, "SET", "at", "v", "PX", "100")
+	tt.Expect(okReply, "SELECT", "5")
+	tt.Expect(okReply, "SET", "other", "v", "PX", "50")
+	tt.Clock.Add(100 * time.Millisecond)
+	tt.E.ExpireCycle(time.Second)
+	if tt.E.DB(0).Len() != 1 || tt.E.DB(5).Len() != 0 {
+		t.Fatalf("at the deadline: db0 %d db5 %d", tt.E.DB(0).Len(), tt.E.DB(5).Len())
+	}
+	tt.Clock.Add(time.Millisecond)
+	if tt.E.ExpireCycle(time.Second) {
+		t.Fatal("work left over")
+	}
+	if tt.E.DB(0).Len() != 0 {
+		t.Fatal("key past its deadline survived the cycle")
+	}
+}

@@ -1,0 +1,19 @@
+package keyspace
+
+import (
+	"hash/maphash"
+	"math"
+)
+
+// SoonestExpiring returns the entry whose deadline is nearest (passed or
+// not), or nil when no key has one: the victim of the volatile-ttl maxmemory
+// policy. The deadline index makes this exact, where Redis approximates it by
+// sampling.
+func (db *DB) SoonestExpiring() *Entry {
+	var buf [1]string
+	keys := db.exp.Due(math.MaxInt64, 1, buf[:0])
+	if len(keys) == 0 {
+		return nil
+	}
+	return db.findHashed(keys[0], maphash.String(db.seed, keys[0]))
+}
