@@ -65,8 +65,10 @@ type Entry struct {
 	// Enc is the string encoding Redis would report; see StrEncoding.
 	Enc StrEncoding
 
-	atime int64 // Unix ms of the last access (OBJECT IDLETIME)
-	lfu   uint8 // logarithmic access counter (OBJECT FREQ), as of atime
+	// asec is the Unix second of the last access (OBJECT IDLETIME). Seconds in
+	// 32 bits, as coarse as Redis's LRU clock, keep Entry in a 64-byte class.
+	asec uint32
+	lfu  uint8 // logarithmic access counter (OBJECT FREQ), as of asec
 }
 
 // Key returns the entry's key.
@@ -76,13 +78,13 @@ func (e *Entry) Key() string { return e.key }
 func (e *Entry) Expiry() int64 { return e.exp }
 
 // ATime returns when the key was last accessed, in Unix ms.
-func (e *Entry) ATime() int64 { return e.atime }
+func (e *Entry) ATime() int64 { return int64(e.asec) * 1000 }
 
 // Freq returns the key's access-frequency counter at now, decayed by one per
 // idle minute as Redis's LFUDecrAndReturn does with lfu-decay-time 1.
 func (e *Entry) Freq(now int64) uint8 {
 	// Redis keeps the minute of the last access in 16 bits and lets it wrap.
-	last, cur := uint16(e.atime/60000), uint16(now/60000)
+	last, cur := uint16(e.ATime()/60000), uint16(now/60000)
 	var elapsed int
 	if cur >= last {
 		elapsed = int(cur - last)
@@ -108,7 +110,7 @@ func (e *Entry) touch(now int64) {
 		}
 	}
 	e.lfu = c
-	e.atime = now
+	e.asec = uint32(now / 1000)
 }
 
 const minBuckets = 16
@@ -216,7 +218,7 @@ func (db *DB) Get(key []byte, now int64) *Entry {
 		if db.TrackLFU {
 			e.touch(now)
 		} else {
-			e.atime = now
+			e.asec = uint32(now / 1000)
 		}
 	}
 	return e
@@ -259,7 +261,7 @@ func (db *DB) Set(key []byte, val any, keepTTL bool) *Entry {
 		e.Val = val
 		e.Enc = EncAuto
 		e.lfu = lfuInit
-		e.atime = db.clock
+		e.asec = uint32(db.clock / 1000)
 		if !keepTTL {
 			db.Persist(e)
 		}
@@ -278,7 +280,7 @@ func (db *DB) Add(key string, val any) *Entry {
 
 func (db *DB) insert(key string, h uint64, val any) *Entry {
 	db.expandIfNeeded()
-	e := &Entry{key: key, Val: val, hash: h, atime: db.clock, lfu: lfuInit}
+	e := &Entry{key: key, Val: val, hash: h, asec: uint32(db.clock / 1000), lfu: lfuInit}
 	t, i := db.slot(h)
 	e.next = db.ht[t][i]
 	db.ht[t][i] = e
@@ -446,10 +448,10 @@ func (db *DB) Persist(e *Entry) bool {
 // statistics: Redis moves the value object itself. key must not exist in dst.
 // OnDelete is called for e's old key.
 func (db *DB) MoveTo(e *Entry, dst *DB, key string) *Entry {
-	val, exp, enc, atime, lfu := e.Val, e.exp, e.Enc, e.atime, e.lfu
+	val, exp, enc, asec, lfu := e.Val, e.exp, e.Enc, e.asec, e.lfu
 	db.remove(e)
 	ne := dst.Add(key, val)
-	ne.Enc, ne.atime, ne.lfu = enc, atime, lfu
+	ne.Enc, ne.asec, ne.lfu = enc, asec, lfu
 	dst.SetExpiry(ne, exp)
 	return ne
 }

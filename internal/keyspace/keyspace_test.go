@@ -229,14 +229,14 @@ func TestKeyspaceMoveToKeepsTTLAndStats(t *testing.T) {
 	e := src.Set([]byte("a"), []byte("v"), false)
 	src.SetExpiry(e, 5000)
 	e.Enc = EncRaw
-	e.atime = 1234
+	e.asec = 1234
 	var deleted []string
 	src.OnDelete = func(k string) { deleted = append(deleted, k) }
 	ne := src.MoveTo(e, dst, "b")
 	if src.Len() != 0 || src.ExpiresLen() != 0 || dst.Len() != 1 || dst.ExpiresLen() != 1 {
 		t.Fatalf("after move: src %d/%d dst %d/%d", src.Len(), src.ExpiresLen(), dst.Len(), dst.ExpiresLen())
 	}
-	if ne.Key() != "b" || ne.Expiry() != 5000 || ne.Enc != EncRaw || ne.ATime() != 1234 || string(ne.Val.([]byte)) != "v" {
+	if ne.Key() != "b" || ne.Expiry() != 5000 || ne.Enc != EncRaw || ne.ATime() != 1234000 || string(ne.Val.([]byte)) != "v" {
 		t.Fatalf("moved entry %+v", ne)
 	}
 	if len(deleted) != 1 || deleted[0] != "a" {
