@@ -62,13 +62,13 @@ type Entry struct {
 	hash uint64
 	next *Entry
 
-	// Enc is the string encoding Redis would report; see StrEncoding.
-	Enc StrEncoding
-
 	// asec is the Unix second of the last access (OBJECT IDLETIME). Seconds in
 	// 32 bits, as coarse as Redis's LRU clock, keep Entry in a 64-byte class.
 	asec uint32
 	lfu  uint8 // logarithmic access counter (OBJECT FREQ), as of asec
+
+	// Enc is the string encoding Redis would report; see StrEncoding.
+	Enc StrEncoding
 }
 
 // Key returns the entry's key.

@@ -265,9 +265,9 @@ func TestKeyspaceAccessStats(t *testing.T) {
 	if e.ATime() != 10*min {
 		t.Fatal("GetNoTouch recorded an access")
 	}
-	db.Get([]byte("k"), 10*min+5)
-	if e.ATime() != 10*min+5 || e.Freq(10*min+5) != lfuInit+1 {
-		t.Fatalf("after access: atime %d freq %d", e.ATime(), e.Freq(10*min+5))
+	db.Get([]byte("k"), 10*min+5000)
+	if e.ATime() != 10*min+5000 || e.Freq(10*min+5000) != lfuInit+1 {
+		t.Fatalf("after access: atime %d freq %d", e.ATime(), e.Freq(10*min+5000))
 	}
 	// Counters decay by one per idle minute, down to zero.
 	if f := e.Freq(13 * min); f != lfuInit+1-3 {
