@@ -1,0 +1,356 @@
+// Package ratelimit is a sliding-window rate limiter on a Redis-protocol
+// store: "at most Limit requests per Window for each (tenant, user)".
+//
+// It is the Go form of the limiter limitkv grew from (a Java service that
+// guards a costly AI endpoint with 5 requests per 60 s per user): each
+// (tenant, user) pair is one sorted set whose members are request ids and
+// whose scores are millisecond timestamps. A request first drops the entries
+// that left the window, counts the rest, and is recorded only if the count is
+// under the limit. Refused requests are not recorded, so a client hammering a
+// closed window does not push its own retry time back.
+//
+//	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+//	lim, err := ratelimit.New(rdb, ratelimit.Options{
+//		Name: "suggest-categories", Limit: 5, Window: time.Minute,
+//	})
+//	res, err := lim.Allow(ctx, "acme", "user123")
+//	if err != nil { ... }         // the store failed and the policy says fail closed
+//	if !res.Allowed { ... }       // answer 429, retry after res.RetryAfter
+//
+// # Backends
+//
+// Against limitkv the check is one RL.CHECK ... INFO command: limitkv's clock
+// and member ids, and every Result field computed by the server. Against
+// Redis, Valkey, Dragonfly (or limitkv, if forced) it runs the seed's Lua
+// script verbatim (sliding_window.lua, embedded) through EVALSHA, falling
+// back to EVAL when the server's script cache lacks it; the time is the
+// client's clock and the member "<ms>:<8 hex chars>", as in the seed. The
+// limiter asks the server once which one it is (COMMAND INFO rl.check), unless
+// Options.Backend forces one. Both backends keep the same data under the same
+// key (only the members' format differs), so support commands work the same
+// on both, and limiters of either backend on one limitkv share their windows.
+//
+// For the same history both backends give the same Result, except:
+//   - The script backend computes RetryAfter and Reset of a refused request
+//     with a second round trip (ZRANGEBYSCORE and ZRANGE in one pipeline), after the
+//     script: a request recorded in between by another client can make them
+//     slightly stale. Allowed, Count and Remaining are always exact.
+//   - The script backend uses the caller's clock, limitkv its own; with
+//     several application servers whose clocks disagree the script backend's
+//     windows are only as exact as their clock sync, and the Reset of an
+//     allowed request assumes no entry is newer than the caller's time.
+//     (limitkv's clock never goes below the newest entry of the key, so it
+//     is also immune to a client whose clock ran ahead.)
+//   - AllowN with n > 1 needs RL.CHECK's COST: the seed's script records one
+//     request per call, so the script backend answers ErrCostUnsupported.
+//
+// # Failures
+//
+// The default policy is the seed's: when the store answers nothing (a nil
+// reply; errors.Is(err, ErrNoAnswer)) the request is allowed (fail open: the
+// limiter is a cost guard, not a security gate), and when it fails (refused
+// connection, timeout, error reply) Allow returns the error with
+// Allowed=false (fail closed: no budget burnt with the limiter blind).
+// Options.OnFailure replaces that policy and is the place to log.
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Backend selects how a Limiter talks to its store.
+type Backend int32
+
+const (
+	// BackendAuto asks the server once (COMMAND INFO rl.check) and uses
+	// BackendLimitkv if it knows RL.CHECK, BackendScript otherwise.
+	BackendAuto Backend = iota
+	// BackendLimitkv uses limitkv's RL.CHECK command.
+	BackendLimitkv
+	// BackendScript runs the seed's Lua script (Redis, Valkey, Dragonfly, limitkv).
+	BackendScript
+)
+
+func (b Backend) String() string {
+	switch b {
+	case BackendAuto:
+		return "auto"
+	case BackendLimitkv:
+		return "limitkv"
+	case BackendScript:
+		return "script"
+	}
+	return "Backend(" + strconv.Itoa(int(b)) + ")"
+}
+
+// Never is Result.RetryAfter when the request can never succeed: a cost
+// above the limit, or a window held by entries with negative scores (written
+// by another tool), which the seed's pruning never removes.
+const Never time.Duration = -1
+
+var (
+	// ErrNoAnswer is wrapped by the error given to the failure policy when the
+	// store answered a nil reply instead of a count.
+	ErrNoAnswer = errors.New("ratelimit: the store answered nothing (nil reply)")
+	// ErrCostUnsupported is returned by AllowN with n > 1 on the script
+	// backend: the seed's script records exactly one request per call.
+	ErrCostUnsupported = errors.New("ratelimit: a cost above 1 needs limitkv's RL.CHECK (the seed's script records one request per call)")
+)
+
+// FailurePolicy decides whether a request is allowed when the store failed.
+// err is never nil; errors.Is(err, ErrNoAnswer) for a nil reply. It is also
+// the place to log or count failures (the seed logs a warning when it fails
+// open and an error when it fails closed). It must be safe for concurrent use.
+type FailurePolicy func(ctx context.Context, key string, err error) (allow bool)
+
+// FailOpenOnNoAnswer is the default policy, the seed's: allow on a nil
+// reply, refuse (and return the error) on every other failure.
+func FailOpenOnNoAnswer(_ context.Context, _ string, err error) bool {
+	return errors.Is(err, ErrNoAnswer)
+}
+
+// FailOpen allows every request the store could not judge.
+func FailOpen(context.Context, string, error) bool { return true }
+
+// FailClosed refuses every request the store could not judge.
+func FailClosed(context.Context, string, error) bool { return false }
+
+// Options configure a Limiter. Limit and Window are required.
+type Options struct {
+	// Name identifies the limit (e.g. the endpoint); it is part of the
+	// default key and of the RateLimit-Policy header. Default "default".
+	Name string
+	// Limit is the number of requests allowed in any Window; at least 1.
+	Limit int
+	// Window is the length of the sliding window, in whole milliseconds
+	// (at least 1 ms; finer parts are dropped).
+	Window time.Duration
+	// Key returns the store key of (tenant, user). Default: DefaultKey(Name).
+	Key func(tenant, user string) string
+	// Backend forces a backend; default BackendAuto.
+	Backend Backend
+	// Now is the client clock. The script backend always uses it (default
+	// time.Now). The limitkv backend uses limitkv's clock unless Now is set,
+	// in which case it sends this clock's time.
+	Now func() time.Time
+	// OnFailure decides what a store failure means; default FailOpenOnNoAnswer.
+	OnFailure FailurePolicy
+}
+
+// DefaultKey returns the default key scheme for the limit name:
+// "{tenant}:ratelimit:name:user". The braces are a Redis Cluster hash tag:
+// all of one tenant's keys live in one slot, so a support tool can inspect
+// or clear a tenant with single-slot commands.
+func DefaultKey(name string) func(tenant, user string) string {
+	mid := "}:ratelimit:" + name + ":"
+	return func(tenant, user string) string {
+		return "{" + tenant + mid + user
+	}
+}
+
+// Result is the outcome of one check.
+type Result struct {
+	// Allowed reports whether the request may proceed (and was recorded).
+	Allowed bool
+	// Count is the number of requests in the window after this call (the
+	// recorded ones, including this one if it was allowed).
+	Count int
+	// Limit is the limit checked against.
+	Limit int
+	// Remaining is Limit-Count, never below 0.
+	Remaining int
+	// RetryAfter is 0 if allowed; otherwise how long until the same call
+	// could succeed, or Never.
+	RetryAfter time.Duration
+	// Reset is how long until the window is empty (0 if it is).
+	Reset time.Duration
+	// StoreErr is the store failure the FailurePolicy let through (the
+	// request was allowed without a check); nil normally. When it is set,
+	// only Allowed and Limit are meaningful.
+	StoreErr error
+}
+
+// Limiter checks requests against one limit. It is safe for concurrent use.
+type Limiter struct {
+	rdb       redis.UniversalClient
+	name      string
+	limit     int
+	windowMs  int64
+	key       func(tenant, user string) string
+	now       func() time.Time
+	serverNow bool // the limitkv backend sends '*' as now
+	onFailure FailurePolicy
+
+	backend  atomic.Int32 // a Backend; BackendAuto until detected
+	detectMu sync.Mutex
+}
+
+// New returns a Limiter that keeps its windows in rdb.
+func New(rdb redis.UniversalClient, o Options) (*Limiter, error) {
+	if rdb == nil {
+		return nil, errors.New("ratelimit: nil client")
+	}
+	if o.Limit < 1 {
+		return nil, fmt.Errorf("ratelimit: Limit must be at least 1, got %d", o.Limit)
+	}
+	windowMs := o.Window.Milliseconds()
+	if windowMs < 1 {
+		return nil, fmt.Errorf("ratelimit: Window must be at least 1ms, got %v", o.Window)
+	}
+	switch o.Backend {
+	case BackendAuto, BackendLimitkv, BackendScript:
+	default:
+		return nil, fmt.Errorf("ratelimit: unknown %v", o.Backend)
+	}
+	l := &Limiter{
+		rdb:       rdb,
+		name:      o.Name,
+		limit:     o.Limit,
+		windowMs:  windowMs,
+		key:       o.Key,
+		now:       o.Now,
+		serverNow: o.Now == nil,
+		onFailure: o.OnFailure,
+	}
+	if l.name == "" {
+		l.name = "default"
+	}
+	if l.key == nil {
+		l.key = DefaultKey(l.name)
+	}
+	if l.now == nil {
+		l.now = time.Now
+	}
+	if l.onFailure == nil {
+		l.onFailure = FailOpenOnNoAnswer
+	}
+	l.backend.Store(int32(o.Backend))
+	return l, nil
+}
+
+// Name returns the limit's name.
+func (l *Limiter) Name() string { return l.name }
+
+// Limit returns the number of requests allowed per window.
+func (l *Limiter) Limit() int { return l.limit }
+
+// Window returns the window length.
+func (l *Limiter) Window() time.Duration { return time.Duration(l.windowMs) * time.Millisecond }
+
+// Key returns the store key of (tenant, user).
+func (l *Limiter) Key(tenant, user string) string { return l.key(tenant, user) }
+
+// Backend returns the backend in use, detecting it if needed.
+func (l *Limiter) Backend(ctx context.Context) (Backend, error) {
+	return l.resolveBackend(ctx)
+}
+
+// Allow checks one request of user in tenant and records it if allowed.
+//
+// The error is non-nil only when the store failed and the failure policy
+// refused the request (Allowed is then false); a refusal by the limit is
+// Allowed=false with a nil error.
+func (l *Limiter) Allow(ctx context.Context, tenant, user string) (Result, error) {
+	return l.AllowN(ctx, tenant, user, 1)
+}
+
+// AllowN checks a request that costs n units (n entries in the window): it
+// is allowed if Count+n <= Limit, and then all n are recorded. n > 1 needs
+// the limitkv backend (ErrCostUnsupported otherwise).
+func (l *Limiter) AllowN(ctx context.Context, tenant, user string, n int) (Result, error) {
+	if n < 1 {
+		return Result{Limit: l.limit}, fmt.Errorf("ratelimit: cost must be at least 1, got %d", n)
+	}
+	key := l.key(tenant, user)
+	b, err := l.resolveBackend(ctx)
+	if err != nil {
+		return l.fail(ctx, key, err)
+	}
+	var res Result
+	switch b {
+	case BackendLimitkv:
+		res, err = l.rlCheck(ctx, key, n)
+	default:
+		if n != 1 {
+			return Result{Limit: l.limit}, ErrCostUnsupported
+		}
+		res, err = l.runScript(ctx, key)
+	}
+	if err != nil {
+		return l.fail(ctx, key, err)
+	}
+	return res, nil
+}
+
+// fail applies the failure policy to a store failure.
+func (l *Limiter) fail(ctx context.Context, key string, err error) (Result, error) {
+	if errors.Is(err, redis.Nil) {
+		err = fmt.Errorf("%w: %w", ErrNoAnswer, err)
+	}
+	err = fmt.Errorf("ratelimit: key %q: %w", key, err)
+	if l.onFailure(ctx, key, err) {
+		return Result{Allowed: true, Limit: l.limit, StoreErr: err}, nil
+	}
+	return Result{Limit: l.limit}, err
+}
+
+// resolveBackend returns the forced or detected backend. A detection that
+// fails on the network is not remembered, so the next call asks again.
+func (l *Limiter) resolveBackend(ctx context.Context) (Backend, error) {
+	if b := Backend(l.backend.Load()); b != BackendAuto {
+		return b, nil
+	}
+	l.detectMu.Lock()
+	defer l.detectMu.Unlock()
+	if b := Backend(l.backend.Load()); b != BackendAuto {
+		return b, nil
+	}
+	b, err := detect(ctx, l.rdb)
+	if err != nil {
+		return BackendAuto, err
+	}
+	l.backend.Store(int32(b))
+	return b, nil
+}
+
+// detect asks the server whether it has RL.CHECK. COMMAND INFO answers a nil
+// entry for a command the server lacks (Redis, Valkey, Dragonfly) and the
+// command's description on limitkv.
+func detect(ctx context.Context, rdb redis.UniversalClient) (Backend, error) {
+	v, err := rdb.Do(ctx, "COMMAND", "INFO", "rl.check").Slice()
+	if err != nil {
+		var rerr redis.Error
+		if errors.As(err, &rerr) && !errors.Is(err, redis.Nil) {
+			// The server answered, with an error (COMMAND renamed or denied
+			// by an ACL): the script is what every server runs.
+			return BackendScript, nil
+		}
+		return BackendAuto, fmt.Errorf("detecting the backend: %w", err)
+	}
+	if len(v) == 1 && v[0] != nil {
+		return BackendLimitkv, nil
+	}
+	return BackendScript, nil
+}
+
+// result fills the derived fields from the count after the call.
+func (l *Limiter) result(allowed bool, count int, retry, reset time.Duration) Result {
+	rem := l.limit - count
+	if rem < 0 {
+		rem = 0
+	}
+	if allowed {
+		retry = 0
+	}
+	return Result{Allowed: allowed, Count: count, Limit: l.limit, Remaining: rem, RetryAfter: retry, Reset: reset}
+}
+
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
