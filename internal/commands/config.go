@@ -7,7 +7,9 @@ import (
 	"sync/atomic"
 )
 
-// Config holds the settings CONFIG GET/SET and the flags control. Values the
+// Config holds the settings CONFIG GET/SET and the flags control. The sorted
+// set encoding thresholds (zset-max-listpack-*) live in internal/zset and are
+// process-wide. Values the
 // connection loop reads outside the executor lock are atomic.
 type Config struct {
 	Bind string
@@ -21,8 +23,6 @@ type Config struct {
 	MaxMemoryPolicy atomic.Pointer[string]
 	RequirePass     atomic.Pointer[string]
 	ProtectedMode   atomic.Bool
-	ZsetMaxEntries  atomic.Int64 // zset-max-listpack-entries
-	ZsetMaxValue    atomic.Int64 // zset-max-listpack-value
 	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 }
 
@@ -35,8 +35,6 @@ func DefaultConfig() *Config {
 	c.MaxMemoryPolicy.Store(ptr("noeviction"))
 	c.RequirePass.Store(ptr(""))
 	c.ProtectedMode.Store(true)
-	c.ZsetMaxEntries.Store(128)
-	c.ZsetMaxValue.Store(64)
 	c.BusyThreshold.Store(5000)
 	return c
 }

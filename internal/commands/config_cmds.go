@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"github.com/limitkv/limitkv/internal/zset"
 	"math"
 	"strconv"
 	"strings"
@@ -245,9 +246,9 @@ var configParams = []configParam{
 	},
 	boolParam("protected-mode", func(c *Config) bool { return c.ProtectedMode.Load() }, func(c *Config, b bool) { c.ProtectedMode.Store(b) }),
 	numParam("zset-max-listpack-entries", "zset-max-ziplist-entries", numSpec{unsigned: true, lo: 0, hi: longMax},
-		func(c *Config) int64 { return c.ZsetMaxEntries.Load() }, func(c *Config, n int64) { c.ZsetMaxEntries.Store(n) }),
+		func(*Config) int64 { return zset.MaxListpackEntries.Load() }, func(_ *Config, n int64) { zset.MaxListpackEntries.Store(n) }),
 	numParam("zset-max-listpack-value", "zset-max-ziplist-value", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax},
-		func(c *Config) int64 { return c.ZsetMaxValue.Load() }, func(c *Config, n int64) { c.ZsetMaxValue.Store(n) }),
+		func(*Config) int64 { return zset.MaxListpackValue.Load() }, func(_ *Config, n int64) { zset.MaxListpackValue.Store(n) }),
 	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.BusyThreshold.Load() }, func(c *Config, n int64) { c.BusyThreshold.Store(n) }),
 	{

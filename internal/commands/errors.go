@@ -130,3 +130,22 @@ const (
 	refusedNoScript = "This Redis command is not allowed from script"
 	refusedWriteRO  = "Write commands are not allowed from read-only scripts."
 )
+
+// SORTED SETS family (t_zset.c and the shared parsers it calls).
+const (
+	ErrZAddNXXX          = "ERR XX and NX options at the same time are not compatible"
+	ErrZAddGTLTNX        = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	ErrZAddIncrPair      = "ERR INCR option supports a single increment-element pair"
+	ErrZAddNaN           = "ERR resulting score is not a number (NaN)"
+	ErrZRangeLimit       = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	ErrZRangeLexScores   = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	ErrZWeightNotFloat   = "ERR weight value is not a float"
+	ErrZLimitNegative    = "ERR LIMIT can't be negative"
+	ErrZNumKeysPositive  = "ERR numkeys should be greater than 0"
+	ErrZCountPositive    = "ERR count should be greater than 0"
+	ErrValueOutOfRange   = "ERR value is out of range"                   // ZRANDMEMBER ... WITHSCORES count
+	ErrValueMustPositive = "ERR value is out of range, must be positive" // getPositiveLongFromObjectOrReply
+	ErrZAtLeastOneKeyPfx = "ERR at least 1 input key is needed for '"    // + command name + "' command"
+	// ZRANDMEMBER's count, read by getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX).
+	ErrZRandCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+)

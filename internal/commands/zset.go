@@ -1,3 +1,832 @@
 package commands
 
-var zsetCommands = []*Command{}
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"unsafe"
+
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/resp"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// The sorted-set family, after Redis 7.0's t_zset.c. The data structure is
+// internal/zset; this layer parses arguments in Redis's order of checks,
+// looks keys up the way Redis does (lookupKeyRead for commands that only
+// read, which counts keyspace hits and misses; lookupKeyWrite, which does
+// not, for the others), and words every reply as Redis does.
+//
+// Files: zset.go (single-key commands, ZRANDMEMBER, ZSCAN), zset_range.go
+// (ZRANGE and its variants, ZRANGESTORE), zset_store.go (ZUNION, ZINTER,
+// ZDIFF, their STORE forms, ZINTERCARD), zset_pop.go (ZPOPMIN/MAX, ZMPOP and
+// the blocking pops).
+//
+// Writes and WATCH: a write that changed nothing calls x.Unchanged, as Redis
+// calls no signalModifiedKey then (ZADD of a member at its score, ZINCRBY by
+// 0, ZREM of absent members, ...). Blocked clients: Redis wakes clients
+// blocked on a key only when the key is created (dbAdd), so the writers
+// signal a key they create, not one they update or overwrite.
+var zsetCommands = []*Command{
+	{Name: "zadd", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Add one or more members to a sorted set, or update its score if it already exists", Since: "1.2.0",
+		Complexity: "O(log(N)) for each item added, where N is the number of elements in the sorted set.", Handler: cmdZAdd},
+	{Name: "zincrby", Arity: 4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Increment the score of a member in a sorted set", Since: "1.2.0",
+		Complexity: "O(log(N)) where N is the number of elements in the sorted set.", Handler: cmdZIncrBy},
+	{Name: "zrem", Arity: -3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Remove one or more members from a sorted set", Since: "1.2.0",
+		Complexity: "O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.", Handler: cmdZRem},
+	{Name: "zcard", Arity: 2, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Get the number of members in a sorted set", Since: "1.2.0", Complexity: "O(1)", Handler: cmdZCard},
+	{Name: "zscore", Arity: 3, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Get the score associated with the given member in a sorted set", Since: "1.2.0", Complexity: "O(1)", Handler: cmdZScore},
+	{Name: "zmscore", Arity: -3, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Get the score associated with the given members in a sorted set", Since: "6.2.0",
+		Complexity: "O(N) where N is the number of members being requested.", Handler: cmdZMScore},
+	{Name: "zcount", Arity: 4, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Count the members in a sorted set with scores within the given values", Since: "2.0.0",
+		Complexity: "O(log(N)) with N being the number of elements in the sorted set.", Handler: cmdZCount},
+	{Name: "zlexcount", Arity: 4, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Count the number of members in a sorted set between a given lexicographical range", Since: "2.8.9",
+		Complexity: "O(log(N)) with N being the number of elements in the sorted set.", Handler: cmdZLexCount},
+	{Name: "zrange", Arity: -4, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Return a range of members in a sorted set", Since: "1.2.0",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", Handler: cmdZRange},
+	{Name: "zrangestore", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 2, Step: 1, Group: "sorted-set",
+		Summary: "Store a range of members from sorted set into another key", Since: "6.2.0",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.", Handler: cmdZRangeStore},
+	{Name: "zrangebyscore", Arity: -4, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Return a range of members in a sorted set, by score", Since: "1.0.5",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned.", Handler: cmdZRangeByScore},
+	{Name: "zrevrangebyscore", Arity: -4, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Return a range of members in a sorted set, by score, with scores ordered from high to low", Since: "2.2.0",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned.", Handler: cmdZRevRangeByScore},
+	{Name: "zrangebylex", Arity: -4, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Return a range of members in a sorted set, by lexicographical range", Since: "2.8.9",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned.", Handler: cmdZRangeByLex},
+	{Name: "zrevrangebylex", Arity: -4, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.", Since: "2.8.9",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned.", Handler: cmdZRevRangeByLex},
+	{Name: "zrevrange", Arity: -4, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Return a range of members in a sorted set, by index, with scores ordered from high to low", Since: "1.2.0",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.", Handler: cmdZRevRange},
+	{Name: "zrank", Arity: 3, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Determine the index of a member in a sorted set", Since: "2.0.0", Complexity: "O(log(N))", Handler: cmdZRank},
+	{Name: "zrevrank", Arity: 3, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Determine the index of a member in a sorted set, with scores ordered from high to low", Since: "2.0.0", Complexity: "O(log(N))", Handler: cmdZRevRank},
+	{Name: "zremrangebyscore", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Remove all members in a sorted set within the given scores", Since: "1.2.0",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", Handler: cmdZRemRangeByScore},
+	{Name: "zremrangebyrank", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Remove all members in a sorted set within the given indexes", Since: "2.0.0",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", Handler: cmdZRemRangeByRank},
+	{Name: "zremrangebylex", Arity: 4, Flags: FlagWrite, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Remove all members in a sorted set between the given lexicographical range", Since: "2.8.9",
+		Complexity: "O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.", Handler: cmdZRemRangeByLex},
+	{Name: "zpopmin", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Remove and return members with the lowest scores in a sorted set", Since: "5.0.0",
+		Complexity: "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", Handler: cmdZPopMin},
+	{Name: "zpopmax", Arity: -2, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Remove and return members with the highest scores in a sorted set", Since: "5.0.0",
+		Complexity: "O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.", Handler: cmdZPopMax},
+	{Name: "zmpop", Arity: -4, Flags: FlagWrite, Group: "sorted-set",
+		Summary: "Remove and return members with scores in a sorted set", Since: "7.0.0",
+		Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", Handler: cmdZMPop},
+	{Name: "bzpopmin", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking | FlagFast, FirstKey: 1, LastKey: -2, Step: 1, Group: "sorted-set",
+		Summary: "Remove and return the member with the lowest score from one or more sorted sets, or block until one is available", Since: "5.0.0",
+		Complexity: "O(log(N)) with N being the number of elements in the sorted set.", Handler: cmdBZPopMin},
+	{Name: "bzpopmax", Arity: -3, Flags: FlagWrite | FlagNoScript | FlagBlocking | FlagFast, FirstKey: 1, LastKey: -2, Step: 1, Group: "sorted-set",
+		Summary: "Remove and return the member with the highest score from one or more sorted sets, or block until one is available", Since: "5.0.0",
+		Complexity: "O(log(N)) with N being the number of elements in the sorted set.", Handler: cmdBZPopMax},
+	{Name: "bzmpop", Arity: -5, Flags: FlagWrite | FlagBlocking, Group: "sorted-set",
+		Summary: "Remove and return members with scores in a sorted set or block until one is available", Since: "7.0.0",
+		Complexity: "O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.", Handler: cmdBZMPop},
+	{Name: "zrandmember", Arity: -2, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Get one or multiple random elements from a sorted set", Since: "6.2.0",
+		Complexity: "O(N) where N is the number of elements returned", Handler: cmdZRandMember},
+	{Name: "zscan", Arity: -3, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Incrementally iterate sorted sets elements and associated scores", Since: "2.8.0",
+		Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", Handler: cmdZScan},
+	{Name: "zunion", Arity: -3, Flags: FlagReadOnly, Group: "sorted-set",
+		Summary: "Add multiple sorted sets", Since: "6.2.0",
+		Complexity: "O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", Handler: cmdZUnion},
+	{Name: "zinter", Arity: -3, Flags: FlagReadOnly, Group: "sorted-set",
+		Summary: "Intersect multiple sorted sets", Since: "6.2.0",
+		Complexity: "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", Handler: cmdZInter},
+	{Name: "zdiff", Arity: -3, Flags: FlagReadOnly, Group: "sorted-set",
+		Summary: "Subtract multiple sorted sets", Since: "6.2.0",
+		Complexity: "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", Handler: cmdZDiff},
+	{Name: "zunionstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Add multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0",
+		Complexity: "O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.", Handler: cmdZUnionStore},
+	{Name: "zinterstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Intersect multiple sorted sets and store the resulting sorted set in a new key", Since: "2.0.0",
+		Complexity: "O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.", Handler: cmdZInterStore},
+	{Name: "zdiffstore", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "sorted-set",
+		Summary: "Subtract multiple sorted sets and store the resulting sorted set in a new key", Since: "6.2.0",
+		Complexity: "O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.", Handler: cmdZDiffStore},
+	{Name: "zintercard", Arity: -3, Flags: FlagReadOnly, Group: "sorted-set",
+		Summary: "Intersect multiple sorted sets and return the cardinality of the result", Since: "7.0.0",
+		Complexity: "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.", Handler: cmdZInterCard},
+}
+
+// zview views argument or member bytes as a string for lookups that do not
+// keep it (Score, Remove, Rank, map probes).
+func zview(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// zmember is the member string to hand to Set.Add for arg: a view when s is
+// small and stays small after adding one more member (the small encoding
+// copies the bytes into its buffer), otherwise a copy, since the large
+// encoding keeps the string. Adding to a rate limiter's window therefore
+// allocates nothing for the member.
+func zmember(s *zset.Set, arg []byte) string {
+	if s.Encoding() == "listpack" && int64(s.Len()+1) <= zset.MaxListpackEntries.Load() &&
+		int64(len(arg)) <= zset.MaxListpackValue.Load() {
+		return zview(arg)
+	}
+	return string(arg)
+}
+
+// zReplyScore writes a score as Redis's addReplyDouble does in RESP2.
+func zReplyScore(w *resp.Writer, sc float64) {
+	var buf [32]byte
+	w.Bulk(num.AppendFloat(buf[:0], sc))
+}
+
+// zsetOf returns the sorted set held by e (nil for a missing key), or
+// answers WRONGTYPE and returns false.
+func zsetOf(x *Ctx, e *keyspace.Entry) (*zset.Set, bool) {
+	if e == nil {
+		return nil, true
+	}
+	s, ok := e.Val.(*zset.Set)
+	if !ok {
+		x.W.Error(ErrWrongType)
+		return nil, false
+	}
+	return s, true
+}
+
+// zsetRead is Redis's lookupKeyRead plus checkType.
+func (x *Ctx) zsetRead(key []byte) (*keyspace.Entry, *zset.Set, bool) {
+	e := x.Lookup(key)
+	s, ok := zsetOf(x, e)
+	return e, s, ok
+}
+
+// zsetWrite is Redis's lookupKeyWrite plus checkType: no hit/miss counting.
+func (x *Ctx) zsetWrite(key []byte) (*keyspace.Entry, *zset.Set, bool) {
+	e := x.DB.Get(key, x.Now)
+	s, ok := zsetOf(x, e)
+	return e, s, ok
+}
+
+// zsetCreated signals a sorted set just created under key to the clients
+// blocked on it, as Redis's dbAdd does.
+func (x *Ctx) zsetCreated(key []byte) {
+	if len(x.E.waiting) > 0 {
+		x.SignalReady(key)
+	}
+}
+
+// zDropIfEmpty deletes a key whose set was emptied, as every Redis writer
+// does before returning.
+func (x *Ctx) zDropIfEmpty(e *keyspace.Entry, s *zset.Set) {
+	if s.Len() == 0 {
+		x.DB.Remove(e)
+	}
+}
+
+// zTouch invalidates the transactions watching key, for the commands whose
+// keys the dispatcher cannot find by position (ZMPOP, BZMPOP) or that write
+// only one of theirs (BZPOPMIN); they call Unchanged so the dispatcher does
+// not touch the others.
+func (x *Ctx) zTouch(key []byte) {
+	if x.E.watching != 0 {
+		x.E.ext().touch(x.C.DB, key)
+	}
+}
+
+// ZADD input flags, as Redis's ZADD_IN_*.
+const (
+	zaddNX = 1 << iota
+	zaddXX
+	zaddGT
+	zaddLT
+	zaddIncr
+	zaddCH
+)
+
+func cmdZAdd(x *Ctx) { zaddGeneric(x, 0) }
+
+func cmdZIncrBy(x *Ctx) { zaddGeneric(x, zaddIncr) }
+
+// zaddGeneric is zaddGenericCommand: ZADD, and ZINCRBY as ZADD INCR.
+func zaddGeneric(x *Ctx, flags int) {
+	args := x.Args
+	key := args[1]
+	si := 2
+	for ; si < len(args); si++ {
+		a := args[si]
+		switch {
+		case cEqualFold(a, "nx"):
+			flags |= zaddNX
+		case cEqualFold(a, "xx"):
+			flags |= zaddXX
+		case cEqualFold(a, "ch"):
+			flags |= zaddCH
+		case cEqualFold(a, "incr"):
+			flags |= zaddIncr
+		case cEqualFold(a, "gt"):
+			flags |= zaddGT
+		case cEqualFold(a, "lt"):
+			flags |= zaddLT
+		default:
+			goto parsed
+		}
+	}
+parsed:
+	nx, xx, gt, lt := flags&zaddNX != 0, flags&zaddXX != 0, flags&zaddGT != 0, flags&zaddLT != 0
+	incr, ch := flags&zaddIncr != 0, flags&zaddCH != 0
+	elements := len(args) - si
+	if elements == 0 || elements%2 != 0 {
+		x.W.Error(ErrSyntax)
+		return
+	}
+	elements /= 2
+	switch {
+	case nx && xx:
+		x.W.Error(ErrZAddNXXX)
+		return
+	case (gt && nx) || (lt && nx) || (gt && lt):
+		x.W.Error(ErrZAddGTLTNX)
+		return
+	case incr && elements > 1:
+		x.W.Error(ErrZAddIncrPair)
+		return
+	}
+	// Every score is checked before anything changes; the loop below parses
+	// them again rather than keeping them in an allocated slice.
+	for j := si; j < len(args); j += 2 {
+		if _, ok := num.ParseFloat(args[j]); !ok {
+			x.W.Error(ErrNotFloat)
+			return
+		}
+	}
+
+	_, s, ok := x.zsetWrite(key)
+	if !ok {
+		return
+	}
+	if s == nil {
+		if xx {
+			if incr {
+				x.W.Null()
+			} else {
+				x.W.Int(0)
+			}
+			x.Unchanged()
+			return
+		}
+		s = zset.New()
+		x.DB.Set(key, s, false)
+		x.zsetCreated(key)
+	}
+
+	var added, updated, processed int
+	var score float64
+	// The plain form needs no lookup before Add: its reply counts only
+	// additions, and nobody watches for updates.
+	plain := flags == 0 && x.E.watching == 0
+	for j := si; j < len(args); j += 2 {
+		score, _ = num.ParseFloat(args[j])
+		m := args[j+1]
+		if plain {
+			if s.Add(zmember(s, m), score) {
+				added++
+			}
+			continue
+		}
+		cur, exists := s.Score(zview(m))
+		if !exists {
+			if xx {
+				continue
+			}
+			s.Add(zmember(s, m), score)
+			added++
+			processed++
+			continue
+		}
+		if nx {
+			continue
+		}
+		if incr {
+			score += cur
+			if math.IsNaN(score) {
+				x.W.Error(ErrZAddNaN)
+				return
+			}
+		}
+		if (lt && score >= cur) || (gt && score <= cur) {
+			continue
+		}
+		processed++
+		if score != cur {
+			s.Add(zmember(s, m), score)
+			updated++
+		}
+	}
+	if added+updated == 0 {
+		x.Unchanged()
+	}
+	switch {
+	case incr && processed > 0:
+		zReplyScore(x.W, score)
+	case incr:
+		x.W.Null()
+	case ch:
+		x.W.Int(int64(added + updated))
+	default:
+		x.W.Int(int64(added))
+	}
+}
+
+func cmdZRem(x *Ctx) {
+	e, s, ok := x.zsetWrite(x.Args[1])
+	if !ok {
+		return
+	}
+	deleted := 0
+	if s != nil {
+		for _, m := range x.Args[2:] {
+			if s.Remove(zview(m)) {
+				deleted++
+			}
+			if s.Len() == 0 {
+				x.DB.Remove(e)
+				break
+			}
+		}
+	}
+	if deleted == 0 {
+		x.Unchanged()
+	}
+	x.W.Int(int64(deleted))
+}
+
+func cmdZCard(x *Ctx) {
+	_, s, ok := x.zsetRead(x.Args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(s.Len()))
+}
+
+func cmdZScore(x *Ctx) {
+	_, s, ok := x.zsetRead(x.Args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Null()
+		return
+	}
+	sc, found := s.Score(zview(x.Args[2]))
+	if !found {
+		x.W.Null()
+		return
+	}
+	zReplyScore(x.W, sc)
+}
+
+func cmdZMScore(x *Ctx) {
+	_, s, ok := x.zsetRead(x.Args[1])
+	if !ok {
+		return
+	}
+	x.W.Array(len(x.Args) - 2)
+	for _, m := range x.Args[2:] {
+		if s == nil {
+			x.W.Null()
+			continue
+		}
+		if sc, found := s.Score(zview(m)); found {
+			zReplyScore(x.W, sc)
+		} else {
+			x.W.Null()
+		}
+	}
+}
+
+func cmdZCount(x *Ctx) {
+	r, err := zset.ParseScoreRange(x.Args[2], x.Args[3])
+	if err != nil {
+		x.W.Error(ErrMinMaxFloat)
+		return
+	}
+	_, s, ok := x.zsetRead(x.Args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(s.CountByScore(r)))
+}
+
+func cmdZLexCount(x *Ctx) {
+	r, err := zset.ParseLexRange(x.Args[2], x.Args[3])
+	if err != nil {
+		x.W.Error(ErrMinMaxLex)
+		return
+	}
+	_, s, ok := x.zsetRead(x.Args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(s.CountByLex(r)))
+}
+
+func cmdZRank(x *Ctx)    { zrankGeneric(x, false) }
+func cmdZRevRank(x *Ctx) { zrankGeneric(x, true) }
+
+func zrankGeneric(x *Ctx, reverse bool) {
+	_, s, ok := x.zsetRead(x.Args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Null()
+		return
+	}
+	r, found := s.Rank(zview(x.Args[2]), reverse)
+	if !found {
+		x.W.Null()
+		return
+	}
+	x.W.Int(int64(r))
+}
+
+// zrem range kinds.
+const (
+	zrangeRank = iota
+	zrangeScore
+	zrangeLex
+)
+
+func cmdZRemRangeByRank(x *Ctx)  { zremrangeGeneric(x, zrangeRank) }
+func cmdZRemRangeByScore(x *Ctx) { zremrangeGeneric(x, zrangeScore) }
+func cmdZRemRangeByLex(x *Ctx)   { zremrangeGeneric(x, zrangeLex) }
+
+// zremrangeGeneric is zremrangeGenericCommand: the range is parsed before
+// the key is looked up.
+func zremrangeGeneric(x *Ctx, kind int) {
+	var (
+		start, end int64
+		sr         zset.ScoreRange
+		lr         zset.LexRange
+		err        error
+	)
+	switch kind {
+	case zrangeRank:
+		var ok1, ok2 bool
+		start, ok1 = num.ParseInt(x.Args[2])
+		if ok1 {
+			end, ok2 = num.ParseInt(x.Args[3])
+		}
+		if !ok1 || !ok2 {
+			x.W.Error(ErrNotInt)
+			return
+		}
+	case zrangeScore:
+		if sr, err = zset.ParseScoreRange(x.Args[2], x.Args[3]); err != nil {
+			x.W.Error(ErrMinMaxFloat)
+			return
+		}
+	default:
+		if lr, err = zset.ParseLexRange(x.Args[2], x.Args[3]); err != nil {
+			x.W.Error(ErrMinMaxLex)
+			return
+		}
+	}
+	e, s, ok := x.zsetWrite(x.Args[1])
+	if !ok {
+		return
+	}
+	deleted := 0
+	if s != nil {
+		switch kind {
+		case zrangeRank:
+			llen := int64(s.Len())
+			if start < 0 {
+				start += llen
+			}
+			if end < 0 {
+				end += llen
+			}
+			if start < 0 {
+				start = 0
+			}
+			if start <= end && start < llen {
+				if end >= llen {
+					end = llen - 1
+				}
+				deleted = s.RemoveRangeByRank(int(start), int(end))
+			}
+		case zrangeScore:
+			deleted = s.RemoveRangeByScore(sr)
+		default:
+			deleted = s.RemoveRangeByLex(lr)
+		}
+		x.zDropIfEmpty(e, s)
+	}
+	if deleted == 0 {
+		x.Unchanged()
+	}
+	x.W.Int(int64(deleted))
+}
+
+// ZRANDMEMBER.
+
+func cmdZRandMember(x *Ctx) {
+	args := x.Args
+	if len(args) >= 3 {
+		l, ok := num.ParseInt(args[2])
+		if !ok {
+			x.W.Error(ErrNotInt)
+			return
+		}
+		if l == math.MinInt64 {
+			x.W.Error(ErrZRandCountRange)
+			return
+		}
+		withScores := false
+		if len(args) > 4 || (len(args) == 4 && !cEqualFold(args[3], "withscores")) {
+			x.W.Error(ErrSyntax)
+			return
+		} else if len(args) == 4 {
+			withScores = true
+			if l < -math.MaxInt64/2 || l > math.MaxInt64/2 {
+				x.W.Error(ErrValueOutOfRange)
+				return
+			}
+		}
+		zrandWithCount(x, l, withScores)
+		return
+	}
+	_, s, ok := x.zsetRead(args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Null()
+		return
+	}
+	m, _ := s.At(rand.IntN(s.Len()))
+	x.W.BulkString(m)
+}
+
+// zrandWithCount is zrandmemberWithCountCommand. The shapes are Redis's; the
+// random choices are not (they cannot be): a positive count gives that many
+// distinct members, or the whole set from the highest score down as Redis
+// iterates it when the count covers the set; a negative count gives that
+// many independent picks.
+func zrandWithCount(x *Ctx, l int64, withScores bool) {
+	_, s, ok := x.zsetRead(x.Args[1])
+	if !ok {
+		return
+	}
+	if s == nil || l == 0 {
+		x.W.Array(0)
+		return
+	}
+	size := s.Len()
+	per := 1
+	if withScores {
+		per = 2
+	}
+	if l < 0 || l == 1 {
+		count := uint64(1)
+		if l < 0 {
+			count = uint64(-l)
+		}
+		if count > zrandMaxPicks {
+			x.W.Error(ErrValueOutOfRange)
+			return
+		}
+		x.W.Array(int(count) * per)
+		var z zrandPicker
+		for count > 0 {
+			k := int(min(count, zrandSampleLimit))
+			count -= uint64(k)
+			ranks := z.ranks[:0]
+			for range k {
+				ranks = append(ranks, rand.IntN(size))
+			}
+			z.ranks = ranks
+			z.emit(x, s, withScores)
+		}
+		return
+	}
+	count := int(min(l, int64(size)))
+	x.W.Array(count * per)
+	if count == size {
+		s.RangeByRank(0, size-1, true, func(m []byte, sc float64) bool {
+			x.W.Bulk(m)
+			if withScores {
+				zReplyScore(x.W, sc)
+			}
+			return true
+		})
+		return
+	}
+	var z zrandPicker
+	if count*3 > size {
+		z.ranks = rand.Perm(size)[:count]
+	} else {
+		seen := make(map[int]struct{}, count)
+		z.ranks = make([]int, 0, count)
+		for len(z.ranks) < count {
+			r := rand.IntN(size)
+			if _, dup := seen[r]; dup {
+				continue
+			}
+			seen[r] = struct{}{}
+			z.ranks = append(z.ranks, r)
+		}
+	}
+	z.emit(x, s, withScores)
+}
+
+// zrandSampleLimit bounds the picks drawn at once for a negative count, so
+// a large count streams into the reply instead of filling a huge slice
+// first (Redis's ZRANDMEMBER_RANDOM_SAMPLE_LIMIT).
+const zrandSampleLimit = 1000
+
+// zrandMaxPicks refuses negative counts whose reply could not be built:
+// Redis would try and exhaust its memory (its normal clients have no
+// output limit); limitkv answers an error instead.
+const zrandMaxPicks = 1 << 26
+
+// zrandPicker reads the members of randomly drawn ranks in one ordered pass
+// over the set and replies them in the order they were drawn.
+type zrandPicker struct {
+	ranks   []int // drawn ranks, in reply order
+	order   []int // indexes into ranks, by rank
+	sorted  []int
+	members [][]byte
+	scores  []float64
+}
+
+func (z *zrandPicker) emit(x *Ctx, s *zset.Set, withScores bool) {
+	k := len(z.ranks)
+	z.order = z.order[:0]
+	for i := range k {
+		z.order = append(z.order, i)
+	}
+	slices.SortFunc(z.order, func(a, b int) int { return z.ranks[a] - z.ranks[b] })
+	z.sorted = z.sorted[:0]
+	for _, i := range z.order {
+		z.sorted = append(z.sorted, z.ranks[i])
+	}
+	for len(z.members) < k {
+		z.members = append(z.members, nil)
+		z.scores = append(z.scores, 0)
+	}
+	i := 0
+	s.Select(z.sorted, func(m []byte, sc float64) {
+		p := z.order[i]
+		z.members[p] = append(z.members[p][:0], m...)
+		z.scores[p] = sc
+		i++
+	})
+	for p := range k {
+		x.W.Bulk(z.members[p])
+		if withScores {
+			zReplyScore(x.W, z.scores[p])
+		}
+	}
+}
+
+// ZSCAN.
+//
+// A small (listpack) set is returned whole with cursor 0, as Redis does. A
+// large set is walked in score order with a stateless cursor: the cursor is
+// the last score returned, mapped to a uint64 that keeps float order (never
+// 0: that would be a NaN), and the next call resumes at the first score
+// above it. A call returns at least COUNT members and then finishes the run
+// of members sharing the last score, so the guarantee of SCAN holds: every
+// member present with the same score for the whole iteration is returned,
+// exactly once. A set whose members all share one score (a lexicographic
+// index) is therefore returned in one call.
+
+func zscanCursor(score float64) uint64 {
+	b := math.Float64bits(score)
+	if b>>63 == 1 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func zscanScore(c uint64) float64 {
+	if c>>63 == 1 {
+		return math.Float64frombits(c &^ (1 << 63))
+	}
+	return math.Float64frombits(^c)
+}
+
+func cmdZScan(x *Ctx) {
+	cursor, ok := parseScanCursor(x.Args[2])
+	if !ok {
+		x.W.Error(ErrInvalidCursor)
+		return
+	}
+	_, s, ok := x.zsetRead(x.Args[1])
+	if !ok {
+		return
+	}
+	if s == nil {
+		x.W.Array(2)
+		x.W.BulkString("0")
+		x.W.Array(0)
+		return
+	}
+	args := x.Args
+	count := int64(10)
+	var pat []byte
+	usePat := false
+	for i := 3; i < len(args); {
+		more := len(args) - i
+		switch {
+		case cEqualFold(args[i], "count") && more >= 2:
+			n, ok := num.ParseInt(args[i+1])
+			if !ok {
+				x.W.Error(ErrNotInt)
+				return
+			}
+			if n < 1 {
+				x.W.Error(ErrSyntax)
+				return
+			}
+			count = n
+			i += 2
+		case cEqualFold(args[i], "match") && more >= 2:
+			pat = args[i+1]
+			usePat = !(len(pat) == 1 && pat[0] == '*')
+			i += 2
+		default:
+			x.W.Error(ErrSyntax)
+			return
+		}
+	}
+
+	x.W.Array(2)
+	next := uint64(0)
+	r := zset.AllScores
+	whole := s.Encoding() == "listpack"
+	if !whole && cursor != 0 {
+		r.Min, r.MinEx = zscanScore(cursor), true
+	}
+	if math.IsNaN(r.Min) {
+		x.W.BulkString("0")
+		x.W.Array(0)
+		return
+	}
+	// The cursor is written after the walk; the members go to a second
+	// writer first.
+	var body resp.Writer
+	n := 0
+	taken := int64(0)
+	last := 0.0
+	s.RangeByScore(r, false, 0, -1, func(m []byte, sc float64) bool {
+		if !whole && taken >= count && sc != last {
+			next = zscanCursor(last)
+			return false
+		}
+		taken++
+		last = sc
+		if usePat && !globMatch(pat, m, false) {
+			return true
+		}
+		body.Bulk(m)
+		zReplyScore(&body, sc)
+		n += 2
+		return true
+	})
+	var cbuf [20]byte
+	x.W.Bulk(strconv.AppendUint(cbuf[:0], next, 10))
+	x.W.Array(n)
+	x.W.Raw(body.Bytes())
+}

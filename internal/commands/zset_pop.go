@@ -1,0 +1,272 @@
+package commands
+
+import (
+	"math"
+	"math/big"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// ZPOPMIN, ZPOPMAX, ZMPOP and the blocking BZPOPMIN, BZPOPMAX, BZMPOP, after
+// Redis 7.0's genericZpopCommand and blockingGenericZpopCommand.
+//
+// A blocked client is served by running its command again when a key it
+// waits for is created (client.go). That run is told apart by x.C.blocked:
+// it skips keys of another type instead of answering WRONGTYPE, since Redis
+// leaves such a client blocked until one of its keys holds a sorted set.
+// Redis serves a woken client from the key that became ready; the second
+// run takes the first non-empty key of its list instead, which differs only
+// when one transaction or script fills two of its keys, the later-listed
+// first.
+
+func cmdZPopMin(x *Ctx) { zpopMinMax(x, false) }
+func cmdZPopMax(x *Ctx) { zpopMinMax(x, true) }
+
+func zpopMinMax(x *Ctx, max bool) {
+	args := x.Args
+	if len(args) > 3 {
+		x.W.Error(ErrSyntax)
+		return
+	}
+	count := int64(-1)
+	if len(args) == 3 {
+		n, ok := num.ParseInt(args[2])
+		if !ok || n < 0 {
+			x.W.Error(ErrValueMustPositive)
+			return
+		}
+		count = n
+	}
+	e, s, ok := x.zsetWrite(args[1])
+	if !ok {
+		return
+	}
+	if s == nil || count == 0 {
+		x.Unchanged()
+		x.W.Array(0)
+		return
+	}
+	if count == -1 {
+		count = 1
+	}
+	n := int(min(count, int64(s.Len())))
+	x.W.Array(n * 2)
+	zpop(x, e, s, max, n, false)
+}
+
+// zpop pops n members from e's set s and writes each as member, score (an
+// array of the two when nested); it deletes the key if the set empties.
+func zpop(x *Ctx, e *keyspace.Entry, s *zset.Set, max bool, n int, nested bool) {
+	fn := func(m []byte, sc float64) {
+		if nested {
+			x.W.Array(2)
+		}
+		x.W.Bulk(m)
+		zReplyScore(x.W, sc)
+	}
+	if max {
+		s.PopMax(n, fn)
+	} else {
+		s.PopMin(n, fn)
+	}
+	x.zDropIfEmpty(e, s)
+}
+
+// zmpopArgs is the parsed tail of ZMPOP and BZMPOP.
+type zmpopArgs struct {
+	keys  [][]byte
+	max   bool
+	count int64
+}
+
+// parseZMPop is the parsing part of zmpopGenericCommand, numkeys at numIdx.
+func parseZMPop(x *Ctx, numIdx int) (zmpopArgs, bool) {
+	args := x.Args
+	var p zmpopArgs
+	numkeys, ok := num.ParseInt(args[numIdx])
+	if !ok || numkeys < 1 {
+		x.W.Error(ErrZNumKeysPositive)
+		return p, false
+	}
+	if numkeys >= int64(len(args)) || numIdx+int(numkeys)+1 >= len(args) {
+		x.W.Error(ErrSyntax)
+		return p, false
+	}
+	whereIdx := numIdx + int(numkeys) + 1
+	switch {
+	case cEqualFold(args[whereIdx], "min"):
+	case cEqualFold(args[whereIdx], "max"):
+		p.max = true
+	default:
+		x.W.Error(ErrSyntax)
+		return p, false
+	}
+	p.count = -1
+	for j := whereIdx + 1; j < len(args); j++ {
+		more := len(args) - 1 - j
+		if p.count == -1 && cEqualFold(args[j], "count") && more > 0 {
+			j++
+			n, ok := num.ParseInt(args[j])
+			if !ok || n < 1 {
+				x.W.Error(ErrZCountPositive)
+				return p, false
+			}
+			p.count = n
+			continue
+		}
+		x.W.Error(ErrSyntax)
+		return p, false
+	}
+	if p.count == -1 {
+		p.count = 1
+	}
+	p.keys = args[numIdx+1 : whereIdx]
+	return p, true
+}
+
+func cmdZMPop(x *Ctx) {
+	p, ok := parseZMPop(x, 1)
+	if !ok {
+		return
+	}
+	for _, key := range p.keys {
+		e := x.DB.Get(key, x.Now)
+		if e == nil {
+			continue
+		}
+		s, ok := zsetOf(x, e)
+		if !ok {
+			return
+		}
+		zmpopReply(x, key, e, s, p.max, p.count)
+		return
+	}
+	x.Unchanged()
+	x.W.NullArray()
+}
+
+// zmpopReply answers ZMPOP and BZMPOP: the key, then the popped pairs.
+func zmpopReply(x *Ctx, key []byte, e *keyspace.Entry, s *zset.Set, max bool, count int64) {
+	n := int(min(count, int64(s.Len())))
+	x.W.Array(2)
+	x.W.Bulk(key)
+	x.W.Array(n)
+	x.zTouch(key)
+	x.Unchanged()
+	zpop(x, e, s, max, n, true)
+}
+
+func cmdBZPopMin(x *Ctx) { bzpopGeneric(x, false) }
+func cmdBZPopMax(x *Ctx) { bzpopGeneric(x, true) }
+
+func bzpopGeneric(x *Ctx, max bool) {
+	args := x.Args
+	timeout, errMsg := parseBlockTimeout(args[len(args)-1])
+	if errMsg != "" {
+		x.W.Error(errMsg)
+		return
+	}
+	keys := args[1 : len(args)-1]
+	e, s, key, ok := zblockFind(x, keys)
+	if !ok {
+		return
+	}
+	if s != nil {
+		x.W.Array(3)
+		x.W.Bulk(key)
+		x.zTouch(key)
+		x.Unchanged()
+		zpop(x, e, s, max, 1, false)
+		return
+	}
+	if !x.Block(keys, timeout) {
+		x.W.NullArray()
+	}
+}
+
+func cmdBZMPop(x *Ctx) {
+	p, ok := parseZMPop(x, 2)
+	if !ok {
+		return
+	}
+	timeout, errMsg := parseBlockTimeout(x.Args[1])
+	if errMsg != "" {
+		x.W.Error(errMsg)
+		return
+	}
+	e, s, key, ok := zblockFind(x, p.keys)
+	if !ok {
+		return
+	}
+	if s != nil {
+		zmpopReply(x, key, e, s, p.max, p.count)
+		return
+	}
+	if !x.Block(p.keys, timeout) {
+		x.W.NullArray()
+	}
+}
+
+// zblockFind returns the first of keys holding a non-empty sorted set, or a
+// nil set if there is none. A key of another type answers WRONGTYPE, except
+// when a blocked client is being served (see the file comment).
+func zblockFind(x *Ctx, keys [][]byte) (*keyspace.Entry, *zset.Set, []byte, bool) {
+	serving := x.C.blocked != nil
+	for _, key := range keys {
+		e := x.DB.Get(key, x.Now)
+		if e == nil {
+			continue
+		}
+		s, isZ := e.Val.(*zset.Set)
+		if !isZ {
+			if serving {
+				continue
+			}
+			x.W.Error(ErrWrongType)
+			return nil, nil, nil, false
+		}
+		if s.Len() > 0 {
+			return e, s, key, true
+		}
+	}
+	return nil, nil, nil, true
+}
+
+// maxBlockMs is the longest timeout a time.Duration holds; longer ones
+// (over 292 years) block forever, as they do in Redis, where the deadline
+// overflows.
+const maxBlockMs = math.MaxInt64 / int64(time.Millisecond)
+
+var thousand = big.NewFloat(1000)
+
+// parseBlockTimeout is Redis 7.0's getTimeoutFromObjectOrReply in seconds:
+// the text is a long double (string2ld); the milliseconds are
+// ceill(seconds * 1000) converted to long long, which turns anything out of
+// range (infinities included) into LLONG_MIN, hence "negative". So tiny
+// negatives such as -0.0001 mean 0, i.e. forever, and 0.0001 means 1 ms. It
+// returns 0 for forever.
+func parseBlockTimeout(arg []byte) (time.Duration, string) {
+	f, ok := num.ParseLongDouble(arg)
+	if !ok {
+		return 0, ErrTimeoutNotFloat
+	}
+	ms := new(big.Float).SetPrec(64).Mul(f, thousand)
+	if ms.IsInf() {
+		return 0, ErrTimeoutNegative
+	}
+	i, acc := ms.Int(nil)
+	if acc == big.Below {
+		i.Add(i, big.NewInt(1))
+	}
+	if !i.IsInt64() || i.Sign() < 0 {
+		return 0, ErrTimeoutNegative
+	}
+	t := i.Int64()
+	if t == 0 || t > maxBlockMs {
+		return 0, ""
+	}
+	return time.Duration(t) * time.Millisecond, ""
+}

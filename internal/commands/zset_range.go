@@ -1,0 +1,236 @@
+package commands
+
+import (
+	"math"
+
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// ZRANGE and its older forms, and ZRANGESTORE, after Redis 7.0's
+// zrangeGenericCommand: options first (in any order), then the LIMIT and
+// WITHSCORES combination errors, then the range, then the key.
+
+// Range directions of zrangeGenericCommand.
+const (
+	zdirAuto = iota
+	zdirForward
+	zdirReverse
+)
+
+// zrangeAuto is the range kind before BYSCORE/BYLEX are seen.
+const zrangeAuto = -1
+
+func cmdZRange(x *Ctx)           { zrangeGeneric(x, 1, false, zrangeAuto, zdirAuto) }
+func cmdZRangeStore(x *Ctx)      { zrangeGeneric(x, 2, true, zrangeAuto, zdirAuto) }
+func cmdZRevRange(x *Ctx)        { zrangeGeneric(x, 1, false, zrangeRank, zdirReverse) }
+func cmdZRangeByScore(x *Ctx)    { zrangeGeneric(x, 1, false, zrangeScore, zdirForward) }
+func cmdZRevRangeByScore(x *Ctx) { zrangeGeneric(x, 1, false, zrangeScore, zdirReverse) }
+func cmdZRangeByLex(x *Ctx)      { zrangeGeneric(x, 1, false, zrangeLex, zdirForward) }
+func cmdZRevRangeByLex(x *Ctx)   { zrangeGeneric(x, 1, false, zrangeLex, zdirReverse) }
+
+// zrangeOut receives a range's members: the client's reply, or the set
+// ZRANGESTORE builds.
+type zrangeOut struct {
+	x          *Ctx
+	withScores bool
+	store      *zset.Set // ZRANGESTORE's result; nil when replying
+	n          int
+	negZero    []string // stored members scored -0
+}
+
+func (o *zrangeOut) visit(m []byte, sc float64) bool {
+	o.n++
+	if o.store != nil {
+		ms := string(m)
+		o.store.Add(ms, sc)
+		if sc == 0 && math.Signbit(sc) {
+			o.negZero = append(o.negZero, ms)
+		}
+		return true
+	}
+	o.x.W.Bulk(m)
+	if o.withScores {
+		zReplyScore(o.x.W, sc)
+	}
+	return true
+}
+
+func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
+	args := x.Args
+	minIdx, maxIdx := argStart+1, argStart+2
+	withScores := false
+	offset, limit := int64(0), int64(-1)
+	for j := argStart + 3; j < len(args); j++ {
+		a := args[j]
+		left := len(args) - j - 1
+		switch {
+		case !store && cEqualFold(a, "withscores"):
+			withScores = true
+		case cEqualFold(a, "limit") && left >= 2:
+			var ok bool
+			if offset, ok = num.ParseInt(args[j+1]); ok {
+				limit, ok = num.ParseInt(args[j+2])
+			}
+			if !ok {
+				x.W.Error(ErrNotInt)
+				return
+			}
+			j += 2
+		case dir == zdirAuto && cEqualFold(a, "rev"):
+			dir = zdirReverse
+		case kind == zrangeAuto && cEqualFold(a, "bylex"):
+			kind = zrangeLex
+		case kind == zrangeAuto && cEqualFold(a, "byscore"):
+			kind = zrangeScore
+		default:
+			x.W.Error(ErrSyntax)
+			return
+		}
+	}
+	if dir == zdirAuto {
+		dir = zdirForward
+	}
+	if kind == zrangeAuto {
+		kind = zrangeRank
+	}
+	// Redis tests the parsed count against its default: "LIMIT 5 -1" with
+	// an index range passes and means nothing.
+	if limit != -1 && kind == zrangeRank {
+		x.W.Error(ErrZRangeLimit)
+		return
+	}
+	if withScores && kind == zrangeLex {
+		x.W.Error(ErrZRangeLexScores)
+		return
+	}
+	reverse := dir == zdirReverse
+	if reverse && kind != zrangeRank {
+		minIdx, maxIdx = maxIdx, minIdx
+	}
+	var (
+		start, end int64
+		sr         zset.ScoreRange
+		lr         zset.LexRange
+		err        error
+	)
+	switch kind {
+	case zrangeRank:
+		var ok bool
+		if start, ok = num.ParseInt(args[minIdx]); ok {
+			end, ok = num.ParseInt(args[maxIdx])
+		}
+		if !ok {
+			x.W.Error(ErrNotInt)
+			return
+		}
+	case zrangeScore:
+		if sr, err = zset.ParseScoreRange(args[minIdx], args[maxIdx]); err != nil {
+			x.W.Error(ErrMinMaxFloat)
+			return
+		}
+	default:
+		if lr, err = zset.ParseLexRange(args[minIdx], args[maxIdx]); err != nil {
+			x.W.Error(ErrMinMaxLex)
+			return
+		}
+	}
+
+	_, s, ok := x.zsetRead(args[argStart])
+	if !ok {
+		return
+	}
+	out := zrangeOut{x: x, withScores: withScores}
+	if store {
+		out.store = zset.New()
+	}
+	if s == nil {
+		if store {
+			zstoreResult(x, args[1], out.store)
+		} else {
+			x.W.Array(0)
+		}
+		return
+	}
+
+	per := 1
+	if withScores {
+		per = 2
+	}
+	switch kind {
+	case zrangeRank:
+		llen := int64(s.Len())
+		if start < 0 {
+			start += llen
+		}
+		if end < 0 {
+			end += llen
+		}
+		if start < 0 {
+			start = 0
+		}
+		if start > end || start >= llen {
+			if store {
+				zstoreResult(x, args[1], out.store)
+			} else {
+				x.W.Array(0)
+			}
+			return
+		}
+		if end >= llen {
+			end = llen - 1
+		}
+		if !store {
+			x.W.Array(int(end-start+1) * per)
+		}
+		s.RangeByRank(int(start), int(end), reverse, out.visit)
+		// Redis builds a result longer than zset-max-listpack-entries in a
+		// skiplist from the start, where -0 scores stay -0.
+		if store && end-start+1 > zset.MaxListpackEntries.Load() {
+			for _, m := range out.negZero {
+				zsetNegZero(out.store, m)
+			}
+		}
+	case zrangeScore:
+		var off int
+		if !store {
+			off = x.W.ArrayPlaceholder()
+		}
+		// Redis answers at once when the offset alone passes the end.
+		if !(offset > 0 && offset >= int64(s.Len())) {
+			s.RangeByScore(sr, reverse, int(offset), int(limit), out.visit)
+		}
+		if !store {
+			x.W.PatchArray(off, out.n*per)
+		}
+	default:
+		var off int
+		if !store {
+			off = x.W.ArrayPlaceholder()
+		}
+		s.RangeByLex(lr, reverse, int(offset), int(limit), out.visit)
+		if !store {
+			x.W.PatchArray(off, out.n*per)
+		}
+	}
+	if store {
+		zstoreResult(x, args[1], out.store)
+	}
+}
+
+// zstoreResult stores a computed set under dst as Redis's setKey does (the
+// old value and its TTL go) and replies its size; an empty result deletes
+// dst instead and replies 0.
+func zstoreResult(x *Ctx, dst []byte, res *zset.Set) {
+	if res.Len() == 0 {
+		x.DB.Delete(dst, x.Now)
+		x.W.Int(0)
+		return
+	}
+	existed := x.DB.Get(dst, x.Now) != nil
+	x.DB.Set(dst, res, false)
+	if !existed {
+		x.zsetCreated(dst)
+	}
+	x.W.Int(int64(res.Len()))
+}

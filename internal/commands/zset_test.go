@@ -1,0 +1,424 @@
+package commands
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/resp"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// Unit tests of the sorted-set family. Byte-for-byte parity with Redis is
+// proven in conformance/zset_test.go and zset_random_test.go; these pin the
+// logic without a Redis at hand.
+
+// zstep is one command of a unit case and its expected reply.
+type zstep struct {
+	want string
+	args []string
+}
+
+func zs(want string, args ...string) zstep { return zstep{want, args} }
+
+func runZCases(t *testing.T, cases []struct {
+	name  string
+	steps []zstep
+}) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tt := newTester(t)
+			for _, s := range c.steps {
+				tt.Expect(s.want, s.args...)
+			}
+		})
+	}
+}
+
+func bulks(items ...string) string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = bulk(s)
+	}
+	return array(out...)
+}
+
+var (
+	zWrongType = errReply(ErrWrongType)
+	zSyntax    = errReply(ErrSyntax)
+	zNotFloat  = errReply(ErrNotFloat)
+	zNotInt    = errReply(ErrNotInt)
+)
+
+func TestZsetZAdd(t *testing.T) {
+	runZCases(t, []struct {
+		name  string
+		steps []zstep
+	}{
+		{"add update", []zstep{zs(integer(2), "ZADD", "k", "1", "a", "2", "b"), zs(integer(1), "ZADD", "k", "3", "a", "4", "c"),
+			zs(bulks("b", "2", "a", "3", "c", "4"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
+		{"ch", []zstep{zs(integer(1), "ZADD", "k", "1", "a"), zs(integer(2), "ZADD", "k", "CH", "2", "a", "1", "b"), zs(integer(0), "ZADD", "k", "ch", "2", "a")}},
+		{"nx xx", []zstep{zs(integer(0), "ZADD", "k", "XX", "1", "a"), zs(integer(0), "EXISTS", "k"), zs(integer(1), "ZADD", "k", "NX", "1", "a"),
+			zs(integer(0), "ZADD", "k", "NX", "5", "a"), zs(bulk("1"), "ZSCORE", "k", "a"), zs(integer(0), "ZADD", "k", "XX", "5", "a", "1", "b"),
+			zs(bulks("a", "5"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
+		{"gt lt", []zstep{zs(integer(1), "ZADD", "k", "5", "a"), zs(integer(0), "ZADD", "k", "GT", "CH", "4", "a"), zs(integer(1), "ZADD", "k", "GT", "CH", "6", "a"),
+			zs(integer(0), "ZADD", "k", "LT", "CH", "7", "a"), zs(integer(1), "ZADD", "k", "LT", "CH", "1", "a"), zs(integer(1), "ZADD", "k", "GT", "1", "new")}},
+		{"incr", []zstep{zs(bulk("1.5"), "ZADD", "k", "INCR", "1.5", "a"), zs(bulk("3"), "ZADD", "k", "INCR", "1.5", "a"),
+			zs(nilReply, "ZADD", "k", "INCR", "NX", "1", "a"), zs(nilReply, "ZADD", "k", "INCR", "XX", "1", "b"), zs(nilReply, "ZADD", "k", "INCR", "GT", "-1", "a"),
+			zs(bulk("2"), "ZADD", "k", "INCR", "LT", "-1", "a"), zs(nilReply, "ZADD", "nokey", "XX", "INCR", "1", "a"), zs(bulk("inf"), "ZINCRBY", "k", "inf", "a"),
+			zs(errReply(ErrZAddNaN), "ZINCRBY", "k", "-inf", "a"), zs(bulk("inf"), "ZSCORE", "k", "a")}},
+		{"errors", []zstep{zs(zSyntax, "ZADD", "k", "1", "a", "2"), zs(zSyntax, "ZADD", "k", "NX", "1"), zs(errReply(ErrZAddNXXX), "ZADD", "k", "NX", "XX", "1", "a"),
+			zs(errReply(ErrZAddGTLTNX), "ZADD", "k", "GT", "LT", "1", "a"), zs(errReply(ErrZAddGTLTNX), "ZADD", "k", "NX", "LT", "1", "a"),
+			zs(errReply(ErrZAddIncrPair), "ZADD", "k", "INCR", "1", "a", "2", "b"), zs(zNotFloat, "ZADD", "k", "1", "a", "nan", "b"),
+			zs(zNotFloat, "ZADD", "k", "1e400", "a"), zs(zNotFloat, "ZADD", "k", "", "a"), zs(integer(0), "EXISTS", "k"),
+			zs(errReply("ERR wrong number of arguments for 'zadd' command"), "ZADD", "k", "1")}},
+		{"wrong type", []zstep{zs(okReply, "SET", "s", "v"), zs(zWrongType, "ZADD", "s", "1", "a"), zs(zNotFloat, "ZADD", "s", "x", "a"), zs(zWrongType, "ZINCRBY", "s", "1", "a")}},
+		{"formatting", []zstep{zs(integer(5), "ZADD", "k", "0.1", "a", "1e17", "b", "-0", "c", "0x10", "d", "3.0000000000000004", "e"),
+			zs(bulks("c", "0", "a", "0.10000000000000001", "e", "3.0000000000000004", "d", "16", "b", "1e+17"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
+	})
+}
+
+func TestZsetReads(t *testing.T) {
+	k := zs(integer(5), "ZADD", "k", "1", "a", "2", "b", "3", "c", "4", "d", "4", "e")
+	runZCases(t, []struct {
+		name  string
+		steps []zstep
+	}{
+		{"card score rank", []zstep{k, zs(integer(5), "ZCARD", "k"), zs(integer(0), "ZCARD", "nokey"), zs(bulk("2"), "ZSCORE", "k", "b"), zs(nilReply, "ZSCORE", "k", "x"),
+			zs(array(bulk("1"), nilReply, bulk("4")), "ZMSCORE", "k", "a", "x", "e"), zs(array(nilReply), "ZMSCORE", "nokey", "a"),
+			zs(integer(3), "ZRANK", "k", "d"), zs(integer(1), "ZREVRANK", "k", "d"), zs(nilReply, "ZRANK", "k", "x"), zs(nilReply, "ZRANK", "nokey", "x")}},
+		{"count", []zstep{k, zs(integer(5), "ZCOUNT", "k", "-inf", "+inf"), zs(integer(2), "ZCOUNT", "k", "(1", "(4"), zs(integer(0), "ZCOUNT", "k", "4", "1"),
+			zs(errReply(ErrMinMaxFloat), "ZCOUNT", "k", "x", "1"), zs(errReply(ErrMinMaxFloat), "ZCOUNT", "nokey", "x", "1"),
+			zs(integer(5), "ZLEXCOUNT", "k", "-", "+"), zs(errReply(ErrMinMaxLex), "ZLEXCOUNT", "k", "a", "+")}},
+		{"range", []zstep{k, zs(bulks("b", "c"), "ZRANGE", "k", "1", "2"), zs(bulks("e", "d"), "ZRANGE", "k", "0", "1", "REV"),
+			zs(bulks("b", "2", "c", "3"), "ZRANGE", "k", "(1", "3", "BYSCORE", "WITHSCORES"), zs(bulks("c", "b"), "ZRANGE", "k", "(4", "2", "BYSCORE", "REV"),
+			zs(bulks("c", "d"), "ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "2", "2"), zs(bulks("c", "b"), "ZREVRANGEBYSCORE", "k", "+inf", "-inf", "LIMIT", "2", "2"),
+			zs(emptyList, "ZRANGE", "k", "-inf", "+inf", "BYSCORE", "LIMIT", "5", "1"), zs(emptyList, "ZRANGE", "k", "-inf", "+inf", "BYSCORE", "LIMIT", "-1", "1"),
+			zs(bulks("a", "b", "c", "d", "e"), "ZRANGE", "k", "0", "-1", "LIMIT", "3", "-1"), zs(emptyList, "ZRANGE", "nokey", "0", "-1")}},
+		{"range errors", []zstep{k, zs(errReply(ErrZRangeLimit), "ZRANGE", "k", "0", "-1", "LIMIT", "0", "1"),
+			zs(errReply(ErrZRangeLexScores), "ZRANGE", "k", "-", "+", "BYLEX", "WITHSCORES"), zs(zSyntax, "ZRANGEBYSCORE", "k", "0", "1", "REV"),
+			zs(zSyntax, "ZRANGE", "k", "0", "1", "REV", "REV"), zs(zNotInt, "ZRANGE", "k", "0", "1", "BYSCORE", "LIMIT", "x", "1"),
+			zs(errReply(ErrMinMaxFloat), "ZRANGE", "k", "x", "1", "BYSCORE"), zs(errReply(ErrMinMaxLex), "ZRANGE", "k", "x", "1", "BYLEX"),
+			zs(zSyntax, "ZRANGESTORE", "d", "k", "0", "1", "WITHSCORES"), zs(okReply, "SET", "s", "v"), zs(zWrongType, "ZRANGE", "s", "0", "1"),
+			zs(zNotInt, "ZRANGE", "s", "x", "1")}},
+		{"lex", []zstep{zs(integer(4), "ZADD", "l", "0", "a", "0", "b", "0", "c", "0", "d"), zs(bulks("b", "c"), "ZRANGEBYLEX", "l", "(a", "[c"),
+			zs(bulks("c", "b"), "ZREVRANGEBYLEX", "l", "[c", "(a"), zs(bulks("b"), "ZRANGE", "l", "-", "+", "BYLEX", "LIMIT", "1", "1"),
+			zs(integer(2), "ZREMRANGEBYLEX", "l", "[b", "[c"), zs(bulks("a", "d"), "ZRANGE", "l", "0", "-1")}},
+	})
+}
+
+func TestZsetRemovals(t *testing.T) {
+	k := zs(integer(5), "ZADD", "k", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e")
+	runZCases(t, []struct {
+		name  string
+		steps []zstep
+	}{
+		{"zrem", []zstep{k, zs(integer(2), "ZREM", "k", "a", "b", "x", "a"), zs(integer(3), "ZREM", "k", "c", "d", "e"), zs(integer(0), "EXISTS", "k"),
+			zs(integer(0), "ZREM", "k", "a")}},
+		{"remrange", []zstep{k, zs(integer(2), "ZREMRANGEBYRANK", "k", "-2", "-1"), zs(integer(0), "ZREMRANGEBYRANK", "k", "5", "9"),
+			zs(integer(1), "ZREMRANGEBYSCORE", "k", "(1", "2"), zs(integer(0), "ZREMRANGEBYSCORE", "k", "3", "1"), zs(zNotInt, "ZREMRANGEBYRANK", "k", "x", "1"),
+			zs(integer(2), "ZREMRANGEBYSCORE", "k", "-inf", "+inf"), zs(integer(0), "EXISTS", "k")}},
+		{"pops", []zstep{k, zs(bulks("a", "1"), "ZPOPMIN", "k"), zs(bulks("e", "5", "d", "4"), "ZPOPMAX", "k", "2"), zs(emptyList, "ZPOPMIN", "k", "0"),
+			zs(errReply(ErrValueMustPositive), "ZPOPMIN", "k", "-1"), zs(zSyntax, "ZPOPMIN", "k", "1", "2"), zs(bulks("b", "2", "c", "3"), "ZPOPMIN", "k", "10"),
+			zs(integer(0), "EXISTS", "k"), zs(emptyList, "ZPOPMIN", "k")}},
+		{"zmpop", []zstep{k, zs(array(bulk("k"), array(bulks("e", "5"), bulks("d", "4"))), "ZMPOP", "2", "nokey", "k", "MAX", "COUNT", "2"),
+			zs(nilArray, "ZMPOP", "1", "nokey", "MIN"), zs(errReply(ErrZNumKeysPositive), "ZMPOP", "0", "k", "MIN"), zs(zSyntax, "ZMPOP", "2", "k", "MIN"),
+			zs(zSyntax, "ZMPOP", "9223372036854775807", "k", "MIN"), zs(errReply(ErrZCountPositive), "ZMPOP", "1", "k", "MIN", "COUNT", "0"),
+			zs(zSyntax, "ZMPOP", "1", "k", "MIN", "COUNT", "1", "COUNT", "1")}},
+	})
+}
+
+func TestZsetSetOps(t *testing.T) {
+	ab := []zstep{zs(integer(3), "ZADD", "a", "1", "x", "2", "y", "3", "z"), zs(integer(3), "ZADD", "b", "10", "y", "20", "z", "30", "w")}
+	runZCases(t, []struct {
+		name  string
+		steps []zstep
+	}{
+		{"union", append(ab, zs(bulks("x", "1", "y", "12", "z", "23", "w", "30"), "ZUNION", "2", "a", "b", "WITHSCORES"),
+			zs(bulks("x", "2", "y", "14", "z", "26", "w", "30"), "ZUNION", "2", "a", "b", "WEIGHTS", "2", "1", "WITHSCORES"),
+			zs(bulks("x", "1", "y", "2", "z", "3", "w", "30"), "ZUNION", "2", "a", "b", "AGGREGATE", "MIN", "WITHSCORES"))},
+		{"inter diff card", append(ab, zs(bulks("y", "10", "z", "20"), "ZINTER", "2", "a", "b", "AGGREGATE", "MAX", "WITHSCORES"),
+			zs(bulks("x"), "ZDIFF", "2", "a", "b"), zs(integer(2), "ZINTERCARD", "2", "a", "b"), zs(integer(1), "ZINTERCARD", "2", "a", "b", "LIMIT", "1"))},
+		{"inf sums", []zstep{zs(integer(1), "ZADD", "p", "inf", "m"), zs(integer(1), "ZADD", "n", "-inf", "m"),
+			zs(bulks("m", "0"), "ZUNION", "2", "p", "n", "WITHSCORES"), zs(bulks("m", "0"), "ZUNION", "1", "p", "WEIGHTS", "0", "WITHSCORES"),
+			zs(bulks("m", "inf"), "ZINTER", "2", "p", "p", "WEIGHTS", "1", "0", "AGGREGATE", "MAX", "WITHSCORES")}},
+		{"negative zero", []zstep{zs(integer(1), "ZADD", "k", "0", "a"), zs(bulks("a", "-0"), "ZUNION", "1", "k", "WEIGHTS", "-1", "WITHSCORES"),
+			zs(integer(1), "ZUNIONSTORE", "d", "1", "k", "WEIGHTS", "-1"), zs(bulk("0"), "ZSCORE", "d", "a")}},
+		{"stores", append(ab, zs(okReply, "SET", "d", "v"), zs(integer(4), "ZUNIONSTORE", "d", "2", "a", "b"), zs(integer(-1), "TTL", "d"),
+			zs(integer(0), "ZINTERSTORE", "d", "2", "a", "nokey"), zs(integer(0), "EXISTS", "d"), zs(integer(1), "ZDIFFSTORE", "a", "2", "a", "b"),
+			zs(bulks("x", "1"), "ZRANGE", "a", "0", "-1", "WITHSCORES"))},
+		{"errors", append(ab, zs(errReply(ErrZAtLeastOneKeyPfx+"zunion' command"), "ZUNION", "0", "a"), zs(zSyntax, "ZUNION", "3", "a", "b"),
+			zs(zNotInt, "ZUNION", "x", "a"), zs(errReply(ErrZWeightNotFloat), "ZUNION", "2", "a", "b", "WEIGHTS", "1", "x"),
+			zs(zSyntax, "ZDIFF", "2", "a", "b", "WEIGHTS", "1", "1"), zs(errReply(ErrZLimitNegative), "ZINTERCARD", "1", "a", "LIMIT", "-1"),
+			zs(errReply(ErrZAtLeastOneKeyPfx+"zinterstore' command"), "ZINTERSTORE", "d", "0", "a"), zs(okReply, "SET", "s", "v"),
+			zs(zWrongType, "ZUNION", "2", "a", "s", "WEIGHTS", "x", "y"))},
+	})
+}
+
+func TestZsetRandMemberShapes(t *testing.T) {
+	tt := newTester(t)
+	for _, n := range []int{5, 300} {
+		tt.Do("DEL", "k")
+		args := []string{"ZADD", "k"}
+		for i := range n {
+			args = append(args, strconv.Itoa(i), "m"+strconv.Itoa(i))
+		}
+		tt.Do(args...)
+		for _, c := range []int{1, 2, n / 4, n / 2, n - 1, n, n + 10, -1, -3, -n, -2 * n} {
+			for _, ws := range []bool{false, true} {
+				cmd := []string{"ZRANDMEMBER", "k", strconv.Itoa(c)}
+				if ws {
+					cmd = append(cmd, "WITHSCORES")
+				}
+				items := parseFlat(t, tt.Do(cmd...))
+				want := min(c, n)
+				if c < 0 {
+					want = -c
+				}
+				per := 1
+				if ws {
+					per = 2
+				}
+				if len(items) != want*per {
+					t.Fatalf("%v: %d items, want %d", cmd, len(items), want*per)
+				}
+				seen := map[string]bool{}
+				for i := 0; i < len(items); i += per {
+					m := items[i]
+					if !strings.HasPrefix(m, "m") {
+						t.Fatalf("%v: %q is not a member", cmd, m)
+					}
+					if ws && "m"+items[i+1] != m {
+						t.Fatalf("%v: %q scored %q", cmd, m, items[i+1])
+					}
+					if c > 0 && seen[m] {
+						t.Fatalf("%v: %q repeated", cmd, m)
+					}
+					seen[m] = true
+				}
+				if c >= n && items[0] != "m"+strconv.Itoa(n-1) {
+					t.Fatalf("%v: the whole set must come highest first, got %q first", cmd, items[0])
+				}
+			}
+		}
+	}
+	tt.Expect(errReply(ErrValueOutOfRange), "ZRANDMEMBER", "k", "4611686018427387904", "WITHSCORES")
+	tt.Expect(errReply(ErrZRandCountRange), "ZRANDMEMBER", "k", "-9223372036854775808")
+	tt.Expect(errReply(ErrValueOutOfRange), "ZRANDMEMBER", "k", "-100000000")
+}
+
+// parseFlat reads a flat array of bulk strings.
+func parseFlat(t *testing.T, reply string) []string {
+	t.Helper()
+	if !strings.HasPrefix(reply, "*") {
+		t.Fatalf("not an array: %q", reply)
+	}
+	lines := strings.Split(reply, "\r\n")
+	var out []string
+	for i := 1; i+1 < len(lines); i += 2 {
+		out = append(out, lines[i+1])
+	}
+	return out
+}
+
+func TestZsetScanCursor(t *testing.T) {
+	scores := []float64{math.Inf(-1), -1e300, -1, -math.SmallestNonzeroFloat64, math.Copysign(0, -1), 0, math.SmallestNonzeroFloat64, 0.5, 1, 1e300, math.Inf(1)}
+	prev := uint64(0)
+	for i, sc := range scores {
+		c := zscanCursor(sc)
+		if c == 0 {
+			t.Fatalf("score %v maps to cursor 0", sc)
+		}
+		if back := zscanScore(c); back != sc || math.Signbit(back) != math.Signbit(sc) {
+			t.Fatalf("score %v round-trips to %v", sc, back)
+		}
+		if i > 0 && c <= prev {
+			t.Fatalf("cursor of %v (%d) is not above the previous one (%d)", sc, c, prev)
+		}
+		prev = c
+	}
+	if !math.IsNaN(zscanScore(math.MaxUint64)) && zscanScore(math.MaxUint64) <= math.MaxFloat64 {
+		t.Fatalf("cursor 2^64-1 should decode beyond +inf")
+	}
+}
+
+func TestZsetScanLarge(t *testing.T) {
+	tt := newTester(t)
+	args := []string{"ZADD", "k"}
+	for i := range 1000 {
+		args = append(args, strconv.Itoa(i%37), "m"+strconv.Itoa(i)) // runs of equal scores
+	}
+	tt.Do(args...)
+	seen := map[string]int{}
+	cursor, calls := "0", 0
+	for {
+		raw := tt.Do("ZSCAN", "k", cursor, "COUNT", "7")
+		lines := strings.Split(raw, "\r\n")
+		cursor = lines[2]
+		for i := 4; i+3 < len(lines); i += 4 {
+			seen[lines[i+1]]++
+		}
+		calls++
+		if cursor == "0" || calls > 10000 {
+			break
+		}
+	}
+	if len(seen) != 1000 {
+		t.Fatalf("ZSCAN returned %d distinct members, want 1000", len(seen))
+	}
+	for m, n := range seen {
+		if n != 1 {
+			t.Fatalf("%s returned %d times", m, n)
+		}
+	}
+	if calls < 30 {
+		t.Fatalf("only %d calls: COUNT is not honoured", calls)
+	}
+	tt.Expect(array(bulk("0"), array()), "ZSCAN", "k", strconv.FormatUint(math.MaxUint64, 10))
+}
+
+func TestZsetBlockTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+		err  string
+	}{
+		{"0", 0, ""}, {"1", time.Second, ""}, {"0.5", 500 * time.Millisecond, ""}, {"0.0001", time.Millisecond, ""},
+		{"0.0015", 2 * time.Millisecond, ""}, {"-0.0001", 0, ""}, {"-0", 0, ""}, {"0x10", 16 * time.Second, ""}, {"1e-400", time.Millisecond, ""},
+		{"9223372036854775", 0, ""}, {"-1", 0, ErrTimeoutNegative}, {"inf", 0, ErrTimeoutNegative}, {"1e400", 0, ErrTimeoutNegative},
+		{"9223372036854776", 0, ErrTimeoutNegative}, {"x", 0, ErrTimeoutNotFloat}, {"nan", 0, ErrTimeoutNotFloat}, {" 1", 0, ErrTimeoutNotFloat},
+		{"", 0, ErrTimeoutNotFloat}, {"1e5000", 0, ErrTimeoutNotFloat},
+	} {
+		got, err := parseBlockTimeout([]byte(tc.in))
+		if got != tc.want || err != tc.err {
+			t.Errorf("timeout %q: got %v %q, want %v %q", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+func TestZsetBlocking(t *testing.T) {
+	tt := newTester(t)
+	block := func(args ...string) (*Client, *resp.Writer) {
+		c := tt.E.NewClient("127.0.0.1:2", "127.0.0.1:6379")
+		bargs := make([][]byte, len(args))
+		for i, a := range args {
+			bargs[i] = []byte(a)
+		}
+		w := &resp.Writer{}
+		tt.E.Lock()
+		out := tt.E.Exec(c, bargs, w)
+		tt.E.Unlock()
+		if out != Blocked {
+			t.Fatalf("%v did not block: %q", args, w.Bytes())
+		}
+		return c, w
+	}
+	c1, w1 := block("BZPOPMIN", "k", "k2", "0")
+	_, w2 := block("BZMPOP", "0", "1", "k2", "MAX", "COUNT", "5")
+	tt.Expect(okReply, "SET", "k", "x") // another type: both stay blocked
+	tt.Expect(integer(2), "ZADD", "k2", "1", "a", "2", "b")
+	if got, want := string(w1.Bytes()), bulks("k2", "a", "1"); got != want {
+		t.Fatalf("first waiter: %q, want %q", got, want)
+	}
+	if got, want := string(w2.Bytes()), array(bulk("k2"), array(bulks("b", "2"))); got != want {
+		t.Fatalf("second waiter: %q, want %q", got, want)
+	}
+	if c1.blocked != nil {
+		t.Fatal("served client still blocked")
+	}
+	tt.Expect(integer(0), "EXISTS", "k2")
+
+	// A store that overwrites a key of another type does not wake anyone,
+	// as in Redis, whose dbAdd alone signals.
+	_, w3 := block("BZPOPMIN", "s", "0")
+	tt.Expect(okReply, "SET", "s", "v")
+	tt.Expect(integer(1), "ZADD", "src", "1", "m")
+	tt.Expect(integer(1), "ZUNIONSTORE", "s", "1", "src")
+	if len(w3.Bytes()) != 0 {
+		t.Fatalf("overwrite woke the client: %q", w3.Bytes())
+	}
+	// Inside MULTI nothing blocks.
+	tt.Expect(okReply, "MULTI")
+	tt.Expect("+QUEUED\r\n", "BZPOPMIN", "nokey", "0")
+	tt.Expect(array(nilArray), "EXEC")
+}
+
+// TestZsetHotPathAllocs keeps the rate limiter's commands free of
+// allocations beyond the engine's own per-command cost (measured on ZCARD
+// of a missing key).
+func TestZsetHotPathAllocs(t *testing.T) {
+	tt := newTester(t)
+	for i := range 100 {
+		tt.Do("ZADD", "k", strconv.Itoa(1_700_000_000_000+i), "req-"+strconv.Itoa(i))
+	}
+	for i := range 300 {
+		tt.Do("ZADD", "big", strconv.Itoa(1_700_000_000_000+i), "req-"+strconv.Itoa(i))
+	}
+	allocs := func(args ...string) float64 {
+		bargs := make([][]byte, len(args))
+		for i, a := range args {
+			bargs[i] = []byte(a)
+		}
+		var w resp.Writer
+		return testing.AllocsPerRun(100, func() {
+			w.Reset(1 << 20)
+			tt.E.Lock()
+			tt.E.Exec(tt.C, bargs, &w)
+			tt.E.Unlock()
+		})
+	}
+	base := allocs("ZCARD", "nokey")
+	for _, args := range [][]string{
+		{"ZADD", "k", "1700000000050", "req-50"},
+		{"ZADD", "k", "1700000000999", "req-new"}, // added once, then an update
+		{"ZREMRANGEBYSCORE", "k", "-inf", "1600000000000"},
+		{"ZCARD", "k"},
+		{"ZRANGE", "k", "0", "-1", "WITHSCORES"},
+		{"ZRANGE", "big", "0", "-1", "WITHSCORES"},
+		{"ZRANGEBYSCORE", "big", "1700000000100", "+inf", "WITHSCORES", "LIMIT", "0", "10"},
+		{"ZSCORE", "big", "req-7"},
+		{"ZCOUNT", "big", "-inf", "+inf"},
+	} {
+		if got := allocs(args...); got > base {
+			t.Errorf("%v: %v allocations, the engine alone makes %v", args, got, base)
+		}
+	}
+}
+
+func TestZsetMemberViewSafety(t *testing.T) {
+	// Members handed to a large set must be copies: reusing the argument
+	// buffer must not change the stored member.
+	tt := newTester(t)
+	args := [][]byte{[]byte("ZADD"), []byte("k"), []byte("1"), []byte(strings.Repeat("a", 70))}
+	var w resp.Writer
+	tt.E.Lock()
+	tt.E.Exec(tt.C, args, &w)
+	tt.E.Unlock()
+	copy(args[3], strings.Repeat("b", 70))
+	tt.Expect(bulks(strings.Repeat("a", 70)), "ZRANGE", "k", "0", "-1")
+	// A union stores fresh strings, never views of its sources: here the
+	// result is large (it keeps its strings) while t is small (its members
+	// live in a buffer that a removal rewrites in place).
+	s1, t1, big := []string{"ZADD", "s"}, []string{"ZADD", "t"}, []string{"ZADD", "big"}
+	for i := range 100 {
+		m := "shared" + strconv.Itoa(i)
+		s1 = append(s1, strconv.Itoa(i), m)
+		t1 = append(t1, "1", m)
+		big = append(big, "1000", "other"+strconv.Itoa(i))
+	}
+	tt.Do(s1...)
+	tt.Do(t1...)
+	tt.Do(big...)
+	tt.Expect(integer(200), "ZUNIONSTORE", "u", "3", "s", "t", "big")
+	before := tt.Do("ZRANGE", "u", "0", "-1", "WITHSCORES")
+	tt.Expect(integer(1), "ZREM", "t", "shared0")
+	if after := tt.Do("ZRANGE", "u", "0", "-1", "WITHSCORES"); after != before {
+		t.Fatalf("the union changed when a source did")
+	}
+	if enc := tt.E.DB(0).Peek([]byte("u")).Val.(*zset.Set).Encoding(); enc != "skiplist" {
+		t.Fatalf("union of 132 members is %s", enc)
+	}
+}
