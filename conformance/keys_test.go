@@ -52,8 +52,8 @@ func TestKeysDelExistsTouch(t *testing.T) {
 		{Name: "exists arity", Cmds: []Cmd{C("EXISTS")}},
 		{Name: "touch", Cmds: []Cmd{C("MSET", "a", "1", "b", "2"), C("TOUCH", "a"), C("TOUCH", "a", "b", "nope", "a"),
 			C("TOUCH", "nope"), C("TOUCH")}},
-		{Name: "expired keys are gone", Cmds: []Cmd{C("SET", "a", "1", "PX", "30"), C("SET", "b", "1", "PX", "30"), C("SET", "c", "1", "PX", "30"),
-			C("EXISTS", "a"), Sleep(60 * time.Millisecond),
+		{Name: "expired keys are gone", Cmds: []Cmd{C("SET", "a", "1", "PX", "200"), C("SET", "b", "1", "PX", "200"), C("SET", "c", "1", "PX", "200"),
+			C("EXISTS", "a"), Sleep(300 * time.Millisecond),
 			C("EXISTS", "a"), C("DEL", "b"), C("TOUCH", "c"), C("UNLINK", "a", "b", "c")}},
 	})
 }

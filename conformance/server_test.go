@@ -235,11 +235,14 @@ func TestServerClientKill(t *testing.T) {
 		do(b, "CLIENT", "KILL", "ID", id(a))
 		isClosed(a)
 
+		// PING first: the server must have accepted a before b names it.
 		a = dialRaw(t, name, addr)
+		a.MustDo(t, "PING")
 		do(b, "CLIENT", "KILL", a.NetConn().LocalAddr().String())
 		isClosed(a)
 
 		a = dialRaw(t, name, addr)
+		a.MustDo(t, "PING")
 		do(b, "CLIENT", "KILL", "ADDR", a.NetConn().LocalAddr().String(), "SKIPME", "yes")
 		isClosed(a)
 
