@@ -243,43 +243,59 @@ func parseScanCursor(arg []byte) (uint64, bool) {
 	return v, true
 }
 
-func cmdScan(x *Ctx) {
-	cursor, ok := parseScanCursor(x.Args[1])
-	if !ok {
-		x.W.Error(ErrInvalidCursor)
-		return
-	}
+// scanOptions are the options SCAN, ZSCAN (and Redis's HSCAN/SSCAN) share.
+type scanOptions struct {
+	count           int64
+	pat, typ        []byte
+	usePat, useType bool
+}
+
+// parseScanOptions reads COUNT, MATCH and (for SCAN) TYPE from x.Args[from:],
+// answering Redis's error itself when they are wrong.
+func parseScanOptions(x *Ctx, from int, allowType bool) (scanOptions, bool) {
+	o := scanOptions{count: 10}
 	args := x.Args
-	count := int64(10)
-	var pat, typ []byte
-	usePat, useType := false, false
-	for i := 2; i < len(args); {
+	for i := from; i < len(args); {
 		more := len(args) - i
 		switch {
 		case cEqualFold(args[i], "count") && more >= 2:
 			n, ok := num.ParseInt(args[i+1])
 			if !ok {
 				x.W.Error(ErrNotInt)
-				return
+				return o, false
 			}
 			if n < 1 {
 				x.W.Error(ErrSyntax)
-				return
+				return o, false
 			}
-			count = n
+			o.count = n
 			i += 2
 		case cEqualFold(args[i], "match") && more >= 2:
-			pat = args[i+1]
-			usePat = !(len(pat) == 1 && pat[0] == '*')
+			o.pat = args[i+1]
+			o.usePat = !(len(o.pat) == 1 && o.pat[0] == '*')
 			i += 2
-		case cEqualFold(args[i], "type") && more >= 2:
-			typ, useType = args[i+1], true
+		case allowType && cEqualFold(args[i], "type") && more >= 2:
+			o.typ, o.useType = args[i+1], true
 			i += 2
 		default:
 			x.W.Error(ErrSyntax)
-			return
+			return o, false
 		}
 	}
+	return o, true
+}
+
+func cmdScan(x *Ctx) {
+	cursor, ok := parseScanCursor(x.Args[1])
+	if !ok {
+		x.W.Error(ErrInvalidCursor)
+		return
+	}
+	o, ok := parseScanOptions(x, 2, true)
+	if !ok {
+		return
+	}
+	count, pat, usePat, typ, useType := o.count, o.pat, o.usePat, o.typ, o.useType
 
 	// Collect first, filter after: the filters may delete expired keys,
 	// which must not happen while a bucket is being walked.

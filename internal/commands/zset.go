@@ -763,34 +763,11 @@ func cmdZScan(x *Ctx) {
 		x.W.Array(0)
 		return
 	}
-	args := x.Args
-	count := int64(10)
-	var pat []byte
-	usePat := false
-	for i := 3; i < len(args); {
-		more := len(args) - i
-		switch {
-		case cEqualFold(args[i], "count") && more >= 2:
-			n, ok := num.ParseInt(args[i+1])
-			if !ok {
-				x.W.Error(ErrNotInt)
-				return
-			}
-			if n < 1 {
-				x.W.Error(ErrSyntax)
-				return
-			}
-			count = n
-			i += 2
-		case cEqualFold(args[i], "match") && more >= 2:
-			pat = args[i+1]
-			usePat = !(len(pat) == 1 && pat[0] == '*')
-			i += 2
-		default:
-			x.W.Error(ErrSyntax)
-			return
-		}
+	o, ok := parseScanOptions(x, 3, false)
+	if !ok {
+		return
 	}
+	count, pat, usePat := o.count, o.pat, o.usePat
 
 	x.W.Array(2)
 	next := uint64(0)
