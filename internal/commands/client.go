@@ -34,6 +34,7 @@ type Client struct {
 	wake     chan struct{}
 	blocked  *blockState
 	inScript bool
+	ctx      Ctx // reused by Exec for this client's commands
 }
 
 // NewClient registers a client for a new connection. Call without the lock.
@@ -126,6 +127,9 @@ func (x *Ctx) Block(keys [][]byte, timeout time.Duration) bool {
 // SignalReady marks key as written, so clients blocked on it are served after
 // the current command, in the order they blocked.
 func (x *Ctx) SignalReady(key []byte) {
+	if len(x.E.waiting) == 0 {
+		return
+	}
 	k := waitKey{x.C.DB, string(key)}
 	if _, ok := x.E.waiting[k]; ok {
 		x.E.ready = append(x.E.ready, k)

@@ -145,8 +145,12 @@ type Ctx struct {
 
 // Exec runs one command for c, writing its reply to w. Call with the lock held.
 func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
-	x := Ctx{E: e, C: c, W: w, Args: args}
-	out := e.dispatch(&x)
+	// The client's own Ctx is reused: a Ctx passed to handlers through the
+	// table escapes, and a fresh one per command would be an allocation on
+	// every request. Nested commands (EXEC, scripts) make their own.
+	x := &c.ctx
+	*x = Ctx{E: e, C: c, W: w, Args: args}
+	out := e.dispatch(x)
 	if len(e.ready) > 0 {
 		e.serveBlocked()
 	}

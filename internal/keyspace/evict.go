@@ -11,9 +11,15 @@ import (
 // sampling.
 func (db *DB) SoonestExpiring() *Entry {
 	var buf [1]string
-	keys := db.exp.Due(math.MaxInt64, 1, buf[:0])
-	if len(keys) == 0 {
-		return nil
+	for {
+		keys := db.exp.Due(math.MaxInt64, 1, buf[:0])
+		if len(keys) == 0 {
+			return nil
+		}
+		e := db.findHashed(keys[0], maphash.String(db.seed, keys[0]))
+		if e == nil || e.slack == 0 {
+			return e
+		}
+		db.refile(e) // filed under an older deadline: put it where it belongs
 	}
-	return db.findHashed(keys[0], maphash.String(db.seed, keys[0]))
 }

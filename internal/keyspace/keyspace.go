@@ -17,6 +17,7 @@ package keyspace
 
 import (
 	"hash/maphash"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 
@@ -58,9 +59,14 @@ const lfuInit = 5
 type Entry struct {
 	key  string
 	Val  any
-	exp  int64 // Unix ms, NoExpiry for none
-	hash uint64
-	next *Entry
+	exp  int64  // Unix ms, NoExpiry for none
+	hash uint32 // low bits of the key's hash: enough to pick a bucket of any table below 2^32
+	// slack is how far (ms) the deadline recorded in the expiry index lags
+	// exp: moving a deadline later, which every rate-limit check does,
+	// changes only exp; the expiry cycle re-files the key when the old
+	// deadline comes up.
+	slack uint32
+	next  *Entry
 
 	// asec is the Unix second of the last access (OBJECT IDLETIME). Seconds in
 	// 32 bits, as coarse as Redis's LRU clock, keep Entry in a 64-byte class.
@@ -183,7 +189,7 @@ func (db *DB) bucket(h uint64) **Entry {
 
 func (db *DB) findHashed(key string, h uint64) *Entry {
 	for e := *db.bucket(h); e != nil; e = e.next {
-		if e.hash == h && e.key == key {
+		if e.hash == uint32(h) && e.key == key {
 			return e
 		}
 	}
@@ -196,7 +202,7 @@ func (db *DB) find(key []byte) (*Entry, uint64) {
 	}
 	h := maphash.Bytes(db.seed, key)
 	for e := *db.bucket(h); e != nil; e = e.next {
-		if e.hash == h && e.key == string(key) {
+		if e.hash == uint32(h) && e.key == string(key) {
 			return e, h
 		}
 	}
@@ -280,7 +286,7 @@ func (db *DB) Add(key string, val any) *Entry {
 
 func (db *DB) insert(key string, h uint64, val any) *Entry {
 	db.expandIfNeeded()
-	e := &Entry{key: key, Val: val, hash: h, asec: uint32(db.clock / 1000), lfu: lfuInit}
+	e := &Entry{key: key, Val: val, hash: uint32(h), asec: uint32(db.clock / 1000), lfu: lfuInit}
 	t, i := db.slot(h)
 	e.next = db.ht[t][i]
 	db.ht[t][i] = e
@@ -304,8 +310,8 @@ func (db *DB) Remove(e *Entry) { db.remove(e) }
 func (db *DB) remove(e *Entry) {
 	db.unlink(e)
 	if e.exp != NoExpiry {
-		db.exp.Remove(e.key, e.exp)
-		e.exp = NoExpiry
+		db.exp.Remove(e.key, e.indexed())
+		e.exp, e.slack = NoExpiry, 0
 	}
 	if db.OnDelete != nil {
 		db.OnDelete(e.key)
@@ -315,7 +321,7 @@ func (db *DB) remove(e *Entry) {
 
 // unlink takes e out of its chain, leaving the expiry index alone.
 func (db *DB) unlink(e *Entry) {
-	t, i := db.slot(e.hash)
+	t, i := db.slot(uint64(e.hash))
 	for p := &db.ht[t][i]; *p != nil; p = &(*p).next {
 		if *p == e {
 			*p = e.next
@@ -386,7 +392,7 @@ func (db *DB) rehash(n int) {
 		}
 		for e := old[db.rehashIdx]; e != nil; {
 			next := e.next
-			i := e.hash & mask
+			i := uint64(e.hash) & mask
 			e.next = nt[i]
 			nt[i] = e
 			db.used[0]--
@@ -426,12 +432,27 @@ func (db *DB) SetExpiry(e *Entry, at int64) {
 		return
 	}
 	if e.exp != NoExpiry {
-		db.exp.Remove(e.key, e.exp)
+		if at > e.exp && at-e.indexed() <= math.MaxUint32 {
+			e.slack = uint32(at - e.indexed())
+			e.exp = at
+			return
+		}
+		db.exp.Remove(e.key, e.indexed())
 	}
-	e.exp = at
+	e.exp, e.slack = at, 0
 	if at != NoExpiry {
 		db.exp.Add(e.key, at)
 	}
+}
+
+// indexed is the deadline under which the expiry index holds e.
+func (e *Entry) indexed() int64 { return e.exp - int64(e.slack) }
+
+// refile moves e in the expiry index to its real deadline.
+func (db *DB) refile(e *Entry) {
+	db.exp.Remove(e.key, e.indexed())
+	db.exp.Add(e.key, e.exp)
+	e.slack = 0
 }
 
 // Persist removes e's deadline and reports whether it had one.
@@ -565,7 +586,12 @@ func (db *DB) Random() *Entry {
 func (db *DB) ExpireDue(now int64, max int, scratch []string) (int, []string) {
 	scratch = db.exp.Due(now, max, scratch[:0])
 	for _, k := range scratch {
-		if e := db.findHashed(k, maphash.String(db.seed, k)); e != nil {
+		e := db.findHashed(k, maphash.String(db.seed, k))
+		switch {
+		case e == nil:
+		case e.slack != 0 && now <= e.exp:
+			db.refile(e) // its deadline moved later: not due after all
+		default:
 			db.remove(e)
 			db.Expired++
 		}
