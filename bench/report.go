@@ -1,0 +1,388 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+type report struct {
+	cfg      *config
+	env      env
+	rows     []row
+	run      *runner
+	mem      []memResult
+	storm    []stormResult
+	elapsed  time.Duration
+	noise    []string // other busy processes seen before the run
+	profiles []profileSummary
+}
+
+func fmtMs(d time.Duration) string {
+	return fmt.Sprintf("%.3f", float64(d)/float64(time.Millisecond))
+}
+
+func fmtUs(d time.Duration) string {
+	return fmt.Sprintf("%.1f", float64(d)/float64(time.Microsecond))
+}
+
+func fmtMB(b int64) string {
+	if b < 0 {
+		return "?"
+	}
+	return fmt.Sprintf("%.1f", float64(b)/(1<<20))
+}
+
+func fmtOps(v float64) string {
+	switch {
+	case v >= 1e6:
+		return fmt.Sprintf("%.2fM", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.1fk", v/1e3)
+	}
+	return fmt.Sprintf("%.0f", v)
+}
+
+func fmtSecs(d time.Duration) string {
+	if d < 0 {
+		return "not within the watch"
+	}
+	return fmt.Sprintf("%.1f s", d.Seconds())
+}
+
+func (m memResult) summary() string {
+	if m.Err != "" {
+		return "error: " + m.Err
+	}
+	return fmt.Sprintf("%d users in %.1fs, RSS %s MB (settled %s MB), used_memory %s MB, %.0f B/user",
+		m.Users, m.LoadTime.Seconds(), fmtMB(m.RSSLoaded), fmtMB(m.RSSSettled), fmtMB(m.UsedMemory), m.BytesPerUser())
+}
+
+func (s stormResult) summary() string {
+	if s.Err != "" && s.Points == nil {
+		return "error: " + s.Err
+	}
+	return fmt.Sprintf("p99 before %s ms, during %s ms (max %s ms); keys gone after %s; RSS back after %s",
+		fmtMs(s.Before.P99), fmtMs(s.During.P99), fmtMs(s.During.Max), fmtSecs(s.GoneAfter), fmtSecs(s.RSSBackAfter))
+}
+
+// target is one PASS/FAIL line.
+type target struct {
+	name     string
+	measured string
+	pass     bool
+	na       bool
+}
+
+func (r *report) find(label string, pipeline int) (row, bool) {
+	for _, rw := range r.rows {
+		if rw.Label == label && rw.Pipeline == pipeline {
+			return rw, true
+		}
+	}
+	return row{}, false
+}
+
+func (r *report) targets() []target {
+	var ts []target
+	ratio := func(name string, a, b measurement, want float64, what string) {
+		t := target{name: name}
+		if !a.OK || !b.OK {
+			t.na, t.measured = true, "n/a: "+strings.TrimSpace(a.Err+" "+b.Err)
+		} else {
+			v := a.OpsPerSec / b.OpsPerSec
+			t.pass = v >= want
+			t.measured = fmt.Sprintf("%.2fx (%s vs %s %s; server CPU per request %s vs %s µs)", v, fmtOps(a.OpsPerSec), fmtOps(b.OpsPerSec), what,
+				fmtUs(a.CPUPerOp), fmtUs(b.CPUPerOp))
+		}
+		ts = append(ts, t)
+	}
+	if r.run != nil {
+		for _, p := range []int{1, 16} {
+			rl, ok := r.find("seed check: RL.CHECK vs Redis EVALSHA", p)
+			if !ok {
+				continue
+			}
+			L, R := r.run.median("limitkv", rl.L), r.run.median("redis", rl.R)
+			want := 2.5
+			if p == 16 {
+				want = 4
+			}
+			ratio(fmt.Sprintf("RL.CHECK >= %gx Redis EVALSHA, P%d", want, p), L, R, want, "Redis EVALSHA")
+			if ping, ok := r.find("PING (Go load generator)", p); ok {
+				ratio(fmt.Sprintf("RL.CHECK >= 0.9x limitkv's own PING (same Go load generator), P%d", p),
+					L, r.run.median("limitkv", ping.L), 0.9, "limitkv PING")
+			}
+			t := target{name: fmt.Sprintf("RL.CHECK p99 <= Redis EVALSHA p99, P%d", p)}
+			if !L.OK || !R.OK {
+				t.na, t.measured = true, "n/a"
+			} else {
+				t.pass = L.P99 <= R.P99
+				t.measured = fmt.Sprintf("%s ms vs %s ms", fmtMs(L.P99), fmtMs(R.P99))
+			}
+			ts = append(ts, t)
+		}
+		for _, w := range []string{"PING (redis-benchmark ping_mbulk)", "ZADD random keys"} {
+			for _, p := range []int{1, 16} {
+				if rw, ok := r.find(w, p); ok {
+					ratio(fmt.Sprintf("%s >= 1.0x Redis, P%d", strings.Fields(w)[0], p),
+						r.run.median("limitkv", rw.L), r.run.median("redis", rw.R), 1.0, "Redis")
+				}
+			}
+		}
+	}
+	if len(r.mem) == 2 {
+		l, rd := r.mem[0], r.mem[1]
+		t := target{name: fmt.Sprintf("RSS with %d users x 5 <= 0.5x Redis", l.Users)}
+		if l.Err != "" || rd.Err != "" {
+			t.na, t.measured = true, "n/a"
+		} else {
+			v := float64(l.RSSSettled) / float64(rd.RSSSettled)
+			t.pass = v <= 0.5
+			t.measured = fmt.Sprintf("%.2fx (%s MB vs %s MB)", v, fmtMB(l.RSSSettled), fmtMB(rd.RSSSettled))
+		}
+		ts = append(ts, t)
+	}
+	if len(r.storm) >= 1 {
+		s := r.storm[0]
+		t := target{name: "expiry storm: limitkv seed p99 during <= 2x the second before"}
+		if s.Points == nil || s.Before.N == 0 {
+			t.na, t.measured = true, "n/a"
+		} else if s.LoadMargin < time.Second {
+			t.na, t.measured = true, fmt.Sprintf("n/a: loading the storm keys overlapped the second before the deadline (ended %.1f s before it)", s.LoadMargin.Seconds())
+		} else {
+			t.pass = s.During.P99 <= 2*s.Before.P99
+			t.measured = fmt.Sprintf("%s ms vs %s ms (%.2fx)", fmtMs(s.During.P99), fmtMs(s.Before.P99),
+				float64(s.During.P99)/float64(s.Before.P99))
+		}
+		ts = append(ts, t)
+		t = target{name: "expiry storm: limitkv RSS back within 10% of before, within 10 s"}
+		if s.Points == nil {
+			t.na, t.measured = true, "n/a"
+		} else {
+			t.pass = s.RSSBackAfter >= 0 && s.RSSBackAfter <= 10*time.Second
+			t.measured = fmtSecs(s.RSSBackAfter) + " after the first deadline"
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func (r *report) markdown() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	e := r.env
+	p("# limitkv vs Redis, side by side\n\n")
+	p("- machine: %d cores, %s\n", e.Cores, e.CPU)
+	p("- %s; limitkv %s, tree %s; Go %s\n", e.Redis, e.Limitkv, e.Commit, e.Go)
+	p("- %s; run took %s\n", e.Date, r.elapsed.Round(time.Second))
+	p("- %s\n", e.Settings)
+	if len(r.noise) > 0 {
+		p("- **WARNING: other processes were using CPU when the run started; figures are not clean:** %s\n", strings.Join(r.noise, "; "))
+	}
+	p("\n")
+
+	if r.run != nil {
+		p("## Workloads 1-3: throughput and latency\n\n")
+		p("| # | workload | pipeline | limitkv ops/s | Redis ops/s | limitkv/Redis | limitkv p50 ms | limitkv p99 ms | Redis p50 ms | Redis p99 ms | server CPU µs/op limitkv / Redis | client CPU µs/op limitkv run / Redis run | RSS MB limitkv / Redis | tool |\n")
+		p("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+		var notes []string
+		for _, rw := range r.rows {
+			L, R := r.run.median("limitkv", rw.L), r.run.median("redis", rw.R)
+			cell := func(m measurement, f func(measurement) string) string {
+				if !m.OK {
+					return "n/a"
+				}
+				return f(m)
+			}
+			ops := func(m measurement) string {
+				if m.Others > maxOthers {
+					return fmt.Sprintf("%s (noisy: others used %.0f%% of a core)", fmtOps(m.OpsPerSec), 100*m.Others)
+				}
+				return fmtOps(m.OpsPerSec)
+			}
+			ratio := "n/a"
+			if L.OK && R.OK {
+				ratio = fmt.Sprintf("%.2f", L.OpsPerSec/R.OpsPerSec)
+			}
+			tool := L.Tool
+			if tool == "" {
+				tool = R.Tool
+			}
+			us := func(m measurement) string { return fmtUs(m.CPUPerOp) }
+			cus := func(m measurement) string { return fmtUs(m.ClientCPU) }
+			p("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s |\n", rw.Group, rw.Label, rw.Pipeline,
+				cell(L, ops), cell(R, ops), ratio,
+				cell(L, func(m measurement) string { return fmtMs(m.P50) }), cell(L, func(m measurement) string { return fmtMs(m.P99) }),
+				cell(R, func(m measurement) string { return fmtMs(m.P50) }), cell(R, func(m measurement) string { return fmtMs(m.P99) }),
+				cell(L, us), cell(R, us), cell(L, cus), cell(R, cus),
+				cell(L, func(m measurement) string { return fmtMB(m.RSS) }), cell(R, func(m measurement) string { return fmtMB(m.RSS) }), tool)
+			for _, side := range []struct {
+				name string
+				m    measurement
+			}{{"limitkv", L}, {"Redis", R}} {
+				if !side.m.OK {
+					n := fmt.Sprintf("%s P%d on %s: %s", rw.Label, rw.Pipeline, side.name, side.m.Err)
+					if !contains(notes, n) {
+						notes = append(notes, n)
+					}
+				}
+			}
+		}
+		if r.run.noisyRetries > 0 {
+			p("\n%d run(s) were made again because other processes used more than %.0f%% of a core meanwhile.\n", r.run.noisyRetries, 100*maxOthers)
+		}
+		p("\nops/s of every round (limitkv | Redis):\n\n")
+		for _, rw := range r.rows {
+			L, R := r.run.median("limitkv", rw.L), r.run.median("redis", rw.R)
+			p("- %s P%d: %s | %s\n", rw.Label, rw.Pipeline, roundsList(L), roundsList(R))
+		}
+		if len(notes) > 0 {
+			p("\nn/a:\n\n")
+			for _, n := range notes {
+				p("- %s\n", n)
+			}
+		}
+		p("\n")
+	}
+
+	if len(r.mem) > 0 {
+		p("## Workload 4: memory, seed workload, %d users x 5 recorded requests\n\n", r.cfg.memUsers)
+		p("| server | command | load time | RSS empty MB | RSS after load MB | RSS after %s MB | bytes/user (RSS growth) | used_memory MB | keys |\n", r.cfg.settle)
+		p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, m := range r.mem {
+			if m.Err != "" {
+				p("| %s | %s | error: %s | | | | | | |\n", m.Server, m.Kind, m.Err)
+				continue
+			}
+			p("| %s | %s | %.1f s | %s | %s | %s | %.0f | %s | %d |\n", m.Server, m.Kind, m.LoadTime.Seconds(),
+				fmtMB(m.RSSEmpty), fmtMB(m.RSSLoaded), fmtMB(m.RSSSettled), m.BytesPerUser(), fmtMB(m.UsedMemory), m.Keys)
+		}
+		p("\n")
+	}
+
+	if len(r.storm) > 0 {
+		p("## Workload 5: expiry storm, %d keys expiring within one second, %d clients running the seed check (P1)\n\n", r.cfg.stormKeys, r.cfg.clients)
+		p("| server | seed command | storm keys loaded in | load ended before deadline | p99 before ms | max before ms | p99 during ms | max during ms | ops/s before / during | keys gone (<=1%% left) after | storm keys left at the end | RSS before MB | RSS peak MB | RSS back within 10%% after |\n")
+		p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, s := range r.storm {
+			if s.Points == nil {
+				p("| %s | %s | error: %s | | | | | | | | | | | |\n", s.Server, s.Kind, s.Err)
+				continue
+			}
+			last := s.Points[len(s.Points)-1]
+			p("| %s | %s | %.1f s | %.1f s | %s | %s | %s | %s | %s / %s | %s | %d at %.0f s | %s | %s | %s |\n", s.Server, s.Kind,
+				s.LoadTime.Seconds(), s.LoadMargin.Seconds(), fmtMs(s.Before.P99), fmtMs(s.Before.Max),
+				fmtMs(s.During.P99), fmtMs(s.During.Max), fmtOps(s.Before.OpsPerS), fmtOps(s.During.OpsPerS),
+				fmtSecs(s.GoneAfter), max(0, last.Keys-s.BaseKeys), last.At.Sub(s.Deadline).Seconds(),
+				fmtMB(s.BaseRSS), fmtMB(s.PeakRSS), fmtSecs(s.RSSBackAfter))
+		}
+		for _, s := range r.storm {
+			if s.Err != "" && s.Points != nil {
+				p("\n%s: %s\n", s.Server, s.Err)
+			}
+			if s.Others > maxOthers {
+				p("\n%s: noisy, other processes used %.0f%% of a core during the storm run.\n", s.Server, 100*s.Others)
+			}
+		}
+		p("\n\"During\" is from the first deadline until at most 1%% of the storm keys are left (at least 1 s); times are from the first deadline.\n\n")
+		p("Curve, 1 s steps from the first deadline (storm keys left = DBSIZE - keys before the storm):\n\n")
+		p("| t (s) |")
+		for _, s := range r.storm {
+			p(" %s RSS MB | %s storm keys left |", s.Server, s.Server)
+		}
+		p("\n| ---: |%s\n", strings.Repeat(" ---: | ---: |", len(r.storm)))
+		from, to := -3, int(r.cfg.stormWatch/time.Second)
+		for t := from; t <= to; t++ {
+			var cells []string
+			any := false
+			for _, s := range r.storm {
+				pt, ok := s.pointAt(s.Deadline.Add(time.Duration(t) * time.Second))
+				if !ok {
+					cells = append(cells, " | ")
+					continue
+				}
+				any = true
+				cells = append(cells, fmt.Sprintf("%s | %d", fmtMB(pt.RSS), max(0, pt.Keys-s.BaseKeys)))
+			}
+			if any {
+				p("| %d | %s |\n", t, strings.Join(cells, " | "))
+			}
+		}
+		p("\n")
+	}
+
+	if len(r.profiles) > 0 {
+		p("## limitkv CPU profiles (-profile; extra %s runs, not the measured ones)\n\n", profileDur)
+		p("Cumulative share of the profile's samples spent in (below) each function; cores = CPU seconds sampled per second.\n\n")
+		p("| run | cores |")
+		for _, c := range profileCols {
+			p(" %s |", c.name)
+		}
+		p("\n| --- | ---: |%s\n", strings.Repeat(" ---: |", len(profileCols)))
+		for _, ps := range r.profiles {
+			cores := 0.0
+			if ps.wall > 0 {
+				cores = ps.seconds / ps.wall
+			}
+			p("| %s | %.2f |", ps.name, cores)
+			for _, v := range ps.shares {
+				p(" %.1f%% |", v)
+			}
+			p("\n")
+		}
+		p("\n")
+	}
+
+	ts := r.targets()
+	if len(ts) > 0 {
+		p("## Targets\n\n| target | measured | result |\n| --- | --- | --- |\n")
+		for _, t := range ts {
+			res := "FAIL"
+			switch {
+			case t.na:
+				res = "n/a"
+			case t.pass:
+				res = "PASS"
+			}
+			p("| %s | %s | %s |\n", t.name, t.measured, res)
+		}
+		p("\n")
+	}
+	return b.String()
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func roundsList(m measurement) string {
+	if !m.OK {
+		return "n/a"
+	}
+	var s []string
+	for _, v := range m.Rounds {
+		s = append(s, fmtOps(v))
+	}
+	return strings.Join(s, ", ")
+}
+
+// pointAt is the monitor reading nearest t, if one is within 300 ms.
+func (s stormResult) pointAt(t time.Time) (stormPoint, bool) {
+	best, bd := stormPoint{}, time.Duration(1<<62)
+	for _, p := range s.Points {
+		d := p.At.Sub(t)
+		if d < 0 {
+			d = -d
+		}
+		if d < bd {
+			best, bd = p, d
+		}
+	}
+	return best, bd <= 300*time.Millisecond
+}

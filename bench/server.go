@@ -1,0 +1,326 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Every process the harness starts is registered here so that a normal
+// return, a failure, a panic or a signal all stop it, by its pid.
+var children = struct {
+	sync.Mutex
+	procs map[int]*exec.Cmd
+}{procs: map[int]*exec.Cmd{}}
+
+// startChild starts cmd in its own process group (so the terminal's Ctrl-C
+// reaches only the harness, which then stops it in order) with a parent-death
+// signal as a last resort should the harness itself be killed.
+func startChild(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	children.Lock()
+	defer children.Unlock()
+	if children.procs == nil {
+		return errors.New("harness is shutting down")
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	children.procs[cmd.Process.Pid] = cmd
+	return nil
+}
+
+// runChild runs a short-lived registered child and returns its output.
+func runChild(cmd *exec.Cmd) ([]byte, error) {
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := startChild(cmd); err != nil {
+		return nil, err
+	}
+	err := cmd.Wait()
+	forgetChild(cmd)
+	return out.Bytes(), err
+}
+
+func forgetChild(cmd *exec.Cmd) {
+	children.Lock()
+	delete(children.procs, cmd.Process.Pid)
+	children.Unlock()
+}
+
+// stopAllChildren terminates every registered process by pid: SIGTERM, then
+// SIGKILL for any still alive after the grace period. No new child can start
+// afterwards.
+func stopAllChildren() {
+	children.Lock()
+	procs := children.procs
+	children.procs = nil
+	children.Unlock()
+	for pid := range procs {
+		syscall.Kill(pid, syscall.SIGTERM)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for pid := range procs {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// alive reports whether pid still runs and is not a zombie. Exited children
+// are reaped by the Wait goroutine each server runs.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
+}
+
+// freePort asks the kernel for an unused loopback port.
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// server is one running limitkv or redis-server.
+type server struct {
+	Name    string // "limitkv" or "redis"
+	Addr    string
+	Pprof   string // limitkv's pprof address, if started with one
+	cmd     *exec.Cmd
+	logPath string
+	exited  chan struct{}
+	state   string // what data the runner left in it (see ensureState)
+}
+
+func (s *server) Pid() int { return s.cmd.Process.Pid }
+
+// startServer starts a limitkv (bin != "") or redis-server on a free
+// loopback port and waits until it answers PING.
+func startServer(name, bin, dir string, pprof bool) (*server, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{Name: name, Addr: "127.0.0.1:" + strconv.Itoa(port), exited: make(chan struct{})}
+	var args []string
+	switch name {
+	case "limitkv":
+		args = []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--log-level", "warn"}
+		if pprof {
+			pp, err := freePort()
+			if err != nil {
+				return nil, err
+			}
+			s.Pprof = "127.0.0.1:" + strconv.Itoa(pp)
+			args = append(args, "--pprof", s.Pprof)
+		}
+	case "redis":
+		bin = "redis-server"
+		args = []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--appendonly", "no",
+			"--daemonize", "no", "--dir", dir, "--logfile", ""}
+	default:
+		return nil, fmt.Errorf("unknown server %q", name)
+	}
+	s.logPath = filepath.Join(dir, fmt.Sprintf("%s-%d.log", name, port))
+	logf, err := os.Create(s.logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close()
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Stdout, s.cmd.Stderr = logf, logf
+	if err := startChild(s.cmd); err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	go func() {
+		s.cmd.Wait()
+		close(s.exited)
+	}()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		select {
+		case <-s.exited:
+			forgetChild(s.cmd)
+			return nil, fmt.Errorf("%s exited at startup: %s", name, s.logTail())
+		default:
+		}
+		if c, err := dial(s.Addr); err == nil {
+			r, err := c.Do("PING")
+			c.Close()
+			if err == nil && r.str == "PONG" {
+				return s, nil
+			}
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			return nil, fmt.Errorf("%s did not answer PING within 15s: %s", name, s.logTail())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Stop terminates the server by pid: SIGTERM, then SIGKILL after 5s.
+func (s *server) Stop() {
+	if s == nil || s.cmd == nil {
+		return
+	}
+	select {
+	case <-s.exited:
+	default:
+		s.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-s.exited:
+		case <-time.After(5 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.exited
+		}
+	}
+	forgetChild(s.cmd)
+}
+
+// Alive reports whether the server process is still running.
+func (s *server) Alive() bool {
+	select {
+	case <-s.exited:
+		return false
+	default:
+		return true
+	}
+}
+
+func (s *server) logTail() string {
+	b, _ := os.ReadFile(s.logPath)
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// RSS is the server's resident set size in bytes (VmRSS), or -1.
+func (s *server) RSS() int64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(s.Pid()) + "/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(v)
+			if len(f) >= 1 {
+				kb, err := strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					return kb << 10
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// CPUTime is user+system CPU the server has used so far.
+func (s *server) CPUTime() time.Duration { return procCPU(strconv.Itoa(s.Pid())) }
+
+// machineCPU returns the machine's busy and total CPU time so far from
+// /proc/stat, in USER_HZ ticks.
+func machineCPU() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	for i := 1; i < len(f); i++ {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		if i == 9 || i == 10 { // guest time is already in user
+			continue
+		}
+		total += v
+		if i != 4 && i != 5 { // idle, iowait
+			busy += v
+		}
+	}
+	return busy, total
+}
+
+// procCPU reads a process's user+system CPU time from /proc/<pid>/stat
+// (pid may be "self").
+func procCPU(pid string) time.Duration {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// After the command name: state is field 3, utime 14, stime 15 (1-based).
+	if len(f) < 13 {
+		return 0
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100 // USER_HZ is 100 on Linux
+}
+
+// Do runs one command on a fresh connection.
+func (s *server) Do(args ...string) (reply, error) {
+	c, err := dial(s.Addr)
+	if err != nil {
+		return reply{}, err
+	}
+	defer c.Close()
+	return c.Do(args...)
+}
+
+// Info returns one INFO field.
+func (s *server) Info(section, field string) string {
+	r, err := s.Do("INFO", section)
+	if err != nil || r.kind != '$' {
+		return ""
+	}
+	return infoField(r.str, field)
+}
+
+func (s *server) UsedMemory() int64 {
+	n, err := strconv.ParseInt(s.Info("memory", "used_memory"), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+func (s *server) DBSize() (int64, error) {
+	c, err := dial(s.Addr)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	return c.Int("DBSIZE")
+}
+
+func (s *server) FlushAll() error {
+	r, err := s.Do("FLUSHALL")
+	if err == nil {
+		err = r.err()
+	}
+	return err
+}
