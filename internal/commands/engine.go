@@ -72,7 +72,9 @@ type Engine struct {
 	Shutdown func()
 
 	expireScratch []string
-	rlSeq         uint64 // makes RL.CHECK's server-made members unique
+	rlSeq         uint64    // makes RL.CHECK's server-made members unique
+	reclaimed     int       // keys the expiry cycle removed since memory was last returned
+	lastReturn    time.Time // when it was
 
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.
@@ -288,7 +290,9 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 		}
 		for {
 			var n int
+			before := db.Len()
 			n, e.expireScratch = db.ExpireDue(now, 64, e.expireScratch)
+			e.reclaimed += before - db.Len()
 			if n < 64 {
 				break
 			}
@@ -304,7 +308,28 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	if len(e.ready) > 0 {
 		e.serveBlocked()
 	}
+	if !more {
+		e.returnMemory()
+	}
 	return more
+}
+
+// returnMemory gives memory back to the OS after the expiry cycle has
+// reclaimed a large part of the keyspace (an expiry storm): the Go heap goal
+// was set while those keys were live, so without a collection the heap
+// would refill to it and the resident size stay high for many seconds. At
+// most once per 5 s, in the background, without the lock.
+func (e *Engine) returnMemory() {
+	keys := 0
+	for _, db := range e.dbs {
+		keys += db.Len()
+	}
+	if e.reclaimed < 50_000 || e.reclaimed < keys/4 || time.Since(e.lastReturn) < 5*time.Second {
+		return
+	}
+	e.reclaimed = 0
+	e.lastReturn = time.Now()
+	go debug.FreeOSMemory()
 }
 
 // Lookup returns the live entry for key in the selected database, counting
