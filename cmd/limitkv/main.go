@@ -2,9 +2,11 @@
 // redis-cli, redis-benchmark, go-redis and other Redis clients talk to.
 //
 //	limitkv --port 6379 --bind 127.0.0.1
+//	limitkv --port 0 --tls-port 6380 --tls-cert-file s.crt --tls-key-file s.key --tls-ca-cert-file ca.crt
 package main
 
 import (
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,10 +50,35 @@ func (m memFlag) Set(s string) error {
 	return nil
 }
 
+// outLimitFlag is client-output-buffer-limit in redis.conf's syntax,
+// "<class> <hard> <soft> <seconds>", repeatable.
+type outLimitFlag struct{ v *commands.OutputLimits }
+
+func (f outLimitFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	return f.v.String()
+}
+
+func (f outLimitFlag) Set(s string) error {
+	l, msg := f.v.Set(strings.Fields(s))
+	if msg != "" {
+		return errors.New(msg)
+	}
+	*f.v = l
+	return nil
+}
+
 func run(args []string) error {
 	fs := flag.NewFlagSet("limitkv", flag.ContinueOnError)
 	var (
-		port          = fs.Int("port", 6379, "TCP port to listen on")
+		port          = fs.Int("port", 6379, "TCP port to listen on (0: none, e.g. to serve TLS only)")
+		tlsPort       = fs.Int("tls-port", 0, "TLS port to listen on (0: none)")
+		tlsCert       = fs.String("tls-cert-file", "", "server certificate (PEM) for --tls-port")
+		tlsKey        = fs.String("tls-key-file", "", "private key (PEM) of --tls-cert-file")
+		tlsCA         = fs.String("tls-ca-cert-file", "", "CA certificates (PEM) that client certificates must chain to")
+		tlsAuth       = fs.String("tls-auth-clients", "yes", "yes: require a client certificate; optional: check one if given; no")
 		bind          = fs.String("bind", "127.0.0.1", "address to listen on (loopback by default; see --protected-mode)")
 		requirepass   = fs.String("requirepass", "", "password clients must give with AUTH (empty: none)")
 		maxclients    = fs.Int64("maxclients", 10000, "maximum number of connected clients")
@@ -67,6 +94,9 @@ func run(args []string) error {
 	fs.Var(memFlag{&maxmem}, "maxmemory", "memory limit for data, e.g. 100mb (0: none)")
 	fs.Var(memFlag{&bulk}, "proto-max-bulk-len", "largest accepted bulk argument")
 	fs.Var(memFlag{&qbuf}, "client-query-buffer-limit", "largest query buffer of one client")
+	outLimits := commands.DefaultOutputLimits
+	fs.Var(outLimitFlag{&outLimits}, "client-output-buffer-limit",
+		"\"normal <hard> <soft> <seconds>\": drop a client whose unread replies pass <hard> bytes, or stay over <soft> for <seconds> (0: no limit, Redis's default)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: limitkv [flags]\n\nA Redis-compatible limit server. Flags follow redis-server's names.\n\n")
 		fs.PrintDefaults()
@@ -115,12 +145,41 @@ func run(args []string) error {
 	cfg.ProtoMaxBulkLen.Store(bulk)
 	cfg.QueryBufLimit.Store(qbuf)
 	cfg.ProtectedMode.Store(strings.EqualFold(*protectedMode, "yes"))
+	cfg.SetOutputLimits(outLimits)
 
-	addr := net.JoinHostPort(*bind, strconv.Itoa(*port))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
+	var tlsCfg *tls.Config
+	if *tlsPort != 0 {
+		var err error
+		tlsCfg, err = server.TLSConfig(server.TLSOptions{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA, AuthClients: *tlsAuth})
+		if err != nil {
+			return err
+		}
 	}
+	if *port == 0 && *tlsPort == 0 {
+		return errors.New("nothing to listen on: --port and --tls-port are both 0")
+	}
+	var lns []net.Listener
+	var kinds []string
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	if *port != 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort(*bind, strconv.Itoa(*port)))
+		if err != nil {
+			return err
+		}
+		lns, kinds = append(lns, ln), append(kinds, "tcp")
+	}
+	if *tlsPort != 0 {
+		ln, err := net.Listen("tcp", net.JoinHostPort(*bind, strconv.Itoa(*tlsPort)))
+		if err != nil {
+			return err
+		}
+		lns, kinds = append(lns, tls.NewListener(ln, tlsCfg)), append(kinds, "tls")
+	}
+	warnFileLimit(log, *maxclients)
 	eng := commands.New(cfg, nil, log)
 	srv := server.New(eng, log)
 
@@ -128,6 +187,7 @@ func run(args []string) error {
 	eng.Shutdown = func() { stop <- "SHUTDOWN command" }
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	go func() {
 		s := <-sig
 		stop <- s.String()
@@ -141,9 +201,12 @@ func run(args []string) error {
 		log.Info("pprof listening", "addr", pln.Addr().String())
 		go http.Serve(pln, nil)
 	}
-	log.Info("limitkv started", "version", commands.LimitkvVersion, "addr", ln.Addr().String(), "pid", os.Getpid())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	served := make(chan error, len(lns))
+	log.Info("limitkv started", "version", commands.LimitkvVersion, "pid", os.Getpid())
+	for i, ln := range lns {
+		log.Info("listening", "addr", ln.Addr().String(), "proto", kinds[i])
+		go func() { served <- srv.Serve(ln) }()
+	}
 	select {
 	case why := <-stop:
 		log.Info("shutting down", "reason", why, "clients", eng.NumClients())
@@ -151,6 +214,7 @@ func run(args []string) error {
 		return err
 	}
 	srv.Close()
+	lns = nil
 	log.Info("limitkv stopped")
 	return nil
 }

@@ -228,6 +228,21 @@ var configParams = []configParam{
 			c.MaxMemory.Store(n)
 		}),
 	{
+		name: "client-output-buffer-limit",
+		get:  func(c *Config) string { return c.OutputLimits().String() },
+		parse: func(c *Config, v string) (func(), string) {
+			var args []string
+			if v != "" {
+				args = strings.Split(v, " ")
+			}
+			l, err := c.OutputLimits().Set(args)
+			if err != "" {
+				return nil, err
+			}
+			return func() { c.SetOutputLimits(l) }, ""
+		},
+	},
+	{
 		name: "maxmemory-policy",
 		get:  func(c *Config) string { return *c.MaxMemoryPolicy.Load() },
 		parse: func(c *Config, v string) (func(), string) {

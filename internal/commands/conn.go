@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"crypto/sha256"
 	"crypto/subtle"
 	"strings"
 
@@ -52,15 +53,17 @@ func cmdSelect(x *Ctx) {
 
 // checkPassword compares in constant time, so response timing tells an
 // attacker nothing about how much of a guess was right.
+// Hashing both sides first keeps the password's length out of the timing too.
 func (x *Ctx) checkPassword(user, pass []byte) bool {
 	want := *x.E.Cfg.RequirePass.Load()
-	if strings.ToLower(string(user)) != "default" {
+	if string(user) != "default" { // user names are case-sensitive
 		return false
 	}
 	if want == "" { // the default user is "nopass"
 		return true
 	}
-	return subtle.ConstantTimeCompare(pass, []byte(want)) == 1
+	a, b := sha256.Sum256(pass), sha256.Sum256([]byte(want))
+	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
 }
 
 func cmdAuth(x *Ctx) {
@@ -83,54 +86,56 @@ func cmdAuth(x *Ctx) {
 	x.W.OK()
 }
 
-// cmdHello answers protocol 2 as Redis does. RESP3 is refused with NOPROTO,
-// which clients such as go-redis v9 take as "stay on RESP2".
+// cmdHello answers protocol 2 as Redis does. RESP3 is refused with NOPROTO.
 func cmdHello(x *Ctx) {
 	args := x.Args
-	i := 1
+	ver := int64(0)
 	if len(args) >= 2 {
-		ver, ok := num.ParseInt(args[1])
-		if !ok {
+		var ok bool
+		if ver, ok = num.ParseInt(args[1]); !ok {
 			x.W.Error("ERR Protocol version is not an integer or out of range")
 			return
 		}
-		if ver != 2 {
+		if ver < 2 || ver > 3 {
 			x.W.Error(ErrNoProto)
 			return
 		}
-		i = 2
 	}
-	var user, pass, name []byte
-	for ; i < len(args); i++ {
+	// Options in Redis's order: AUTH authenticates on the spot, even if a
+	// later option is wrong.
+	var name []byte
+	for i := 2; i < len(args); i++ {
 		more := len(args) - i - 1
 		switch opt := strings.ToLower(string(args[i])); {
 		case opt == "auth" && more >= 2:
-			user, pass = args[i+1], args[i+2]
+			if !x.checkPassword(args[i+1], args[i+2]) {
+				x.W.Error(ErrWrongPass)
+				return
+			}
+			x.C.Authed = true
 			i += 2
 		case opt == "setname" && more >= 1:
-			name = args[i+1]
+			if name = args[i+1]; !validClientName(name) {
+				x.W.Error(ErrClientName)
+				return
+			}
 			i++
 		default:
 			x.W.Error("ERR Syntax error in HELLO option '" + string(args[i]) + "'")
 			return
 		}
 	}
-	if user != nil {
-		if !x.checkPassword(user, pass) {
-			x.W.Error(ErrWrongPass)
-			return
-		}
-		x.C.Authed = true
-	}
 	if !x.C.Authed {
-		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO <proto> AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
+		return
+	}
+	// limitkv speaks RESP2 only; clients such as go-redis v9 take this
+	// refusal of RESP3 as "stay on RESP2".
+	if ver == 3 {
+		x.W.Error(ErrNoProto)
 		return
 	}
 	if name != nil {
-		if !validClientName(name) {
-			x.W.Error(ErrClientName)
-			return
-		}
 		x.C.Name = string(name)
 	}
 	x.W.Array(14)

@@ -29,7 +29,7 @@ const (
 	ErrNoAuth          = "NOAUTH Authentication required."
 	ErrWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
 	ErrNoPasswordSet   = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
-	ErrNoProto         = "NOPROTO sorry, this protocol version is not supported."
+	ErrNoProto         = "NOPROTO unsupported protocol version"
 	ErrOOM             = "OOM command not allowed when used memory > 'maxmemory'."
 	ErrMaxClients      = "ERR max number of clients reached"
 	ErrNoScript        = "NOSCRIPT No matching script. Please use EVAL."

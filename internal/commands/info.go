@@ -163,8 +163,9 @@ var memPeak atomic.Uint64
 
 func infoMemory(x *Ctx, b *infoBuf) {
 	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	used := ms.HeapAlloc
+	runtime.ReadMemStats(&ms) // for the allocator_* fields; INFO is not a hot path
+	// used_memory is the figure maxmemory is checked against.
+	used := x.E.UsedMemory()
 	peak := memPeak.Load()
 	for used > peak && !memPeak.CompareAndSwap(peak, used) {
 		peak = memPeak.Load()

@@ -1,6 +1,467 @@
 package commands
 
+import (
+	"math"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+	"weak"
+
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// Memory accounting for maxmemory, and the client output buffer limits.
+//
+// Used memory is the Go heap's "objects" class (runtime/metrics
+// /memory/classes/heap/objects:bytes): the same quantity as
+// MemStats.HeapAlloc, but read without stopping the world, in about 300 ns,
+// and at most once a millisecond. It is what Redis's used_memory is to
+// jemalloc: bytes in allocated objects, without fragmentation, stacks or
+// runtime metadata. Accounting each value instead would need every handler
+// to report its growth, and would still miss the bytes Go allocates around
+// them.
+//
+// The catch is that a Go heap keeps unreferenced objects until the next
+// collection: a DEL frees nothing at once, and request and reply buffers
+// pile up as garbage. Counting garbage as data would refuse writes (or evict
+// keys) for memory a collection gives back, so:
+//   - a write that finds the heap over maxmemory when garbage may explain it
+//     (the heap grew by 1/32 of maxmemory past the live heap of the last
+//     collection, or keys were deleted since) waits for a collection,
+//     without holding the executor lock, and only then decides (a soak at
+//     the limit showed the waits cost less throughput than evicting for
+//     garbage cost keys);
+//   - above 90% of maxmemory a collection is started in the background once
+//     1/16 of maxmemory of garbage may have piled up, so writes rarely wait;
+//   - keys evicted by volatile-ttl are credited with an estimate of their
+//     size (entryMemory) until a collection that started after the eviction
+//     has finished, so one burst of evictions is not repeated while the
+//     heap figure catches up.
+//
+// The heap is the whole process's: a server embedded in a test binary counts
+// the test's memory too, which errs on the safe side.
+
+const (
+	// memSampleEvery bounds how stale the used-memory figure may be.
+	memSampleEvery = time.Millisecond
+	// evictBudget bounds the eviction work one command does, as Redis's
+	// eviction time limit; what is left is done by the next commands.
+	evictBudget = time.Millisecond
+	// gcWaitMax bounds how long a write waits for a collection.
+	gcWaitMax = 2 * time.Second
+	// gcMinGap spaces background collections: at least this long, and four
+	// times the last one's duration, between the end of one and the next.
+	gcMinGap = 5 * time.Millisecond
+	// gcIdleRetry: when nothing suggests garbage, refused writes still start
+	// a background collection this often, for frees no counter sees (a value
+	// overwritten by a smaller one, a shrunk sorted set).
+	gcIdleRetry = time.Second
+)
+
+// memState is one engine's view of the heap. Plain fields are guarded by the
+// engine lock, the collection fields by gcMu.
+type memState struct {
+	samples [3]metrics.Sample
+	at      time.Time // when heap was read
+	heap    uint64    // heap objects bytes
+	live    uint64    // live heap marked by the last collection
+	cycles  uint64    // collections completed, as of at
+
+	// evicted counts estimated bytes of evicted keys, cumulatively.
+	// reflected is how much of it the heap figure already shows: whatever
+	// was evicted before a collection that has since completed started.
+	evicted       uint64
+	evictedAtSeen uint64 // evicted when the current cycle count was first seen
+	reflected     uint64
+	keysAtGC      int // keys when the last forced collection started
+
+	gcMu     sync.Mutex
+	gcDone   chan struct{} // non-nil while a forced collection runs; closed at its end
+	gcEnded  time.Time     // end of the last forced collection
+	gcTook   time.Duration // its duration
+	forced   uint64        // evicted as of the start of the last finished forced collection
+	resample bool          // a forced collection finished since the last read
+}
+
+// memStates holds each engine's memState without keeping the engine alive.
+// (Engine is the lead's struct; a field there would be the natural home.)
+var memStates sync.Map // weak.Pointer[Engine] -> *memState
+
+func (e *Engine) mem() *memState {
+	k := weak.Make(e)
+	if m, ok := memStates.Load(k); ok {
+		return m.(*memState)
+	}
+	m := &memState{}
+	m.samples[0].Name = "/memory/classes/heap/objects:bytes"
+	m.samples[1].Name = "/gc/heap/live:bytes"
+	m.samples[2].Name = "/gc/cycles/total:gc-cycles"
+	if old, loaded := memStates.LoadOrStore(k, m); loaded {
+		return old.(*memState)
+	}
+	runtime.AddCleanup(e, func(k weak.Pointer[Engine]) { memStates.Delete(k) }, k)
+	return m
+}
+
+// read refreshes the heap figures if they are older than memSampleEvery, a
+// forced collection finished since, or force.
+func (m *memState) read(force bool) {
+	now := time.Now()
+	m.gcMu.Lock()
+	force = force || m.resample
+	m.resample = false
+	forced := m.forced
+	m.gcMu.Unlock()
+	m.reflected = max(m.reflected, forced)
+	if !force && now.Sub(m.at) < memSampleEvery {
+		return
+	}
+	metrics.Read(m.samples[:])
+	m.at = now
+	m.heap = m.samples[0].Value.Uint64()
+	m.live = m.samples[1].Value.Uint64()
+	cycles := m.samples[2].Value.Uint64()
+	switch {
+	case cycles == m.cycles+1:
+		// What was evicted before the previous count was seen was evicted
+		// before the cycle that just completed started.
+		m.reflected = max(m.reflected, m.evictedAtSeen)
+		m.evictedAtSeen = m.evicted
+	case cycles > m.cycles:
+		m.reflected = m.evicted
+		m.evictedAtSeen = m.evicted
+	}
+	m.cycles = cycles
+}
+
+// used is the heap minus evictions it does not show yet.
+func (m *memState) used() uint64 {
+	pending := m.evicted - m.reflected
+	if pending >= m.heap {
+		return 0
+	}
+	return m.heap - pending
+}
+
+// UsedMemory is the used memory maxmemory is checked against (INFO's
+// used_memory should report the same). Call with the lock held.
+func (e *Engine) UsedMemory() uint64 {
+	m := e.mem()
+	m.read(true)
+	return m.used()
+}
+
 // memoryAvailable reports whether a command that may grow memory can run
 // under maxmemory, after evicting what the policy allows. Called with the
-// lock held, only when maxmemory is set.
-func (e *Engine) memoryAvailable() bool { return true }
+// lock held, only when maxmemory is set, by the dispatcher before a command
+// starts: it may release the lock while it waits for a collection, so it
+// must not be called from inside a script or a transaction (use
+// checkMemory(false) there).
+func (e *Engine) memoryAvailable() bool { return e.checkMemory(true) }
+
+func (e *Engine) checkMemory(mayWait bool) bool {
+	limit := uint64(e.Cfg.MaxMemory.Load())
+	m := e.mem()
+	m.read(false)
+	used := m.used()
+	if used <= limit {
+		if used > limit/10*9 && m.heap > m.live+limit/16 {
+			m.collect(e, false)
+		}
+		return true
+	}
+	keys := e.totalKeys()
+	if mayWait && (m.heap > m.live+limit/32 || keys < m.keysAtGC) {
+		done := m.collect(e, true)
+		m.keysAtGC = keys
+		e.mu.Unlock()
+		t := time.NewTimer(gcWaitMax)
+		select {
+		case <-done:
+		case <-t.C:
+		}
+		t.Stop()
+		e.mu.Lock()
+		m.read(true)
+		if used = m.used(); used <= limit {
+			return true
+		}
+	}
+	if *e.Cfg.MaxMemoryPolicy.Load() == "volatile-ttl" {
+		if freed, ok := e.evictVolatileTTL(m, used-limit); freed > 0 {
+			// Let the heap figure catch up with the credit.
+			m.collect(e, false)
+			if ok {
+				return true
+			}
+		}
+	}
+	if keys < m.keysAtGC || m.sinceGC() >= gcIdleRetry {
+		m.keysAtGC = keys
+		m.collect(e, false)
+	}
+	return false
+}
+
+func (m *memState) sinceGC() time.Duration {
+	m.gcMu.Lock()
+	defer m.gcMu.Unlock()
+	return time.Since(m.gcEnded)
+}
+
+// collect starts a forced collection in the background, unless one runs
+// already, and returns a channel closed when the running one ends. Unless
+// now, a collection that would come too soon after the last is skipped
+// (the channel returned is then already closed).
+func (m *memState) collect(e *Engine, now bool) <-chan struct{} {
+	m.gcMu.Lock()
+	defer m.gcMu.Unlock()
+	if m.gcDone != nil {
+		return m.gcDone
+	}
+	if !now && time.Since(m.gcEnded) < max(gcMinGap, 4*m.gcTook) {
+		return closedChan
+	}
+	done := make(chan struct{})
+	m.gcDone = done
+	evicted := m.evicted
+	go func() {
+		start := time.Now()
+		runtime.GC()
+		m.gcMu.Lock()
+		m.gcEnded = time.Now()
+		m.gcTook = m.gcEnded.Sub(start)
+		m.forced = max(m.forced, evicted)
+		m.resample = true
+		m.gcDone = nil
+		m.gcMu.Unlock()
+		close(done)
+	}()
+	return done
+}
+
+var closedChan = func() chan struct{} {
+	c := make(chan struct{})
+	close(c)
+	return c
+}()
+
+func (e *Engine) totalKeys() int {
+	n := 0
+	for _, db := range e.dbs {
+		n += db.Len()
+	}
+	return n
+}
+
+// evictVolatileTTL deletes keys with a deadline, nearest deadline first
+// across all databases, until about need bytes are freed. It returns the
+// estimate freed and whether the command may run: enough was freed, or the
+// time budget ran out while keys were still being evicted (Redis's
+// EVICT_RUNNING).
+func (e *Engine) evictVolatileTTL(m *memState, need uint64) (freed uint64, ok bool) {
+	start := time.Now()
+	now := e.nowMs()
+	for n := 0; freed < need; n++ {
+		if n%16 == 15 && time.Since(start) > evictBudget {
+			ok = true
+			break
+		}
+		var victim *keyspace.Entry
+		var vdb *keyspace.DB
+		for _, db := range e.dbs {
+			if db.ExpiresLen() == 0 {
+				continue
+			}
+			if ent := db.SoonestExpiring(); ent != nil && (victim == nil || ent.Expiry() < victim.Expiry()) {
+				victim, vdb = ent, db
+			}
+		}
+		if victim == nil {
+			break
+		}
+		freed += entryMemory(victim)
+		// A key already past its deadline is an expiry, not an eviction.
+		if !vdb.ExpireIfDue(victim, now) {
+			vdb.Remove(victim)
+			e.Stats.EvictedKeys++
+		}
+	}
+	m.evicted += freed
+	return freed, ok || freed >= need
+}
+
+// Heap bytes of a key beyond its name and value: the Entry (rounded to its
+// size class), its bucket slot, the string header of the []byte boxed in the
+// interface, and the deadline index item with its share of B-tree node.
+const (
+	entryOverhead  = (unsafe.Sizeof(keyspace.Entry{})+15)/16*16 + 8
+	bytesOverhead  = 24
+	expiryOverhead = 48
+)
+
+// entryMemory estimates the heap bytes a key holds. Calibrated against the
+// heap by TestMemoryEntryEstimate.
+func entryMemory(ent *keyspace.Entry) uint64 {
+	n := uint64(entryOverhead) + roundAlloc(len(ent.Key()))
+	if ent.Expiry() != keyspace.NoExpiry {
+		n += expiryOverhead
+	}
+	switch v := ent.Val.(type) {
+	case []byte:
+		n += bytesOverhead + roundAlloc(cap(v))
+	case *zset.Set:
+		n += uint64(v.MemoryUsage())
+	}
+	return n
+}
+
+// roundAlloc approximates Go's size classes (at most 12.5% waste).
+func roundAlloc(n int) uint64 {
+	switch {
+	case n == 0:
+		return 0
+	case n <= 16:
+		return 16
+	case n <= 128:
+		return uint64(n+15) / 16 * 16
+	}
+	return uint64(n) + uint64(n)/16
+}
+
+// OutputLimit is one class of client-output-buffer-limit: a client whose
+// pending output exceeds Hard bytes is disconnected at once, one whose
+// output stays above Soft bytes for SoftSeconds is disconnected then. Zero
+// disables a limit.
+type OutputLimit struct {
+	Hard, Soft  uint64
+	SoftSeconds int64
+}
+
+// OutputLimits are the three classes Redis configures. limitkv serves only
+// normal clients; the other two are kept so CONFIG GET shows what was set.
+type OutputLimits struct {
+	Normal, Replica, PubSub OutputLimit
+}
+
+// DefaultOutputLimits is Redis 7.0's default: normal clients unlimited.
+var DefaultOutputLimits = OutputLimits{
+	Replica: OutputLimit{256 << 20, 64 << 20, 60},
+	PubSub:  OutputLimit{32 << 20, 8 << 20, 60},
+}
+
+// String formats the limits as CONFIG GET client-output-buffer-limit does.
+func (l OutputLimits) String() string {
+	var b strings.Builder
+	for i, c := range []struct {
+		name string
+		l    OutputLimit
+	}{{"normal", l.Normal}, {"slave", l.Replica}, {"pubsub", l.PubSub}} {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(c.name)
+		for _, v := range []uint64{c.l.Hard, c.l.Soft, uint64(c.l.SoftSeconds)} {
+			b.WriteByte(' ')
+			b.WriteString(strconv.FormatUint(v, 10))
+		}
+	}
+	return b.String()
+}
+
+// Set applies "class hard soft seconds ..." (already split) to a copy of l,
+// with Redis's parsing and error texts (setConfigClientOutputBufferLimitOption):
+// every group is checked before any is applied; hard and soft take memory
+// units, seconds is a C int.
+func (l OutputLimits) Set(args []string) (OutputLimits, string) {
+	if len(args)%4 != 0 {
+		return l, "Wrong number of arguments in buffer limit configuration."
+	}
+	for j := 0; j < len(args); j += 4 {
+		var dst *OutputLimit
+		switch strings.ToLower(args[j]) {
+		case "normal":
+			dst = &l.Normal
+		case "slave", "replica":
+			dst = &l.Replica
+		case "pubsub":
+			dst = &l.PubSub
+		default:
+			return l, "Invalid client class specified in buffer limit configuration."
+		}
+		hard, ok1 := memtoull(args[j+1])
+		soft, ok2 := memtoull(args[j+2])
+		secs, ok3 := strtollSat(args[j+3])
+		if !ok1 || !ok2 || !ok3 || int32(secs) < 0 {
+			return l, "Error in hard, soft or soft_seconds setting in buffer limit configuration."
+		}
+		*dst = OutputLimit{hard, soft, int64(int32(secs))}
+	}
+	return l, ""
+}
+
+// strtollSat is C's strtoll with Redis's whole-string check: leading
+// whitespace and a sign accepted, saturating at the int64 bounds, and an
+// empty string reading as 0.
+func strtollSat(s string) (int64, bool) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	neg := false
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	var u uint64
+	i := 0
+	for ; i < len(t) && t[i] >= '0' && t[i] <= '9'; i++ {
+		if u <= (math.MaxUint64-9)/10 {
+			u = u*10 + uint64(t[i]-'0')
+		}
+	}
+	if i == 0 {
+		return 0, s == ""
+	}
+	var n int64
+	switch {
+	case !neg && u > math.MaxInt64:
+		n = math.MaxInt64
+	case neg && u > math.MaxInt64:
+		n = math.MinInt64
+	case neg:
+		n = -int64(u)
+	default:
+		n = int64(u)
+	}
+	return n, i == len(t)
+}
+
+// outputLimits holds each Config's output buffer limits (Config is the
+// lead's struct; a field there would be the natural home).
+var outputLimits sync.Map // weak.Pointer[Config] -> *atomic.Pointer[OutputLimits]
+
+// OutputLimits returns the client-output-buffer-limit in force. Safe without
+// the lock.
+func (c *Config) OutputLimits() OutputLimits {
+	if p, ok := outputLimits.Load(weak.Make(c)); ok {
+		return *p.(*atomic.Pointer[OutputLimits]).Load()
+	}
+	return DefaultOutputLimits
+}
+
+// SetOutputLimits replaces the client-output-buffer-limit. Safe without the
+// lock.
+func (c *Config) SetOutputLimits(l OutputLimits) {
+	k := weak.Make(c)
+	p := &atomic.Pointer[OutputLimits]{}
+	p.Store(&l)
+	if old, loaded := outputLimits.LoadOrStore(k, p); loaded {
+		old.(*atomic.Pointer[OutputLimits]).Store(&l)
+		return
+	}
+	runtime.AddCleanup(c, func(k weak.Pointer[Config]) { outputLimits.Delete(k) }, k)
+}

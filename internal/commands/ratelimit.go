@@ -36,8 +36,12 @@ const (
 	errRLNow    = "ERR now must be an integer number of milliseconds or '*'"
 	errRLWindow = "ERR window must be a positive integer number of milliseconds"
 	errRLLimit  = "ERR limit must be a positive integer"
-	errRLCost   = "ERR cost must be a positive integer"
+	errRLCost   = "ERR cost must be a positive integer no greater than 100000"
 )
+
+// maxRLCost bounds the entries one check may record, so one command cannot
+// hold the executor for long or allocate without bound.
+const maxRLCost = 100_000
 
 // maxRLWindow keeps window+1000 and now±window far from overflow and every
 // score exactly representable as a float64.
@@ -103,7 +107,7 @@ func parseRL(x *Ctx, withMember bool) (rlRequest, bool) {
 				return r, false
 			}
 			c, ok := num.ParseInt(a[i+1])
-			if !ok || c <= 0 {
+			if !ok || c <= 0 || c > maxRLCost {
 				x.W.Error(errRLCost)
 				return r, false
 			}

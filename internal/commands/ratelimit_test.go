@@ -70,6 +70,7 @@ func TestRLCheckErrors(t *testing.T) {
 		{[]string{"RL.CHECK", "k", "1", "10", "0", "m"}, errReply(errRLLimit)},
 		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST", "0"}, errReply(errRLCost)},
 		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST"}, errReply(ErrSyntax)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1000000000", "m", "COST", "100001"}, errReply(errRLCost)},
 		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "BOGUS"}, errReply(ErrSyntax)},
 		{[]string{"RL.CHECK", "s", "1", "10", "1", "m"}, errReply(ErrWrongType)},
 		{[]string{"RL.PEEK", "s", "1", "10", "1"}, errReply(ErrWrongType)},

@@ -130,9 +130,9 @@ func (e *Engine) execAbort(x *Ctx, msg string) {
 	c := x.C
 	c.Multi = nil
 	e.unwatchAll(c)
-	if i := strings.IndexByte(msg, ' '); i >= 0 {
-		msg = msg[i+1:]
-	}
+	// Redis's own-worded rejections carry no code there ("wrong number of
+	// arguments ..."); shared errors keep theirs ("NOAUTH ...", "OOM ...").
+	msg = strings.TrimPrefix(msg, "ERR ")
 	x.W.Error("EXECABORT Transaction discarded because of: " + msg)
 }
 

@@ -1,10 +1,27 @@
-// Package server is limitkv's network front: it accepts connections, reads
-// pipelined batches of commands with internal/resp's bounded reader, runs each
-// batch on the executor under one lock acquisition, and writes all replies of
-// the batch in one write.
+// Package server is limitkv's network front: it accepts connections (plain
+// TCP or TLS), reads pipelined batches of commands with internal/resp's
+// bounded reader, runs each batch on the executor under one lock
+// acquisition, and writes the replies of the batch in as few writes as the
+// output limits allow.
+//
+// What a hostile or broken client can cost the server is bounded:
+//   - input: the reader's limits (query buffer, bulk length, and Redis's much
+//     smaller ones before AUTH);
+//   - output: replies are written whenever 64 KB are pending, outside the
+//     executor lock, so one slow reader delays only itself, and a pipeline
+//     of big replies never piles up; client-output-buffer-limit's normal
+//     class drops a client whose pending output passes the hard limit, or
+//     stays above the soft limit for its seconds;
+//   - idle: the timeout setting closes clients silent for that long (not
+//     blocked ones), checked every 100 ms so CONFIG SET applies to clients
+//     already idle;
+//   - connections: maxclients, and TLS handshakes bounded in time and done
+//     on the connection's goroutine, never in the accept loop.
 package server
 
 import (
+	"context"
+	"crypto/tls"
 	"errors"
 	"log/slog"
 	"net"
@@ -21,39 +38,76 @@ import (
 const (
 	readBufSize  = 16 << 10
 	keepWriteCap = 64 << 10
+	// flushAt: replies pending past this are written before the batch goes on.
+	flushAt = 64 << 10
+	// writeChunk is the most written in one call, so progress (which keeps a
+	// client from counting as idle) and the soft limit are checked between.
+	writeChunk = 64 << 10
 	// expiry cycle: every tick, at most budget of executor time
 	expireTick   = 10 * time.Millisecond
 	expireBudget = 2 * time.Millisecond
+	// idleEvery is how often idle clients are looked for.
+	idleEvery = 100 * time.Millisecond
+	// DefaultHandshakeTimeout bounds a TLS handshake, so a client that
+	// connects and stays silent holds a connection slot no longer than this.
+	DefaultHandshakeTimeout = 10 * time.Second
+	// rejectTimeout bounds the write of a refusal (maxclients, DENIED).
+	rejectTimeout = time.Second
+	// softGrace stands for a soft limit of 0 seconds: Redis notices it at
+	// its next check.
+	softGrace = 100 * time.Millisecond
 )
 
 // Server serves one engine on any number of listeners.
 type Server struct {
 	E   *commands.Engine
 	Log *slog.Logger
+	// HandshakeTimeout bounds TLS handshakes; set it before Serve.
+	HandshakeTimeout time.Duration
 
 	mu        sync.Mutex
 	listeners []net.Listener
-	conns     map[net.Conn]struct{}
+	conns     map[*conn]struct{}
 	closed    bool
 
+	epoch  time.Time // monotonic base of conn.last
 	nconns atomic.Int64
 	wg     sync.WaitGroup
 	stop   chan struct{}
 	once   sync.Once
 }
 
-// New returns a server for e and starts its active expiry cycle.
+// conn is one client connection as the server tracks it.
+type conn struct {
+	nc  net.Conn // what commands are read from and replies written to
+	raw net.Conn // the socket under nc (nc itself without TLS)
+	// last is when the client last sent a byte or took one of its replies,
+	// in ns since the server's epoch.
+	last atomic.Int64
+	// blocked: waiting in a blocking command, so not idle however long.
+	blocked atomic.Bool
+}
+
+// New returns a server for e and starts its active expiry cycle and idle
+// client check.
 func New(e *commands.Engine, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{E: e, Log: log, conns: make(map[net.Conn]struct{}), stop: make(chan struct{})}
+	s := &Server{E: e, Log: log, HandshakeTimeout: DefaultHandshakeTimeout,
+		conns: make(map[*conn]struct{}), stop: make(chan struct{}), epoch: time.Now()}
 	s.wg.Add(1)
-	go s.expireLoop()
+	go s.cron()
 	return s
 }
 
-// Serve accepts connections on ln until Close. It returns nil after Close.
+func (s *Server) now() int64 { return int64(time.Since(s.epoch)) }
+
+func (c *conn) touch(s *Server) { c.last.Store(s.now()) }
+
+// Serve accepts connections on ln until Close. ln may be a TLS listener
+// (tls.NewListener): handshakes happen on each connection's goroutine. It
+// returns nil after Close.
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closed {
@@ -83,33 +137,39 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		backoff = 0
-		if !s.track(nc) {
-			nc.Close()
+		c := &conn{nc: nc, raw: nc}
+		if tc, ok := nc.(*tls.Conn); ok {
+			c.raw = tc.NetConn()
+		}
+		c.touch(s)
+		if !s.track(c) {
+			c.raw.Close()
 			return nil
 		}
 		s.wg.Add(1)
-		go s.handle(nc)
+		go s.handle(c)
 	}
 }
 
-func (s *Server) track(nc net.Conn) bool {
+func (s *Server) track(c *conn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return false
 	}
-	s.conns[nc] = struct{}{}
+	s.conns[c] = struct{}{}
 	return true
 }
 
-func (s *Server) untrack(nc net.Conn) {
+func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
-	delete(s.conns, nc)
+	delete(s.conns, c)
 	s.mu.Unlock()
 }
 
-// Close stops accepting, closes every connection, stops the expiry cycle and
-// waits for all of it to finish.
+// Close stops accepting, closes every connection, stops the background
+// work and waits for all of it to finish. Sockets are closed under TLS, so
+// a client that reads nothing cannot hold Close up with a close_notify.
 func (s *Server) Close() error {
 	s.once.Do(func() {
 		close(s.stop)
@@ -118,8 +178,8 @@ func (s *Server) Close() error {
 		for _, ln := range s.listeners {
 			ln.Close()
 		}
-		for nc := range s.conns {
-			nc.Close()
+		for c := range s.conns {
+			c.raw.Close()
 		}
 		s.mu.Unlock()
 	})
@@ -127,24 +187,51 @@ func (s *Server) Close() error {
 	return nil
 }
 
-func (s *Server) expireLoop() {
+// cron runs the active expiry cycle and closes idle clients.
+func (s *Server) cron() {
 	defer s.wg.Done()
 	t := time.NewTicker(expireTick)
 	defer t.Stop()
+	lastIdle := time.Now()
 	for {
 		select {
 		case <-s.stop:
 			return
-		case <-t.C:
+		case now := <-t.C:
 			s.E.ExpireCycle(expireBudget)
+			if now.Sub(lastIdle) >= idleEvery {
+				lastIdle = now
+				s.closeIdle()
+			}
 		}
 	}
 }
 
-// connReader counts input bytes and lets a peek made while the client is
-// blocked hand its byte back to the protocol reader.
+// closeIdle closes clients that have neither sent anything nor taken any of
+// their output for longer than the timeout setting, except blocked clients,
+// as Redis's clientsCronHandleTimeout.
+func (s *Server) closeIdle() {
+	t := s.E.Cfg.Timeout.Load()
+	if t <= 0 {
+		return
+	}
+	limit := int64(time.Duration(t) * time.Second)
+	now := s.now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for c := range s.conns {
+		if !c.blocked.Load() && now-c.last.Load() > limit {
+			s.Log.Debug("closing idle client", "addr", c.raw.RemoteAddr().String())
+			c.raw.Close()
+		}
+	}
+}
+
+// connReader counts input bytes, marks the client active, and lets a peek
+// made while the client is blocked hand its byte back to the protocol reader.
 type connReader struct {
-	nc      net.Conn
+	c       *conn
+	s       *Server
 	pending []byte
 	n       *atomic.Int64
 }
@@ -155,40 +242,66 @@ func (r *connReader) Read(p []byte) (int, error) {
 		r.pending = r.pending[n:]
 		return n, nil
 	}
-	n, err := r.nc.Read(p)
-	r.n.Add(int64(n))
+	n, err := r.c.nc.Read(p)
+	if n > 0 {
+		r.n.Add(int64(n))
+		r.c.touch(r.s)
+	}
 	return n, err
 }
 
-func (s *Server) handle(nc net.Conn) {
+// reject writes a one-line error to a connection being turned away, without
+// waiting long for a client that does not read.
+func reject(nc net.Conn, msg string) {
+	nc.SetWriteDeadline(time.Now().Add(rejectTimeout))
+	nc.Write([]byte("-" + msg + "\r\n"))
+}
+
+func (s *Server) handle(c *conn) {
 	defer s.wg.Done()
-	defer s.untrack(nc)
+	defer s.untrack(c)
+	nc := c.nc
 	defer nc.Close()
 	e := s.E
 	cfg := e.Cfg
+	tc, isTLS := nc.(*tls.Conn)
 
 	if n := s.nconns.Add(1); n > cfg.MaxClients.Load() {
 		s.nconns.Add(-1)
 		e.Stats.RejectedConns.Add(1)
-		nc.Write([]byte("-" + commands.ErrMaxClients + "\r\n"))
+		// Before any handshake, as Redis: a TLS client just sees the
+		// connection drop, and costs no handshake.
+		if !isTLS {
+			reject(nc, commands.ErrMaxClients)
+		}
 		return
 	}
 	defer s.nconns.Add(-1)
+	if isTLS {
+		ctx, cancel := context.WithTimeout(context.Background(), s.HandshakeTimeout)
+		err := tc.HandshakeContext(ctx)
+		cancel()
+		if err != nil {
+			s.Log.Info("TLS handshake failed", "addr", c.raw.RemoteAddr().String(), "err", err)
+			c.raw.Close() // no close_notify on a failed handshake
+			return
+		}
+	}
 	e.Stats.Connections.Add(1)
-	if cfg.ProtectedMode.Load() && !cfg.AuthRequired() && !isLoopback(nc.RemoteAddr()) {
-		s.Log.Warn("denied non-loopback client in protected mode", "addr", nc.RemoteAddr().String())
-		nc.Write([]byte("-" + commands.ErrDenied + "\r\n"))
+	if cfg.ProtectedMode.Load() && !cfg.AuthRequired() && !isLoopback(c.raw.RemoteAddr()) {
+		s.Log.Warn("denied non-loopback client in protected mode", "addr", c.raw.RemoteAddr().String())
+		reject(nc, commands.ErrDenied)
 		return
 	}
 
-	c := e.NewClient(nc.RemoteAddr().String(), nc.LocalAddr().String())
-	defer e.RemoveClient(c)
+	cl := e.NewClient(c.raw.RemoteAddr().String(), c.raw.LocalAddr().String())
+	defer e.RemoveClient(cl)
 	e.Lock()
-	c.OnKill = func() { nc.Close() }
+	cl.OnKill = func() { c.raw.Close() }
 	e.Unlock()
-	log := s.Log.With("client", c.ID, "addr", c.Addr)
+	log := s.Log.With("client", cl.ID, "addr", cl.Addr)
 
-	cr := &connReader{nc: nc, n: &e.Stats.NetInput}
+	cr := &connReader{c: c, s: s, n: &e.Stats.NetInput}
 	rd := resp.NewReader(cr, readBufSize)
 	w := &resp.Writer{}
 
@@ -203,27 +316,43 @@ func (s *Server) handle(nc net.Conn) {
 	}()
 
 	for {
-		if t := cfg.Timeout.Load(); t > 0 {
-			nc.SetReadDeadline(time.Now().Add(time.Duration(t) * time.Second))
-		}
-		cmds, err := rd.ReadBatch(s.limits(c))
+		cmds, err := rd.ReadBatch(s.limits(cl))
 		quit := false
 		if len(cmds) > 0 {
 			e.Lock()
 			locked = true
+			cl.LastActive = e.Clock.Now()
 			for i := 0; i < len(cmds) && !quit; i++ {
-				if c.Killed {
+				if cl.Killed {
 					e.Unlock()
 					locked = false
 					return
 				}
-				switch e.Exec(c, cmds[i], w) {
+				switch e.Exec(cl, cmds[i], w) {
 				case commands.Close:
 					quit = true
 				case commands.Blocked:
 					e.Unlock()
 					locked = false
-					if !s.flush(nc, w) || !s.waitBlocked(c, cr) {
+					if !s.flush(c, w, log) {
+						return
+					}
+					served, gone := s.waitBlocked(c, cl, cr)
+					if gone {
+						// Served just before the client went: its reply
+						// may still reach a half-closed socket.
+						if served {
+							s.flush(c, w, log)
+						}
+						return
+					}
+					e.Lock()
+					locked = true
+				}
+				if w.Len() >= flushAt && i+1 < len(cmds) && !quit {
+					e.Unlock()
+					locked = false
+					if !s.flush(c, w, log) {
 						return
 					}
 					e.Lock()
@@ -242,60 +371,122 @@ func (s *Server) handle(nc net.Conn) {
 				log.Info("protocol error, closing client", "err", pe.Msg)
 			case errors.Is(err, resp.ErrQueryBufLimit):
 				log.Warn("closing client that reached max query buffer length", "limit", cfg.QueryBufLimit.Load())
-			default:
-				var ne net.Error
-				if errors.As(err, &ne) && ne.Timeout() {
-					log.Debug("closing idle client")
-				}
 			}
 		}
-		if !s.flush(nc, w) || quit {
+		if !s.flush(c, w, log) || quit {
 			return
 		}
 	}
 }
 
-func (s *Server) flush(nc net.Conn, w *resp.Writer) bool {
+// flush writes the pending replies under the normal class of
+// client-output-buffer-limit, and reports whether the client may go on. The
+// reply buffer is what Redis's output buffer is: replies not yet taken by
+// the client (the kernel's socket buffer aside).
+func (s *Server) flush(c *conn, w *resp.Writer, log *slog.Logger) bool {
 	if w.Len() == 0 {
 		return true
 	}
-	_, err := nc.Write(w.Bytes())
-	s.E.Stats.NetOutput.Add(int64(w.Len()))
+	lim := s.E.Cfg.OutputLimits().Normal
+	if lim.Hard > 0 && uint64(w.Len()) > lim.Hard {
+		log.Warn("closing client that overcame the output buffer hard limit", "pending", w.Len(), "limit", lim.Hard)
+		w.Reset(0)
+		return false
+	}
+	b := w.Bytes()
+	var softSince time.Time
+	ok := true
+	for len(b) > 0 {
+		var deadline time.Time
+		if lim.Soft > 0 && uint64(len(b)) > lim.Soft {
+			if softSince.IsZero() {
+				softSince = time.Now()
+			}
+			deadline = softSince.Add(max(time.Duration(lim.SoftSeconds)*time.Second, softGrace))
+		} else {
+			softSince = time.Time{}
+		}
+		c.nc.SetWriteDeadline(deadline)
+		n, err := c.nc.Write(b[:min(len(b), writeChunk)])
+		if n > 0 {
+			s.E.Stats.NetOutput.Add(int64(n))
+			c.touch(s)
+			b = b[n:]
+		}
+		if err != nil {
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				log.Warn("closing client that stayed over the output buffer soft limit", "pending", len(b), "limit", lim.Soft, "seconds", lim.SoftSeconds)
+			}
+			ok = false
+			break
+		}
+	}
+	if !ok {
+		w.Reset(0)
+		return false
+	}
 	w.Reset(keepWriteCap)
-	return err == nil
+	return true
 }
 
-// waitBlocked waits for a blocked client to be served or time out, watching
-// the connection meanwhile so a client that disconnects stops waiting.
-func (s *Server) waitBlocked(c *commands.Client, cr *connReader) bool {
-	done := make(chan struct{})
-	peeked := make(chan struct{})
-	var b [1]byte
-	var n int
-	cr.nc.SetReadDeadline(time.Time{})
+// waitBlocked waits for a blocked client to be served or time out. Meanwhile
+// it keeps reading the connection, as Redis keeps reading a blocked client's
+// socket: what arrives is handed to the protocol reader afterwards, and a
+// client that disconnects (or sends more than the query buffer limit) stops
+// the wait. served: the client got its reply (or its timeout's); gone: the
+// connection is to be closed.
+func (s *Server) waitBlocked(c *conn, cl *commands.Client, cr *connReader) (served, gone bool) {
+	c.blocked.Store(true)
+	defer func() {
+		c.touch(s)
+		c.blocked.Store(false)
+	}()
+	left := make(chan struct{})
+	watched := make(chan struct{})
+	var buf []byte
+	limit := int(min(s.E.Cfg.QueryBufLimit.Load(), 1<<40))
+	c.nc.SetReadDeadline(time.Time{})
 	go func() {
-		defer close(peeked)
-		var err error
-		n, err = cr.nc.Read(b[:])
-		if n == 0 && err != nil {
-			var ne net.Error
-			if !(errors.As(err, &ne) && ne.Timeout()) {
-				close(done)
+		defer close(watched)
+		var b [512]byte
+		for {
+			n, err := c.nc.Read(b[:])
+			buf = append(buf, b[:n]...)
+			if n > 0 {
+				c.touch(s)
+			}
+			if err != nil {
+				var ne net.Error
+				if !(errors.As(err, &ne) && ne.Timeout()) {
+					close(left)
+				}
+				return
+			}
+			if len(buf) > limit {
+				s.Log.Warn("closing blocked client that reached max query buffer length", "limit", limit)
+				close(left)
+				return
 			}
 		}
 	}()
-	ok := s.E.WaitBlocked(c, done)
-	// Stop the peek and give its byte, if any, back to the reader.
-	cr.nc.SetReadDeadline(time.Now())
-	<-peeked
-	cr.nc.SetReadDeadline(time.Time{})
-	if n > 0 {
-		cr.pending = append(cr.pending, b[0])
-		cr.n.Add(1)
+	served = s.E.WaitBlocked(cl, left)
+	// Stop the watcher and give what it read to the reader.
+	c.nc.SetReadDeadline(time.Now())
+	<-watched
+	c.nc.SetReadDeadline(time.Time{})
+	select {
+	case <-left:
+		return served, true
+	default:
 	}
-	return ok
+	if len(buf) > 0 {
+		cr.pending = append(cr.pending, buf...)
+		cr.n.Add(int64(len(buf)))
+	}
+	return served, false
 }
 
+// isLoopback is Redis's connIsLocal: a loopback TCP peer or a Unix socket.
 func isLoopback(a net.Addr) bool {
 	switch a := a.(type) {
 	case *net.TCPAddr:
@@ -312,8 +503,8 @@ func (s *Server) limits(c *commands.Client) resp.Limits {
 	cfg := s.E.Cfg
 	lim := resp.Limits{MaxBulkLen: cfg.ProtoMaxBulkLen.Load(), MaxQueryBuf: cfg.QueryBufLimit.Load()}
 	if !c.Authed && cfg.AuthRequired() {
-		lim.MaxMultibulkLen = 10
-		lim.MaxUnauthBulkLen = 16384
+		lim.MaxMultibulkLen = resp.UnauthMultibulkLen
+		lim.MaxUnauthBulkLen = resp.UnauthBulkLen
 	}
 	return lim
 }

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "limitkv test"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "s.crt"), filepath.Join(dir, "s.key")
+	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
+	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
+	cert, _ := x509.ParseCertificate(der)
+	pool = x509.NewCertPool()
+	pool.AddCert(cert)
+	return certFile, keyFile, pool
+}
+
+// startRun runs the server with args in the background and waits until addr
+// accepts connections.
+func startRun(t *testing.T, addr string, args ...string) <-chan error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- run(append(args, "--log-level", "error")) }()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		select {
+		case err := <-done:
+			t.Fatalf("server exited at start: %v", err)
+		default:
+		}
+		if nc, err := net.Dial("tcp", addr); err == nil {
+			nc.Close()
+			return done
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server did not start listening")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func do(t *testing.T, nc net.Conn, cmd string) string {
+	t.Helper()
+	nc.SetDeadline(time.Now().Add(3 * time.Second))
+	if _, err := io.WriteString(nc, cmd+"\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(nc).ReadString('\n')
+	if err != nil {
+		t.Fatalf("%s: %v", cmd, err)
+	}
+	return line
+}
+
+func waitExit(t *testing.T, done <-chan error) {
+	t.Helper()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run returned %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("server still running 5 s after shutdown")
+	}
+}
+
+func TestRunTLSAndShutdown(t *testing.T) {
+	cert, key, pool := selfSigned(t)
+	port, tlsPort := freePort(t), freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	tlsAddr := "127.0.0.1:" + strconv.Itoa(tlsPort)
+	done := startRun(t, addr, "--port", strconv.Itoa(port), "--tls-port", strconv.Itoa(tlsPort),
+		"--tls-cert-file", cert, "--tls-key-file", key, "--tls-auth-clients", "no")
+
+	plain, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if r := do(t, plain, "PING"); r != "+PONG\r\n" {
+		t.Fatalf("plain PING: %q", r)
+	}
+	// A TLS client that reads nothing must not hold the shutdown up.
+	stuck, err := tls.Dial("tcp", tlsAddr, &tls.Config{RootCAs: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stuck.Close()
+	stuck.Write([]byte(strings.Repeat("PING\r\n", 100000)))
+
+	tc, err := tls.Dial("tcp", tlsAddr, &tls.Config{RootCAs: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	if r := do(t, tc, "PING"); r != "+PONG\r\n" {
+		t.Fatalf("TLS PING: %q", r)
+	}
+	tc.SetDeadline(time.Now().Add(3 * time.Second))
+	io.WriteString(tc, "SHUTDOWN\r\n")
+	if b, err := io.ReadAll(tc); len(b) != 0 {
+		t.Fatalf("SHUTDOWN answered %q (%v); Redis closes without a reply", b, err)
+	}
+	waitExit(t, done)
+	if nc, err := net.Dial("tcp", addr); err == nil {
+		nc.Close()
+		t.Fatal("still accepting after shutdown")
+	}
+}
+
+func TestRunSIGTERM(t *testing.T) {
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	done := startRun(t, addr, "--port", strconv.Itoa(port))
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	waitExit(t, done)
+}
+
+func TestRunFlagErrors(t *testing.T) {
+	cert, key, _ := selfSigned(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tls-port", "1"}, "tls-cert-file"},
+		{[]string{"--tls-port", "1", "--tls-cert-file", cert, "--tls-key-file", key}, "tls-ca-cert-file"},
+		{[]string{"--tls-port", "1", "--tls-cert-file", cert, "--tls-key-file", key, "--tls-auth-clients", "sometimes", "--tls-ca-cert-file", cert}, "tls-auth-clients"},
+		{[]string{"--port", "0"}, "nothing to listen on"},
+		{[]string{"--client-output-buffer-limit", "normal 1mb"}, "Wrong number of arguments"},
+		{[]string{"--client-output-buffer-limit", "master 1 1 1"}, "Invalid client class"},
+	} {
+		err := run(tc.args)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
