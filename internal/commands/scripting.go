@@ -175,6 +175,9 @@ func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bo
 	h := &ext.host
 	prev := *h
 	h.x, h.ro = x, ro
+	// As Redis 7 does for scripts without flags: memory is judged once, at
+	// the start, and deny-oom commands then fail inside the script.
+	h.oom = x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false)
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
 	ext.vm.Run(s, keys, argv, h, x.W, timeout)
 	*h = prev
@@ -186,6 +189,7 @@ func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bo
 type scriptHost struct {
 	x     *Ctx
 	ro    bool
+	oom   bool        // over maxmemory when the script started
 	w     resp.Writer // scratch reply buffer, reused from call to call
 	inner Ctx
 }
@@ -209,6 +213,9 @@ func (h *scriptHost) Call(args [][]byte) ([]byte, string) {
 	}
 	if h.ro && cmd.Flags&FlagWrite != 0 {
 		return nil, refusedWriteRO
+	}
+	if h.oom && cmd.Flags&FlagDenyOOM != 0 {
+		return nil, "-" + ErrOOM
 	}
 	h.w.Reset(maxScratch)
 	x := h.x
