@@ -30,7 +30,7 @@ func TestAuthRequirePass(t *testing.T) {
 		{name: "arity and unknown commands are checked first", steps: []step{
 			send(mb("GET")), send(mb("nosuchcommand", "a")), send(mb("CONFIG", "NOSUCH")), send(mb("PING", "a", "b")),
 		}},
-		{name: "MULTI before AUTH", known: "transactions.go execAbort drops the first word of every error; Redis drops only the \"ERR \" its rejectCommandFormat never added, and keeps NOAUTH (and OOM)",
+		{name: "MULTI before AUTH",
 			steps: []step{
 				send(mb("MULTI")), send(mb("SET", "k", "v")), send(mb("EXEC")), send(mb("DISCARD")),
 			}},
@@ -42,7 +42,7 @@ func TestAuthRequirePass(t *testing.T) {
 			send(mb("AUTH", "default", "")), send(mb("AUTH", "")), send(mb("AUTH", authPass+"x")), send(mb("AUTH", authPass[:5])),
 			send(mb("PING")),
 		}},
-		{name: "AUTH user name is case-sensitive", known: "conn.go checkPassword lower-cases the user name; Redis's ACL names are case-sensitive",
+		{name: "AUTH user name is case-sensitive",
 			steps: []step{send(mb("AUTH", "DEFAULT", authPass)), send(mb("PING"))}},
 		{name: "AUTH arity and syntax", steps: []step{
 			send(mb("AUTH")), send(mb("AUTH", "a", "b", "c")), send(mb("AUTH", "a", "b", "c", "d")), send(mb("PING")),
@@ -62,15 +62,15 @@ func TestAuthRequirePass(t *testing.T) {
 		{name: "HELLO AUTH arity", steps: []step{
 			send(mb("HELLO", "2", "AUTH", "default")), send(mb("HELLO", "2", "AUTH")), send(mb("HELLO", "x", "AUTH", "default", authPass)), send(mb("PING")),
 		}},
-		{name: "HELLO without AUTH", known: "conn.go: Redis 7.0.15's text reads \"HELLO AUTH <user> <pass>\", without <proto>",
+		{name: "HELLO without AUTH",
 			steps: []step{send(mb("HELLO")), send(mb("HELLO", "2"))}},
-		{name: "HELLO 3 without AUTH", known: "conn.go answers NOPROTO before the authentication check; Redis checks the version range (2..3) first, then answers NOAUTH",
+		{name: "HELLO 3 without AUTH",
 			steps: []step{send(mb("HELLO", "3"))}},
-		{name: "HELLO bad protocol versions", known: "conn.go: Redis 7.0's text is \"NOPROTO unsupported protocol version\"",
+		{name: "HELLO bad protocol versions",
 			steps: []step{send(mb("HELLO", "4")), send(mb("HELLO", "1")), send(mb("HELLO", "-1"))}},
-		{name: "HELLO AUTH then a bad option", known: "conn.go: Redis authenticates while parsing the options, so the client stays authenticated after the syntax error",
+		{name: "HELLO AUTH then a bad option",
 			steps: []step{send(mb("HELLO", "2", "AUTH", "default", authPass, "foo")), send(mb("PING"))}},
-		{name: "HELLO bad client name before AUTH", known: "conn.go: Redis validates SETNAME while parsing the options, before the authentication check",
+		{name: "HELLO bad client name before AUTH",
 			steps: []step{send(mb("HELLO", "2", "SETNAME", "a b"))}},
 		{name: "QUIT before AUTH", steps: []step{send(mb("QUIT"))}},
 		{name: "RESET drops the authentication", steps: []step{

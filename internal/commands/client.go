@@ -74,8 +74,9 @@ func (e *Engine) NumClients() int {
 // multiState is a client's open MULTI: the queued commands and whether a
 // queue-time error doomed the transaction.
 type multiState struct {
-	cmds  []queued
-	dirty bool
+	cmds    []queued
+	dirty   bool
+	denyOOM bool // a queued command may grow memory
 }
 
 type queued struct {
@@ -91,6 +92,7 @@ func (m *multiState) queue(cmd *Command, args [][]byte) {
 		cp[i] = append([]byte(nil), a...)
 	}
 	m.cmds = append(m.cmds, queued{cmd, cp})
+	m.denyOOM = m.denyOOM || cmd.Flags&FlagDenyOOM != 0
 }
 
 // blockState is what a blocked client waits for.

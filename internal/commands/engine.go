@@ -182,8 +182,8 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}
-	if cmd.Flags&FlagDenyOOM != 0 && e.Cfg.MaxMemory.Load() > 0 && !e.memoryAvailable() {
-		e.reject(x, ErrOOM)
+	if e.Cfg.MaxMemory.Load() > 0 && denyOOM(c, cmd) && !e.memoryAvailable() {
+		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
 	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
@@ -200,6 +200,25 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		return Blocked
 	}
 	return e.closing(c)
+}
+
+// denyOOM is Redis's rule for what is refused over maxmemory: commands that
+// may grow memory, an EXEC that queued one, and inside MULTI everything but
+// EXEC, DISCARD, QUIT and RESET, since queueing itself takes memory.
+func denyOOM(c *Client, cmd *Command) bool {
+	if cmd.Flags&FlagDenyOOM != 0 {
+		return true
+	}
+	if c.Multi == nil {
+		return false
+	}
+	switch cmd.Name {
+	case "exec":
+		return c.Multi.denyOOM
+	case "discard", "quit", "reset":
+		return false
+	}
+	return true
 }
 
 // reject answers an error found before the command ran; inside MULTI it also
