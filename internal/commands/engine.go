@@ -267,33 +267,6 @@ func (e *Engine) call(x *Ctx) {
 	}
 }
 
-// Call runs args as a nested command in the caller's context (scripts, EXEC):
-// no arity or auth re-check beyond the table's, same client and time snapshot.
-// It returns the command, or nil after answering an error for an unknown or
-// misused command.
-func (x *Ctx) Call(args [][]byte, w *resp.Writer) *Command {
-	cmd := Lookup(args[0])
-	if cmd == nil {
-		w.Error(errUnknownCommand(args))
-		return nil
-	}
-	if cmd.Sub != nil && len(args) >= 2 {
-		sub := lookupSub(cmd, args[1])
-		if sub == nil {
-			w.Error(errUnknownSubcommand(args[1], cmd.Name))
-			return nil
-		}
-		cmd = sub
-	}
-	if !arityOK(cmd.Arity, len(args)) {
-		w.Error(errWrongArgs(cmd.Name))
-		return nil
-	}
-	inner := Ctx{E: x.E, C: x.C, W: w, DB: x.E.dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
-	x.E.call(&inner)
-	return cmd
-}
-
 // ExpireCycle reclaims keys whose deadline passed, working for at most budget
 // while holding the lock, so a million keys expiring together cost other
 // clients at most one budget of delay per cycle. It reports whether work was

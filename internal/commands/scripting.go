@@ -273,7 +273,7 @@ func cmdScriptExists(x *Ctx) {
 // Redis's scriptingReset. ASYNC and SYNC behave alike: the old interpreter
 // is left to the garbage collector either way.
 func cmdScriptFlush(x *Ctx) {
-	if len(x.Args) > 3 || (len(x.Args) == 3 && !eqFold(x.Args[2], "sync") && !eqFold(x.Args[2], "async")) {
+	if len(x.Args) > 3 || (len(x.Args) == 3 && !cEqualFold(x.Args[2], "sync") && !cEqualFold(x.Args[2], "async")) {
 		x.W.Error(errFlushOption)
 		return
 	}
@@ -290,9 +290,9 @@ func cmdScriptKill(x *Ctx) { x.W.Error(errNotBusy) }
 
 func cmdScriptDebug(x *Ctx) {
 	switch {
-	case eqFold(x.Args[2], "no"):
+	case cEqualFold(x.Args[2], "no"):
 		x.W.OK()
-	case eqFold(x.Args[2], "yes"), eqFold(x.Args[2], "sync"):
+	case cEqualFold(x.Args[2], "yes"), cEqualFold(x.Args[2], "sync"):
 		x.W.Error(errDebugUnsupp)
 	default:
 		x.W.Error(errDebugOption)
@@ -300,18 +300,3 @@ func cmdScriptDebug(x *Ctx) {
 }
 
 func cmdScriptHelp(x *Ctx) { writeHelp(x, scriptHelp) }
-
-func eqFold(b []byte, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
-}

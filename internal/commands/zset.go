@@ -425,6 +425,25 @@ func cmdZMScore(x *Ctx) {
 	}
 }
 
+// rankRange turns ZRANGE-style indexes (negative from the end) into an
+// inclusive range of ranks within a set of n members, as Redis clamps them;
+// ok is false when the range is empty.
+func rankRange(start, end int64, n int) (lo, hi int, ok bool) {
+	l := int64(n)
+	if start < 0 {
+		start += l
+	}
+	if end < 0 {
+		end += l
+	}
+	start = max(start, 0)
+	end = min(end, l-1)
+	if start > end {
+		return 0, 0, false
+	}
+	return int(start), int(end), true
+}
+
 func cmdZCount(x *Ctx) {
 	r, err := zset.ParseScoreRange(x.Args[2], x.Args[3])
 	if err != nil {
@@ -529,21 +548,8 @@ func zremrangeGeneric(x *Ctx, kind int) {
 	if s != nil {
 		switch kind {
 		case zrangeRank:
-			llen := int64(s.Len())
-			if start < 0 {
-				start += llen
-			}
-			if end < 0 {
-				end += llen
-			}
-			if start < 0 {
-				start = 0
-			}
-			if start <= end && start < llen {
-				if end >= llen {
-					end = llen - 1
-				}
-				deleted = s.RemoveRangeByRank(int(start), int(end))
+			if lo, hi, ok := rankRange(start, end, s.Len()); ok {
+				deleted = s.RemoveRangeByRank(lo, hi)
 			}
 		case zrangeScore:
 			deleted = s.RemoveRangeByScore(sr)

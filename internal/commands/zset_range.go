@@ -159,17 +159,8 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 	}
 	switch kind {
 	case zrangeRank:
-		llen := int64(s.Len())
-		if start < 0 {
-			start += llen
-		}
-		if end < 0 {
-			end += llen
-		}
-		if start < 0 {
-			start = 0
-		}
-		if start > end || start >= llen {
+		lo, hi, ok := rankRange(start, end, s.Len())
+		if !ok {
 			if store {
 				zstoreResult(x, args[1], out.store)
 			} else {
@@ -177,16 +168,13 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 			}
 			return
 		}
-		if end >= llen {
-			end = llen - 1
-		}
 		if !store {
-			x.W.Array(int(end-start+1) * per)
+			x.W.Array((hi - lo + 1) * per)
 		}
-		s.RangeByRank(int(start), int(end), reverse, out.visit)
+		s.RangeByRank(lo, hi, reverse, out.visit)
 		// Redis builds a result longer than zset-max-listpack-entries in a
 		// skiplist from the start, where -0 scores stay -0.
-		if store && end-start+1 > zset.MaxListpackEntries.Load() {
+		if store && int64(hi-lo+1) > zset.MaxListpackEntries.Load() {
 			for _, m := range out.negZero {
 				zsetNegZero(out.store, m)
 			}
