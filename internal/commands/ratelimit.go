@@ -134,13 +134,15 @@ func cmdRLCheck(x *Ctx) {
 	if !ok {
 		return
 	}
-	res, ok := x.rlCheck(&r, false)
-	if ok {
-		if !res.changed {
-			x.Unchanged()
-		}
-		res.reply(x, &r)
+	res, wrongType := x.rlCheck(&r, false)
+	if wrongType {
+		x.W.Error(ErrWrongType)
+		return
 	}
+	if !res.changed {
+		x.Unchanged()
+	}
+	res.reply(x, &r)
 }
 
 func cmdRLPeek(x *Ctx) {
@@ -148,10 +150,12 @@ func cmdRLPeek(x *Ctx) {
 	if !ok {
 		return
 	}
-	res, ok := x.rlCheck(&r, true)
-	if ok {
-		res.reply(x, &r)
+	res, wrongType := x.rlCheck(&r, true)
+	if wrongType {
+		x.W.Error(ErrWrongType)
+		return
 	}
+	res.reply(x, &r)
 }
 
 func (res *rlResult) reply(x *Ctx, r *rlRequest) {
@@ -179,16 +183,21 @@ func (res *rlResult) reply(x *Ctx, r *rlRequest) {
 }
 
 // rlCheck runs the sliding-window check. With peek it changes nothing and
-// answers what a check would. It answers WRONGTYPE itself and then reports
-// false.
-func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, ok bool) {
-	ent := x.Lookup(r.key)
+// answers what a check would. A key of another type changes nothing and is
+// reported for the caller to answer.
+func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
+	// One lookup; hits and misses are counted once the type is right, as
+	// the seed script's ZCARD would count them (its write lookups do not).
+	ent := x.DB.Get(r.key, x.Now)
 	var z *zset.Set
 	if ent != nil {
+		var ok bool
 		if z, ok = ent.Val.(*zset.Set); !ok {
-			x.W.Error(ErrWrongType)
-			return res, false
+			return res, true
 		}
+		x.E.Stats.KeyspaceHits++
+	} else {
+		x.E.Stats.KeyspaceMisses++
 	}
 	if r.serverNow && z != nil && z.Len() > 0 {
 		// Server time never goes below what is already recorded, so a clock
@@ -224,14 +233,18 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, ok bool) {
 	res.before = count
 	res.count = count
 	if count+r.cost > r.limit || count+r.cost < count {
-		res.retryAfter = rlRetryAfter(z, r, count)
-		res.resetAfter = rlResetAfter(z, r)
-		return res, true
+		if r.info { // only the INFO reply needs them
+			res.retryAfter = rlRetryAfter(z, r, count)
+			res.resetAfter = rlResetAfter(z, r)
+		}
+		return res, false
 	}
 	res.allowed = true
 	if peek {
-		res.resetAfter = rlResetAfter(z, r)
-		return res, true
+		if r.info {
+			res.resetAfter = rlResetAfter(z, r)
+		}
+		return res, false
 	}
 	if z == nil {
 		z = zset.New()
@@ -258,8 +271,10 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, ok bool) {
 	x.touched(r.key)
 	res.changed = true
 	res.count = int64(z.Len())
-	res.resetAfter = rlResetAfter(z, r)
-	return res, true
+	if r.info {
+		res.resetAfter = rlResetAfter(z, r)
+	}
+	return res, false
 }
 
 // rlRetryAfter is how long until enough entries leave the window for the
@@ -324,13 +339,11 @@ func (x *Ctx) slidingWindowNative(key []byte, argv [][]byte) bool {
 		limit > exact || limit < -exact || x.E.Cfg.MaxMemory.Load() > 0 {
 		return false
 	}
-	if ent := x.DB.Get(key, x.Now); ent != nil {
-		if _, ok := ent.Val.(*zset.Set); !ok {
-			return false
-		}
-	}
 	r := rlRequest{key: key, now: now, window: window, limit: limit, cost: 1, member: argv[3]}
-	res, _ := x.rlCheck(&r, false)
+	res, wrongType := x.rlCheck(&r, false)
+	if wrongType {
+		return false // the interpreter raises the script's own error
+	}
 	x.W.Int(res.before)
 	return true
 }
