@@ -354,20 +354,9 @@ func (r *Reader) parse(lim *Limits) error {
 				}
 				continue
 			}
-			i := r.lineEnd('\r')
-			if i < 0 || r.pos+i+1 >= r.end {
-				// No "\r?" yet.
-				n := r.end - r.pos
-				if int64(n) > lim.MaxQueryBuf {
-					return ErrQueryBufLimit
-				}
-				if i < 0 && n > InlineMaxSize {
-					return rdProtoErr("too big mbulk count string")
-				}
-				return nil
-			}
-			if int64(i+2) > lim.MaxQueryBuf {
-				return ErrQueryBufLimit
+			i, complete, err := r.headerLine(lim, "too big mbulk count string")
+			if !complete {
+				return err
 			}
 			ll, ok := rdParseLen(buf[r.pos+1 : r.pos+i])
 			if !ok || ll > math.MaxInt32 {
@@ -387,19 +376,9 @@ func (r *Reader) parse(lim *Limits) error {
 		}
 		for r.nargs > 0 {
 			if r.bulk < 0 {
-				i := r.lineEnd('\r')
-				if i < 0 || r.pos+i+1 >= r.end {
-					n := r.end - r.pos
-					if int64(n) > lim.MaxQueryBuf {
-						return ErrQueryBufLimit
-					}
-					if i < 0 && n > InlineMaxSize {
-						return rdProtoErr("too big bulk count string")
-					}
-					return nil
-				}
-				if int64(i+2) > lim.MaxQueryBuf {
-					return ErrQueryBufLimit
+				i, complete, err := r.headerLine(lim, "too big bulk count string")
+				if !complete {
+					return err
 				}
 				if c := buf[r.pos]; c != '$' {
 					if c == '\r' || c == '\n' {
@@ -613,4 +592,26 @@ func (r *Reader) splitArgs(p, end int) bool {
 		}
 		r.spans = append(r.spans, rdSpan{start, w})
 	}
+}
+
+// headerLine finds the '\r' that ends the *N or $N line at pos. Until the
+// line and the byte after its '\r' have arrived it reports incomplete, with
+// Redis's error when what is buffered already breaks a limit (tooBig names
+// the line, as Redis's messages do).
+func (r *Reader) headerLine(lim *Limits, tooBig string) (i int, complete bool, err error) {
+	i = r.lineEnd('\r')
+	if i < 0 || r.pos+i+1 >= r.end {
+		n := r.end - r.pos
+		if int64(n) > lim.MaxQueryBuf {
+			return 0, false, ErrQueryBufLimit
+		}
+		if i < 0 && n > InlineMaxSize {
+			return 0, false, rdProtoErr(tooBig)
+		}
+		return 0, false, nil
+	}
+	if int64(i+2) > lim.MaxQueryBuf {
+		return 0, false, ErrQueryBufLimit
+	}
+	return i, true, nil
 }
