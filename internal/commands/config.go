@@ -24,6 +24,8 @@ type Config struct {
 	RequirePass     atomic.Pointer[string]
 	ProtectedMode   atomic.Bool
 	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
+
+	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.

@@ -80,6 +80,7 @@ type Engine struct {
 	// comparison when nobody watches anything.
 	watching int
 	x        *engineExt // WATCH and scripting state (transactions.go)
+	memory   *memState  // maxmemory accounting (memory.go)
 }
 
 type waitKey struct {
@@ -102,6 +103,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 		Start:   clk.Now(),
 		RunID:   newRunID(),
 		clients: make(map[int64]*Client),
+		memory:  newMemState(),
 		waiting: make(map[waitKey][]*Client),
 	}
 	for i := range e.dbs {

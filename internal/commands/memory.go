@@ -7,10 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unsafe"
-	"weak"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/zset"
@@ -89,25 +87,15 @@ type memState struct {
 	resample bool          // a forced collection finished since the last read
 }
 
-// memStates holds each engine's memState without keeping the engine alive.
-// (Engine is the lead's struct; a field there would be the natural home.)
-var memStates sync.Map // weak.Pointer[Engine] -> *memState
-
-func (e *Engine) mem() *memState {
-	k := weak.Make(e)
-	if m, ok := memStates.Load(k); ok {
-		return m.(*memState)
-	}
+func newMemState() *memState {
 	m := &memState{}
 	m.samples[0].Name = "/memory/classes/heap/objects:bytes"
 	m.samples[1].Name = "/gc/heap/live:bytes"
 	m.samples[2].Name = "/gc/cycles/total:gc-cycles"
-	if old, loaded := memStates.LoadOrStore(k, m); loaded {
-		return old.(*memState)
-	}
-	runtime.AddCleanup(e, func(k weak.Pointer[Engine]) { memStates.Delete(k) }, k)
 	return m
 }
+
+func (e *Engine) mem() *memState { return e.memory }
 
 // read refreshes the heap figures if they are older than memSampleEvery, a
 // forced collection finished since, or force.
@@ -442,26 +430,15 @@ func strtollSat(s string) (int64, bool) {
 
 // outputLimits holds each Config's output buffer limits (Config is the
 // lead's struct; a field there would be the natural home).
-var outputLimits sync.Map // weak.Pointer[Config] -> *atomic.Pointer[OutputLimits]
-
 // OutputLimits returns the client-output-buffer-limit in force. Safe without
 // the lock.
 func (c *Config) OutputLimits() OutputLimits {
-	if p, ok := outputLimits.Load(weak.Make(c)); ok {
-		return *p.(*atomic.Pointer[OutputLimits]).Load()
+	if p := c.outputLimits.Load(); p != nil {
+		return *p
 	}
 	return DefaultOutputLimits
 }
 
 // SetOutputLimits replaces the client-output-buffer-limit. Safe without the
 // lock.
-func (c *Config) SetOutputLimits(l OutputLimits) {
-	k := weak.Make(c)
-	p := &atomic.Pointer[OutputLimits]{}
-	p.Store(&l)
-	if old, loaded := outputLimits.LoadOrStore(k, p); loaded {
-		old.(*atomic.Pointer[OutputLimits]).Store(&l)
-		return
-	}
-	runtime.AddCleanup(c, func(k weak.Pointer[Config]) { outputLimits.Delete(k) }, k)
-}
+func (c *Config) SetOutputLimits(l OutputLimits) { c.outputLimits.Store(&l) }
