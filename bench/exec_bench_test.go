@@ -13,6 +13,9 @@ package main
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"testing"
 	"time"
@@ -214,4 +217,65 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	n := copy(p, r.data[r.off:])
 	r.off = (r.off + n) % len(r.data)
 	return n, nil
+}
+
+// BenchmarkLiveBytesPerUser records the memory workload's data (users x 5
+// requests of the seed format, through RL.CHECK, the passes interleaved as
+// workload 4 does) in-process and reports the live heap per user after a
+// full GC: the data structures' cost without the GC's headroom, which is
+// what workload 4's RSS adds. One iteration is the whole load, so run it
+// with -benchtime 1x:
+//
+//	go test ./bench -run '^$' -bench LiveBytesPerUser -benchtime 1x
+func BenchmarkLiveBytesPerUser(b *testing.B) {
+	const users, passes = 1_000_000, 5
+	for b.Loop() {
+		before := liveHeap()
+		x := newExecBench()
+		s := newSeedArgs(1, "RL.CHECK")
+		keys := make([][]byte, users)
+		for u := range keys {
+			keys[u] = []byte("{t}:ratelimit:ai:user" + strconv.Itoa(u))
+		}
+		for i := 0; i < passes*users; i++ {
+			// 100 requests a millisecond: the whole load spans 50 s, so no
+			// entry leaves the 60 s window, as in workload 4.
+			s.i = int64(i) * 30 / 100
+			args := s.next()
+			args[s.keyAt] = keys[i%users]
+			x.do(args)
+		}
+		keysSize := 0
+		for _, k := range keys {
+			keysSize += 32 + cap(k) // the benchmark's own key copies and slice headers
+		}
+		live := liveHeap() - before - uint64(keysSize)
+		if n := x.must(b, "DBSIZE"); n != ":"+strconv.Itoa(users)+"\r\n" {
+			b.Fatalf("DBSIZE %q", n)
+		}
+		if n := x.must(b, "ZCARD", string(keys[users-1])); n != ":5\r\n" {
+			b.Fatalf("ZCARD %q, want 5 entries a user", n)
+		}
+		b.ReportMetric(float64(live)/users, "live-B/user")
+		// LIMITKV_HEAP_PROFILE=file writes where the live bytes are, while
+		// the engine is still alive (a -memprofile is taken after it is gone).
+		if path := os.Getenv("LIMITKV_HEAP_PROFILE"); path != "" {
+			f, err := os.Create(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := pprof.WriteHeapProfile(f); err != nil {
+				b.Fatal(err)
+			}
+			f.Close()
+		}
+		runtime.KeepAlive(x)
+	}
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

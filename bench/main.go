@@ -45,6 +45,8 @@ type config struct {
 	only       map[int]bool
 	profileDir string
 	nice       int
+	users      int  // -users: overrides the user/key count of workloads 4 and 5
+	noRedis    bool // -limitkv-only: skip Redis in workloads 4 and 5 (iteration, not a report)
 }
 
 func main() {
@@ -62,6 +64,8 @@ func run() int {
 	flag.StringVar(&only, "only", "1,2,3,4,5", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm)")
 	flag.StringVar(&cfg.profileDir, "profile", "", "directory for limitkv CPU profiles of workloads 1-3 (extra, unmeasured runs) and a heap profile after workload 4")
 	flag.IntVar(&cfg.nice, "nice", 0, "run the harness, its servers and redis-benchmark at this nice value (e.g. -10, needs root) so that other processes on a shared machine disturb less")
+	flag.IntVar(&cfg.users, "users", 0, "users (workload 4) and keys (workload 5), overriding the default")
+	flag.BoolVar(&cfg.noRedis, "limitkv-only", false, "run workloads 4 and 5 on limitkv only, for quick iteration (the report then has no ratio)")
 	flag.Parse()
 	cfg.seedUsers = 100_000
 	if cfg.quick {
@@ -76,6 +80,9 @@ func run() int {
 		cfg.warmup = 300 * time.Millisecond
 		cfg.memUsers, cfg.stormKeys = 1_000_000, 1_000_000
 		cfg.settle, cfg.stormLead, cfg.stormWatch = 5*time.Second, 12*time.Second, 20*time.Second
+	}
+	if cfg.users > 0 {
+		cfg.memUsers, cfg.stormKeys = cfg.users, cfg.users
 	}
 	cfg.only = map[int]bool{}
 	for _, f := range strings.Split(only, ",") {
@@ -273,15 +280,19 @@ func bench(cfg *config, tmp string) error {
 		logf("workload 4: memory, %d users x 5 requests", cfg.memUsers)
 		rep.mem = append(rep.mem, runMemory(cfg, "limitkv", bin, tmp, seedRLCheck))
 		logf("  limitkv: %s", rep.mem[len(rep.mem)-1].summary())
-		rep.mem = append(rep.mem, runMemory(cfg, "redis", "", tmp, seedEvalSHA))
-		logf("  redis: %s", rep.mem[len(rep.mem)-1].summary())
+		if !cfg.noRedis {
+			rep.mem = append(rep.mem, runMemory(cfg, "redis", "", tmp, seedEvalSHA))
+			logf("  redis: %s", rep.mem[len(rep.mem)-1].summary())
+		}
 	}
 	if cfg.only[5] {
 		logf("workload 5: expiry storm, %d keys", cfg.stormKeys)
 		rep.storm = append(rep.storm, runStorm(cfg, "limitkv", bin, tmp, seedRLCheck))
 		logf("  limitkv: %s", rep.storm[len(rep.storm)-1].summary())
-		rep.storm = append(rep.storm, runStorm(cfg, "redis", "", tmp, seedEvalSHA))
-		logf("  redis: %s", rep.storm[len(rep.storm)-1].summary())
+		if !cfg.noRedis {
+			rep.storm = append(rep.storm, runStorm(cfg, "redis", "", tmp, seedEvalSHA))
+			logf("  redis: %s", rep.storm[len(rep.storm)-1].summary())
+		}
 	}
 	if busy := busyProcesses(time.Second, 0.05); len(busy) > 0 {
 		rep.noise = append(rep.noise, "at the end: "+strings.Join(busy, "; "))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -16,7 +17,11 @@ type memResult struct {
 	RSSSettled int64
 	UsedMemory int64
 	Keys       int64
-	Err        string
+	// The allocator's view after settling (INFO allocator_*: jemalloc's in
+	// Redis, the Go heap's in limitkv): bytes in live objects, in pages
+	// holding objects, and resident.
+	Allocated, Active, Resident int64
+	Err                         string
 }
 
 func (m memResult) BytesPerUser() float64 {
@@ -64,6 +69,9 @@ func runMemory(cfg *config, name, bin, dir string, kind seedKind) (res memResult
 	time.Sleep(cfg.settle)
 	res.RSSSettled = s.RSS()
 	res.UsedMemory = s.UsedMemory()
+	res.Allocated, _ = strconv.ParseInt(s.Info("memory", "allocator_allocated"), 10, 64)
+	res.Active, _ = strconv.ParseInt(s.Info("memory", "allocator_active"), 10, 64)
+	res.Resident, _ = strconv.ParseInt(s.Info("memory", "allocator_resident"), 10, 64)
 	res.Keys, _ = s.DBSize()
 	if cfg.profileDir != "" && s.Pprof != "" {
 		path := cfg.profileDir + "/memory-heap.pprof"

@@ -54,8 +54,9 @@ func (m memResult) summary() string {
 	if m.Err != "" {
 		return "error: " + m.Err
 	}
-	return fmt.Sprintf("%d users in %.1fs, RSS %s MB (settled %s MB), used_memory %s MB, %.0f B/user",
-		m.Users, m.LoadTime.Seconds(), fmtMB(m.RSSLoaded), fmtMB(m.RSSSettled), fmtMB(m.UsedMemory), m.BytesPerUser())
+	return fmt.Sprintf("%d users in %.1fs, RSS %s MB (settled %s MB), used_memory %s MB, allocator allocated/active/resident %s/%s/%s MB, %.0f B/user",
+		m.Users, m.LoadTime.Seconds(), fmtMB(m.RSSLoaded), fmtMB(m.RSSSettled), fmtMB(m.UsedMemory),
+		fmtMB(m.Allocated), fmtMB(m.Active), fmtMB(m.Resident), m.BytesPerUser())
 }
 
 func (s stormResult) summary() string {

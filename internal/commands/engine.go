@@ -71,7 +71,7 @@ type Engine struct {
 	// Shutdown is called (without the lock) when a client sends SHUTDOWN.
 	Shutdown func()
 
-	expireScratch []string
+	expireScratch []*keyspace.Entry
 	rlSeq         uint64    // makes RL.CHECK's server-made members unique
 	reclaimed     int       // keys the expiry cycle removed since memory was last returned
 	lastReturn    time.Time // when it was

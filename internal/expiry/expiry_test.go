@@ -1,42 +1,158 @@
 package expiry
 
 import (
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
 
+type rec struct{ name string }
+
+func names(rs []*rec) []string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.name)
+	}
+	return out
+}
+
 func TestDueOrderAndBoundary(t *testing.T) {
-	x := New()
-	x.Add("c", 30)
-	x.Add("a", 10)
-	x.Add("b", 10)
-	x.Add("d", 40)
+	x := New[rec]()
+	a, b, c, d := &rec{"a"}, &rec{"b"}, &rec{"c"}, &rec{"d"}
+	x.Add(c, 30)
+	x.Add(a, 10)
+	x.Add(d, 40)
 	tests := []struct {
 		now  int64
 		max  int
 		want []string
 	}{
-		{now: 10, max: 10, want: nil},                // deadline == now is alive
-		{now: 11, max: 10, want: []string{"a", "b"}}, // ties ordered by key
-		{now: 31, max: 2, want: []string{"a", "b"}},  // bounded by max
-		{now: 100, max: 10, want: []string{"a", "b", "c", "d"}},
+		{now: 10, max: 10, want: nil},           // deadline == now is alive
+		{now: 11, max: 10, want: []string{"a"}}, // only the due one
+		{now: 31, max: 1, want: []string{"a"}},  // bounded by max
+		{now: 100, max: 10, want: []string{"a", "c", "d"}},
 	}
 	for _, tc := range tests {
-		got := x.Due(tc.now, tc.max, nil)
-		if !slices.Equal(got, tc.want) {
+		if got := names(x.Due(tc.now, tc.max, nil)); !slices.Equal(got, tc.want) {
 			t.Errorf("Due(%d, %d) = %v, want %v", tc.now, tc.max, got, tc.want)
 		}
 	}
-	x.Remove("a", 10)
-	x.Remove("c", 999) // wrong deadline: nothing removed
-	if x.Len() != 3 {
-		t.Fatalf("Len = %d, want 3", x.Len())
+	if x.Remove(c, 999) { // wrong deadline: nothing removed
+		t.Fatal("Remove with the wrong deadline removed something")
 	}
-	if at, ok := x.Next(); !ok || at != 10 {
+	if x.Remove(b, 10) {
+		t.Fatal("Remove of a record never added removed something")
+	}
+	if !x.Remove(a, 10) || x.Len() != 2 {
+		t.Fatalf("Remove(a) failed or Len = %d, want 2", x.Len())
+	}
+	if at, ok := x.Next(); !ok || at != 30 {
 		t.Fatalf("Next = %d %v", at, ok)
 	}
 	x.Clear()
-	if _, ok := x.Next(); ok || x.Len() != 0 {
+	if _, ok := x.Next(); ok || x.Len() != 0 || len(x.Due(1<<62, 10, nil)) != 0 {
 		t.Fatal("Clear left items")
+	}
+}
+
+// TestAgainstModel drives the index with random adds and removes in the
+// patterns the keyspace makes (deadlines mostly increasing, many ties,
+// removals from the front and anywhere) and compares it with a sorted slice.
+func TestAgainstModel(t *testing.T) {
+	for _, pattern := range []string{"append", "random", "ties"} {
+		t.Run(pattern, func(t *testing.T) {
+			seed := uint64(len(pattern))
+			rng := rand.New(rand.NewPCG(seed, 7))
+			x := New[rec]()
+			type entry struct {
+				r  *rec
+				at int64
+			}
+			var model []entry // in Add order; sorted when compared
+			clock := int64(1000)
+			for step := 0; step < 30000; step++ {
+				switch op := rng.IntN(10); {
+				case op < 6 || len(model) == 0: // add
+					var at int64
+					switch pattern {
+					case "append":
+						clock += int64(rng.IntN(3))
+						at = clock + 60000 - int64(rng.IntN(5))
+					case "random":
+						at = rng.Int64N(1 << 20)
+					case "ties":
+						at = int64(rng.IntN(4))
+					}
+					r := &rec{}
+					x.Add(r, at)
+					model = append(model, entry{r, at})
+				case op < 8: // remove the earliest, as the expiry cycle does
+					slices.SortFunc(model, func(a, b entry) int { return compare(item[rec]{a.at, a.r}, item[rec]{b.at, b.r}) })
+					if !x.Remove(model[0].r, model[0].at) {
+						t.Fatalf("step %d: Remove of the earliest failed", step)
+					}
+					model = model[1:]
+				default: // remove any
+					i := rng.IntN(len(model))
+					if x.Remove(model[i].r, model[i].at+1) {
+						t.Fatalf("step %d: Remove with a wrong deadline succeeded", step)
+					}
+					if !x.Remove(model[i].r, model[i].at) {
+						t.Fatalf("step %d: Remove failed", step)
+					}
+					model = slices.Delete(model, i, i+1)
+				}
+				if step%197 == 0 || step == 29999 {
+					if !x.check() || x.Len() != len(model) {
+						t.Fatalf("step %d: invariants broken (Len %d, model %d)", step, x.Len(), len(model))
+					}
+					slices.SortFunc(model, func(a, b entry) int { return compare(item[rec]{a.at, a.r}, item[rec]{b.at, b.r}) })
+					due := x.Due(1<<62, len(model)+1, nil)
+					if len(due) != len(model) {
+						t.Fatalf("step %d: Due returned %d, want %d", step, len(due), len(model))
+					}
+					for i := range due {
+						if due[i] != model[i].r {
+							t.Fatalf("step %d: item %d out of order", step, i)
+						}
+					}
+					if len(model) > 0 {
+						if at, ok := x.Next(); !ok || at != model[0].at {
+							t.Fatalf("step %d: Next = %d, want %d", step, at, model[0].at)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// Deadlines that only grow, as "now + TTL" does, must leave chunks full:
+// that is the memory the index was rebuilt for.
+func TestAppendLoadFillsChunks(t *testing.T) {
+	x := New[rec]()
+	const n = 100 * chunkMax
+	for i := 0; i < n; i++ {
+		x.Add(&rec{}, int64(i/3))
+	}
+	if len(x.chunks) > n/chunkMax+1 {
+		t.Fatalf("%d items in %d chunks, want about %d", n, len(x.chunks), n/chunkMax)
+	}
+}
+
+func BenchmarkAddRemoveFront(b *testing.B) {
+	x := New[rec]()
+	recs := make([]*rec, 1<<20)
+	for i := range recs {
+		recs[i] = &rec{}
+		x.Add(recs[i], int64(i))
+	}
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		r := recs[i%len(recs)]
+		x.Remove(r, int64(i))
+		x.Add(r, int64(i+len(recs)))
+		i++
 	}
 }

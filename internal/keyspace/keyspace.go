@@ -134,7 +134,7 @@ type DB struct {
 	ht        [2][]*Entry
 	used      [2]int
 	rehashIdx int // -1 when not rehashing
-	exp       *expiry.Index
+	exp       *expiry.Index[Entry]
 
 	// clock is the latest command time seen by a lookup; new entries take it
 	// as their access time, since Set and Add are not given the time.
@@ -155,7 +155,7 @@ type DB struct {
 
 // New returns an empty DB.
 func New() *DB {
-	return &DB{seed: maphash.MakeSeed(), ht: [2][]*Entry{make([]*Entry, minBuckets)}, rehashIdx: -1, exp: expiry.New()}
+	return &DB{seed: maphash.MakeSeed(), ht: [2][]*Entry{make([]*Entry, minBuckets)}, rehashIdx: -1, exp: expiry.New[Entry]()}
 }
 
 // Len is the number of keys, including expired keys not yet reclaimed.
@@ -310,7 +310,7 @@ func (db *DB) Remove(e *Entry) { db.remove(e) }
 func (db *DB) remove(e *Entry) {
 	db.unlink(e)
 	if e.exp != NoExpiry {
-		db.exp.Remove(e.key, e.indexed())
+		db.exp.Remove(e, e.indexed())
 		e.exp, e.slack = NoExpiry, 0
 	}
 	if db.OnDelete != nil {
@@ -437,11 +437,11 @@ func (db *DB) SetExpiry(e *Entry, at int64) {
 			e.exp = at
 			return
 		}
-		db.exp.Remove(e.key, e.indexed())
+		db.exp.Remove(e, e.indexed())
 	}
 	e.exp, e.slack = at, 0
 	if at != NoExpiry {
-		db.exp.Add(e.key, at)
+		db.exp.Add(e, at)
 	}
 }
 
@@ -450,8 +450,8 @@ func (e *Entry) indexed() int64 { return e.exp - int64(e.slack) }
 
 // refile moves e in the expiry index to its real deadline.
 func (db *DB) refile(e *Entry) {
-	db.exp.Remove(e.key, e.indexed())
-	db.exp.Add(e.key, e.exp)
+	db.exp.Remove(e, e.indexed())
+	db.exp.Add(e, e.exp)
 	e.slack = 0
 }
 
@@ -582,21 +582,20 @@ func (db *DB) Random() *Entry {
 }
 
 // ExpireDue deletes at most max keys whose deadline passed at now, oldest
-// first, and returns how many it deleted. scratch is reused between calls.
-func (db *DB) ExpireDue(now int64, max int, scratch []string) (int, []string) {
+// first, and returns how many it visited. scratch is reused between calls.
+func (db *DB) ExpireDue(now int64, max int, scratch []*Entry) (int, []*Entry) {
 	scratch = db.exp.Due(now, max, scratch[:0])
-	for _, k := range scratch {
-		e := db.findHashed(k, maphash.String(db.seed, k))
-		switch {
-		case e == nil:
-		case e.slack != 0 && now <= e.exp:
+	for _, e := range scratch {
+		if e.slack != 0 && now <= e.exp {
 			db.refile(e) // its deadline moved later: not due after all
-		default:
-			db.remove(e)
-			db.Expired++
+			continue
 		}
+		db.remove(e)
+		db.Expired++
 	}
-	return len(scratch), scratch
+	n := len(scratch)
+	clear(scratch) // keep no deleted entries alive
+	return n, scratch
 }
 
 // NextDeadline reports the earliest deadline in db.
