@@ -9,11 +9,14 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"flag"
 	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -185,10 +188,44 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"--port", "0"}, "nothing to listen on"},
 		{[]string{"--client-output-buffer-limit", "normal 1mb"}, "Wrong number of arguments"},
 		{[]string{"--client-output-buffer-limit", "master 1 1 1"}, "Invalid client class"},
+		{[]string{"--gc-percent", "0"}, "gc-percent"},
 	} {
 		err := run(tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want an error mentioning %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestGCPercent(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	log := slog.New(slog.DiscardHandler)
+	parse := func(args ...string) (*flag.FlagSet, int) {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		p := fs.Int("gc-percent", defaultGCPercent, "")
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		return fs, *p
+	}
+	for _, tc := range []struct {
+		gogc string
+		args []string
+		want int
+	}{
+		{"", nil, defaultGCPercent},
+		{"", []string{"--gc-percent", "40"}, 40},
+		{"77", nil, 77},                            // the environment wins over the default...
+		{"77", []string{"--gc-percent", "40"}, 40}, // ...not over the flag
+	} {
+		debug.SetGCPercent(77) // what the runtime would have made of GOGC=77
+		t.Setenv("GOGC", tc.gogc)
+		fs, pct := parse(tc.args...)
+		if err := setGCPercent(fs, pct, log); err != nil {
+			t.Fatal(err)
+		}
+		if got := debug.SetGCPercent(100); got != tc.want {
+			t.Errorf("GOGC=%q %v: GC percent %d, want %d", tc.gogc, tc.args, got, tc.want)
 		}
 	}
 }

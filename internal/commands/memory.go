@@ -285,19 +285,21 @@ func (e *Engine) evictVolatileTTL(m *memState, need uint64) (freed uint64, ok bo
 	return freed, ok || freed >= need
 }
 
-// Heap bytes of a key beyond its name and value: the Entry (rounded to its
-// size class), its bucket slot, the string header of the []byte boxed in the
-// interface, and the deadline index item with its share of B-tree node.
+// Heap bytes of a key beyond its name and value: the Entry, which holds the
+// key inline (the pair is rounded up to a size class below), its bucket
+// slot, the string header of the []byte boxed in the interface, and the
+// deadline index item with its share of a chunk.
 const (
-	entryOverhead  = (unsafe.Sizeof(keyspace.Entry{})+15)/16*16 + 8
+	entryOverhead  = unsafe.Sizeof(keyspace.Entry{})
+	bucketOverhead = 8
 	bytesOverhead  = 24
-	expiryOverhead = 48
+	expiryOverhead = 17
 )
 
 // entryMemory estimates the heap bytes a key holds. Calibrated against the
 // heap by TestMemoryEntryEstimate.
 func entryMemory(ent *keyspace.Entry) uint64 {
-	n := uint64(entryOverhead) + roundAlloc(len(ent.Key()))
+	n := roundAlloc(int(entryOverhead)+len(ent.Key())) + bucketOverhead
 	if ent.Expiry() != keyspace.NoExpiry {
 		n += expiryOverhead
 	}

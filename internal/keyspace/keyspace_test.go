@@ -18,7 +18,7 @@ func check(t *testing.T, db *DB, want int) {
 		for i, e := range tab {
 			for ; e != nil; e = e.next {
 				if got := int(uint64(e.hash) & uint64(len(tab)-1)); got != i {
-					t.Fatalf("ht[%d]: %q in bucket %d, belongs in %d", ti, e.key, i, got)
+					t.Fatalf("ht[%d]: %q in bucket %d, belongs in %d", ti, e.Key(), i, got)
 				}
 				if ti == 0 && db.rehashIdx >= 0 && i < db.rehashIdx {
 					t.Fatalf("ht[0] bucket %d below rehashIdx %d not empty", i, db.rehashIdx)
@@ -125,7 +125,7 @@ func scanAll(db *DB, between func()) map[string]int {
 	seen := map[string]int{}
 	cursor := uint64(0)
 	for {
-		cursor = db.Scan(cursor, func(e *Entry) { seen[e.key]++ })
+		cursor = db.Scan(cursor, func(e *Entry) { seen[e.Key()]++ })
 		if cursor == 0 {
 			return seen
 		}
@@ -214,10 +214,10 @@ func TestKeyspaceRandom(t *testing.T) {
 	seen := map[string]bool{}
 	for range 200 * all {
 		e := db.Random()
-		if e == nil || db.Peek([]byte(e.key)) != e {
+		if e == nil || db.Peek([]byte(e.Key())) != e {
 			t.Fatal("Random returned an entry not in the DB")
 		}
-		seen[e.key] = true
+		seen[e.Key()] = true
 	}
 	if len(seen) != all {
 		t.Fatalf("Random reached %d of %d keys", len(seen), all)
