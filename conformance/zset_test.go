@@ -642,9 +642,12 @@ func TestZsetBlocking(t *testing.T) {
 			C("ZREM", "u", "a").On(1), C("EXEC").On(1), read(0)}},
 		{Name: "multi and script do not block", Cmds: []Cmd{C("MULTI"), C("BZPOPMIN", "nokey", "0"), C("BZMPOP", "0", "1", "nokey", "MAX"), C("BZPOPMAX", "nokey", "0"), C("EXEC"),
 			C("EVAL", "return redis.call('bzmpop', '0', '1', 'nokey', 'min')", "0"), C("EVAL", "return redis.call('bzpopmin', 'nokey', '0')", "0")}},
-		{Name: "served from the key that became ready", Skip: "a woken client re-runs its command (client.go), which takes its first non-empty key; Redis serves it from the key made ready first",
-			Cmds: []Cmd{C("BZPOPMIN", "ka", "kb", "5").NoReply(), wait, C("MULTI").On(1), C("ZADD", "kb", "1", "x").On(1), C("ZADD", "ka", "1", "y").On(1),
-				C("EXEC").On(1), read(0)}},
+		{Name: "served from the key that became ready", Cmds: []Cmd{C("BZPOPMIN", "ka", "kb", "5").NoReply(), wait, C("MULTI").On(1), C("ZADD", "kb", "1", "x").On(1), C("ZADD", "ka", "1", "y").On(1),
+			C("EXEC").On(1), read(0)}},
+		{Name: "bzmpop served from the key that became ready", Cmds: []Cmd{C("BZMPOP", "5", "2", "ka", "kb", "MAX").NoReply(), wait, C("MULTI").On(1),
+			C("ZADD", "kb", "1", "x", "2", "z").On(1), C("ZADD", "ka", "1", "y").On(1), C("EXEC").On(1), read(0), zsAll("ka").On(1), zsAll("kb").On(1)}},
+		{Name: "ready key taken by an earlier waiter", Cmds: []Cmd{C("BZPOPMIN", "ka", "kb", "5").NoReply(), wait, C("BZPOPMIN", "kb", "0.3").On(2).NoReply(), wait,
+			C("MULTI").On(1), C("ZADD", "kb", "1", "x").On(1), C("ZADD", "ka", "1", "y").On(1), C("EXEC").On(1), read(0), read(2), zsAll("ka").On(1)}},
 		{Name: "served in multi", Cmds: []Cmd{C("ZADD", "k", "1", "a"), C("MULTI"), C("BZPOPMIN", "k", "0"), C("BZPOPMIN", "k", "0"), C("EXEC")}},
 	})
 }

@@ -182,7 +182,7 @@ func (e *Engine) serveBlocked() {
 			if b == nil {
 				continue
 			}
-			x := Ctx{E: e, C: c, W: b.w, Args: b.args, DB: e.dbs[b.db], Now: e.nowMs()}
+			x := Ctx{E: e, C: c, W: b.w, Args: b.args, DB: e.dbs[b.db], Now: e.nowMs(), readyKey: k.key}
 			x.Cmd = Lookup(b.args[0])
 			e.call(&x)
 			if x.block != nil {

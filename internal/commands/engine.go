@@ -145,6 +145,9 @@ type Ctx struct {
 	Cmd  *Command
 
 	block *blockState // set by Block
+	// readyKey is, when a blocked client's command is re-run to serve it,
+	// the key whose write woke it: Redis serves the client from that key.
+	readyKey string
 }
 
 // Exec runs one command for c, writing its reply to w. Call with the lock held.

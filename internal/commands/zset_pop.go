@@ -17,8 +17,8 @@ import (
 // waits for is created (client.go). That run is told apart by x.C.blocked:
 // it skips keys of another type instead of answering WRONGTYPE, since Redis
 // leaves such a client blocked until one of its keys holds a sorted set.
-// Redis serves a woken client from the key that became ready; the second
-// run takes the first non-empty key of its list instead, which differs only
+// As in Redis, that run serves the client from the key whose write woke it
+// (x.readyKey), not from the first non-empty key of its list: they differ
 // when one transaction or script fills two of its keys, the later-listed
 // first.
 
@@ -216,6 +216,9 @@ func cmdBZMPop(x *Ctx) {
 func zblockFind(x *Ctx, keys [][]byte) (*keyspace.Entry, *zset.Set, []byte, bool) {
 	serving := x.C.blocked != nil
 	for _, key := range keys {
+		if serving && string(key) != x.readyKey {
+			continue
+		}
 		e := x.DB.Get(key, x.Now)
 		if e == nil {
 			continue
