@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -59,22 +60,27 @@ func errUnknownCommand(args [][]byte) string {
 		if b.Len() >= 128 {
 			break
 		}
-		room := 128 - b.Len()
-		if len(a) > room {
-			a = a[:room]
-		}
-		fmt.Fprintf(&b, "'%s' ", a)
+		fmt.Fprintf(&b, "'%s' ", trunc(cstr(a), 128-b.Len()))
 	}
-	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", trunc(args[0], 128), b.String())
+	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", trunc(cstr(args[0]), 128), b.String())
 }
 
 // errUnknownSubcommand words an unknown subcommand of a container command.
 func errUnknownSubcommand(sub []byte, container string) string {
-	return fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(sub, 128), strings.ToUpper(container))
+	return fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(sub), 128), strings.ToUpper(container))
 }
 
 func errInvalidExpire(cmd string) string {
 	return "ERR invalid expire time in '" + cmd + "' command"
+}
+
+// cstr is b as C's %s sees it: up to its first NUL byte. Redis formats
+// these texts from C strings, so a NUL in a name ends it there.
+func cstr(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
 }
 
 func trunc(b []byte, n int) []byte {
