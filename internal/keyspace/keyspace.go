@@ -141,32 +141,23 @@ func newEntry(key string) *Entry {
 	var k []byte
 	switch n := len(key); {
 	case n <= 16:
-		p := new(entry16)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry16]()
 	case n <= 32:
-		p := new(entry32)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry32]()
 	case n <= 48:
-		p := new(entry48)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry48]()
 	case n <= 64:
-		p := new(entry64)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry64]()
 	case n <= 80:
-		p := new(entry80)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry80]()
 	case n <= 96:
-		p := new(entry96)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry96]()
 	case n <= 128:
-		p := new(entry128)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry128]()
 	case n <= 160:
-		p := new(entry160)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry160]()
 	case n <= 208:
-		p := new(entry208)
-		e, k = &p.Entry, p.k[:]
+		e, k = alloc[entry208]()
 	default:
 		p := &longEntry{key: strings.Clone(key)}
 		p.klen = longKey
@@ -175,6 +166,15 @@ func newEntry(key string) *Entry {
 	copy(k, key)
 	e.klen = uint16(len(key))
 	return e
+}
+
+// alloc makes one inline variant: its Entry, and the room for the key that
+// follows it in the same object.
+func alloc[T entry16 | entry32 | entry48 | entry64 | entry80 | entry96 | entry128 | entry160 | entry208]() (*Entry, []byte) {
+	p := unsafe.Pointer(new(T))
+	const head = unsafe.Sizeof(Entry{})
+	var zero T
+	return (*Entry)(p), unsafe.Slice((*byte)(unsafe.Add(p, head)), unsafe.Sizeof(zero)-head)
 }
 
 // Key returns the entry's key. The string shares the entry's memory (it
