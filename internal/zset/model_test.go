@@ -1,10 +1,13 @@
 package zset
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -145,9 +148,48 @@ func newModelRunPool(t *testing.T, seed int64, lexMode bool, pool int) *modelRun
 		}
 		mr.members = append(mr.members, string(b))
 	}
+	mr.members = append(mr.members, packMembers(r)...)
 	mr.scores = []float64{math.Inf(-1), math.Inf(1), 0, math.Copysign(0, -1), 1, -1, 1.5, 2, 3,
-		0.1, 1e300, -1e300, 1700000000000, 1 << 53, 1<<53 + 2, -(1 << 53), 5e-324, math.MaxFloat64}
+		0.1, 1e300, -1e300, 1700000000000, 1 << 53, 1<<53 + 2, -(1 << 53), 5e-324, math.MaxFloat64,
+		limiterBase, limiterBase + 1, limiterBase + 3, limiterBase - 1000, limiterBase + 0.5}
 	return mr
+}
+
+const limiterBase = 1764470000123
+
+// packMembers is a pool of members of the packed forms (the seed's
+// "<ms>:<8 hex>", RL.CHECK's "<ms>-<seq>", digits and a rest) around a
+// few timestamps, so that ties on the score are common, and near misses
+// that must stay raw or take another form.
+func packMembers(r *rand.Rand) []string {
+	var ms []string
+	for i := 0; i < 16; i++ {
+		ts := strconv.FormatInt(limiterBase+int64(r.Intn(4)), 10)
+		ms = append(ms, ts+":"+fmt.Sprintf("%08x", r.Uint32()), ts+"-"+strconv.Itoa(r.Intn(1<<uint(r.Intn(40)))))
+		if i < 4 {
+			ms = append(ms, ts+":0a1b2c3"+strconv.Itoa(i), ts+"-"+strconv.Itoa(i))
+		}
+	}
+	return append(ms,
+		"0123:0a1b2c3d", "-0:0a1b2c3d", "+5:0a1b2c3d", "1764470000123:0A1B2C3D", "1764470000123:0a1b2c3",
+		"1764470000123:0a1b2c3d4", "1764470000123:", ":", ":0a1b2c3d", "99999999999999999999:0a1b2c3d",
+		"9223372036854775807:ffffffff", "-9223372036854775808:00000000", "9223372036854775808:00000000",
+		"-9223372036854775809-1", "9223372036854775807", "-9223372036854775808", "9007199254740993:00000000",
+		"123", "0", "-0", "-", "--1", "1-", "1-0", "1-00", "1-01", "1-18446744073709551615",
+		"1-18446744073709551616", "0:00000000", "-1:ffffffff", "5-", "5--3", "7abc", "7\x00\xff", "7\xff",
+		"1764470000123:0a1b2c3d#2", "1764470000123:0a1b2c3d#3", "1764470000123:0a1b2c3d\x00", "12 ", "1e3",
+		"1.5", "1764470000123-0", "-5-5", "-1764470000123-5", "1764470000123:0a1b2c3dxx",
+		"1:"+strings.Repeat("x", 62), "1:"+strings.Repeat("x", 63), "1764470000123:"+strings.Repeat("y", 51))
+}
+
+// scoreFor is a score for member: with some chance its leading integer,
+// or near it, as rate limiters stamp their members.
+func (mr *modelRun) scoreFor(member string) float64 {
+	p := parseMember(member)
+	if mr.lexMode || p.kind == kindRaw || mr.r.Intn(3) == 0 {
+		return mr.score()
+	}
+	return float64(p.d) + []float64{0, 0, 0, 1, -1, 3, -100, 1e6, 0.5}[mr.r.Intn(9)]
 }
 
 func (mr *modelRun) member() string { return mr.members[mr.r.Intn(len(mr.members))] }
@@ -212,7 +254,8 @@ func (mr *modelRun) run(s *Set, steps int) {
 		}
 		switch {
 		case op < 40:
-			member, score := mr.member(), mr.score()
+			member := mr.member()
+			score := mr.scoreFor(member)
 			if got, want := s.Add(member, score), m.add(member, score); got != want {
 				mr.fail(step, "Add(%q, %v) = %v; want %v", member, score, got, want)
 			}
@@ -392,6 +435,9 @@ func (mr *modelRun) run(s *Set, steps int) {
 			if int64(s.Len()) > MaxListpackEntries.Load() {
 				mr.fail(step, "listpack with %d entries", s.Len())
 			}
+			if err := checkCanonical(s); err != nil {
+				mr.fail(step, "%v", err)
+			}
 		} else if len(s.lg.dict) != s.lg.tree.Len() {
 			mr.fail(step, "dict %d, tree %d", len(s.lg.dict), s.lg.tree.Len())
 		}
@@ -445,4 +491,44 @@ func TestModel(t *testing.T) {
 		mr.run(New(), 4*steps)
 		t.Logf("lex %v: up to %d members", lex, mr.maxLen)
 	}
+}
+
+// checkCanonical checks that a small set's bytes are exactly the encoding
+// of its content (so each entry has the one representation its member and
+// score give) and that the entry walkers agree.
+func checkCanonical(s *Set) error {
+	lp := s.lp
+	if s.Len() == 0 {
+		if lp != nil {
+			return fmt.Errorf("empty set holds %x", lp)
+		}
+		return nil
+	}
+	want := binary.AppendUvarint(nil, uint64(s.Len()))
+	n := 0
+	for off := firstEntry(lp); off < len(lp); n++ {
+		var e entry
+		e.read(lp, off)
+		sc, next := entryScore(lp, off)
+		if next != e.next || entryNext(lp, off) != e.next || sc != e.score || (sc == 0 && math.Signbit(sc)) {
+			return fmt.Errorf("entry at %d: read %+v, entryScore %v %d, entryNext %d", off, e, sc, next, entryNext(lp, off))
+		}
+		m := string(e.appendMember(nil, lp))
+		p := parseMember(m)
+		if (e.kind == kindRaw) != (p.kind == kindRaw) && e.kind != kindRaw {
+			return fmt.Errorf("%q stored as kind %d, parses as %d", m, e.kind, p.kind)
+		}
+		size, dd, packed := layout(m, &p, sc)
+		b := make([]byte, size)
+		putEntry(b, m, &p, sc, dd, packed)
+		want = append(want, b...)
+		off = e.next
+	}
+	if n != s.Len() {
+		return fmt.Errorf("%d entries, count %d", n, s.Len())
+	}
+	if string(want) != string(lp) {
+		return fmt.Errorf("encoding %x; canonical %x", lp, want)
+	}
+	return nil
 }

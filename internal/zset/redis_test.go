@@ -125,8 +125,11 @@ func againstRedis(t *testing.T, rc *redisConn, seed int64, lex bool) {
 		if lex {
 			return "7"
 		}
-		return []string{"-inf", "+inf", "0", "-0", "1", "-1", "1.5", "2", "0.1", "1e300", "1700000000000",
-			"9007199254740993", "5e-324", "-2.5", "3", "0x10", "(2", "(0"}[r.Intn(18)]
+		texts := []string{"-inf", "+inf", "0", "-0", "1", "-1", "1.5", "2", "0.1", "1e300", "1700000000000",
+			"9007199254740993", "5e-324", "-2.5", "3", "0x10", "(2", "(0",
+			// Around the packed members' timestamps (see packMembers).
+			"1764470000123", "1764470000124", "1764470000126", "(1764470000125", "1764469999123", "5", "7"}
+		return texts[r.Intn(len(texts))]
 	}
 	scoreBound := func() string { return scoreText() }
 	lexBound := func() string {

@@ -4,8 +4,11 @@
 //
 //   - small ("listpack"): one compact []byte of sorted entries (see
 //     small.go), used while Len() <= MaxListpackEntries and every member is
-//     at most MaxListpackValue bytes. A 22-byte member with an integer
-//     score such as a millisecond timestamp costs 29 bytes.
+//     at most MaxListpackValue bytes. Members of the rate limiters' forms
+//     "<integer>:<8 hex digits>" and "<integer>-<integer>" are stored
+//     packed, the integer relative to the score: a 22-byte member
+//     "1764470000123:0a1b2c3d" scored with its timestamp costs 12 bytes
+//     (29 as raw bytes); Visitors still see the exact member bytes.
 //   - large ("skiplist"): a github.com/google/btree B-tree of (score,
 //     member) items plus a map member -> score.
 //
@@ -38,6 +41,8 @@
 //
 // Small sets are scanned linearly (a few hundred nanoseconds at their
 // default maximum size of 128), and every small-set removal is one memmove.
+// A member lookup parses the query once and compares packed entries as
+// numbers; visiting a packed member decodes it (tens of nanoseconds).
 //
 // Ranks on the large encoding: google/btree keeps no subtree counts, so a
 // rank costs a walk from the nearer end (from the start for a forward rank,
@@ -56,6 +61,7 @@
 package zset
 
 import (
+	"encoding/binary"
 	"strings"
 	"sync/atomic"
 	"unsafe"
@@ -83,9 +89,11 @@ type Set struct {
 }
 
 // Visitor receives a member and its score during an iteration. member
-// aliases the set's memory: it is valid only until the Visitor returns, it
-// must not be modified, and the set must not be modified during the
-// iteration. Return false to stop.
+// aliases the set's memory or, for a member stored packed, a decode buffer
+// that the next member overwrites and that other calls reuse once the
+// iteration ends: it is valid only until the Visitor returns, it must not
+// be modified, and the set must not be modified during the iteration.
+// Return false to stop.
 type Visitor func(member []byte, score float64) bool
 
 // New returns an empty set.
@@ -160,26 +168,21 @@ func (s *Set) Add(member string, score float64) (added bool) {
 	// One pass finds both the member and the place of (score, member).
 	lp := s.lp
 	pos := -1
-	mt := newMatcher(member)
-	for off := smallHeader; off < len(lp); {
-		var ms, me int
-		if pos < 0 {
-			var sc float64
-			sc, ms, me = entryAt(lp, off)
-			if sc > score || (sc == score && string(lp[ms:me]) > member) {
-				pos = off
-			}
-		} else {
-			ms, me = entryMember(lp, off)
+	var mt matcher
+	mt.init(member)
+	var e entry
+	for off := firstEntry(lp); off < len(lp); off = e.next {
+		e.read(lp, off)
+		if pos < 0 && (e.score > score || (e.score == score && e.cmpMember(lp, member, &mt.p) > 0)) {
+			pos = off
 		}
-		if mt.match(lp, ms, me) {
-			if old, _, _ := entryAt(lp, off); old != score {
-				s.smallDelete(off, me, 1)
-				s.smallInsert(member, score, -1)
+		if mt.match(lp, &e) {
+			if e.score != score {
+				s.smallDelete(off, e.next, 1)
+				s.smallInsert(member, &mt.p, score, -1)
 			}
 			return false
 		}
-		off = me
 	}
 	if int64(s.smallCount()+1) > MaxListpackEntries.Load() || int64(len(member)) > MaxListpackValue.Load() {
 		s.toLarge(s.smallCount() + 1)
@@ -189,7 +192,7 @@ func (s *Set) Add(member string, score float64) (added bool) {
 	if pos < 0 {
 		pos = len(lp) // the end (smallInsert handles an empty set)
 	}
-	s.smallInsert(member, score, pos)
+	s.smallInsert(member, &mt.p, score, pos)
 	return true
 }
 
@@ -197,10 +200,17 @@ func (s *Set) Add(member string, score float64) (added bool) {
 func (s *Set) toLarge(sizeHint int) {
 	l := newLarge(sizeHint)
 	lp := s.lp
-	for off := smallHeader; off < len(lp); {
-		sc, ms, me := entryAt(lp, off)
-		l.insert(string(lp[ms:me]), sc)
-		off = me
+	var e entry
+	var buf [maxPacked]byte
+	for off := firstEntry(lp); off < len(lp); off = e.next {
+		e.read(lp, off)
+		var m string
+		if e.kind == kindRaw {
+			m = string(lp[e.ms:e.me])
+		} else {
+			m = string(e.appendMember(buf[:0], lp))
+		}
+		l.insert(m, e.score)
 	}
 	s.lp = nil
 	s.lg = l
@@ -217,14 +227,16 @@ func (s *Set) ConvertToListpackIfNeeded() {
 		return
 	}
 	maxLen := MaxListpackValue.Load()
-	size := smallHeader
+	size := uvarintLen(uint64(len(l.dict)))
 	fits := true
 	l.tree.Ascend(func(it item) bool {
 		if int64(len(it.member)) > maxLen {
 			fits = false
 			return false
 		}
-		size += entrySize(len(it.member), it.score)
+		p := parseMember(it.member)
+		sz, _, _ := layout(it.member, &p, it.score)
+		size += sz
 		return true
 	})
 	if !fits {
@@ -232,20 +244,23 @@ func (s *Set) ConvertToListpackIfNeeded() {
 	}
 	s.lg = nil
 	s.lp = nil
+	if len(l.dict) == 0 {
+		return
+	}
 	s.grow(size)
 	s.lp = s.lp[:size]
-	off := smallHeader
+	off := binary.PutUvarint(s.lp, uint64(len(l.dict)))
 	l.tree.Ascend(func(it item) bool {
 		sc := it.score
 		if sc == 0 {
 			sc = 0 // -0 is stored as 0
 		}
-		sz := entrySize(len(it.member), sc)
-		putEntry(s.lp[off:off+sz], it.member, sc)
+		p := parseMember(it.member)
+		sz, dd, packed := layout(it.member, &p, sc)
+		putEntry(s.lp[off:off+sz], it.member, &p, sc, dd, packed)
 		off += sz
 		return true
 	})
-	s.setSmallCount(len(l.dict))
 }
 
 // Clone returns an independent copy of the set.
@@ -293,17 +308,18 @@ func (s *Set) Rank(member string, reverse bool) (int, bool) {
 		return s.lg.rank(item{member, sc}, reverse), true
 	}
 	lp := s.lp
-	mt := newMatcher(member)
+	var mt matcher
+	mt.init(member)
 	r := 0
-	for off := smallHeader; off < len(lp); r++ {
-		ms, me := entryMember(lp, off)
-		if mt.match(lp, ms, me) {
+	var e entry
+	for off := firstEntry(lp); off < len(lp); off, r = e.next, r+1 {
+		e.read(lp, off)
+		if mt.match(lp, &e) {
 			if reverse {
 				return s.smallCount() - 1 - r, true
 			}
 			return r, true
 		}
-		off = me
 	}
 	return 0, false
 }
@@ -364,22 +380,27 @@ func (s *Set) RangeByRank(start, stop int, reverse bool, fn Visitor) {
 		return
 	}
 	lp := s.lp
+	var sc scratch
+	defer sc.done()
+	var e entry
 	if !reverse {
-		r := 0
-		for off := smallHeader; off < len(lp) && r <= stop; r++ {
-			sc, ms, me := entryAt(lp, off)
-			if r >= start && !fn(lp[ms:me], sc) {
+		off := firstEntry(lp)
+		for r := 0; r < start; r++ {
+			off = entryNext(lp, off)
+		}
+		for r := start; r <= stop; r, off = r+1, e.next {
+			e.read(lp, off)
+			if !fn(sc.member(lp, &e), e.score) {
 				return
 			}
-			off = me
 		}
 		return
 	}
 	var stack [128]int32
 	offs := s.smallOffsets(stack[:0])
 	for r := start; r <= stop; r++ {
-		sc, ms, me := entryAt(lp, int(offs[n-1-r]))
-		if !fn(lp[ms:me], sc) {
+		e.read(lp, int(offs[n-1-r]))
+		if !fn(sc.member(lp, &e), e.score) {
 			return
 		}
 	}
@@ -401,12 +422,20 @@ func (s *Set) RangeAfter(score float64, member string, fn Visitor) {
 		return
 	}
 	lp := s.lp
-	for off := smallHeader; off < len(lp); {
-		sc, ms, me := entryAt(lp, off)
-		if less(pivot, item{bstr(lp[ms:me]), sc}) && !fn(lp[ms:me], sc) {
-			return
+	p := parseMember(member)
+	var sc scratch
+	defer sc.done()
+	var e entry
+	for off := firstEntry(lp); off < len(lp); {
+		score, next := entryScore(lp, off)
+		if score >= pivot.score {
+			// The member is decoded only for a visit or a tie.
+			e.read(lp, off)
+			if (score > pivot.score || e.cmpMember(lp, member, &p) > 0) && !fn(sc.member(lp, &e), score) {
+				return
+			}
 		}
-		off = me
+		off = next
 	}
 }
 
@@ -454,28 +483,38 @@ func (s *Set) RangeByScore(r ScoreRange, reverse bool, offset, count int, fn Vis
 		return
 	}
 	lp := s.lp
+	var sc scratch
+	defer sc.done()
+	var e entry
 	if !reverse {
-		for off := smallHeader; off < len(lp); {
-			sc, ms, me := entryAt(lp, off)
-			if !r.lteMax(sc) {
+		for off := firstEntry(lp); off < len(lp); off = e.next {
+			e.read(lp, off)
+			if !r.lteMax(e.score) {
 				return
 			}
-			if r.gteMin(sc) && !lim.visit(lp[ms:me], sc) {
-				return
+			if r.gteMin(e.score) {
+				if lim.offset > 0 {
+					lim.offset-- // skipped without decoding the member
+				} else if !lim.visit(sc.member(lp, &e), e.score) {
+					return
+				}
 			}
-			off = me
 		}
 		return
 	}
 	var stack [128]int32
 	offs := s.smallOffsets(stack[:0])
 	for i := len(offs) - 1; i >= 0; i-- {
-		sc, ms, me := entryAt(lp, int(offs[i]))
-		if !r.gteMin(sc) {
+		e.read(lp, int(offs[i]))
+		if !r.gteMin(e.score) {
 			return
 		}
-		if r.lteMax(sc) && !lim.visit(lp[ms:me], sc) {
-			return
+		if r.lteMax(e.score) {
+			if lim.offset > 0 {
+				lim.offset--
+			} else if !lim.visit(sc.member(lp, &e), e.score) {
+				return
+			}
 		}
 	}
 }
@@ -511,20 +550,22 @@ func (s *Set) RangeByLex(r LexRange, reverse bool, offset, count int, fn Visitor
 		return
 	}
 	lp := s.lp
+	var sc scratch
+	defer sc.done()
+	var e entry
 	if !reverse {
 		started := false
-		for off := smallHeader; off < len(lp); {
-			sc, ms, me := entryAt(lp, off)
-			m := lp[ms:me]
+		for off := firstEntry(lp); off < len(lp); off = e.next {
+			e.read(lp, off)
+			m := sc.member(lp, &e)
 			if !started {
 				started = r.gteMin(bstr(m))
 			}
 			if started {
-				if !r.lteMax(bstr(m)) || !lim.visit(m, sc) {
+				if !r.lteMax(bstr(m)) || !lim.visit(m, e.score) {
 					return
 				}
 			}
-			off = me
 		}
 		return
 	}
@@ -532,13 +573,13 @@ func (s *Set) RangeByLex(r LexRange, reverse bool, offset, count int, fn Visitor
 	offs := s.smallOffsets(stack[:0])
 	started := false
 	for i := len(offs) - 1; i >= 0; i-- {
-		sc, ms, me := entryAt(lp, int(offs[i]))
-		m := lp[ms:me]
+		e.read(lp, int(offs[i]))
+		m := sc.member(lp, &e)
 		if !started {
 			started = r.lteMax(bstr(m))
 		}
 		if started {
-			if !r.gteMin(bstr(m)) || !lim.visit(m, sc) {
+			if !r.gteMin(bstr(m)) || !lim.visit(m, e.score) {
 				return
 			}
 		}
@@ -558,14 +599,16 @@ func (s *Set) lexInRange(r LexRange) bool {
 		first, last = f.member, l.member
 	} else {
 		lp := s.lp
-		for off := smallHeader; off < len(lp); {
-			ms, me := entryMember(lp, off)
-			if off == smallHeader {
-				first = bstr(lp[ms:me])
-			}
-			last = bstr(lp[ms:me])
-			off = me
+		var e entry
+		var fbuf, lbuf [maxPacked]byte
+		off := firstEntry(lp)
+		e.read(lp, off)
+		first = bstr(e.memberIn(lp, &fbuf))
+		for o := e.next; o < len(lp); o = entryNext(lp, o) {
+			off = o
 		}
+		e.read(lp, off)
+		last = bstr(e.memberIn(lp, &lbuf))
 	}
 	return r.gteMin(last) && r.lteMax(first)
 }
@@ -593,12 +636,11 @@ func (s *Set) smallRemoveRun(from, to int) int {
 	lp := s.lp
 	start, end := -1, -1
 	r := 0
-	for off := smallHeader; off < len(lp); r++ {
+	for off := firstEntry(lp); off < len(lp); r++ {
 		if r == from {
 			start = off
 		}
-		_, me := entryMember(lp, off)
-		off = me
+		off = entryNext(lp, off)
 		if r == to-1 {
 			end = off
 			break
@@ -650,15 +692,15 @@ func (s *Set) RemoveRangeByScore(r ScoreRange) int {
 	}
 	from, to, rank := -1, 0, 0
 	lp := s.lp
-	for off := smallHeader; off < len(lp); rank++ {
-		sc, _, me := entryAt(lp, off)
+	for off := firstEntry(lp); off < len(lp); rank++ {
+		sc, next := entryScore(lp, off)
 		if !r.lteMax(sc) {
 			break
 		}
 		if from < 0 && r.gteMin(sc) {
 			from = rank
 		}
-		off = me
+		off = next
 	}
 	if from < 0 {
 		return 0
@@ -686,9 +728,11 @@ func (s *Set) RemoveRangeByLex(r LexRange) int {
 	}
 	from, rank := -1, 0
 	lp := s.lp
-	for off := smallHeader; off < len(lp); rank++ {
-		ms, me := entryMember(lp, off)
-		m := bstr(lp[ms:me])
+	var e entry
+	var buf [maxPacked]byte
+	for off := firstEntry(lp); off < len(lp); rank++ {
+		e.read(lp, off)
+		m := bstr(e.memberIn(lp, &buf))
 		if from < 0 {
 			if r.gteMin(m) {
 				from = rank
@@ -697,7 +741,7 @@ func (s *Set) RemoveRangeByLex(r LexRange) int {
 		if from >= 0 && !r.lteMax(m) {
 			break
 		}
-		off = me
+		off = e.next
 	}
 	if from < 0 {
 		return 0

@@ -312,17 +312,45 @@ func TestVisitorStops(t *testing.T) {
 	}
 }
 
+// TestSmallEncodingSize measures the small encoding of 5-member limiter
+// sets (the figures in small.go's comment; go test -v -run
+// TestSmallEncodingSize prints them).
 func TestSmallEncodingSize(t *testing.T) {
-	s := New()
-	for i := 0; i < 5; i++ {
-		s.Add("1700000000000:ab12cd3"+strconv.Itoa(i), 1700000000000+float64(i))
+	ts := func(i int) int64 { return 1764470000123 + int64(i) }
+	hex := func(i int) string { return strconv.FormatInt(ts(i), 10) + ":0a1b2c3" + strconv.Itoa(i) }
+	tests := []struct {
+		name     string
+		member   func(i int) string
+		off      float64 // score - timestamp
+		perEntry int
+		cap      int
+	}{
+		{"seed <ms>:<8 hex>", hex, 0, 12, 64},
+		{"RL.CHECK <ms>-<seq>", func(i int) string { return strconv.FormatInt(ts(i), 10) + "-" + strconv.Itoa(4194304+i) }, 0, 12, 64},
+		{"seed, score 3 ms off", hex, 3, 12, 64},
+		{"seed, score 100 ms off", hex, -100, 13, 80},
+		{"RL.CHECK cost 2 <ms>:<8 hex>#2", func(i int) string { return hex(i) + "#2" }, 0, 20, 128},
+		{"raw 22 bytes", func(i int) string { return "user:" + strconv.Itoa(1e15+i) + "x" }, 0, 29, 176},
 	}
-	// 4-byte count + 5 * (1 header + 6 score + 22 member)
-	if got := len(s.lp); got != 4+5*29 {
-		t.Errorf("encoded size %d", got)
-	}
-	if s.MemoryUsage() < len(s.lp) {
-		t.Errorf("MemoryUsage %d", s.MemoryUsage())
+	for _, tt := range tests {
+		s := New()
+		for i := 0; i < 5; i++ {
+			s.Add(tt.member(i), float64(ts(i))+tt.off)
+		}
+		per := float64(len(s.lp)-1) / 5
+		t.Logf("%-32s %q: %.1f bytes/entry, %d bytes, cap %d", tt.name, tt.member(0), per, len(s.lp), cap(s.lp))
+		if per != float64(tt.perEntry) || cap(s.lp) != tt.cap || s.MemoryUsage() != cap(s.lp)+int(unsafe.Sizeof(Set{})) {
+			t.Errorf("%s: %.1f bytes/entry, cap %d, MemoryUsage %d; want %d, %d", tt.name, per, cap(s.lp), s.MemoryUsage(), tt.perEntry, tt.cap)
+		}
+		// The encoding does not change what comes back.
+		for i := 0; i < 5; i++ {
+			if sc, ok := s.Score(tt.member(i)); !ok || sc != float64(ts(i))+tt.off {
+				t.Errorf("%s: Score(%q) = %v %v", tt.name, tt.member(i), sc, ok)
+			}
+		}
+		if got, want := members(s), strings.Join([]string{tt.member(0), tt.member(1), tt.member(2), tt.member(3), tt.member(4)}, " "); got != want {
+			t.Errorf("%s: members %q; want %q", tt.name, got, want)
+		}
 	}
 }
 
