@@ -299,11 +299,11 @@ func TestExpireCycleIsBounded(t *testing.T) {
 	db := tt.E.DB(0)
 	const n = 100_000
 	for i := range n {
-		e := db.Add(fmt.Sprint("k", i), []byte("v"))
+		e := db.Add(fmt.Appendf(nil, "%v%v", "k", i), []byte("v"))
 		db.SetExpiry(e, expNow+int64(1+i%10))
 	}
 	for i := range 10 {
-		db.Add(fmt.Sprint("keep", i), []byte("v"))
+		db.Add(fmt.Appendf(nil, "%v%v", "keep", i), []byte("v"))
 	}
 	// Nothing is due yet: a cycle removes nothing.
 	if more := tt.E.ExpireCycle(time.Second); more || db.Len() != n+10 {

@@ -383,7 +383,7 @@ func renameGeneric(x *Ctx, nx bool) {
 		}
 		x.DB.Remove(old)
 	}
-	ne := x.DB.MoveTo(e, x.DB, string(dst))
+	ne := x.DB.MoveTo(e, x.DB, dst)
 	x.signalReadyIn(x.C.DB, ne)
 	if nx {
 		x.W.Int(1)
@@ -437,7 +437,7 @@ func cmdCopy(x *Ctx) {
 	if old != nil {
 		to.Remove(old)
 	}
-	ne := to.Add(string(dst), val)
+	ne := to.Add(dst, val)
 	ne.Enc = enc
 	to.SetExpiry(ne, e.Expiry())
 	x.signalReadyIn(dbid, ne)
@@ -487,7 +487,7 @@ func cmdMove(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	ne := x.DB.MoveTo(e, to, string(key))
+	ne := x.DB.MoveTo(e, to, key)
 	x.signalReadyIn(dbid, ne)
 	x.W.Int(1)
 }

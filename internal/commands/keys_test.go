@@ -42,7 +42,7 @@ func putZset(tt *tester, db int, key string, members ...string) *zset.Set {
 	if e := d.Peek([]byte(key)); e != nil {
 		d.Remove(e)
 	}
-	d.Add(key, z)
+	d.Add([]byte(key), z)
 	return z
 }
 

@@ -167,7 +167,7 @@ func TestMemoryVolatileTTL(t *testing.T) {
 func TestMemoryExpiredVictimIsExpiry(t *testing.T) {
 	tt := memTester(t, "volatile-ttl", 1<<20)
 	db := tt.E.DB(0)
-	ent := db.Add("gone", []byte("x"))
+	ent := db.Add([]byte("gone"), []byte("x"))
 	db.SetExpiry(ent, tt.Clock.Now().UnixMilli()-1000)
 	tt.E.Lock()
 	freed, _ := tt.E.evictVolatileTTL(tt.E.mem(), 1)
@@ -201,7 +201,7 @@ func TestMemoryEntryEstimate(t *testing.T) {
 			runtime.GC()
 			before := heapObjects()
 			for i := range n {
-				ent := db.Add(fmt.Sprintf("key:%08d", i), make([]byte, tc.val))
+				ent := db.Add(fmt.Appendf(nil, "key:%08d", i), make([]byte, tc.val))
 				if tc.ttl {
 					db.SetExpiry(ent, int64(1e12+i))
 				}

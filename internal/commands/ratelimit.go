@@ -258,10 +258,10 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 			m := strconv.AppendInt(buf[:0], r.now, 10)
 			m = append(m, '-')
 			m = strconv.AppendUint(m, x.E.rlSeq, 10)
-			z.Add(string(m), score)
+			z.AddBytes(m, score)
 		}
 	} else {
-		z.Add(string(r.member), score)
+		z.AddBytes(r.member, score)
 		for i := int64(2); i <= r.cost; i++ {
 			z.Add(string(r.member)+"#"+strconv.FormatInt(i, 10), score)
 		}

@@ -33,9 +33,9 @@ type serverCase = struct {
 func TestServerDBSizeFlush(t *testing.T) {
 	tt := newTester(t)
 	db0, db1 := tt.E.DB(0), tt.E.DB(1)
-	db0.Add("a", []byte("1"))
-	db0.Add("b", []byte("2"))
-	db1.Add("c", []byte("3"))
+	db0.Add([]byte("a"), []byte("1"))
+	db0.Add([]byte("b"), []byte("2"))
+	db1.Add([]byte("c"), []byte("3"))
 	runTable(t, tt, []serverCase{
 		{[]string{"DBSIZE"}, integer(2)},
 		{[]string{"DBSIZE", "x"}, errReply("ERR wrong number of arguments for 'dbsize' command")},
@@ -50,9 +50,9 @@ func TestServerDBSizeFlush(t *testing.T) {
 		{[]string{"FLUSHDB", "SYNC"}, okReply},
 		{[]string{"DBSIZE"}, integer(0)},
 	})
-	db0.Add("a", []byte("1"))
-	db1.Add("c", []byte("3"))
-	tt.E.DB(15).Add("z", []byte("3"))
+	db0.Add([]byte("a"), []byte("1"))
+	db1.Add([]byte("c"), []byte("3"))
+	tt.E.DB(15).Add([]byte("z"), []byte("3"))
 	tt.Expect(okReply, "FLUSHALL", "SYNC")
 	for i := range NumDBs {
 		if n := tt.E.DB(i).Len(); n != 0 {
@@ -666,10 +666,10 @@ func infoSectionsOf(t *testing.T, reply string) (titles []string, fields map[str
 
 func TestServerInfo(t *testing.T) {
 	tt := newTester(t)
-	tt.E.DB(0).Add("a", []byte("1"))
-	e := tt.E.DB(0).Add("b", []byte("1"))
+	tt.E.DB(0).Add([]byte("a"), []byte("1"))
+	e := tt.E.DB(0).Add([]byte("b"), []byte("1"))
 	tt.E.DB(0).SetExpiry(e, tt.Clock.Now().UnixMilli()+100_000)
-	tt.E.DB(3).Add("c", []byte("1"))
+	tt.E.DB(3).Add([]byte("c"), []byte("1"))
 	tt.Clock.Add(90 * time.Second)
 	def := []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Cluster", "Keyspace"}
 	for _, args := range [][]string{{"INFO"}, {"INFO", "default"}, {"INFO", "ALL"}, {"INFO", "everything"}, {"INFO", "default", "commandstats"}} {

@@ -451,7 +451,7 @@ func strIncrDecr(x *Ctx, incr int64) {
 	}
 	value += incr
 	if e == nil {
-		x.DB.Add(string(key), strconv.AppendInt(make([]byte, 0, 20), value, 10))
+		x.DB.Add(key, strconv.AppendInt(make([]byte, 0, 20), value, 10))
 	} else {
 		if cap(old) < 20 {
 			old = make([]byte, 0, 20)
@@ -492,7 +492,7 @@ func cmdIncrByFloat(x *Ctx) {
 	}
 	v := num.AppendLongDoubleHuman(nil, sum)
 	if e == nil {
-		e = x.DB.Add(string(key), v)
+		e = x.DB.Add(key, v)
 	} else {
 		e.Val = v
 	}
@@ -517,7 +517,7 @@ func cmdAppend(x *Ctx) {
 	key, add := x.Args[1], x.Args[2]
 	e := x.DB.Get(key, x.Now)
 	if e == nil {
-		x.DB.Add(string(key), strCopy(add))
+		x.DB.Add(key, strCopy(add))
 		x.W.Int(int64(len(add)))
 		return
 	}
@@ -638,7 +638,7 @@ func cmdSetRange(x *Ctx) {
 	}
 	copy(v[offset:], val)
 	if e == nil {
-		e = x.DB.Add(string(key), v)
+		e = x.DB.Add(key, v)
 	} else {
 		e.Val = v
 	}

@@ -59,7 +59,7 @@ func sPutOther(key string) strStep {
 		if e := db.Peek([]byte(key)); e != nil {
 			db.Remove(e)
 		}
-		db.Add(key, strOtherType{})
+		db.Add([]byte(key), strOtherType{})
 	}
 }
 

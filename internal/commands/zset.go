@@ -137,19 +137,6 @@ var zsetCommands = []*Command{
 // keep it (Score, Remove, Rank, map probes).
 func zview(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// zmember is the member string to hand to Set.Add for arg: a view when s is
-// small and stays small after adding one more member (the small encoding
-// copies the bytes into its buffer), otherwise a copy, since the large
-// encoding keeps the string. Adding to a rate limiter's window therefore
-// allocates nothing for the member.
-func zmember(s *zset.Set, arg []byte) string {
-	if s.Encoding() == "listpack" && int64(s.Len()+1) <= zset.MaxListpackEntries.Load() &&
-		int64(len(arg)) <= zset.MaxListpackValue.Load() {
-		return zview(arg)
-	}
-	return string(arg)
-}
-
 // zReplyScore writes a score as Redis's addReplyDouble does in RESP2.
 func zReplyScore(w *resp.Writer, sc float64) {
 	var buf [32]byte
@@ -305,7 +292,7 @@ parsed:
 		score, _ = num.ParseFloat(args[j])
 		m := args[j+1]
 		if plain {
-			if s.Add(zmember(s, m), score) {
+			if s.AddBytes(m, score) {
 				added++
 			}
 			continue
@@ -315,7 +302,7 @@ parsed:
 			if xx {
 				continue
 			}
-			s.Add(zmember(s, m), score)
+			s.AddBytes(m, score)
 			added++
 			processed++
 			continue
@@ -335,7 +322,7 @@ parsed:
 		}
 		processed++
 		if score != cur {
-			s.Add(zmember(s, m), score)
+			s.AddBytes(m, score)
 			updated++
 		}
 	}

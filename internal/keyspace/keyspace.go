@@ -392,11 +392,12 @@ func (db *DB) Set(key []byte, val any, keepTTL bool) *Entry {
 }
 
 // Add creates key, which must not exist, with val and no deadline.
-func (db *DB) Add(key string, val any) *Entry {
+// The key is copied.
+func (db *DB) Add(key []byte, val any) *Entry {
 	if db.rehashIdx >= 0 {
 		db.rehashStep()
 	}
-	return db.insert(key, maphash.String(db.seed, key), val)
+	return db.insert(bstr(key), maphash.Bytes(db.seed, key), val)
 }
 
 func (db *DB) insert(key string, h uint64, val any) *Entry {
@@ -584,7 +585,7 @@ func (db *DB) Persist(e *Entry) bool {
 // be db itself, for RENAME), keeping the deadline, the encoding and the access
 // statistics: Redis moves the value object itself. key must not exist in dst.
 // OnDelete is called for e's old key.
-func (db *DB) MoveTo(e *Entry, dst *DB, key string) *Entry {
+func (db *DB) MoveTo(e *Entry, dst *DB, key []byte) *Entry {
 	val, exp, enc, asec, lfu := e.Val, e.exp, e.Enc, e.asec, e.lfu
 	db.remove(e)
 	ne := dst.Add(key, val)

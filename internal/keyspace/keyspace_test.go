@@ -55,7 +55,7 @@ func TestKeyspaceGrowsAndShrinksIncrementally(t *testing.T) {
 	const n = 5000
 	sawRehash := false
 	for i := range n {
-		db.Add(string(key(i)), i)
+		db.Add(key(i), i)
 		if db.Rehashing() {
 			sawRehash = true
 			// Mid-rehash every key must still be found.
@@ -100,15 +100,15 @@ func TestKeyspaceGrowsAndShrinksIncrementally(t *testing.T) {
 func TestKeyspaceRehashIsBounded(t *testing.T) {
 	db := New()
 	for i := 0; i < 1<<14; i++ {
-		db.Add(string(key(i)), i)
+		db.Add(key(i), i)
 	}
 	for db.RehashFor(1000) {
 	}
 	b0, _ := db.Buckets()
 	for db.Len() < b0 {
-		db.Add(fmt.Sprint("x", db.Len()), 0)
+		db.Add(fmt.Appendf(nil, "x%d", db.Len()), 0)
 	}
-	db.Add("trigger", 0)
+	db.Add([]byte("trigger"), 0)
 	if !db.Rehashing() {
 		t.Fatal("no rehash started")
 	}
@@ -142,7 +142,7 @@ func TestKeyspaceScanGuarantee(t *testing.T) {
 		db := New()
 		stable := r.IntN(2000) + 1
 		for i := range stable {
-			db.Add(string(key(i)), i)
+			db.Add(key(i), i)
 		}
 		// Churn keys come and go: bursts of inserts force growth, bursts of
 		// deletes force shrinking.
@@ -154,7 +154,7 @@ func TestKeyspaceScanGuarantee(t *testing.T) {
 				for range r.IntN(400) {
 					k := fmt.Sprint("churn:", next)
 					next++
-					db.Add(k, 0)
+					db.Add([]byte(k), 0)
 					churn[k] = true
 				}
 			case 1:
@@ -180,10 +180,10 @@ func TestKeyspaceScanGuarantee(t *testing.T) {
 func TestKeyspaceScanDuringRehashVisitsEachKeyOnce(t *testing.T) {
 	db := New()
 	for i := range 1024 {
-		db.Add(string(key(i)), i)
+		db.Add(key(i), i)
 	}
 	if !db.Rehashing() {
-		db.Add("one more", 0)
+		db.Add([]byte("one more"), 0)
 	}
 	// Without table changes between calls, even mid-rehash no key repeats.
 	seen := scanAll(db, func() {})
@@ -204,11 +204,11 @@ func TestKeyspaceRandom(t *testing.T) {
 	}
 	const n = 40
 	for i := range n {
-		db.Add(string(key(i)), i)
+		db.Add(key(i), i)
 	}
 	// Make the table mid-rehash, then check every key can come out.
 	for i := 0; !db.Rehashing(); i++ {
-		db.Add(fmt.Sprint("pad", i), -1)
+		db.Add(fmt.Appendf(nil, "%v%v", "pad", i), -1)
 	}
 	all := db.Len()
 	seen := map[string]bool{}
@@ -232,7 +232,7 @@ func TestKeyspaceMoveToKeepsTTLAndStats(t *testing.T) {
 	e.asec = 1234
 	var deleted []string
 	src.OnDelete = func(k string) { deleted = append(deleted, k) }
-	ne := src.MoveTo(e, dst, "b")
+	ne := src.MoveTo(e, dst, []byte("b"))
 	if src.Len() != 0 || src.ExpiresLen() != 0 || dst.Len() != 1 || dst.ExpiresLen() != 1 {
 		t.Fatalf("after move: src %d/%d dst %d/%d", src.Len(), src.ExpiresLen(), dst.Len(), dst.ExpiresLen())
 	}
@@ -243,7 +243,7 @@ func TestKeyspaceMoveToKeepsTTLAndStats(t *testing.T) {
 		t.Fatalf("OnDelete calls %v", deleted)
 	}
 	// Renaming within one DB.
-	ne = dst.MoveTo(ne, dst, "c")
+	ne = dst.MoveTo(ne, dst, []byte("c"))
 	if dst.Peek([]byte("b")) != nil || dst.Peek([]byte("c")) != ne || ne.Expiry() != 5000 {
 		t.Fatal("rename within a DB failed")
 	}
@@ -293,7 +293,7 @@ func TestKeyspaceAccessStats(t *testing.T) {
 func TestKeyspaceFlushAndForEach(t *testing.T) {
 	db := New()
 	for i := range 100 {
-		e := db.Add(string(key(i)), i)
+		e := db.Add(key(i), i)
 		db.SetExpiry(e, int64(1000+i))
 	}
 	n := 0
@@ -313,7 +313,7 @@ func TestKeyspaceFlushAndForEach(t *testing.T) {
 func BenchmarkKeyspaceGet(b *testing.B) {
 	db := New()
 	for i := range 1 << 16 {
-		db.Add(string(key(i)), i)
+		db.Add(key(i), i)
 	}
 	keys := make([][]byte, 1<<16)
 	for i := range keys {

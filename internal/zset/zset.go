@@ -196,6 +196,18 @@ func (s *Set) Add(member string, score float64) (added bool) {
 	return true
 }
 
+// AddBytes is Add for a member in a buffer the caller reuses: a small set
+// copies the bytes into its encoding, so the member becomes a string only
+// where the set keeps one (the large encoding). Adding to a rate limiter's
+// window allocates nothing for the member.
+func (s *Set) AddBytes(member []byte, score float64) (added bool) {
+	if s.lg == nil && int64(s.smallCount()+1) <= MaxListpackEntries.Load() &&
+		int64(len(member)) <= MaxListpackValue.Load() {
+		return s.Add(bstr(member), score)
+	}
+	return s.Add(string(member), score)
+}
+
 // toLarge converts a small set to the large encoding.
 func (s *Set) toLarge(sizeHint int) {
 	l := newLarge(sizeHint)
