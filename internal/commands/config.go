@@ -5,11 +5,12 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/limitkv/limitkv/internal/zset"
 )
 
-// Config holds the settings CONFIG GET/SET and the flags control. The sorted
-// set encoding thresholds (zset-max-listpack-*) live in internal/zset and are
-// process-wide. Values the
+// Config holds the settings CONFIG GET/SET and the flags control, one per
+// engine: embedded servers in one process keep their own. Values the
 // connection loop reads outside the executor lock are atomic.
 type Config struct {
 	Bind string
@@ -25,6 +26,9 @@ type Config struct {
 	ProtectedMode   atomic.Bool
 	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
+	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
+	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
+
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
 
@@ -38,7 +42,16 @@ func DefaultConfig() *Config {
 	c.RequirePass.Store(ptr(""))
 	c.ProtectedMode.Store(true)
 	c.BusyThreshold.Store(5000)
+	lim := zset.DefaultLimits()
+	c.ZsetMaxListpackEntries.Store(lim.Entries)
+	c.ZsetMaxListpackValue.Store(lim.Value)
 	return c
+}
+
+// ZsetLimits are the sorted set encoding thresholds to pass to every
+// zset call that may convert a set.
+func (c *Config) ZsetLimits() zset.Limits {
+	return zset.Limits{Entries: c.ZsetMaxListpackEntries.Load(), Value: c.ZsetMaxListpackValue.Load()}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"github.com/limitkv/limitkv/internal/zset"
 	"math"
 	"strconv"
 	"strings"
@@ -261,9 +260,9 @@ var configParams = []configParam{
 	},
 	boolParam("protected-mode", func(c *Config) bool { return c.ProtectedMode.Load() }, func(c *Config, b bool) { c.ProtectedMode.Store(b) }),
 	numParam("zset-max-listpack-entries", "zset-max-ziplist-entries", numSpec{unsigned: true, lo: 0, hi: longMax},
-		func(*Config) int64 { return zset.MaxListpackEntries.Load() }, func(_ *Config, n int64) { zset.MaxListpackEntries.Store(n) }),
+		func(c *Config) int64 { return c.ZsetMaxListpackEntries.Load() }, func(c *Config, n int64) { c.ZsetMaxListpackEntries.Store(n) }),
 	numParam("zset-max-listpack-value", "zset-max-ziplist-value", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax},
-		func(*Config) int64 { return zset.MaxListpackValue.Load() }, func(_ *Config, n int64) { zset.MaxListpackValue.Store(n) }),
+		func(c *Config) int64 { return c.ZsetMaxListpackValue.Load() }, func(c *Config, n int64) { c.ZsetMaxListpackValue.Store(n) }),
 	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.BusyThreshold.Load() }, func(c *Config, n int64) { c.BusyThreshold.Store(n) }),
 	{

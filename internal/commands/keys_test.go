@@ -36,7 +36,7 @@ func kZset(db int, key string, members ...string) kstep {
 func putZset(tt *tester, db int, key string, members ...string) *zset.Set {
 	z := zset.New()
 	for i, m := range members {
-		z.Add(m, float64(i))
+		z.Add(m, float64(i), tt.E.Cfg.ZsetLimits())
 	}
 	d := tt.E.DB(db)
 	if e := d.Peek([]byte(key)); e != nil {
@@ -460,7 +460,7 @@ func TestKeysCopyIsDeep(t *testing.T) {
 	orig := putZset(tt, 0, "z", "a", "b")
 	tt.Expect(kOne, "COPY", "z", "z2")
 	cp := tt.E.DB(0).Peek([]byte("z2")).Val.(*zset.Set)
-	cp.Add("c", 9)
+	cp.Add("c", 9, tt.E.Cfg.ZsetLimits())
 	orig.Remove("a")
 	if orig.Len() != 1 || cp.Len() != 3 {
 		t.Fatalf("copy shares state: orig %d members, copy %d", orig.Len(), cp.Len())
@@ -563,7 +563,7 @@ func TestKeysObjectEncoding(t *testing.T) {
 	z := putZset(tt, 0, "z", "a")
 	tt.Expect(bulk("listpack"), "OBJECT", "ENCODING", "z")
 	for i := range 200 {
-		z.Add(fmt.Sprint("m", i), float64(i))
+		z.Add(fmt.Sprint("m", i), float64(i), tt.E.Cfg.ZsetLimits())
 	}
 	tt.Expect(bulk("skiplist"), "OBJECT", "ENCODING", "z")
 	tt.Expect(kOne, "COPY", "z", "z2")

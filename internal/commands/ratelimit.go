@@ -251,6 +251,7 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 		ent = x.DB.Set(r.key, z, false)
 	}
 	score := float64(r.now)
+	lim := x.E.Cfg.ZsetLimits()
 	if r.autoMember {
 		var buf [40]byte
 		for i := int64(0); i < r.cost; i++ {
@@ -258,12 +259,12 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 			m := strconv.AppendInt(buf[:0], r.now, 10)
 			m = append(m, '-')
 			m = strconv.AppendUint(m, x.E.rlSeq, 10)
-			z.AddBytes(m, score)
+			z.AddBytes(m, score, lim)
 		}
 	} else {
-		z.AddBytes(r.member, score)
+		z.AddBytes(r.member, score, lim)
 		for i := int64(2); i <= r.cost; i++ {
-			z.Add(string(r.member)+"#"+strconv.FormatInt(i, 10), score)
+			z.Add(string(r.member)+"#"+strconv.FormatInt(i, 10), score, lim)
 		}
 	}
 	x.DB.SetExpiry(ent, x.Now+r.window+1000)

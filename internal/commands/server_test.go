@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"github.com/limitkv/limitkv/internal/zset"
 	"math"
 	"regexp"
 	"sort"
@@ -587,11 +586,9 @@ func TestServerConfigSet(t *testing.T) {
 	})
 	if cfg.Timeout.Load() != 5 || cfg.MaxClients.Load() != 20 || cfg.MaxMemory.Load() != 1024 || *cfg.MaxMemoryPolicy.Load() != "volatile-ttl" ||
 		cfg.ProtoMaxBulkLen.Load() != 1<<20 || cfg.QueryBufLimit.Load() != 2<<20 || cfg.ProtectedMode.Load() ||
-		zset.MaxListpackEntries.Load() != 200 || zset.MaxListpackValue.Load() != 1 || cfg.BusyThreshold.Load() != 100 || *cfg.RequirePass.Load() != "s3cret" {
+		cfg.ZsetMaxListpackEntries.Load() != 200 || cfg.ZsetMaxListpackValue.Load() != 1 || cfg.BusyThreshold.Load() != 100 || *cfg.RequirePass.Load() != "s3cret" {
 		t.Fatal("CONFIG SET did not store every value")
 	}
-	// The thresholds are process-wide: put Redis's defaults back.
-	tt.Expect(okReply, "CONFIG", "SET", "zset-max-listpack-entries", "128", "zset-max-listpack-value", "64")
 	tt.Expect(array(bulk("maxmemory-policy"), bulk("volatile-ttl")), "CONFIG", "GET", "maxmemory-policy")
 	tt.Expect(array(bulk("protected-mode"), bulk("no")), "CONFIG", "GET", "protected-mode")
 	tt.Expect(okReply, "CONFIG", "SET", "maxmemory", "")

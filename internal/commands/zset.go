@@ -288,11 +288,12 @@ parsed:
 	// The plain form needs no lookup before Add: its reply counts only
 	// additions, and nobody watches for updates.
 	plain := flags == 0 && x.E.watching == 0
+	lim := x.E.Cfg.ZsetLimits()
 	for j := si; j < len(args); j += 2 {
 		score, _ = num.ParseFloat(args[j])
 		m := args[j+1]
 		if plain {
-			if s.AddBytes(m, score) {
+			if s.AddBytes(m, score, lim) {
 				added++
 			}
 			continue
@@ -302,7 +303,7 @@ parsed:
 			if xx {
 				continue
 			}
-			s.AddBytes(m, score)
+			s.AddBytes(m, score, lim)
 			added++
 			processed++
 			continue
@@ -322,7 +323,7 @@ parsed:
 		}
 		processed++
 		if score != cur {
-			s.AddBytes(m, score)
+			s.AddBytes(m, score, lim)
 			updated++
 		}
 	}

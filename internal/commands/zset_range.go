@@ -35,6 +35,7 @@ type zrangeOut struct {
 	x          *Ctx
 	withScores bool
 	store      *zset.Set // ZRANGESTORE's result; nil when replying
+	lim        zset.Limits
 	n          int
 	negZero    []string // stored members scored -0
 }
@@ -43,7 +44,7 @@ func (o *zrangeOut) visit(m []byte, sc float64) bool {
 	o.n++
 	if o.store != nil {
 		ms := string(m)
-		o.store.Add(ms, sc)
+		o.store.Add(ms, sc, o.lim)
 		if sc == 0 && math.Signbit(sc) {
 			o.negZero = append(o.negZero, ms)
 		}
@@ -140,7 +141,7 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 	if !ok {
 		return
 	}
-	out := zrangeOut{x: x, withScores: withScores}
+	out := zrangeOut{x: x, withScores: withScores, lim: x.E.Cfg.ZsetLimits()}
 	if store {
 		out.store = zset.New()
 	}
@@ -174,9 +175,9 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 		s.RangeByRank(lo, hi, reverse, out.visit)
 		// Redis builds a result longer than zset-max-listpack-entries in a
 		// skiplist from the start, where -0 scores stay -0.
-		if store && int64(hi-lo+1) > zset.MaxListpackEntries.Load() {
+		if store && int64(hi-lo+1) > out.lim.Entries {
 			for _, m := range out.negZero {
-				zsetNegZero(out.store, m)
+				zsetNegZero(out.store, m, out.lim)
 			}
 		}
 	case zrangeScore:

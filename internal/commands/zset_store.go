@@ -166,7 +166,7 @@ func zsetOpGeneric(x *Ctx, store bool, op int, cardOnly bool) {
 		res = zdiff(src)
 	}
 	if store {
-		zstoreResult(x, args[1], zsetFromPairs(res))
+		zstoreResult(x, args[1], zsetFromPairs(res, x.E.Cfg.ZsetLimits()))
 		return
 	}
 	if op != zopDiff {
@@ -207,15 +207,15 @@ func zsortPairs(p []zpair) {
 // zsetFromPairs builds the set a store command saves. Redis computes the
 // result in a skiplist and converts it to a listpack if it fits, which
 // turns -0 scores into 0; a result left in the skiplist keeps them.
-func zsetFromPairs(p []zpair) *zset.Set {
+func zsetFromPairs(p []zpair, lim zset.Limits) *zset.Set {
 	s := zset.New()
 	for _, e := range p {
-		s.Add(e.member, e.score)
+		s.Add(e.member, e.score, lim)
 	}
 	if s.Encoding() == "skiplist" {
 		for _, e := range p {
 			if e.score == 0 && math.Signbit(e.score) {
-				zsetNegZero(s, e.member)
+				zsetNegZero(s, e.member, lim)
 			}
 		}
 	}
@@ -225,10 +225,10 @@ func zsetFromPairs(p []zpair) *zset.Set {
 // zsetNegZero gives member of a large set the score -0 where the small
 // encoding, which stores -0 as 0, lost it on the way (Add keeps a score
 // equal to the old one, so the member is re-added).
-func zsetNegZero(s *zset.Set, member string) {
+func zsetNegZero(s *zset.Set, member string, lim zset.Limits) {
 	if sc, ok := s.Score(member); ok && sc == 0 && !math.Signbit(sc) {
 		s.Remove(member)
-		s.Add(member, math.Copysign(0, -1))
+		s.Add(member, math.Copysign(0, -1), lim)
 	}
 }
 

@@ -422,3 +422,38 @@ func TestZsetMemberViewSafety(t *testing.T) {
 		t.Fatalf("union of 132 members is %s", enc)
 	}
 }
+
+// TestZsetLimitsPerEngine: zset-max-listpack-* belong to the engine, so two
+// servers in one process (embedded ones, parallel tests) convert their sets
+// under their own settings, whichever changed them last.
+func TestZsetLimitsPerEngine(t *testing.T) {
+	now := itoa(time.Unix(1_700_000_000, 0).UnixMilli()) // newTester's clock
+	tests := []struct {
+		name  string
+		steps [][]string // run on both engines
+	}{
+		{"zadd entries", [][]string{{"ZADD", "k", "1", "a", "2", "b"}}},
+		{"zadd value", [][]string{{"ZADD", "k", "1", "abcd"}}},
+		{"zincrby", [][]string{{"ZINCRBY", "k", "1", "a"}, {"ZINCRBY", "k", "1", "b"}}},
+		{"rl.check", [][]string{{"RL.CHECK", "k", now, "60000", "5", "m1"}, {"RL.CHECK", "k", now, "60000", "5", "m2"}}},
+		{"zrangestore", [][]string{{"ZADD", "src", "1", "a", "2", "b"}, {"ZRANGESTORE", "k", "src", "0", "-1"}}},
+		{"zunionstore", [][]string{{"ZADD", "src", "1", "a", "2", "b"}, {"ZUNIONSTORE", "k", "1", "src"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tiny, dflt := newTester(t), newTester(t)
+			tiny.Expect(okReply, "CONFIG", "SET", "zset-max-listpack-entries", "1", "zset-max-listpack-value", "3")
+			for _, args := range tc.steps {
+				for _, tt := range []*tester{tiny, dflt} {
+					if r := tt.Do(args...); strings.HasPrefix(r, "-") {
+						t.Fatalf("%v: %q", args, r)
+					}
+				}
+			}
+			tiny.Expect(bulk("skiplist"), "OBJECT", "ENCODING", "k")
+			dflt.Expect(bulk("listpack"), "OBJECT", "ENCODING", "k")
+			dflt.Expect(array(bulk("zset-max-listpack-entries"), bulk("128")), "CONFIG", "GET", "zset-max-listpack-entries")
+			dflt.Expect(array(bulk("zset-max-ziplist-value"), bulk("64")), "CONFIG", "GET", "zset-max-ziplist-value")
+		})
+	}
+}

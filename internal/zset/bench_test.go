@@ -22,7 +22,7 @@ func filled(n int, r *rand.Rand) (*Set, []string) {
 	ms := make([]string, n)
 	for i := range ms {
 		ms[i] = limiterMember(1700000000000+int64(i), r)
-		s.Add(ms[i], float64(1700000000000+int64(i)))
+		s.Add(ms[i], float64(1700000000000+int64(i)), DefaultLimits())
 	}
 	return s, ms
 }
@@ -46,7 +46,7 @@ func BenchmarkAdd(b *testing.B) {
 				// Add a member at a random place, then remove it: the set
 				// keeps its size and encoding.
 				k := i % len(pool)
-				s.Add(pool[k], scores[k])
+				s.Add(pool[k], scores[k], DefaultLimits())
 				s.Remove(pool[k])
 			}
 		})
@@ -68,7 +68,7 @@ func BenchmarkRemoveRangeByScore(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				s.Add(pool[i%len(pool)], float64(next))
+				s.Add(pool[i%len(pool)], float64(next), DefaultLimits())
 				rng := ScoreRange{Min: AllScores.Min, Max: float64(next - int64(n))}
 				if s.RemoveRangeByScore(rng) != 1 {
 					b.Fatal("window broken")
@@ -141,7 +141,7 @@ func TestMemoryPerMember(t *testing.T) {
 	for i := range all {
 		s := New()
 		for j := 0; j < per; j++ {
-			s.Add(ms[i*per+j], float64(1700000000000+int64(i*per+j)))
+			s.Add(ms[i*per+j], float64(1700000000000+int64(i*per+j)), DefaultLimits())
 		}
 		all[i] = s
 		usage += s.MemoryUsage()
@@ -162,7 +162,7 @@ func TestMemoryPerMember(t *testing.T) {
 			if order != "ascending scores" {
 				sc = r.Int63n(1 << 40)
 			}
-			s.Add(limiterMember(1700000000000+sc, r), float64(1700000000000+sc))
+			s.Add(limiterMember(1700000000000+sc, r), float64(1700000000000+sc), DefaultLimits())
 		}
 		after := heapInUse()
 		t.Logf("large, %s: %d members of 22 bytes: %.1f bytes/member (heap, member strings included), MemoryUsage says %.1f",

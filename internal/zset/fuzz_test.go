@@ -81,7 +81,7 @@ func (rc *redisConn) do(args ...string) (int64, string) {
 var fuzzScoreSet = func() *Set {
 	s := New()
 	for i, sc := range []float64{math.Inf(-1), -1, 0, 0.5, 1, 2, 16, 1e300, math.Inf(1)} {
-		s.Add(string(rune('a'+i)), sc)
+		s.Add(string(rune('a'+i)), sc, DefaultLimits())
 	}
 	return s
 }()
@@ -89,7 +89,7 @@ var fuzzScoreSet = func() *Set {
 var fuzzLexSet = func() *Set {
 	s := New()
 	for _, m := range []string{"", "a", "b", "b\x00", "ba", "c", "\xff"} {
-		s.Add(m, 0)
+		s.Add(m, 0, DefaultLimits())
 	}
 	return s
 }()
@@ -278,14 +278,13 @@ func FuzzMemberEncoding(f *testing.F) {
 		small, lg := New(), New()
 		lg.toLarge(0)
 		var mod model
-		withLimits(128, 1<<20, func() {
-			for _, it := range []item{{o, oscore}, {m, score}, {o, oscore}} {
-				a, b, w := small.Add(it.member, it.score), lg.Add(it.member, it.score), mod.add(it.member, it.score)
-				if a != w || b != w {
-					t.Fatalf("Add(%q, %v) = %v, %v (large); want %v", it.member, it.score, a, b, w)
-				}
+		lim := Limits{Entries: 128, Value: 1 << 20}
+		for _, it := range []item{{o, oscore}, {m, score}, {o, oscore}} {
+			a, b, w := small.Add(it.member, it.score, lim), lg.Add(it.member, it.score, lim), mod.add(it.member, it.score)
+			if a != w || b != w {
+				t.Fatalf("Add(%q, %v) = %v, %v (large); want %v", it.member, it.score, a, b, w)
 			}
-		})
+		}
 		if small.Encoding() != "listpack" {
 			t.Fatalf("encoding %s", small.Encoding())
 		}
@@ -308,7 +307,7 @@ func FuzzMemberEncoding(f *testing.F) {
 				t.Fatalf("RangeAfter(%v, %q) = %v", it.score, it.member, got)
 			}
 		}
-		withLimits(128, 1<<20, lg.ConvertToListpackIfNeeded)
+		lg.ConvertToListpackIfNeeded(lim)
 		if lg.Encoding() != "listpack" || string(lg.lp) != string(small.lp) {
 			t.Fatalf("converted %x; built %x", lg.lp, small.lp)
 		}

@@ -121,6 +121,7 @@ type modelRun struct {
 	seed    int64
 	lexMode bool
 	keepLg  bool // never ConvertToListpackIfNeeded
+	lim     Limits
 	maxLen  int
 	addBias int // percent of steps forced to be Add
 	every   int // compare the whole content every that many steps
@@ -134,12 +135,12 @@ func newModelRun(t *testing.T, seed int64, lexMode bool) *modelRun {
 
 func newModelRunPool(t *testing.T, seed int64, lexMode bool, pool int) *modelRun {
 	r := rand.New(rand.NewSource(seed))
-	mr := &modelRun{t: t, r: r, seed: seed, lexMode: lexMode}
+	mr := &modelRun{t: t, r: r, seed: seed, lexMode: lexMode, lim: DefaultLimits()}
 	mr.members = []string{"", "a", "b", "ab", "abc", "b\x00", "\x00", "\xff", "z", "zz", "A", "1700000000000:ab12cd34"}
 	for i := 0; i < pool; i++ {
 		n := 1 + r.Intn(12)
 		if r.Intn(20) == 0 {
-			n = 60 + r.Intn(10) // around MaxListpackValue
+			n = 60 + r.Intn(10) // around the default Limits.Value
 		}
 		b := make([]byte, n)
 		for j := range b {
@@ -256,7 +257,7 @@ func (mr *modelRun) run(s *Set, steps int) {
 		case op < 40:
 			member := mr.member()
 			score := mr.scoreFor(member)
-			if got, want := s.Add(member, score), m.add(member, score); got != want {
+			if got, want := s.Add(member, score, mr.lim), m.add(member, score); got != want {
 				mr.fail(step, "Add(%q, %v) = %v; want %v", member, score, got, want)
 			}
 		case op < 50:
@@ -419,7 +420,7 @@ func (mr *modelRun) run(s *Set, steps int) {
 				c.PopMin(1, nil) // must not affect s
 			}
 		case op < 96 && !mr.keepLg:
-			s.ConvertToListpackIfNeeded()
+			s.ConvertToListpackIfNeeded(mr.lim)
 		}
 		mr.maxLen = max(mr.maxLen, s.Len())
 		if s.Len() != len(m.items) {
@@ -432,7 +433,7 @@ func (mr *modelRun) run(s *Set, steps int) {
 			mr.fail(step, "content %v; want %v", got, m.items)
 		}
 		if s.lg == nil {
-			if int64(s.Len()) > MaxListpackEntries.Load() {
+			if int64(s.Len()) > mr.lim.Entries {
 				mr.fail(step, "listpack with %d entries", s.Len())
 			}
 			if err := checkCanonical(s); err != nil {
@@ -444,18 +445,6 @@ func (mr *modelRun) run(s *Set, steps int) {
 	}
 }
 
-// withLimits runs f with the small-encoding thresholds set.
-func withLimits(entries, value int64, f func()) {
-	oe, ov := MaxListpackEntries.Load(), MaxListpackValue.Load()
-	MaxListpackEntries.Store(entries)
-	MaxListpackValue.Store(value)
-	defer func() {
-		MaxListpackEntries.Store(oe)
-		MaxListpackValue.Store(ov)
-	}()
-	f()
-}
-
 func TestModel(t *testing.T) {
 	steps := 3000
 	if testing.Short() {
@@ -464,21 +453,20 @@ func TestModel(t *testing.T) {
 	for seed := int64(1); seed <= 6; seed++ {
 		for _, lex := range []bool{false, true} {
 			// small only
-			withLimits(1<<30, 1<<30, func() {
-				newModelRun(t, seed, lex).run(New(), steps)
-			})
+			mr := newModelRun(t, seed, lex)
+			mr.lim = Limits{Entries: 1 << 30, Value: 1 << 30}
+			mr.run(New(), steps)
 			// large only
-			withLimits(1<<30, 1<<30, func() {
-				s := New()
-				s.toLarge(0)
-				mr := newModelRun(t, seed, lex)
-				mr.keepLg = true
-				mr.run(s, steps)
-			})
+			s := New()
+			s.toLarge(0)
+			mr = newModelRun(t, seed, lex)
+			mr.lim = Limits{Entries: 1 << 30, Value: 1 << 30}
+			mr.keepLg = true
+			mr.run(s, steps)
 			// converting: small thresholds, default member length limit
-			withLimits(20, 64, func() {
-				newModelRun(t, seed, lex).run(New(), steps)
-			})
+			mr = newModelRun(t, seed, lex)
+			mr.lim = Limits{Entries: 20, Value: 64}
+			mr.run(New(), steps)
 			// Redis defaults
 			newModelRun(t, seed+100, lex).run(New(), steps)
 		}

@@ -130,7 +130,7 @@ func TestEntrySizes(t *testing.T) {
 			t.Errorf("layout(%q, %v) = %d bytes, packed %v; want %d, %v", tt.member, tt.score, size, packed, tt.size, tt.packed)
 		}
 		s := New()
-		s.Add(tt.member, tt.score)
+		s.Add(tt.member, tt.score, DefaultLimits())
 		if len(s.lp) != 1+tt.size {
 			t.Errorf("%q %v: lp %x", tt.member, tt.score, s.lp)
 		}
@@ -143,52 +143,51 @@ func TestEntrySizes(t *testing.T) {
 // TestCountHeader crosses the lengths of the count's uvarint (128, 16384)
 // both ways; the entries move with it.
 func TestCountHeader(t *testing.T) {
-	withLimits(1<<20, 64, func() {
-		for _, n := range []int{127, 16383} {
-			l := New()
-			l.toLarge(0)
-			for i := 0; i < n; i++ {
-				ts := limiterBase + int64(i)
-				l.Add(strconv.FormatInt(ts, 10)+"-"+strconv.Itoa(i), float64(ts))
+	lim := Limits{Entries: 1 << 20, Value: 64}
+	for _, n := range []int{127, 16383} {
+		l := New()
+		l.toLarge(0)
+		for i := 0; i < n; i++ {
+			ts := limiterBase + int64(i)
+			l.Add(strconv.FormatInt(ts, 10)+"-"+strconv.Itoa(i), float64(ts), lim)
+		}
+		l.ConvertToListpackIfNeeded(lim)
+		if l.Encoding() != "listpack" || l.Len() != n {
+			t.Fatalf("%d: %s %d", n, l.Encoding(), l.Len())
+		}
+		check := func(what string, want int) {
+			t.Helper()
+			if l.Len() != want {
+				t.Fatalf("%d %s: Len %d; want %d", n, what, l.Len(), want)
 			}
-			l.ConvertToListpackIfNeeded()
-			if l.Encoding() != "listpack" || l.Len() != n {
-				t.Fatalf("%d: %s %d", n, l.Encoding(), l.Len())
-			}
-			check := func(what string, want int) {
-				t.Helper()
-				if l.Len() != want {
-					t.Fatalf("%d %s: Len %d; want %d", n, what, l.Len(), want)
-				}
-				if err := checkCanonical(l); err != nil {
-					t.Fatalf("%d %s: %v", n, what, err)
-				}
-			}
-			check("converted", n)
-			l.Add("a", 0) // at the front: everything moves
-			check("add first", n+1)
-			l.Add("z", 1e300)
-			check("add last", n+2)
-			if !l.Remove("a") || !l.Remove("z") {
-				t.Fatalf("%d: remove", n)
-			}
-			check("removed", n)
-			l.Add("z", 1e300)
-			if l.PopMax(1, nil) != 1 {
-				t.Fatalf("pop")
-			}
-			check("popped", n)
-			l.Add("a", 0)
-			l.Add("b", 0)
-			if got := l.RemoveRangeByScore(ScoreRange{Min: 0, Max: 0}); got != 2 {
-				t.Fatalf("%d: RemoveRangeByScore %d", n, got)
-			}
-			check("range removed", n)
-			if r, ok := l.Rank(strconv.FormatInt(limiterBase+int64(n-1), 10)+"-"+strconv.Itoa(n-1), false); !ok || r != n-1 {
-				t.Fatalf("%d: Rank %d %v", n, r, ok)
+			if err := checkCanonical(l); err != nil {
+				t.Fatalf("%d %s: %v", n, what, err)
 			}
 		}
-	})
+		check("converted", n)
+		l.Add("a", 0, lim) // at the front: everything moves
+		check("add first", n+1)
+		l.Add("z", 1e300, lim)
+		check("add last", n+2)
+		if !l.Remove("a") || !l.Remove("z") {
+			t.Fatalf("%d: remove", n)
+		}
+		check("removed", n)
+		l.Add("z", 1e300, lim)
+		if l.PopMax(1, nil) != 1 {
+			t.Fatalf("pop")
+		}
+		check("popped", n)
+		l.Add("a", 0, lim)
+		l.Add("b", 0, lim)
+		if got := l.RemoveRangeByScore(ScoreRange{Min: 0, Max: 0}); got != 2 {
+			t.Fatalf("%d: RemoveRangeByScore %d", n, got)
+		}
+		check("range removed", n)
+		if r, ok := l.Rank(strconv.FormatInt(limiterBase+int64(n-1), 10)+"-"+strconv.Itoa(n-1), false); !ok || r != n-1 {
+			t.Fatalf("%d: Rank %d %v", n, r, ok)
+		}
+	}
 }
 
 // TestHotPathAllocs: the rate limiter's operations on packed members do
@@ -199,7 +198,7 @@ func TestHotPathAllocs(t *testing.T) {
 	var ms []string
 	for i := 0; i < 5; i++ {
 		ms = append(ms, limiterMember(limiterBase+int64(i), r))
-		s.Add(ms[i], float64(limiterBase+int64(i)))
+		s.Add(ms[i], float64(limiterBase+int64(i)), DefaultLimits())
 	}
 	next := int64(limiterBase + 5)
 	pool := make([]string, 64)
@@ -211,7 +210,7 @@ func TestHotPathAllocs(t *testing.T) {
 	i := 0
 	allocs := testing.AllocsPerRun(1000, func() {
 		ts := next + int64(i)
-		s.Add(pool[i%len(pool)], float64(ts))
+		s.Add(pool[i%len(pool)], float64(ts), DefaultLimits())
 		s.RemoveRangeByScore(ScoreRange{Min: 0, Max: float64(ts - 5)})
 		s.Score(pool[i%len(pool)])
 		s.Rank(pool[i%len(pool)], false)
@@ -232,7 +231,7 @@ func TestVisitorMemberBytes(t *testing.T) {
 	s := New()
 	want := []string{"1764470000123-7", "1764470000123:0a1b2c3d", "1764470000123:0a1b2c3e", "raw", "5"}
 	for _, m := range want {
-		s.Add(m, limiterBase)
+		s.Add(m, limiterBase, DefaultLimits())
 	}
 	var got []string
 	s.RangeByScore(AllScores, false, 0, -1, func(m []byte, sc float64) bool {

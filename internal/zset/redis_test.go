@@ -163,7 +163,7 @@ func againstRedis(t *testing.T, rc *redisConn, seed int64, lex bool) {
 			args = []string{"ZADD", key, sc, m}
 			f, _ := num.ParseFloat([]byte(sc))
 			want = "0"
-			if o.s.Add(m, f) {
+			if o.s.Add(m, f, DefaultLimits()) {
 				want = "1"
 			}
 		case op < 9:

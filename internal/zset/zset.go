@@ -3,8 +3,8 @@
 // two encodings that mirror Redis 7.0's:
 //
 //   - small ("listpack"): one compact []byte of sorted entries (see
-//     small.go), used while Len() <= MaxListpackEntries and every member is
-//     at most MaxListpackValue bytes. Members of the rate limiters' forms
+//     small.go), used while Len() <= Limits.Entries and every member is
+//     at most Limits.Value bytes. Members of the rate limiters' forms
 //     "<integer>:<8 hex digits>" and "<integer>-<integer>" are stored
 //     packed, the integer relative to the score: a 22-byte member
 //     "1764470000123:0a1b2c3d" scored with its timestamp costs 12 bytes
@@ -63,24 +63,25 @@ package zset
 import (
 	"encoding/binary"
 	"strings"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/limitkv/limitkv/internal/num"
 )
 
-// The thresholds of the small encoding, Redis's zset-max-listpack-entries
-// and zset-max-listpack-value (defaults 128 and 64). CONFIG SET may change
-// them at any time; they apply from the next conversion check on.
-var (
-	MaxListpackEntries atomic.Int64
-	MaxListpackValue   atomic.Int64
-)
-
-func init() {
-	MaxListpackEntries.Store(128)
-	MaxListpackValue.Store(64)
+// Limits are the thresholds of the small encoding, Redis's
+// zset-max-listpack-entries (Entries) and zset-max-listpack-value (Value).
+// They belong to the server, not to the process (several embedded servers
+// may run with different settings), and not to the Set (one exists per key,
+// and 16 more bytes each would cost more than the thresholds are worth), so
+// every call that may convert takes them: a change applies from the next
+// conversion check on, as CONFIG SET does in Redis.
+type Limits struct {
+	Entries int64
+	Value   int64
 }
+
+// DefaultLimits returns Redis's defaults, 128 entries of at most 64 bytes.
+func DefaultLimits() Limits { return Limits{Entries: 128, Value: 64} }
 
 // Set is a sorted set. The zero value is an empty set.
 type Set struct {
@@ -145,8 +146,8 @@ func (s *Set) Score(member string) (float64, bool) {
 // member was added. score must not be NaN. The set keeps member (when
 // large), so it must not alias a buffer that is reused. ZADD's
 // NX/XX/GT/LT/CH/INCR are the caller's, with Score. Adding a member over
-// the small thresholds converts the set.
-func (s *Set) Add(member string, score float64) (added bool) {
+// lim converts the set.
+func (s *Set) Add(member string, score float64, lim Limits) (added bool) {
 	if s.lg != nil {
 		l := s.lg
 		old, ok := l.dict[member]
@@ -184,7 +185,7 @@ func (s *Set) Add(member string, score float64) (added bool) {
 			return false
 		}
 	}
-	if int64(s.smallCount()+1) > MaxListpackEntries.Load() || int64(len(member)) > MaxListpackValue.Load() {
+	if int64(s.smallCount()+1) > lim.Entries || int64(len(member)) > lim.Value {
 		s.toLarge(s.smallCount() + 1)
 		s.lg.insert(member, score)
 		return true
@@ -200,12 +201,12 @@ func (s *Set) Add(member string, score float64) (added bool) {
 // copies the bytes into its encoding, so the member becomes a string only
 // where the set keeps one (the large encoding). Adding to a rate limiter's
 // window allocates nothing for the member.
-func (s *Set) AddBytes(member []byte, score float64) (added bool) {
-	if s.lg == nil && int64(s.smallCount()+1) <= MaxListpackEntries.Load() &&
-		int64(len(member)) <= MaxListpackValue.Load() {
-		return s.Add(bstr(member), score)
+func (s *Set) AddBytes(member []byte, score float64, lim Limits) (added bool) {
+	if s.lg == nil && int64(s.smallCount()+1) <= lim.Entries &&
+		int64(len(member)) <= lim.Value {
+		return s.Add(bstr(member), score, lim)
 	}
-	return s.Add(string(member), score)
+	return s.Add(string(member), score, lim)
 }
 
 // toLarge converts a small set to the large encoding.
@@ -233,12 +234,12 @@ func (s *Set) toLarge(sizeHint int) {
 // ZINTERSTORE and ZDIFFSTORE (zsetConvertToListpackIfNeeded). Redis bases
 // the member-length test on every member it added while computing the
 // result; here it is on the final members.
-func (s *Set) ConvertToListpackIfNeeded() {
+func (s *Set) ConvertToListpackIfNeeded(lim Limits) {
 	l := s.lg
-	if l == nil || int64(len(l.dict)) > MaxListpackEntries.Load() {
+	if l == nil || int64(len(l.dict)) > lim.Entries {
 		return
 	}
-	maxLen := MaxListpackValue.Load()
+	maxLen := lim.Value
 	size := uvarintLen(uint64(len(l.dict)))
 	fits := true
 	l.tree.Ascend(func(it item) bool {

@@ -163,10 +163,10 @@ func members(s *Set) string {
 func TestLexWithUnequalScores(t *testing.T) {
 	// ZADD k 0 a 1 b 0 c 2 a0 (listpack: a c b a0)
 	s := New()
-	s.Add("a", 0)
-	s.Add("b", 1)
-	s.Add("c", 0)
-	s.Add("a0", 2)
+	s.Add("a", 0, DefaultLimits())
+	s.Add("b", 1, DefaultLimits())
+	s.Add("c", 0, DefaultLimits())
+	s.Add("a0", 2, DefaultLimits())
 	if got := members(s); got != "a c b a0" {
 		t.Fatalf("order %q", got)
 	}
@@ -211,16 +211,16 @@ func TestEncodingConversion(t *testing.T) {
 	// ZREMRANGEBYRANK k 0 -3 -> 127, still skiplist.
 	s := New()
 	for i := 1; i <= 128; i++ {
-		s.Add("m"+strconv.Itoa(i), float64(i))
+		s.Add("m"+strconv.Itoa(i), float64(i), DefaultLimits())
 	}
 	if s.Encoding() != "listpack" {
 		t.Fatalf("128 members: %s", s.Encoding())
 	}
-	s.Add("m1", 1000) // an update does not convert
+	s.Add("m1", 1000, DefaultLimits()) // an update does not convert
 	if s.Encoding() != "listpack" || s.Len() != 128 {
 		t.Fatalf("after update: %s %d", s.Encoding(), s.Len())
 	}
-	s.Add("m129", 129)
+	s.Add("m129", 129, DefaultLimits())
 	if s.Encoding() != "skiplist" || s.Len() != 129 {
 		t.Fatalf("129 members: %s %d", s.Encoding(), s.Len())
 	}
@@ -230,11 +230,11 @@ func TestEncodingConversion(t *testing.T) {
 
 	// ZADD k 1 <64 x> -> listpack; ZADD k 1 <65 y> -> skiplist
 	s = New()
-	s.Add(strings.Repeat("x", 64), 1)
+	s.Add(strings.Repeat("x", 64), 1, DefaultLimits())
 	if s.Encoding() != "listpack" {
 		t.Fatalf("64-byte member: %s", s.Encoding())
 	}
-	s.Add(strings.Repeat("y", 65), 1)
+	s.Add(strings.Repeat("y", 65), 1, DefaultLimits())
 	if s.Encoding() != "skiplist" {
 		t.Fatalf("65-byte member: %s", s.Encoding())
 	}
@@ -245,46 +245,85 @@ func TestEncodingConversion(t *testing.T) {
 	}
 	// A store result that fits becomes listpack:
 	// ZADD k3 ... ; ZREM k3 <long>; ZUNIONSTORE-like conversion.
-	s.ConvertToListpackIfNeeded()
+	s.ConvertToListpackIfNeeded(DefaultLimits())
 	if s.Encoding() != "listpack" || members(s) != strings.Repeat("x", 64) {
 		t.Fatalf("ConvertToListpackIfNeeded: %s %q", s.Encoding(), members(s))
 	}
 
-	// CONFIG SET zset-max-listpack-entries 0; ZADD k 1 a -> skiplist
-	withLimits(0, 64, func() {
-		s := New()
-		s.Add("a", 1)
-		if s.Encoding() != "skiplist" {
-			t.Fatalf("max entries 0: %s", s.Encoding())
-		}
-	})
+}
+
+// TestLimits: the thresholds are the ones given to each call, so sets
+// under different servers' settings convert independently.
+func TestLimits(t *testing.T) {
+	tests := []struct {
+		name    string
+		lim     Limits
+		members []string
+		want    string
+	}{
+		{"entries 0", Limits{Entries: 0, Value: 64}, []string{"a"}, "skiplist"},
+		{"entries 1", Limits{Entries: 1, Value: 64}, []string{"a"}, "listpack"},
+		{"entries 1, two", Limits{Entries: 1, Value: 64}, []string{"a", "b"}, "skiplist"},
+		{"value 0, empty member", Limits{Entries: 128, Value: 0}, []string{""}, "listpack"},
+		{"value 0", Limits{Entries: 128, Value: 0}, []string{"a"}, "skiplist"},
+		{"value 3", Limits{Entries: 128, Value: 3}, []string{"abc"}, "listpack"},
+		{"value 3, longer", Limits{Entries: 128, Value: 3}, []string{"abc", "abcd"}, "skiplist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, b := New(), New()
+			for i, m := range tt.members {
+				s.Add(m, float64(i), tt.lim)
+				b.AddBytes([]byte(m), float64(i), tt.lim)
+			}
+			if s.Encoding() != tt.want || b.Encoding() != tt.want {
+				t.Fatalf("Add: %s, AddBytes: %s; want %s", s.Encoding(), b.Encoding(), tt.want)
+			}
+			// The same members under the defaults stay small, and a large
+			// set converts back only under limits it fits.
+			d := New()
+			for i, m := range tt.members {
+				d.Add(m, float64(i), DefaultLimits())
+			}
+			if d.Encoding() != "listpack" {
+				t.Fatalf("defaults: %s", d.Encoding())
+			}
+			s.ConvertToListpackIfNeeded(tt.lim)
+			if s.Encoding() != tt.want {
+				t.Fatalf("ConvertToListpackIfNeeded(%+v): %s", tt.lim, s.Encoding())
+			}
+			s.ConvertToListpackIfNeeded(DefaultLimits())
+			if s.Encoding() != "listpack" || members(s) != members(d) {
+				t.Fatalf("ConvertToListpackIfNeeded(defaults): %s %q", s.Encoding(), members(s))
+			}
+		})
+	}
 }
 
 func TestNegativeZero(t *testing.T) {
 	negz := math.Copysign(0, -1)
 	// ZADD k -0 a; ZSCORE k a -> "0" (listpack stores the integer 0)
 	s := New()
-	s.Add("a", negz)
+	s.Add("a", negz, DefaultLimits())
 	if sc, _ := s.Score("a"); math.Signbit(sc) {
 		t.Errorf("listpack keeps -0")
 	}
 	// CONFIG SET zset-max-listpack-entries 0; ZADD k -0 a; ZSCORE k a -> "-0"
-	withLimits(0, 64, func() {
-		s := New()
-		s.Add("a", negz)
-		if sc, _ := s.Score("a"); !math.Signbit(sc) {
-			t.Errorf("skiplist loses -0")
-		}
-		// -0 and 0 are the same score: ZADD k 0 a is no change.
-		if s.Add("a", 0) {
-			t.Errorf("re-add reported added")
-		}
-		s.Add("b", 0)
-		r, _ := ParseScoreRange([]byte("(0"), []byte("+inf"))
-		if n := s.CountByScore(r); n != 0 {
-			t.Errorf("ZCOUNT k (0 +inf = %d", n)
-		}
-	})
+	lim := Limits{Entries: 0, Value: 64}
+	s = New()
+	s.Add("a", negz, lim)
+	if sc, _ := s.Score("a"); !math.Signbit(sc) {
+		t.Errorf("skiplist loses -0")
+	}
+	// -0 and 0 are the same score: ZADD k 0 a is no change.
+	if s.Add("a", 0, lim) {
+		t.Errorf("re-add reported added")
+	}
+	s.Add("b", 0, lim)
+	r, _ := ParseScoreRange([]byte("(0"), []byte("+inf"))
+	if n := s.CountByScore(r); n != 0 {
+		t.Errorf("ZCOUNT k (0 +inf = %d", n)
+	}
 }
 
 func TestVisitorStops(t *testing.T) {
@@ -294,7 +333,7 @@ func TestVisitorStops(t *testing.T) {
 			s.toLarge(0)
 		}
 		for i := 0; i < 10; i++ {
-			s.Add(strconv.Itoa(i), float64(i))
+			s.Add(strconv.Itoa(i), float64(i), DefaultLimits())
 		}
 		n := 0
 		s.RangeByScore(AllScores, false, 0, -1, func([]byte, float64) bool { n++; return n < 3 })
@@ -335,7 +374,7 @@ func TestSmallEncodingSize(t *testing.T) {
 	for _, tt := range tests {
 		s := New()
 		for i := 0; i < 5; i++ {
-			s.Add(tt.member(i), float64(ts(i))+tt.off)
+			s.Add(tt.member(i), float64(ts(i))+tt.off, DefaultLimits())
 		}
 		per := float64(len(s.lp)-1) / 5
 		t.Logf("%-32s %q: %.1f bytes/entry, %d bytes, cap %d", tt.name, tt.member(0), per, len(s.lp), cap(s.lp))
@@ -359,7 +398,7 @@ func TestScoreEncodings(t *testing.T) {
 		math.Inf(1), math.Inf(-1), math.MaxFloat64, 5e-324, 1e300, 1700000000000.5}
 	s := New()
 	for i, sc := range scores {
-		s.Add("m"+strconv.Itoa(i), sc)
+		s.Add("m"+strconv.Itoa(i), sc, DefaultLimits())
 	}
 	for i, sc := range scores {
 		if got, ok := s.Score("m" + strconv.Itoa(i)); !ok || got != sc {
@@ -395,9 +434,9 @@ func TestLimitOffsets(t *testing.T) {
 		if large {
 			s.toLarge(0)
 		}
-		s.Add("a", 1)
-		s.Add("b", 2)
-		s.Add("c", 3)
+		s.Add("a", 1, DefaultLimits())
+		s.Add("b", 2, DefaultLimits())
+		s.Add("c", 3, DefaultLimits())
 		got := func(f func(Visitor)) string { return itemsString(collect(f)) }
 		if g := got(func(v Visitor) { s.RangeByScore(AllScores, false, -1, 2, v) }); g != "" {
 			t.Errorf("LIMIT -1 2 = %q", g)
@@ -422,8 +461,8 @@ func itemsString(items []item) string {
 func TestLargeUpdateKeepsOneString(t *testing.T) {
 	s := New()
 	s.toLarge(0)
-	s.Add(strings.Clone("member"), 1)
-	s.Add(strings.Clone("member"), 2) // a new copy from the network
+	s.Add(strings.Clone("member"), 1, DefaultLimits())
+	s.Add(strings.Clone("member"), 2, DefaultLimits()) // a new copy from the network
 	var key string
 	for k := range s.lg.dict {
 		key = k
@@ -438,7 +477,7 @@ func TestMemoryUsageGrows(t *testing.T) {
 	s := New()
 	prev := s.MemoryUsage()
 	for i := 0; i < 300; i++ {
-		s.Add(strconv.Itoa(i), float64(i))
+		s.Add(strconv.Itoa(i), float64(i), DefaultLimits())
 	}
 	if s.MemoryUsage() <= prev || s.Encoding() != "skiplist" {
 		t.Errorf("MemoryUsage %d -> %d (%s)", prev, s.MemoryUsage(), s.Encoding())
