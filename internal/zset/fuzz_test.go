@@ -308,8 +308,8 @@ func FuzzMemberEncoding(f *testing.F) {
 			}
 		}
 		lg.ConvertToListpackIfNeeded(lim)
-		if lg.Encoding() != "listpack" || string(lg.lp) != string(small.lp) {
-			t.Fatalf("converted %x; built %x", lg.lp, small.lp)
+		if lg.Encoding() != "listpack" || string(lg.lp()) != string(small.lp()) {
+			t.Fatalf("converted %x; built %x", lg.lp(), small.lp())
 		}
 		small.toLarge(0)
 		if got := all(small); !sameItems(got, mod.items) {

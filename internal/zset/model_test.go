@@ -432,15 +432,15 @@ func (mr *modelRun) run(s *Set, steps int) {
 		if got := collect(func(v Visitor) { s.RangeByRank(0, s.Len()-1, false, v) }); !sameItems(got, m.items) {
 			mr.fail(step, "content %v; want %v", got, m.items)
 		}
-		if s.lg == nil {
+		if s.lg() == nil {
 			if int64(s.Len()) > mr.lim.Entries {
 				mr.fail(step, "listpack with %d entries", s.Len())
 			}
 			if err := checkCanonical(s); err != nil {
 				mr.fail(step, "%v", err)
 			}
-		} else if len(s.lg.dict) != s.lg.tree.Len() {
-			mr.fail(step, "dict %d, tree %d", len(s.lg.dict), s.lg.tree.Len())
+		} else if len(s.lg().dict) != s.lg().tree.Len() {
+			mr.fail(step, "dict %d, tree %d", len(s.lg().dict), s.lg().tree.Len())
 		}
 	}
 }
@@ -485,7 +485,7 @@ func TestModel(t *testing.T) {
 // of its content (so each entry has the one representation its member and
 // score give) and that the entry walkers agree.
 func checkCanonical(s *Set) error {
-	lp := s.lp
+	lp := s.lp()
 	if s.Len() == 0 {
 		if lp != nil {
 			return fmt.Errorf("empty set holds %x", lp)

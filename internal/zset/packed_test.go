@@ -131,8 +131,8 @@ func TestEntrySizes(t *testing.T) {
 		}
 		s := New()
 		s.Add(tt.member, tt.score, DefaultLimits())
-		if len(s.lp) != 1+tt.size {
-			t.Errorf("%q %v: lp %x", tt.member, tt.score, s.lp)
+		if len(s.lp()) != 1+tt.size {
+			t.Errorf("%q %v: lp %x", tt.member, tt.score, s.lp())
 		}
 		if got := members(s); got != tt.member {
 			t.Errorf("%q %v: came back %q", tt.member, tt.score, got)

@@ -87,7 +87,7 @@ func firstEntry(lp []byte) int {
 
 // smallCount is the number of entries.
 func (s *Set) smallCount() int {
-	lp := s.lp
+	lp := s.lp()
 	if len(lp) == 0 {
 		return 0
 	}
@@ -102,20 +102,20 @@ func (s *Set) smallCount() int {
 // length changes (crossing 128, 16384, ...). Offsets into lp taken before
 // are invalid afterwards.
 func (s *Set) setSmallCount(n int) {
-	old := firstEntry(s.lp)
+	old := firstEntry(s.lp())
 	nl := uvarintLen(uint64(n))
 	if nl != old {
-		size := len(s.lp)
+		size := len(s.lp())
 		if nl > old {
-			if size+nl-old > cap(s.lp) {
+			if size+nl-old > cap(s.lp()) {
 				s.grow(size + nl - old)
 			}
-			s.lp = s.lp[:size+nl-old]
+			s.setLP(s.lp()[:size+nl-old])
 		}
-		copy(s.lp[nl:], s.lp[old:size])
-		s.lp = s.lp[:size+nl-old]
+		copy(s.lp()[nl:], s.lp()[old:size])
+		s.setLP(s.lp()[:size+nl-old])
 	}
-	binary.PutUvarint(s.lp, uint64(n))
+	binary.PutUvarint(s.lp(), uint64(n))
 }
 
 // intScore reports whether f is stored as an integer.
@@ -590,7 +590,7 @@ func (m *matcher) match(lp []byte, e *entry) bool {
 // smallFind returns the entry of member: its start and end offsets and
 // its score.
 func (s *Set) smallFind(member string) (start, end int, score float64, ok bool) {
-	lp := s.lp
+	lp := s.lp()
 	var mt matcher
 	mt.init(member)
 	var e entry
@@ -606,7 +606,7 @@ func (s *Set) smallFind(member string) (start, end int, score float64, ok bool) 
 // smallInsertPos is the offset of the first entry ordered after (score,
 // member).
 func (s *Set) smallInsertPos(member string, p *parsed, score float64) int {
-	lp := s.lp
+	lp := s.lp()
 	off := firstEntry(lp)
 	var e entry
 	for off < len(lp) {
@@ -632,21 +632,21 @@ func (s *Set) smallInsert(member string, p *parsed, score float64, off int) {
 		score = 0 // -0 is stored as 0
 	}
 	sz, dd, packed := layout(member, p, score)
-	if s.lp == nil {
+	if s.lp() == nil {
 		s.grow(1 + sz)
-		s.lp = append(s.lp[:0], 0)
+		s.setLP(append(s.lp()[:0], 0))
 		off = 1
 	}
 	if off < 0 {
 		off = s.smallInsertPos(member, p, score)
 	}
-	n := len(s.lp)
-	if n+sz > cap(s.lp) {
+	n := len(s.lp())
+	if n+sz > cap(s.lp()) {
 		s.grow(n + sz)
 	}
-	s.lp = s.lp[:n+sz]
-	copy(s.lp[off+sz:], s.lp[off:n])
-	putEntry(s.lp[off:off+sz], member, p, score, dd, packed)
+	s.setLP(s.lp()[:n+sz])
+	copy(s.lp()[off+sz:], s.lp()[off:n])
+	putEntry(s.lp()[off:off+sz], member, p, score, dd, packed)
 	s.setSmallCount(s.smallCount() + 1)
 }
 
@@ -657,13 +657,13 @@ func (s *Set) smallDelete(start, end, count int) {
 	}
 	left := s.smallCount() - count
 	if left == 0 {
-		s.lp = nil
+		s.setLP(nil)
 		return
 	}
-	n := copy(s.lp[start:], s.lp[end:])
-	s.lp = s.lp[:start+n]
+	n := copy(s.lp()[start:], s.lp()[end:])
+	s.setLP(s.lp()[:start+n])
 	s.setSmallCount(left)
-	if c := cap(s.lp); c > 256 && len(s.lp) < c/4 {
+	if c := cap(s.lp()); c > 256 && len(s.lp()) < c/4 {
 		s.shrink()
 	}
 }
@@ -672,19 +672,19 @@ func (s *Set) smallDelete(start, end, count int) {
 // capacity rounded up to the allocator's size class.
 func (s *Set) grow(need int) {
 	c := need + need/8
-	nb := append([]byte(nil), make([]byte, c)...)[:len(s.lp)]
-	copy(nb, s.lp)
-	s.lp = nb
+	nb := append([]byte(nil), make([]byte, c)...)[:len(s.lp())]
+	copy(nb, s.lp())
+	s.setLP(nb)
 }
 
 func (s *Set) shrink() {
-	nb := append([]byte(nil), s.lp...)
-	s.lp = nb
+	nb := append([]byte(nil), s.lp()...)
+	s.setLP(nb)
 }
 
 // smallOffsets appends the start offset of every entry to dst.
 func (s *Set) smallOffsets(dst []int32) []int32 {
-	lp := s.lp
+	lp := s.lp()
 	for off := firstEntry(lp); off < len(lp); off = entryNext(lp, off) {
 		dst = append(dst, int32(off))
 	}

@@ -62,6 +62,7 @@ package zset
 
 import (
 	"encoding/binary"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -84,9 +85,54 @@ type Limits struct {
 func DefaultLimits() Limits { return Limits{Entries: 128, Value: 64} }
 
 // Set is a sorted set. The zero value is an empty set.
+//
+// A Set is 16 bytes, since one is allocated per key: a pointer to either
+// the small encoding's buffer or the large encoding, and the buffer's
+// length and capacity (or largeCap).
 type Set struct {
-	lp []byte // small encoding (nil when empty or large)
-	lg *large // large encoding, nil while small
+	p unsafe.Pointer
+	n uint32 // len of the small buffer
+	c uint32 // cap of the small buffer; largeCap when p is a *large
+}
+
+const largeCap = math.MaxUint32
+
+// maxSmallBytes is the largest small buffer: beyond it a set converts to
+// the large encoding whatever the thresholds say, as Redis's listpack
+// safety limit (1 GiB) does; it also keeps the buffer's size in 32 bits.
+// A variable only so that tests can lower it.
+var maxSmallBytes = 1 << 30
+
+// lp returns the small encoding's buffer (nil when empty or large).
+func (s *Set) lp() []byte {
+	if s.c == largeCap || s.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(s.p), s.c)[:s.n]
+}
+
+func (s *Set) setLP(b []byte) {
+	if cap(b) == 0 {
+		*s = Set{}
+		return
+	}
+	s.p, s.n, s.c = unsafe.Pointer(unsafe.SliceData(b)), uint32(len(b)), uint32(cap(b))
+}
+
+// lg returns the large encoding, nil while small.
+func (s *Set) lg() *large {
+	if s.c == largeCap {
+		return (*large)(s.p)
+	}
+	return nil
+}
+
+func (s *Set) setLG(l *large) {
+	if l == nil {
+		*s = Set{}
+		return
+	}
+	s.p, s.n, s.c = unsafe.Pointer(l), 0, largeCap
 }
 
 // Visitor receives a member and its score during an iteration. member
@@ -102,15 +148,15 @@ func New() *Set { return &Set{} }
 
 // Len is the number of members (ZCARD).
 func (s *Set) Len() int {
-	if s.lg != nil {
-		return len(s.lg.dict)
+	if s.lg() != nil {
+		return len(s.lg().dict)
 	}
 	return s.smallCount()
 }
 
 // Encoding is what OBJECT ENCODING says: "listpack" or "skiplist".
 func (s *Set) Encoding() string {
-	if s.lg != nil {
+	if s.lg() != nil {
 		return "skiplist"
 	}
 	return "listpack"
@@ -126,16 +172,16 @@ const largeOverhead = 100
 // INFO used_memory, maxmemory accounting).
 func (s *Set) MemoryUsage() int {
 	const setSize = int(unsafe.Sizeof(Set{}))
-	if s.lg != nil {
-		return setSize + int(unsafe.Sizeof(large{})) + 64 + s.lg.bytes + len(s.lg.dict)*largeOverhead
+	if s.lg() != nil {
+		return setSize + int(unsafe.Sizeof(large{})) + 64 + s.lg().bytes + len(s.lg().dict)*largeOverhead
 	}
-	return setSize + cap(s.lp)
+	return setSize + cap(s.lp())
 }
 
 // Score returns member's score (ZSCORE). member is not retained.
 func (s *Set) Score(member string) (float64, bool) {
-	if s.lg != nil {
-		sc, ok := s.lg.dict[member]
+	if s.lg() != nil {
+		sc, ok := s.lg().dict[member]
 		return sc, ok
 	}
 	_, _, sc, ok := s.smallFind(member)
@@ -148,8 +194,8 @@ func (s *Set) Score(member string) (float64, bool) {
 // NX/XX/GT/LT/CH/INCR are the caller's, with Score. Adding a member over
 // lim converts the set.
 func (s *Set) Add(member string, score float64, lim Limits) (added bool) {
-	if s.lg != nil {
-		l := s.lg
+	if s.lg() != nil {
+		l := s.lg()
 		old, ok := l.dict[member]
 		if ok {
 			if old == score {
@@ -167,7 +213,7 @@ func (s *Set) Add(member string, score float64, lim Limits) (added bool) {
 		return true
 	}
 	// One pass finds both the member and the place of (score, member).
-	lp := s.lp
+	lp := s.lp()
 	pos := -1
 	var mt matcher
 	mt.init(member)
@@ -185,9 +231,9 @@ func (s *Set) Add(member string, score float64, lim Limits) (added bool) {
 			return false
 		}
 	}
-	if int64(s.smallCount()+1) > lim.Entries || int64(len(member)) > lim.Value {
+	if !s.roomFor(member, lim) {
 		s.toLarge(s.smallCount() + 1)
-		s.lg.insert(member, score)
+		s.lg().insert(member, score)
 		return true
 	}
 	if pos < 0 {
@@ -202,17 +248,23 @@ func (s *Set) Add(member string, score float64, lim Limits) (added bool) {
 // where the set keeps one (the large encoding). Adding to a rate limiter's
 // window allocates nothing for the member.
 func (s *Set) AddBytes(member []byte, score float64, lim Limits) (added bool) {
-	if s.lg == nil && int64(s.smallCount()+1) <= lim.Entries &&
-		int64(len(member)) <= lim.Value {
+	if s.lg() == nil && s.roomFor(bstr(member), lim) {
 		return s.Add(bstr(member), score, lim)
 	}
 	return s.Add(string(member), score, lim)
 }
 
+// roomFor reports whether a small set stays small with one more member.
+func (s *Set) roomFor(member string, lim Limits) bool {
+	const maxEntryOverhead = 32 // header, score and length varints, at most
+	return int64(s.smallCount()+1) <= lim.Entries && int64(len(member)) <= lim.Value &&
+		int(s.n)+len(member)+maxEntryOverhead <= maxSmallBytes
+}
+
 // toLarge converts a small set to the large encoding.
 func (s *Set) toLarge(sizeHint int) {
 	l := newLarge(sizeHint)
-	lp := s.lp
+	lp := s.lp()
 	var e entry
 	var buf [maxPacked]byte
 	for off := firstEntry(lp); off < len(lp); off = e.next {
@@ -225,8 +277,8 @@ func (s *Set) toLarge(sizeHint int) {
 		}
 		l.insert(m, e.score)
 	}
-	s.lp = nil
-	s.lg = l
+	s.setLP(nil)
+	s.setLG(l)
 }
 
 // ConvertToListpackIfNeeded turns a large set into the small encoding if it
@@ -235,7 +287,7 @@ func (s *Set) toLarge(sizeHint int) {
 // the member-length test on every member it added while computing the
 // result; here it is on the final members.
 func (s *Set) ConvertToListpackIfNeeded(lim Limits) {
-	l := s.lg
+	l := s.lg()
 	if l == nil || int64(len(l.dict)) > lim.Entries {
 		return
 	}
@@ -252,17 +304,17 @@ func (s *Set) ConvertToListpackIfNeeded(lim Limits) {
 		size += sz
 		return true
 	})
-	if !fits {
+	if !fits || size > maxSmallBytes {
 		return
 	}
-	s.lg = nil
-	s.lp = nil
+	s.setLG(nil)
+	s.setLP(nil)
 	if len(l.dict) == 0 {
 		return
 	}
 	s.grow(size)
-	s.lp = s.lp[:size]
-	off := binary.PutUvarint(s.lp, uint64(len(l.dict)))
+	s.setLP(s.lp()[:size])
+	off := binary.PutUvarint(s.lp(), uint64(len(l.dict)))
 	l.tree.Ascend(func(it item) bool {
 		sc := it.score
 		if sc == 0 {
@@ -270,7 +322,7 @@ func (s *Set) ConvertToListpackIfNeeded(lim Limits) {
 		}
 		p := parseMember(it.member)
 		sz, dd, packed := layout(it.member, &p, sc)
-		putEntry(s.lp[off:off+sz], it.member, &p, sc, dd, packed)
+		putEntry(s.lp()[off:off+sz], it.member, &p, sc, dd, packed)
 		off += sz
 		return true
 	})
@@ -278,16 +330,18 @@ func (s *Set) ConvertToListpackIfNeeded(lim Limits) {
 
 // Clone returns an independent copy of the set.
 func (s *Set) Clone() *Set {
-	if s.lg != nil {
-		l := &large{tree: s.lg.tree.Clone(), dict: make(map[string]float64, len(s.lg.dict)), bytes: s.lg.bytes}
-		for m, sc := range s.lg.dict {
+	if s.lg() != nil {
+		l := &large{tree: s.lg().tree.Clone(), dict: make(map[string]float64, len(s.lg().dict)), bytes: s.lg().bytes}
+		for m, sc := range s.lg().dict {
 			l.dict[m] = sc
 		}
-		return &Set{lg: l}
+		c := &Set{}
+		c.setLG(l)
+		return c
 	}
 	c := &Set{}
-	if s.lp != nil {
-		c.lp = append([]byte(nil), s.lp...)
+	if s.lp() != nil {
+		c.setLP(append([]byte(nil), s.lp()...))
 	}
 	return c
 }
@@ -295,12 +349,12 @@ func (s *Set) Clone() *Set {
 // Remove deletes member (ZREM) and reports whether it was there. member is
 // not retained.
 func (s *Set) Remove(member string) bool {
-	if s.lg != nil {
-		sc, ok := s.lg.dict[member]
+	if s.lg() != nil {
+		sc, ok := s.lg().dict[member]
 		if !ok {
 			return false
 		}
-		s.lg.delete(item{member, sc})
+		s.lg().delete(item{member, sc})
 		return true
 	}
 	start, end, _, ok := s.smallFind(member)
@@ -313,14 +367,14 @@ func (s *Set) Remove(member string) bool {
 // Rank returns member's 0-based rank (ZRANK), or its rank from the highest
 // score when reverse (ZREVRANK). member is not retained.
 func (s *Set) Rank(member string, reverse bool) (int, bool) {
-	if s.lg != nil {
-		sc, ok := s.lg.dict[member]
+	if s.lg() != nil {
+		sc, ok := s.lg().dict[member]
 		if !ok {
 			return 0, false
 		}
-		return s.lg.rank(item{member, sc}, reverse), true
+		return s.lg().rank(item{member, sc}, reverse), true
 	}
-	lp := s.lp
+	lp := s.lp()
 	var mt matcher
 	mt.init(member)
 	r := 0
@@ -384,15 +438,15 @@ func (s *Set) RangeByRank(start, stop int, reverse bool, fn Visitor) {
 	if start > stop {
 		return
 	}
-	if s.lg != nil {
+	if s.lg() != nil {
 		lo, hi := start, stop
 		if reverse {
 			lo, hi = n-1-stop, n-1-start
 		}
-		s.lg.ranks(lo, hi, reverse, func(it item) bool { return fn(view(it.member), it.score) })
+		s.lg().ranks(lo, hi, reverse, func(it item) bool { return fn(view(it.member), it.score) })
 		return
 	}
-	lp := s.lp
+	lp := s.lp()
 	var sc scratch
 	defer sc.done()
 	var e entry
@@ -425,8 +479,8 @@ func (s *Set) RangeByRank(start, stop int, reverse bool, fn Visitor) {
 // is not retained. O(log n + k) on the large encoding.
 func (s *Set) RangeAfter(score float64, member string, fn Visitor) {
 	pivot := item{member, score}
-	if s.lg != nil {
-		s.lg.tree.AscendGreaterOrEqual(pivot, func(it item) bool {
+	if s.lg() != nil {
+		s.lg().tree.AscendGreaterOrEqual(pivot, func(it item) bool {
 			if !less(pivot, it) {
 				return true // pivot itself
 			}
@@ -434,7 +488,7 @@ func (s *Set) RangeAfter(score float64, member string, fn Visitor) {
 		})
 		return
 	}
-	lp := s.lp
+	lp := s.lp()
 	p := parseMember(member)
 	var sc scratch
 	defer sc.done()
@@ -483,19 +537,19 @@ func (s *Set) RangeByScore(r ScoreRange, reverse bool, offset, count int, fn Vis
 		return
 	}
 	lim := limiter{offset: offset, count: count, fn: fn}
-	if s.lg != nil {
+	if s.lg() != nil {
 		if reverse {
-			s.lg.descendScore(r, func(it item) bool {
+			s.lg().descendScore(r, func(it item) bool {
 				return r.gteMin(it.score) && lim.visit(view(it.member), it.score)
 			})
 		} else {
-			s.lg.ascendScore(r, func(it item) bool {
+			s.lg().ascendScore(r, func(it item) bool {
 				return r.lteMax(it.score) && lim.visit(view(it.member), it.score)
 			})
 		}
 		return
 	}
-	lp := s.lp
+	lp := s.lp()
 	var sc scratch
 	defer sc.done()
 	var e entry
@@ -550,19 +604,19 @@ func (s *Set) RangeByLex(r LexRange, reverse bool, offset, count int, fn Visitor
 		return
 	}
 	lim := limiter{offset: offset, count: count, fn: fn}
-	if s.lg != nil {
+	if s.lg() != nil {
 		if reverse {
-			s.lg.descendLex(r, func(it item) bool {
+			s.lg().descendLex(r, func(it item) bool {
 				return r.gteMin(it.member) && lim.visit(view(it.member), it.score)
 			})
 		} else {
-			s.lg.ascendLex(r, func(it item) bool {
+			s.lg().ascendLex(r, func(it item) bool {
 				return r.lteMax(it.member) && lim.visit(view(it.member), it.score)
 			})
 		}
 		return
 	}
-	lp := s.lp
+	lp := s.lp()
 	var sc scratch
 	defer sc.done()
 	var e entry
@@ -606,12 +660,12 @@ func (s *Set) lexInRange(r LexRange) bool {
 		return false
 	}
 	var first, last string
-	if s.lg != nil {
-		f, _ := s.lg.tree.Min()
-		l, _ := s.lg.tree.Max()
+	if s.lg() != nil {
+		f, _ := s.lg().tree.Min()
+		l, _ := s.lg().tree.Max()
 		first, last = f.member, l.member
 	} else {
-		lp := s.lp
+		lp := s.lp()
 		var e entry
 		var fbuf, lbuf [maxPacked]byte
 		off := firstEntry(lp)
@@ -646,7 +700,7 @@ func (s *Set) smallRemoveRun(from, to int) int {
 	if from >= to {
 		return 0
 	}
-	lp := s.lp
+	lp := s.lp()
 	start, end := -1, -1
 	r := 0
 	for off := firstEntry(lp); off < len(lp); r++ {
@@ -677,7 +731,7 @@ func (s *Set) RemoveRangeByScore(r ScoreRange) int {
 	if r.Empty() || s.Len() == 0 {
 		return 0
 	}
-	if l := s.lg; l != nil {
+	if l := s.lg(); l != nil {
 		// From the low end (the sliding-window case): no search, no buffer.
 		if first, _ := l.tree.Min(); r.gteMin(first.score) {
 			n := 0
@@ -704,7 +758,7 @@ func (s *Set) RemoveRangeByScore(r ScoreRange) int {
 		return l.removeItems(items)
 	}
 	from, to, rank := -1, 0, 0
-	lp := s.lp
+	lp := s.lp()
 	for off := firstEntry(lp); off < len(lp); rank++ {
 		sc, next := entryScore(lp, off)
 		if !r.lteMax(sc) {
@@ -728,7 +782,7 @@ func (s *Set) RemoveRangeByLex(r LexRange) int {
 	if !s.lexInRange(r) {
 		return 0
 	}
-	if l := s.lg; l != nil {
+	if l := s.lg(); l != nil {
 		var items []item
 		l.ascendLex(r, func(it item) bool {
 			if !r.lteMax(it.member) {
@@ -740,7 +794,7 @@ func (s *Set) RemoveRangeByLex(r LexRange) int {
 		return l.removeItems(items)
 	}
 	from, rank := -1, 0
-	lp := s.lp
+	lp := s.lp()
 	var e entry
 	var buf [maxPacked]byte
 	for off := firstEntry(lp); off < len(lp); rank++ {
@@ -776,7 +830,7 @@ func (s *Set) RemoveRangeByRank(start, stop int) int {
 	if start > stop {
 		return 0
 	}
-	if l := s.lg; l != nil {
+	if l := s.lg(); l != nil {
 		cnt := stop - start + 1
 		if start == 0 || stop == n-1 {
 			for i := 0; i < cnt; i++ {
@@ -822,7 +876,7 @@ func (s *Set) pop(count int, max bool, fn func([]byte, float64)) int {
 	if count <= 0 {
 		return 0
 	}
-	if l := s.lg; l != nil {
+	if l := s.lg(); l != nil {
 		for i := 0; i < count; i++ {
 			var it item
 			if max {

@@ -376,10 +376,10 @@ func TestSmallEncodingSize(t *testing.T) {
 		for i := 0; i < 5; i++ {
 			s.Add(tt.member(i), float64(ts(i))+tt.off, DefaultLimits())
 		}
-		per := float64(len(s.lp)-1) / 5
-		t.Logf("%-32s %q: %.1f bytes/entry, %d bytes, cap %d", tt.name, tt.member(0), per, len(s.lp), cap(s.lp))
-		if per != float64(tt.perEntry) || cap(s.lp) != tt.cap || s.MemoryUsage() != cap(s.lp)+int(unsafe.Sizeof(Set{})) {
-			t.Errorf("%s: %.1f bytes/entry, cap %d, MemoryUsage %d; want %d, %d", tt.name, per, cap(s.lp), s.MemoryUsage(), tt.perEntry, tt.cap)
+		per := float64(len(s.lp())-1) / 5
+		t.Logf("%-32s %q: %.1f bytes/entry, %d bytes, cap %d", tt.name, tt.member(0), per, len(s.lp()), cap(s.lp()))
+		if per != float64(tt.perEntry) || cap(s.lp()) != tt.cap || s.MemoryUsage() != cap(s.lp())+int(unsafe.Sizeof(Set{})) {
+			t.Errorf("%s: %.1f bytes/entry, cap %d, MemoryUsage %d; want %d, %d", tt.name, per, cap(s.lp()), s.MemoryUsage(), tt.perEntry, tt.cap)
 		}
 		// The encoding does not change what comes back.
 		for i := 0; i < 5; i++ {
@@ -464,10 +464,10 @@ func TestLargeUpdateKeepsOneString(t *testing.T) {
 	s.Add(strings.Clone("member"), 1, DefaultLimits())
 	s.Add(strings.Clone("member"), 2, DefaultLimits()) // a new copy from the network
 	var key string
-	for k := range s.lg.dict {
+	for k := range s.lg().dict {
 		key = k
 	}
-	it, _ := s.lg.tree.Min()
+	it, _ := s.lg().tree.Min()
 	if unsafe.StringData(key) != unsafe.StringData(it.member) || it.score != 2 {
 		t.Errorf("tree and map hold different strings after an update")
 	}
@@ -481,5 +481,43 @@ func TestMemoryUsageGrows(t *testing.T) {
 	}
 	if s.MemoryUsage() <= prev || s.Encoding() != "skiplist" {
 		t.Errorf("MemoryUsage %d -> %d (%s)", prev, s.MemoryUsage(), s.Encoding())
+	}
+}
+
+// One Set is allocated per key: it must stay 16 bytes.
+func TestSetSize(t *testing.T) {
+	if n := unsafe.Sizeof(Set{}); n != 16 {
+		t.Fatalf("Set is %d bytes, want 16", n)
+	}
+}
+
+// A small buffer never grows past maxSmallBytes, whatever the thresholds:
+// the set converts instead (Redis's listpack safety limit), and a stored
+// result that would not fit stays large.
+func TestMaxSmallBytes(t *testing.T) {
+	defer func(old int) { maxSmallBytes = old }(maxSmallBytes)
+	maxSmallBytes = 200
+	lim := Limits{Entries: 1 << 20, Value: 1 << 20}
+	for _, add := range []struct {
+		name string
+		fn   func(s *Set, m string, sc float64)
+	}{
+		{"Add", func(s *Set, m string, sc float64) { s.Add(m, sc, lim) }},
+		{"AddBytes", func(s *Set, m string, sc float64) { s.AddBytes([]byte(m), sc, lim) }},
+	} {
+		s := New()
+		for i := 0; i < 20; i++ {
+			add.fn(s, "member-"+strconv.Itoa(i)+"-xxxxxxxxxx", float64(i)+0.5)
+			if len(s.lp()) > maxSmallBytes {
+				t.Fatalf("%s: small buffer of %d bytes", add.name, len(s.lp()))
+			}
+		}
+		if s.Encoding() != "skiplist" || s.Len() != 20 {
+			t.Fatalf("%s: %s with %d members, want skiplist with 20", add.name, s.Encoding(), s.Len())
+		}
+		s.ConvertToListpackIfNeeded(lim)
+		if s.Encoding() != "skiplist" {
+			t.Fatalf("%s: converted back to a small buffer over the limit", add.name)
+		}
 	}
 }
