@@ -279,3 +279,45 @@ func liveHeap() uint64 {
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
 }
+
+// BenchmarkExecRLCheckBatch16 runs RL.CHECK in pipelined batches of 16
+// over a million users (more than the CPU caches hold), with and without
+// Engine.Prefetch, the way a connection runs a batch: one op is one batch.
+// Run it with a fixed count, as loading the users takes seconds:
+//
+//	go test ./bench -run '^$' -bench RLCheckBatch16 -benchtime 20000x
+func BenchmarkExecRLCheckBatch16(b *testing.B) {
+	for _, prefetch := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "prefetch"}[prefetch], func(b *testing.B) {
+			x := newExecBench()
+			s := newSeedArgs(1_000_000, "RL.CHECK")
+			for i := 0; i < 1_000_000; i++ { // every user exists
+				args := s.next()
+				args[s.keyAt] = s.keys[i]
+				x.do(args)
+			}
+			batches := make([][][][]byte, b.N)
+			for n := range batches {
+				batches[n] = make([][][]byte, 16)
+				for i := range batches[n] {
+					for _, a := range s.next() { // next reuses its buffers
+						batches[n][i] = append(batches[n][i], append([]byte(nil), a...))
+					}
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for _, batch := range batches {
+				x.e.Lock()
+				if prefetch {
+					x.e.Prefetch(x.c, batch)
+				}
+				for _, args := range batch {
+					x.e.Exec(x.c, args, &x.w)
+				}
+				x.e.Unlock()
+				x.w.Reset(64 << 10)
+			}
+		})
+	}
+}

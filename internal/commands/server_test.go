@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"sort"
@@ -709,4 +710,54 @@ func TestServerBytesToHuman(t *testing.T) {
 			t.Errorf("bytesToHuman(%d) = %q, want %q", n, got, want)
 		}
 	}
+}
+
+// Prefetch reads the first key of each command in a batch and must change
+// nothing, whatever the batch holds: commands without keys, unknown ones,
+// EVAL with or without keys, too short argument lists, and more commands
+// than it looks at.
+func TestPrefetchChangesNothing(t *testing.T) {
+	tt := newTester(t)
+	tt.Do("ZADD", "z", "1", "a")
+	tt.Do("SET", "s", "v")
+	tt.Do("PEXPIRE", "s", "36000000")
+	var batch [][][]byte
+	add := func(args ...string) {
+		var cmd [][]byte
+		for _, a := range args {
+			cmd = append(cmd, []byte(a))
+		}
+		batch = append(batch, cmd)
+	}
+	add("PING")
+	add("NOSUCH", "z")
+	add("GET")
+	add("ZCARD", "z")
+	add("EVAL", "return 1", "0")
+	add("EVALSHA", "x", "1", "z", "y")
+	add("EVAL", "return 1", "x", "s")
+	add("OBJECT", "ENCODING", "z")
+	for i := 0; i < 40; i++ {
+		add("GET", "k"+strconv.Itoa(i))
+	}
+	state := func() string {
+		db := tt.E.DB(0)
+		var b strings.Builder
+		for _, k := range []string{"z", "s"} {
+			e := db.Peek([]byte(k))
+			fmt.Fprintf(&b, "%s atime %d exp %d; ", k, e.ATime(), e.Expiry())
+		}
+		fmt.Fprintf(&b, "len %d rehashing %v; ", db.Len(), db.Rehashing())
+		return b.String() + tt.Do("ZRANGE", "z", "0", "-1", "WITHSCORES") + tt.Do("GET", "s")
+	}
+	before := state()
+	tt.Clock.Add(time.Hour) // an access recorded now would show
+	tt.E.Lock()
+	tt.E.Prefetch(tt.C, batch)
+	tt.E.Prefetch(tt.C, batch[:1])
+	tt.E.Unlock()
+	if after := state(); after != before {
+		t.Fatalf("state after Prefetch:\n%s\nbefore:\n%s", after, before)
+	}
+	tt.Expect(":1\r\n", "ZCARD", "z")
 }

@@ -324,6 +324,41 @@ func (db *DB) find(key []byte) (*Entry, uint64) {
 	return nil, h
 }
 
+// TouchAll reads, and so brings into the CPU's cache, the memory lookups
+// of keys will: their buckets, their entries, and what their values' Touch
+// methods read. It changes nothing (no rehash step, no access time). It
+// goes level by level over all keys (every bucket, then every entry, then
+// every value), so that the loads of one level are independent of each
+// other and their cache misses overlap, where the commands of a pipelined
+// batch, one after the other, would wait for each miss in turn. At most
+// 32 keys are touched.
+func (db *DB) TouchAll(keys [][]byte) uint64 {
+	var heads [32]*Entry
+	var hashes [32]uint64
+	keys = keys[:min(len(keys), len(heads))]
+	for i, k := range keys {
+		h := maphash.Bytes(db.seed, k)
+		t, b := db.slot(h)
+		hashes[i], heads[i] = h, db.ht[t][b]
+	}
+	var sum uint64
+	for i, k := range keys {
+		e := heads[i]
+		for e != nil && (e.hash != uint32(hashes[i]) || !e.keyIs(bstr(k))) {
+			e = e.next
+		}
+		heads[i] = e
+	}
+	for _, e := range heads[:len(keys)] {
+		if e != nil {
+			if v, ok := e.Val.(interface{ Touch() uint64 }); ok {
+				sum += v.Touch()
+			}
+		}
+	}
+	return sum
+}
+
 // Peek returns the entry for key without checking its deadline.
 func (db *DB) Peek(key []byte) *Entry {
 	e, _ := db.find(key)

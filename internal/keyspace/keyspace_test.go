@@ -324,3 +324,36 @@ func BenchmarkKeyspaceGet(b *testing.B) {
 		db.Get(keys[i&(1<<16-1)], 1)
 	}
 }
+
+type touchVal struct{ touched *int }
+
+func (v touchVal) Touch() uint64 { *v.touched++; return 1 }
+
+// TouchAll only reads: it must find the keys' values (in either table while
+// a resize is under way) and change nothing, not even the resize's progress
+// or access times.
+func TestTouchAllChangesNothing(t *testing.T) {
+	db := New()
+	touched := 0
+	for i := 0; i < 100; i++ {
+		db.Add(key(i), touchVal{&touched})
+	}
+	for !db.Rehashing() { // stop in the middle of a resize
+		db.Add(fmt.Appendf(nil, "pad%d", db.Len()), 0)
+	}
+	var keys [][]byte
+	for i := 0; i < 40; i++ { // more than TouchAll takes: the rest are ignored
+		keys = append(keys, key(i*2))
+	}
+	keys[3] = []byte("missing")
+	idx, n, asec := db.rehashIdx, db.Len(), db.Peek(key(0)).asec
+	if got := db.TouchAll(keys); got != 31 || touched != 31 {
+		t.Fatalf("TouchAll touched %d values (sum %d), want 31", touched, got)
+	}
+	if db.rehashIdx != idx || db.Len() != n || db.Peek(key(0)).asec != asec {
+		t.Fatal("TouchAll changed the table")
+	}
+	if db.TouchAll(nil) != 0 {
+		t.Fatal("TouchAll of no keys")
+	}
+}

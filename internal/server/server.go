@@ -322,6 +322,7 @@ func (s *Server) handle(c *conn) {
 			e.Lock()
 			locked = true
 			cl.LastActive = e.Clock.Now()
+			e.Prefetch(cl, cmds)
 			for i := 0; i < len(cmds) && !quit; i++ {
 				if cl.Killed {
 					e.Unlock()

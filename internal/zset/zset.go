@@ -103,6 +103,15 @@ const largeCap = math.MaxUint32
 // A variable only so that tests can lower it.
 var maxSmallBytes = 1 << 30
 
+// Touch reads the first bytes of the set's data (see keyspace.DB.Touch);
+// the result means nothing.
+func (s *Set) Touch() uint64 {
+	if s.p == nil {
+		return 0
+	}
+	return uint64(*(*byte)(s.p))
+}
+
 // lp returns the small encoding's buffer (nil when empty or large).
 func (s *Set) lp() []byte {
 	if s.c == largeCap || s.p == nil {
