@@ -7,6 +7,7 @@
 package limitkv
 
 import (
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -41,6 +42,10 @@ type Options struct {
 	Password string
 	// Config, if set, supplies every other setting (see commands.DefaultConfig).
 	Config *commands.Config
+	// TLS, if set, makes the server speak TLS only, with this configuration
+	// (certificates; ClientAuth and ClientCAs for client certificates), as
+	// the binary's --tls-port does.
+	TLS *tls.Config
 }
 
 // Server is a running limitkv server.
@@ -70,6 +75,9 @@ func Start(opts Options) (*Server, error) {
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
 		cfg.Port = tcp.Port
 		cfg.Bind = tcp.IP.String()
+	}
+	if opts.TLS != nil {
+		ln = tls.NewListener(ln, opts.TLS)
 	}
 	eng := commands.New(cfg, opts.Clock, opts.Logger)
 	s := &Server{srv: server.New(eng, opts.Logger), ln: ln, done: make(chan struct{})}
