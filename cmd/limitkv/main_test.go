@@ -2,26 +2,20 @@ package main
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
 	"flag"
 	"io"
 	"log/slog"
-	"math/big"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testpki"
 )
 
 func freePort(t *testing.T) int {
@@ -32,42 +26,6 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// selfSigned writes a self-signed certificate for 127.0.0.1 and its key.
-func selfSigned(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "limitkv test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		IsCA:                  true,
-		BasicConstraintsValid: true,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	certFile, keyFile = filepath.Join(dir, "s.crt"), filepath.Join(dir, "s.key")
-	os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600)
-	os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600)
-	cert, _ := x509.ParseCertificate(der)
-	pool = x509.NewCertPool()
-	pool.AddCert(cert)
-	return certFile, keyFile, pool
 }
 
 // startRun runs the server with args in the background and waits until addr
@@ -120,7 +78,8 @@ func waitExit(t *testing.T, done <-chan error) {
 }
 
 func TestRunTLSAndShutdown(t *testing.T) {
-	cert, key, pool := selfSigned(t)
+	pki := testpki.New(t)
+	cert, key, pool := pki.ServerCert, pki.ServerKey, pki.CAPool
 	port, tlsPort := freePort(t), freePort(t)
 	addr := "127.0.0.1:" + strconv.Itoa(port)
 	tlsAddr := "127.0.0.1:" + strconv.Itoa(tlsPort)
@@ -177,7 +136,8 @@ func TestRunSIGTERM(t *testing.T) {
 }
 
 func TestRunFlagErrors(t *testing.T) {
-	cert, key, _ := selfSigned(t)
+	pki := testpki.New(t)
+	cert, key := pki.ServerCert, pki.ServerKey
 	for _, tc := range []struct {
 		args []string
 		want string
