@@ -150,15 +150,20 @@ type Ctx struct {
 	readyKey string
 }
 
-// Prefetch touches the keys of a pipelined batch (keyspace.DB.TouchAll)
-// before it runs, so that the batch waits for its cache misses together
-// rather than one command at a time. Only the first key of each command is
-// touched, EVAL's and EVALSHA's included. Call with the lock held.
+// PrefetchWindow is how many commands of a pipelined batch Prefetch looks
+// at: a connection calls it for each window of a longer batch.
+const PrefetchWindow = 32
+
+// Prefetch touches the keys of (a window of) a pipelined batch
+// (keyspace.DB.TouchAll) before it runs, so that the batch waits for its
+// cache misses together rather than one command at a time. Only the first
+// key of each of the first PrefetchWindow commands is touched, EVAL's and
+// EVALSHA's included. Call with the lock held.
 func (e *Engine) Prefetch(c *Client, batch [][][]byte) {
 	if len(batch) < 2 || c.Multi != nil {
 		return
 	}
-	var buf [32][]byte
+	var buf [PrefetchWindow][]byte
 	keys := buf[:0]
 	for _, args := range batch {
 		if len(keys) == len(buf) {

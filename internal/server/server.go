@@ -322,8 +322,10 @@ func (s *Server) handle(c *conn) {
 			e.Lock()
 			locked = true
 			cl.LastActive = e.Clock.Now()
-			e.Prefetch(cl, cmds)
 			for i := 0; i < len(cmds) && !quit; i++ {
+				if i%commands.PrefetchWindow == 0 {
+					e.Prefetch(cl, cmds[i:min(i+commands.PrefetchWindow, len(cmds))])
+				}
 				if cl.Killed {
 					e.Unlock()
 					locked = false
