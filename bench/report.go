@@ -63,8 +63,9 @@ func (s stormResult) summary() string {
 	if s.Err != "" && s.Points == nil {
 		return "error: " + s.Err
 	}
-	return fmt.Sprintf("p99 before %s ms, during %s ms (max %s ms); keys gone after %s; RSS back after %s",
-		fmtMs(s.Before.P99), fmtMs(s.During.P99), fmtMs(s.During.Max), fmtSecs(s.GoneAfter), fmtSecs(s.RSSBackAfter))
+	return fmt.Sprintf("p99 before %s ms, during %s ms (max %s ms); keys gone after %s; RSS back after %s; allocator allocated/resident before %s/%s MB, at the end %s/%s MB",
+		fmtMs(s.Before.P99), fmtMs(s.During.P99), fmtMs(s.During.Max), fmtSecs(s.GoneAfter), fmtSecs(s.RSSBackAfter),
+		fmtMB(s.BaseAlloc), fmtMB(s.BaseResident), fmtMB(s.EndAlloc), fmtMB(s.EndResident))
 }
 
 // target is one PASS/FAIL line.

@@ -31,7 +31,10 @@ type stormResult struct {
 	RSSBackAfter time.Duration // from Deadline until RSS <= 1.1 x BaseRSS; -1: not within the watch
 	Points       []stormPoint
 	Others       float64 // cores other processes used from the load's start to the end
-	Err          string
+	// The allocator's allocated/resident bytes (INFO) before the storm
+	// keys are loaded and at the end, to tell live data from retained pages.
+	BaseAlloc, BaseResident, EndAlloc, EndResident int64
+	Err                                            string
 }
 
 // runStorm: a fresh server, cfg.seedUsers users preloaded, 50 clients
@@ -55,6 +58,7 @@ func runStorm(cfg *config, name, bin, dir string, kind seedKind) (res stormResul
 		return fail(fmt.Errorf("preloading users: %w", err))
 	}
 
+	res.BaseAlloc, res.BaseResident = allocatorFigures(s)
 	snap0 := snapCPU()
 	stop := make(chan struct{})
 	var loadRes *loadResult
@@ -163,6 +167,7 @@ func runStorm(cfg *config, name, bin, dir string, kind seedKind) (res stormResul
 	}
 	res.Others = othersShare(snap0, snapCPU())
 	stopLoad()
+	res.EndAlloc, res.EndResident = allocatorFigures(s)
 	if loadErr != nil {
 		return fail(fmt.Errorf("seed load: %w", loadErr))
 	}
@@ -189,4 +194,11 @@ func runStorm(cfg *config, name, bin, dir string, kind seedKind) (res stormResul
 		res.Err = fmt.Sprintf("%d seed replies were errors, first: %q", loadRes.Errors, loadRes.FirstErr)
 	}
 	return res
+}
+
+// allocatorFigures reads INFO's allocator_allocated and allocator_resident.
+func allocatorFigures(s *server) (allocated, resident int64) {
+	allocated, _ = strconv.ParseInt(s.Info("memory", "allocator_allocated"), 10, 64)
+	resident, _ = strconv.ParseInt(s.Info("memory", "allocator_resident"), 10, 64)
+	return allocated, resident
 }
