@@ -158,10 +158,14 @@ func loadSeedScript(s *server) (string, error) {
 	return r.str, nil
 }
 
-// preloadUsers records one request for each of users users.
+// preloadUsers records requests for users users.
+// Each user gets seedLimit requests, so every one is at its limit: the seed
+// load then refuses more than it records and the users' data stays the
+// same size, which makes RSS before and after a storm comparable.
 func preloadUsers(s *server, kind seedKind, users int) error {
-	bad, first, err := bulkLoad(s.Addr, 2, 1000, users, func(b []byte, i int, now time.Time) []byte {
-		return appendSeed(b, kind, seedSHA, i, now.UnixMilli(), uint32(i))
+	limit, _ := strconv.Atoi(seedLimit)
+	bad, first, err := bulkLoad(s.Addr, 2, 1000, limit*users, func(b []byte, i int, now time.Time) []byte {
+		return appendSeed(b, kind, seedSHA, i%users, now.UnixMilli(), uint32(i))
 	}, nil)
 	if err == nil && bad > 0 {
 		err = fmt.Errorf("%d bad replies, first: %s", bad, first)
