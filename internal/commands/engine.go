@@ -348,6 +348,24 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	return more
 }
 
+// RehashActively moves buckets of resizes in progress for at most budget,
+// as Redis's activerehashing does from its cron: a resize otherwise moves
+// one bucket per lookup, so a table left twice too big by an expiry storm
+// (or by keys deleted all at once) would keep both tables, old and new, for
+// as long as it takes the traffic to walk every old bucket.
+func (e *Engine) RehashActively(budget time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	start := time.Now()
+	for _, db := range e.dbs {
+		for db.RehashFor(100) {
+			if time.Since(start) >= budget {
+				return
+			}
+		}
+	}
+}
+
 // returnMemory gives memory back to the OS after the expiry cycle has
 // reclaimed a large part of the keyspace (an expiry storm): the Go heap goal
 // was set while those keys were live, so without a collection the heap

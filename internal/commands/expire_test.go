@@ -351,3 +351,32 @@ func TestExpireCycleBoundaryAndDatabases(t *testing.T) {
 		t.Fatal("key past its deadline survived the cycle")
 	}
 }
+
+// A table left oversized by a mass deletion shrinks under RehashActively
+// alone, without traffic to move its buckets.
+func TestRehashActively(t *testing.T) {
+	tt := newTester(t)
+	db := tt.E.DB(0)
+	for i := 0; i < 100_000; i++ {
+		db.Add(fmt.Appendf(nil, "k%d", i), []byte("v"))
+	}
+	for db.Rehashing() {
+		tt.E.RehashActively(time.Second)
+	}
+	grown, _ := db.Buckets()
+	for i := 0; i < 99_000; i++ {
+		db.Delete(fmt.Appendf(nil, "k%d", i), 0)
+	}
+	if !db.Rehashing() {
+		t.Fatal("deleting 99% of the keys started no shrink")
+	}
+	for i := 0; db.Rehashing(); i++ {
+		if i > 1000 {
+			t.Fatal("RehashActively never finished the shrink")
+		}
+		tt.E.RehashActively(time.Millisecond)
+	}
+	if size, _ := db.Buckets(); size >= grown/8 || db.Len() != 1000 {
+		t.Fatalf("%d buckets for %d keys after the shrink (were %d)", size, db.Len(), grown)
+	}
+}

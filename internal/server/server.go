@@ -46,8 +46,11 @@ const (
 	// expiry cycle: every tick, at most budget of executor time
 	expireTick   = 10 * time.Millisecond
 	expireBudget = 2 * time.Millisecond
-	// idleEvery is how often idle clients are looked for.
-	idleEvery = 100 * time.Millisecond
+	// idleEvery is how often idle clients are looked for, and resizes of
+	// the keyspace's tables moved on by up to rehashBudget (Redis's cron
+	// spends 1 ms every 100 ms on it).
+	idleEvery    = 100 * time.Millisecond
+	rehashBudget = time.Millisecond
 	// DefaultHandshakeTimeout bounds a TLS handshake, so a client that
 	// connects and stays silent holds a connection slot no longer than this.
 	DefaultHandshakeTimeout = 10 * time.Second
@@ -187,7 +190,8 @@ func (s *Server) Close() error {
 	return nil
 }
 
-// cron runs the active expiry cycle and closes idle clients.
+// cron runs the active expiry cycle, closes idle clients and moves table
+// resizes on.
 func (s *Server) cron() {
 	defer s.wg.Done()
 	t := time.NewTicker(expireTick)
@@ -202,6 +206,7 @@ func (s *Server) cron() {
 			if now.Sub(lastIdle) >= idleEvery {
 				lastIdle = now
 				s.closeIdle()
+				s.E.RehashActively(rehashBudget)
 			}
 		}
 	}
