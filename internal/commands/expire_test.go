@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -378,5 +379,42 @@ func TestRehashActively(t *testing.T) {
 	}
 	if size, _ := db.Buckets(); size >= grown/8 || db.Len() != 1000 {
 		t.Fatalf("%d buckets for %d keys after the shrink (were %d)", size, db.Len(), grown)
+	}
+}
+
+// After an expiry storm (many keys expiring together next to rate-limit
+// users) the keyspace, its deadline index and its tables give back what the
+// storm took: the heap returns to its size before the storm.
+func TestExpiryStormGivesMemoryBack(t *testing.T) {
+	tt := newTester(t)
+	for i := 0; i < 10_000; i++ {
+		for j := 0; j < 5; j++ {
+			tt.Do("RL.CHECK", "{t}:ratelimit:ai:user"+strconv.Itoa(i), "1700000000000", "60000", "5", "1700000000000:0a1b2c3"+strconv.Itoa(j))
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	base := heap()
+	for i := 0; i < 200_000; i++ {
+		tt.Do("SET", "storm:"+strconv.Itoa(i), "x", "PX", "1000")
+	}
+	during := heap()
+	tt.Clock.Add(2 * time.Second)
+	for tt.E.ExpireCycle(time.Second) {
+	}
+	for tt.E.DB(0).Rehashing() {
+		tt.E.RehashActively(time.Second)
+	}
+	after := heap()
+	t.Logf("heap: %d KB before, %d KB with the storm keys, %d KB after", base>>10, during>>10, after>>10)
+	if tt.E.DB(0).Len() != 10_000 || tt.E.DB(0).ExpiresLen() != 10_000 {
+		t.Fatalf("%d keys, %d deadlines left", tt.E.DB(0).Len(), tt.E.DB(0).ExpiresLen())
+	}
+	if after > base+base/10+256<<10 {
+		t.Fatalf("heap %d KB after the storm, %d KB before", after>>10, base>>10)
 	}
 }
