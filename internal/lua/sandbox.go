@@ -24,8 +24,8 @@ const (
 
 // setup builds Redis's environment: the base functions Redis keeps (no
 // dofile, loadfile, print, getfenv/setfenv, module/require), the string,
-// table, math, coroutine and bit libraries, the redis table, and read-only
-// protection of all of them. cjson, cmsgpack and struct are not provided.
+// table, math, coroutine, bit and cjson libraries, the redis table, and
+// read-only protection of all of them. cmsgpack and struct are not provided.
 func (vm *VM) setup() {
 	L := vm.L
 	for _, lib := range []struct {
@@ -72,6 +72,7 @@ func (vm *VM) setup() {
 	math.RawSetString("randomseed", L.NewFunction(vm.mathRandomSeed))
 
 	g.RawSetString("bit", openBit(L))
+	g.RawSetString("cjson", vm.openCjson(L, &glua.LUserData{Value: jsonNull{}}))
 	g.RawSetString("redis", vm.redisTable())
 	vm.handler = L.NewFunction(vm.errorHandler)
 	g.RawSetString("__redis__err__handler", vm.handler)
@@ -83,7 +84,7 @@ func (vm *VM) setup() {
 		L.RaiseError("%s", errReadonly)
 		return 0
 	})
-	for _, name := range []string{"string", "math", "table", "coroutine", "bit", "redis"} {
+	for _, name := range []string{"string", "math", "table", "coroutine", "bit", "cjson", "redis"} {
 		g.RawSetString(name, vm.protect(g.RawGetString(name).(*glua.LTable), readonly))
 	}
 	// gopher-lua makes the string library its own metatable; Lua's is a
@@ -235,6 +236,11 @@ func baseToString(L *glua.LState) int {
 	v := L.CheckAny(1)
 	if n, ok := v.(glua.LNumber); ok {
 		L.Push(glua.LString(formatNumber(float64(n))))
+		return 1
+	}
+	if isJSONNull(v) {
+		// cjson.null is a NULL lightuserdata in Redis.
+		L.Push(glua.LString("userdata: (nil)"))
 		return 1
 	}
 	L.Push(L.ToStringMeta(v))
