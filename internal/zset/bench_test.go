@@ -98,6 +98,30 @@ func BenchmarkRangeByScore(b *testing.B) {
 	}
 }
 
+// BenchmarkRangeByRank reads the highest-scored member, as ZRANGE -1 -1
+// (forward, from the end) and ZREVRANGE 0 0 (reverse) do.
+func BenchmarkRangeByRank(b *testing.B) {
+	for _, n := range benchSizes {
+		for _, rev := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%d/rev=%v", n, rev), func(b *testing.B) {
+				r := rand.New(rand.NewSource(1))
+				s, _ := filled(n, r)
+				total := 0
+				visit := func(m []byte, _ float64) bool { total += len(m); return true }
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if rev {
+						s.RangeByRank(0, 0, true, visit)
+					} else {
+						s.RangeByRank(n-1, n-1, false, visit)
+					}
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkRank ranks a random member.
 func BenchmarkRank(b *testing.B) {
 	for _, n := range benchSizes {

@@ -250,28 +250,45 @@ func FuzzMemberEncoding(f *testing.F) {
 		if sc == 0 {
 			sc = 0
 		}
-		size, dd, packed := layout(m, &p, sc)
-		if size2, dd2, packed2 := layout(m, &p, sc); size2 != size || dd2 != dd || packed2 != packed {
-			t.Fatalf("layout(%q, %v) not deterministic", m, sc)
+		// The entry alone, and after the bases the other score may give
+		// it: an integer at or below score (a delta), or none.
+		bases := []int64{noBase}
+		if v, ok := intScore(sc); ok {
+			if ob, ok := intScore(oscore); ok && ob <= v {
+				bases = append(bases, ob)
+			}
+			bases = append(bases, v, -(1 << 53))
 		}
-		if packed && p.kind == kindRaw {
-			t.Fatalf("%q packed without a packed form", m)
-		}
-		lp := make([]byte, size+1)
-		putEntry(lp[1:], m, &p, sc, dd, packed)
-		var e entry
-		e.read(lp, 1)
-		s2, next := entryScore(lp, 1)
-		if e.next != len(lp) || next != len(lp) || entryNext(lp, 1) != len(lp) ||
-			math.Float64bits(e.score) != math.Float64bits(sc) || s2 != e.score || (e.kind != kindRaw) != packed {
-			t.Fatalf("(%q, %v): entry %x read as %+v, entryScore %v %d", m, sc, lp, e, s2, next)
-		}
-		if got := string(e.appendMember(nil, lp)); got != m {
-			t.Fatalf("(%q, %v): decoded %q", m, sc, got)
-		}
-		var buf [maxPacked]byte
-		if got := string(e.memberIn(lp, &buf)); got != m {
-			t.Fatalf("(%q, %v): memberIn %q", m, sc, got)
+		var packed0 bool
+		for i, base := range bases {
+			size, dd, packed := layout(m, &p, sc, base)
+			if size2, dd2, packed2 := layout(m, &p, sc, base); size2 != size || dd2 != dd || packed2 != packed {
+				t.Fatalf("layout(%q, %v) not deterministic", m, sc)
+			}
+			if packed && p.kind == kindRaw {
+				t.Fatalf("%q packed without a packed form", m)
+			}
+			if i == 0 {
+				packed0 = packed
+			} else if packed != packed0 {
+				t.Fatalf("(%q, %v): packed %v after base %d, %v alone", m, sc, packed, base, packed0)
+			}
+			lp := make([]byte, size+1)
+			putEntry(lp[1:], m, &p, sc, dd, packed, base)
+			var e entry
+			e.read(lp, 1, base)
+			s2, next, nb := entryScore(lp, 1, base)
+			if e.next != len(lp) || next != len(lp) || nb != e.nb || nb != baseOf(sc) ||
+				math.Float64bits(e.score) != math.Float64bits(sc) || s2 != e.score || (e.kind != kindRaw) != packed {
+				t.Fatalf("(%q, %v, base %d): entry %x read as %+v, entryScore %v %d %d", m, sc, base, lp, e, s2, next, nb)
+			}
+			if got := string(e.appendMember(nil, lp)); got != m {
+				t.Fatalf("(%q, %v): decoded %q", m, sc, got)
+			}
+			var buf [maxPacked]byte
+			if got := string(e.memberIn(lp, &buf)); got != m {
+				t.Fatalf("(%q, %v): memberIn %q", m, sc, got)
+			}
 		}
 
 		// Both members in a small and a large set.
@@ -319,4 +336,220 @@ func FuzzMemberEncoding(f *testing.F) {
 			t.Fatalf("Remove(%q)", m)
 		}
 	})
+}
+
+// Scores for FuzzSmallOps: runs of integers close together, far apart
+// (deltas of 1 to 8 bytes), negative, at the 2^53 bounds of the integer
+// form, and floats and infinities between and around them, which store
+// the next integer score absolute.
+var opScores = []float64{
+	0, math.Copysign(0, -1), 1, -1, 2, 3, 0.5, -0.5,
+	limiterBase, limiterBase + 1, limiterBase + 2, limiterBase + 127, limiterBase + 128,
+	limiterBase + 16383, limiterBase + 16384, limiterBase + 60000, limiterBase + 0.5, limiterBase - 3,
+	1 << 53, 1<<53 - 1, 1<<53 + 2, -(1 << 53), -(1 << 53) + 1, -(1<<53 + 2),
+	1 << 40, -(1 << 40), 1<<53 - 1<<20, -1000, -127, -128,
+	math.Inf(1), math.Inf(-1), 1e300, -1e300, 5e-324, -5e-324, math.MaxFloat64, 1e15 + 0.5,
+}
+
+// opMember is member i of FuzzSmallOps' pool: packed forms whose D is
+// one of the integer scores (so dd is often 0), near misses, raw ones.
+func opMember(i int) string {
+	sc := opScores[i%len(opScores)]
+	d := int64(sc)
+	if math.IsInf(sc, 0) || math.Abs(sc) > 1<<62 {
+		d = int64(i) - 20
+	}
+	ds := strconv.FormatInt(d, 10)
+	switch i / len(opScores) % 6 {
+	case 0:
+		return ds + ":" + fmt.Sprintf("%08x", uint32(i)*0x9e3779b1)
+	case 1:
+		return ds + "-" + strconv.Itoa(i)
+	case 2:
+		return ds + ":" + fmt.Sprintf("%08x", i) + "#2"
+	case 3:
+		return ds
+	case 4:
+		return string(rune('a'+i%26)) + strconv.Itoa(i)
+	}
+	return strings.Repeat(string(rune('A'+i%26)), 50+i%15) // around the one-byte raw header limit
+}
+
+// FuzzSmallOps runs a program of set operations on a small set and a
+// model, checking after each the content by every read path and that the
+// bytes are the canonical encoding: deltas re-encoded as entries come and
+// go at the front, middle and end.
+func FuzzSmallOps(f *testing.F) {
+	f.Add([]byte{0, 8, 8, 0, 9, 9, 0, 10, 10, 0, 11, 11, 5, 0, 8, 0, 12, 12, 5, 0, 9})         // a window
+	f.Add([]byte{0, 8, 8, 0, 16, 16, 0, 9, 9, 4, 16, 0, 0, 0, 4, 0, 6, 1, 0, 7, 2})            // float between ints
+	f.Add([]byte{0, 1, 30, 0, 2, 18, 0, 3, 19, 0, 4, 20, 0, 5, 21, 6, 1, 0, 7, 1, 0, 8, 1, 2}) // 2^53 bounds
+	f.Add([]byte{0, 1, 24, 0, 2, 25, 0, 3, 26, 4, 1, 0, 4, 3, 0, 0, 4, 31, 5, 31, 24})         // huge gaps, -inf
+	f.Add([]byte{0, 0, 1, 0, 40, 0, 0, 80, 2, 0, 120, 3, 4, 40, 0, 4, 0, 0, 10, 0, 0, 11, 0, 0})
+	f.Add([]byte{0, 7, 16, 0, 8, 8, 0, 9, 9, 5, 16, 16, 9, 0, 0, 8, 1, 1, 0, 200, 33})
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		if len(prog) > 300 {
+			return
+		}
+		s := New()
+		var m model
+		lim := Limits{Entries: 1 << 20, Value: 1 << 20}
+		arg := func(i int) int {
+			if i < len(prog) {
+				return int(prog[i])
+			}
+			return 0
+		}
+		for pc := 0; pc < len(prog); pc += 3 {
+			op, a, b := prog[pc]%12, arg(pc+1), arg(pc+2)
+			sa, sb := opScores[a%len(opScores)], opScores[b%len(opScores)]
+			switch op {
+			case 0, 1, 2, 3:
+				member, score := opMember(a), sb
+				if op == 3 {
+					// The member's own integer, so dd is 0, or one off.
+					if p := parseMember(member); p.kind != kindRaw && p.d >= -(1<<53) && p.d <= 1<<53 {
+						score = float64(p.d) + float64(b%3) - 1
+					}
+				}
+				if got, want := s.Add(member, score, lim), m.add(member, score); got != want {
+					t.Fatalf("Add(%q, %v) = %v; want %v", member, score, got, want)
+				}
+			case 4:
+				if got, want := s.Remove(opMember(a)), m.remove(opMember(a)); got != want {
+					t.Fatalf("Remove(%q) = %v; want %v", opMember(a), got, want)
+				}
+			case 5:
+				r := ScoreRange{Min: sa, Max: sb, MinEx: b&64 != 0, MaxEx: b&128 != 0}
+				if a&128 != 0 {
+					r.Min = math.Inf(-1) // from the low end, as limiters do
+				}
+				if got, want := s.RemoveRangeByScore(r), m.removeWhere(func(_ int, it item) bool { return !r.Empty() && r.Contains(it.score) }); got != want {
+					t.Fatalf("RemoveRangeByScore(%+v) = %d; want %d", r, got, want)
+				}
+			case 6, 7:
+				n, max := len(m.items), op == 7
+				count := a % 4
+				var got []item
+				k := s.pop(count, max, func(mb []byte, sc float64) { got = append(got, item{string(mb), sc}) })
+				want := limit(m.filter(max, func(int, item) bool { return true }), 0, count)
+				m.removeWhere(func(i int, _ item) bool {
+					if max {
+						return i >= n-len(want)
+					}
+					return i < len(want)
+				})
+				if k != len(want) || !sameItems(got, want) {
+					t.Fatalf("pop(%d, max %v) = %d %v; want %v", count, max, k, got, want)
+				}
+			case 8:
+				n := len(m.items)
+				start, stop := a%(n+2)-1, b%(n+2)-1
+				if got, want := s.RemoveRangeByRank(start, stop), m.removeWhere(func(i int, _ item) bool { return i >= start && i <= stop }); got != want {
+					t.Fatalf("RemoveRangeByRank(%d, %d) = %d; want %d", start, stop, got, want)
+				}
+			case 9:
+				// An update moves the member: removal and insertion.
+				if len(m.items) > 0 {
+					member := m.items[a%len(m.items)].member
+					if got := s.Add(member, sb, lim); got != m.add(member, sb) {
+						t.Fatalf("update Add(%q, %v) = %v", member, sb, got)
+					}
+				}
+			case 10:
+				lr := LexRange{Min: LexBound{Kind: LexMinusInf, Ex: true}, Max: LexBound{Value: opMember(b), Ex: a&1 != 0}}
+				// The small encoding's answer for unequal scores: the
+				// first run of members up to the bound, in set order.
+				want := 0
+				if s.lexInRange(lr) {
+					for _, it := range m.items {
+						if !lr.lteMax(it.member) {
+							break
+						}
+						want++
+					}
+				}
+				if got := s.RemoveRangeByLex(lr); got != want {
+					t.Fatalf("RemoveRangeByLex(%+v) = %d; want %d", lr, got, want)
+				}
+				m.items = m.items[want:]
+			case 11:
+				if s.Len() > 0 && s.Len() < 1000 {
+					// Round trip through the large encoding.
+					c := s.Clone()
+					c.toLarge(0)
+					c.ConvertToListpackIfNeeded(lim)
+					if string(c.lp()) != string(s.lp()) {
+						t.Fatalf("converted back %x; was %x", c.lp(), s.lp())
+					}
+				}
+			}
+			if s.Encoding() != "listpack" {
+				t.Fatalf("encoding %s", s.Encoding())
+			}
+			if err := checkCanonical(s); err != nil {
+				t.Fatalf("after op %d (%d %d %d): %v", pc/3, op, a, b, err)
+			}
+			checkReads(t, s, &m)
+		}
+	})
+}
+
+// checkReads compares every read path of s with the model.
+func checkReads(t *testing.T, s *Set, m *model) {
+	t.Helper()
+	n := len(m.items)
+	all := func(rev bool) []item { return m.filter(rev, func(int, item) bool { return true }) }
+	if s.Len() != n {
+		t.Fatalf("Len %d; want %d", s.Len(), n)
+	}
+	for _, rev := range []bool{false, true} {
+		if got := collect(func(v Visitor) { s.RangeByRank(0, n-1, rev, v) }); !sameItems(got, all(rev)) {
+			t.Fatalf("RangeByRank(rev %v) = %v; want %v", rev, got, all(rev))
+		}
+		if got := collect(func(v Visitor) { s.RangeByScore(AllScores, rev, 0, -1, v) }); !sameItems(got, all(rev)) {
+			t.Fatalf("RangeByScore(rev %v) = %v; want %v", rev, got, all(rev))
+		}
+		if got := collect(func(v Visitor) { s.RangeByLex(AllLex, rev, 0, -1, v) }); !sameItems(got, all(rev)) {
+			t.Fatalf("RangeByLex(rev %v) = %v; want %v", rev, got, all(rev))
+		}
+	}
+	for i, it := range m.items {
+		if sc, ok := s.Score(it.member); !ok || sc != it.score {
+			t.Fatalf("Score(%q) = %v %v; want %v", it.member, sc, ok, it.score)
+		}
+		if r, ok := s.Rank(it.member, false); !ok || r != i {
+			t.Fatalf("Rank(%q) = %d %v; want %d", it.member, r, ok, i)
+		}
+		if r, ok := s.Rank(it.member, true); !ok || r != n-1-i {
+			t.Fatalf("Rank(%q, rev) = %d %v; want %d", it.member, r, ok, n-1-i)
+		}
+		if mb, sc := s.At(i); mb != it.member || sc != it.score {
+			t.Fatalf("At(%d) = %q %v; want %v", i, mb, sc, it)
+		}
+		if got := collect(func(v Visitor) { s.RangeByRank(i, n-1, true, v) }); !sameItems(got, all(true)[i:]) {
+			t.Fatalf("RangeByRank(%d, %d, rev) = %v", i, n-1, got)
+		}
+		if got := collect(func(v Visitor) { s.RangeAfter(it.score, it.member, v) }); !sameItems(got, m.items[i+1:]) {
+			t.Fatalf("RangeAfter(%v, %q) = %v", it.score, it.member, got)
+		}
+		// Windows starting and ending at each score, both directions.
+		r := ScoreRange{Min: it.score, Max: math.Inf(1)}
+		in := func(_ int, x item) bool { return r.Contains(x.score) }
+		if got := collect(func(v Visitor) { s.RangeByScore(r, true, 0, -1, v) }); !sameItems(got, m.filter(true, in)) {
+			t.Fatalf("RangeByScore(%+v, rev) = %v", r, got)
+		}
+		r = ScoreRange{Min: math.Inf(-1), Max: it.score, MaxEx: true}
+		if got := collect(func(v Visitor) { s.RangeByScore(r, false, 0, -1, v) }); !sameItems(got, m.filter(false, in)) {
+			t.Fatalf("RangeByScore(%+v) = %v", r, got)
+		}
+	}
+	if n > 0 {
+		ranks := []int{0, n / 2, n / 2, n - 1}
+		var got []item
+		s.Select(ranks, func(mb []byte, sc float64) { got = append(got, item{string(mb), sc}) })
+		want := []item{m.items[0], m.items[n/2], m.items[n/2], m.items[n-1]}
+		if !sameItems(got, want) {
+			t.Fatalf("Select(%v) = %v; want %v", ranks, got, want)
+		}
+	}
 }

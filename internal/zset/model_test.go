@@ -152,7 +152,10 @@ func newModelRunPool(t *testing.T, seed int64, lexMode bool, pool int) *modelRun
 	mr.members = append(mr.members, packMembers(r)...)
 	mr.scores = []float64{math.Inf(-1), math.Inf(1), 0, math.Copysign(0, -1), 1, -1, 1.5, 2, 3,
 		0.1, 1e300, -1e300, 1700000000000, 1 << 53, 1<<53 + 2, -(1 << 53), 5e-324, math.MaxFloat64,
-		limiterBase, limiterBase + 1, limiterBase + 3, limiterBase - 1000, limiterBase + 0.5}
+		limiterBase, limiterBase + 1, limiterBase + 3, limiterBase - 1000, limiterBase + 0.5,
+		// Deltas between integer scores of every size, and the 2^53 bounds.
+		limiterBase + 127, limiterBase + 128, limiterBase + 16384, limiterBase + 60000,
+		1<<53 - 1, -(1 << 53) + 1, -(1<<53 + 2), 1 << 40, -(1 << 40), -5, -1000}
 	return mr
 }
 
@@ -494,23 +497,28 @@ func checkCanonical(s *Set) error {
 	}
 	want := binary.AppendUvarint(nil, uint64(s.Len()))
 	n := 0
+	base := int64(noBase)
+	var prev float64
 	for off := firstEntry(lp); off < len(lp); n++ {
 		var e entry
-		e.read(lp, off)
-		sc, next := entryScore(lp, off)
-		if next != e.next || entryNext(lp, off) != e.next || sc != e.score || (sc == 0 && math.Signbit(sc)) {
-			return fmt.Errorf("entry at %d: read %+v, entryScore %v %d, entryNext %d", off, e, sc, next, entryNext(lp, off))
+		e.read(lp, off, base)
+		sc, next, nb := entryScore(lp, off, base)
+		if next != e.next || nb != e.nb || nb != baseOf(sc) || sc != e.score || (sc == 0 && math.Signbit(sc)) {
+			return fmt.Errorf("entry at %d (base %d): read %+v, entryScore %v %d %d", off, base, e, sc, next, nb)
+		}
+		if n > 0 && sc < prev {
+			return fmt.Errorf("entry at %d: score %v after %v", off, sc, prev)
 		}
 		m := string(e.appendMember(nil, lp))
 		p := parseMember(m)
 		if (e.kind == kindRaw) != (p.kind == kindRaw) && e.kind != kindRaw {
 			return fmt.Errorf("%q stored as kind %d, parses as %d", m, e.kind, p.kind)
 		}
-		size, dd, packed := layout(m, &p, sc)
+		size, dd, packed := layout(m, &p, sc, base)
 		b := make([]byte, size)
-		putEntry(b, m, &p, sc, dd, packed)
+		putEntry(b, m, &p, sc, dd, packed, base)
 		want = append(want, b...)
-		off = e.next
+		off, base, prev = e.next, nb, sc
 	}
 	if n != s.Len() {
 		return fmt.Errorf("%d entries, count %d", n, s.Len())

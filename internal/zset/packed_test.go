@@ -99,35 +99,60 @@ func appendUvarint(b []byte, v uint64) []byte {
 // raw.
 func TestEntrySizes(t *testing.T) {
 	ts := float64(limiterBase)
+	const none = noBase
 	tests := []struct {
 		member string
 		score  float64
+		base   int64 // the previous entry's integer score, or none
 		size   int
 		packed bool
 	}{
-		{"1764470000123:0a1b2c3d", ts, 12, true},                  // header, 6-byte score, dd 0, 4 bytes
-		{"1764470000123:0a1b2c3d", ts + 64, 12, true},             // dd -64: zigzag 127, one byte
-		{"1764470000123:0a1b2c3d", ts + 65, 13, true},             // dd -65 takes 2 bytes
-		{"1764470000123:0a1b2c3d", ts + 0.5, 1 + 8 + 6 + 4, true}, // float score: D itself, 6 bytes
-		{"1764470000123-4194304", ts, 12, true},
-		{"1764470000123-1", ts, 9, true},
-		{"1764470000123:0a1b2c3d#2", ts, 6 + 3 + 11, true},
-		{"5:0a1b2c3d", ts, 1 + 6 + 6 + 4, false},                      // dd ~ -ts is longer than "5"
-		{"5:0a1b2c3d", 5, 1 + 1 + 1 + 4, true},                        // score 5
-		{"5:0a1b2c3d", 0.5, 8 + 1 + 1 + 4, true},                      // D itself
-		{"123", 123, 1 + 2 + 1 + 1, true},                             // digits and an empty rest
-		{"1", 1, 1 + 1 + 1, false},                                    // packed would be 3 bytes, raw 2
-		{"user:1", 1, 1 + 1 + 6, false},                               // no leading integer
-		{"-9223372036854775808:00000000", 1 << 53, 1 + 8 + 29, false}, // dd overflows
-		{"9223372036854775807:ffffffff", -1, 1 + 1 + 28, false},       // dd overflows
-		{"9223372036854775807:ffffffff", 1, 1 + 1 + 10 + 4, true},
-		{"9223372036854775807:ffffffff", math.Inf(1), 1 + 8 + 10 + 4, true},
+		{"1764470000123:0a1b2c3d", ts, none, 1 + 6 + 4, true},        // header (dd 0), 6-byte score, 4 bytes
+		{"1764470000123:0a1b2c3d", ts, limiterBase, 1 + 1 + 4, true}, // delta 0
+		{"1764470000123:0a1b2c3d", ts, limiterBase - 127, 6, true},   // delta 127: one byte
+		{"1764470000123:0a1b2c3d", ts, limiterBase - 128, 7, true},   // delta 128: two
+		{"1764470000123:0a1b2c3d", ts, limiterBase - 60000, 8, true}, // a minute: three
+		{"1764470000123:0a1b2c3d", ts, -(1 << 53), 1 + 8 + 4, true},  // delta 2^53 + ts
+		{"1764470000123:0a1b2c3d", ts + 64, none, 12, true},          // dd -64: zigzag 127, one byte
+		{"1764470000123:0a1b2c3d", ts + 64, limiterBase, 1 + 1 + 1 + 4, true},
+		{"1764470000123:0a1b2c3d", ts + 65, none, 13, true},             // dd -65 takes 2 bytes
+		{"1764470000123:0a1b2c3d", ts + 0.5, none, 1 + 8 + 6 + 4, true}, // float score: D itself, 6 bytes
+		{"1764470000123-4194304", ts, none, 1 + 6 + 4, true},
+		{"1764470000123-4194304", ts, limiterBase - 3, 1 + 1 + 4, true},
+		{"1764470000123-1", ts, none, 8, true},
+		{"1764470000123:0a1b2c3d#2", ts, none, 6 + 2 + 11, true},
+		{"1764470000123:0a1b2c3d#2", ts, limiterBase, 1 + 2 + 11, true},
+		{"5:0a1b2c3d", ts, none, 1 + 6 + 6 + 4, false},                            // dd ~ -ts is longer than "5"
+		{"5:0a1b2c3d", 5, none, 1 + 1 + 4, true},                                  // score 5, dd 0
+		{"5:0a1b2c3d", 0.5, none, 8 + 1 + 1 + 4, true},                            // D itself
+		{"0:0a1b2c3d", 0.5, none, 8 + 1 + 4, true},                                // D itself, 0
+		{"123", 123, none, 1 + 2 + 1, true},                                       // digits and an empty rest
+		{"1", 1, none, 1 + 1 + 1, false},                                          // packed would be 2 bytes, raw 2
+		{"user:1", 1, none, 1 + 1 + 6, false},                                     // no leading integer
+		{"user:1", 1, -5, 1 + 1 + 6, false},                                       // delta 6
+		{strings.Repeat("x", 57), 1, none, 1 + 1 + 57, false},                     // the longest one-byte raw header
+		{strings.Repeat("x", 58), 1, none, 2 + 1 + 58, false},                     // one byte more than before
+		{"-9223372036854775808:00000000", 1 << 53, none, 1 + 8 + 29, false},       // dd overflows
+		{"-9223372036854775808:00000000", 1 << 53, -(1 << 53), 1 + 8 + 29, false}, // delta 2^54
+		{"9223372036854775807:ffffffff", -1, none, 1 + 1 + 28, false},             // dd overflows
+		{"9223372036854775807:ffffffff", 1, none, 1 + 1 + 10 + 4, true},
+		{"9223372036854775807:ffffffff", math.Inf(1), none, 1 + 8 + 10 + 4, true},
+		{"9223372036854775807:ffffffff", math.Inf(1), 5, 1 + 8 + 10 + 4, true}, // no base for a float
 	}
 	for _, tt := range tests {
 		p := parseMember(tt.member)
-		size, _, packed := layout(tt.member, &p, tt.score)
+		size, dd, packed := layout(tt.member, &p, tt.score, tt.base)
 		if size != tt.size || packed != tt.packed {
-			t.Errorf("layout(%q, %v) = %d bytes, packed %v; want %d, %v", tt.member, tt.score, size, packed, tt.size, tt.packed)
+			t.Errorf("layout(%q, %v, %d) = %d bytes, packed %v; want %d, %v", tt.member, tt.score, tt.base, size, packed, tt.size, tt.packed)
+		}
+		lp := make([]byte, size)
+		putEntry(lp, tt.member, &p, tt.score, dd, packed, tt.base)
+		var e entry
+		if e.read(lp, 0, tt.base); e.next != size || e.score != tt.score || string(e.appendMember(nil, lp)) != tt.member {
+			t.Errorf("%q %v %d: %x read as %+v", tt.member, tt.score, tt.base, lp, e)
+		}
+		if tt.base != none {
+			continue
 		}
 		s := New()
 		s.Add(tt.member, tt.score, DefaultLimits())

@@ -16,46 +16,69 @@ import (
 //
 //	entry  = header score body
 //	header = uvarint(k<<1 | intScore)
-//	score  = zigzag varint of the integer score   if intScore
+//	score  = uvarint(score - base)                 if intScore and base exists (a delta)
+//	       | zigzag varint of the integer score   if intScore, no base (absolute)
 //	       | 8 bytes, little endian float64 bits   otherwise
-//	body   = the member's k-3 bytes                if k >= 3 (raw)
-//	       | zigzag varint(dd) tail                if k < 3 (packed)
-//	tail   = 4 bytes, big endian                   k = 0: ":" and 8 lowercase hex digits
-//	       | uvarint(seq)                          k = 1: "-" and a canonical decimal uint64
-//	       | uvarint(len(rest)) rest               k = 2: any other rest, even empty
+//	body   = the member's k-6 bytes                if k >= 6 (raw)
+//	       | tail                                  if 3 <= k < 6 (packed, dd = 0, kind k-3)
+//	       | zigzag varint(dd) tail                if k < 3 (packed, kind k)
+//	tail   = 4 bytes, big endian                   kind 0: ":" and 8 lowercase hex digits
+//	       | uvarint(seq)                          kind 1: "-" and a canonical decimal uint64
+//	       | uvarint(len(rest)) rest               kind 2: any other rest, even empty
 //
 // A packed member is a canonical decimal int64 D (the longest run of
 // digits after an optional '-'; no '+', no leading zero but "0" itself,
 // no "-0") followed by its tail, at most maxPacked bytes in all. dd is
 // D - score when the score is stored as an integer (rate limiters stamp
 // members with the score's millisecond timestamp, so dd is 0 or tiny),
-// else D. A member is packed exactly when it has that form, dd does not
-// overflow and the packed entry is shorter than the raw one: a function
-// of (member, score), so each entry has one representation, and a member
-// query is parsed once and matched against packed entries by (kind, D,
-// tail) without decoding them (raw entries compare bytes).
+// else D; dd = 0, the limiters' usual case, takes no byte. A member is
+// packed exactly when it has that form, dd does not overflow and the
+// packed body is shorter than the raw one: a function of (member, score),
+// so each entry has one representation, and a member query is parsed
+// once and matched against packed entries by (kind, D, tail) without
+// decoding them (raw entries compare bytes).
+//
+// Integer scores of magnitude up to 2^53 take the integer forms (others,
+// infinities included, the float form). An entry's base is the previous
+// entry's score if that one is stored as an integer; there is none for
+// the first entry and after a float-scored one. Entries are sorted, so a
+// delta is never negative, and it is at most 2^54: a limiter's
+// timestamps within a minute take 1 to 3 bytes, where an absolute
+// millisecond timestamp (1700000000000) takes 6. As in Redis (whose
+// listpack stores such a score as the integer 0), -0 is stored as 0.
+//
+// So an entry's bytes depend on its predecessor, and the encoding stays
+// canonical (a function of the set's content, which the tests check
+// after every operation) because whatever inserts or removes entries
+// re-encodes the score of the entry that follows, in the same memmove
+// (respliceNext): removing the oldest entries of a window stores the new
+// first one absolute. Entries decode only forward, with the base threaded
+// through the scan; the reverse walks collect (offset, base) pairs first.
 //
 // The count is a uvarint rather than a fixed uint32: one byte up to 127
 // entries (the default limit is 128), so 3 bytes less per set, and still
 // any count CONFIG SET allows. When its length changes (at 128, 16384,
 // ...) the entries move by a byte: one memmove, as any insertion costs.
 //
-// Integer scores of magnitude up to 2^53 take the varint form: a
-// millisecond timestamp such as 1700000000000 is 6 bytes. As in Redis
-// (whose listpack stores such a score as the integer 0), -0 is stored as
-// 0.
+// The dd = 0 header kinds cost raw members of 58 to 60 bytes a second
+// header byte (the one-byte header ends at k = 63).
 //
-// Measured by TestSmallEncodingSize and, before this encoding (raw
-// members, a 4-byte count), the same sets on the previous version: 5
-// members, scores their millisecond timestamps (1764470000123...); bytes
-// per entry, the whole []byte, and its capacity (what MemoryUsage counts,
-// besides the 32-byte Set):
+// Measured by TestSmallEncodingSize: 5 members, timestamps from
+// 1764470000123 that many ms apart, scores those timestamps unless said;
+// the whole []byte and its capacity (what MemoryUsage counts, besides the
+// 16-byte Set), before this encoding (raw members, a 4-byte count), with
+// packed members and absolute scores, and now:
 //
-//	member                        before              now
-//	"1764470000123:0a1b2c3d"      29 B, 149 B, 176    12 B, 61 B, 64
-//	  score 3 ms off              29 B, 149 B, 176    12 B, 61 B, 64
-//	"1764470000123-4194304"       28 B, 144 B, 144    12 B, 61 B, 64
-//	"1764470000123:0a1b2c3d#2"    31 B, 159 B, 192    20 B, 101 B, 128
+//	member                          gaps         raw          packed      now
+//	"1764470000123:0a1b2c3d"        1 ms         149 B, 176   61 B, 64    36 B, 48
+//	  same ms                       0                         61 B, 64    36 B, 48
+//	  10 s apart                    10 s                      61 B, 64    40 B, 48
+//	  across a 60 s window          20,20,20,0 s              61 B, 64    42 B, 48
+//	  score 3 ms off                1 ms         149 B, 176   61 B, 64    41 B, 48
+//	  score 100 ms off              1 ms                      66 B, 80    46 B, 48
+//	"1764470000123-4194304"         1 ms         144 B, 144   61 B, 64    36 B, 48
+//	"1764470000123:0a1b2c3d#2"      1 ms         159 B, 192   101 B, 128  76 B, 80
+//	"user:1000000000000000x" (raw)  1 ms                      146 B, 176  126 B, 128
 //
 // What a whole rate-limit key costs (entry, key, set, expiry) is measured
 // by bench.BenchmarkLiveBytesPerUser and workload 4 of go run ./bench.
@@ -64,8 +87,21 @@ const (
 	kindHex  = 0 // D ":" 8 lowercase hex digits
 	kindSeq  = 1 // D "-" canonical decimal uint64
 	kindTail = 2 // D and any other rest
-	kindRaw  = 3 // not packed; header k = len(member) + kindRaw
+	kindRaw  = 3 // not packed
 )
+
+// Header kinds k (the header is uvarint(k<<1 | intScore)): a packed kind
+// with its dd, the same kind + hdrZero when dd is 0 (no dd byte), or
+// hdrRaw + the member's length.
+const (
+	hdrZero = 3
+	hdrRaw  = 6
+)
+
+// noBase is the base of an entry that follows none or a float-scored one:
+// its integer score, if it has one, is stored absolute. Integer scores are
+// within ±2^53, so no base equals it.
+const noBase = math.MinInt64
 
 // maxPacked bounds the members considered for packing, so a decoded
 // member always fits a fixed buffer (the longest hex or seq form is 41
@@ -221,15 +257,34 @@ var hexVal = func() (t [256]uint8) {
 	return t
 }()
 
-// layout decides how (member, score) is stored; score is normalised (no
-// -0). It returns the entry's size and, if packed, dd.
-func layout(member string, p *parsed, score float64) (size int, dd int64, packed bool) {
+// scoreVal is what the score field of an integer score v holds after an
+// entry of base base: the delta, which sorting makes non-negative (at
+// most 2^54), or v itself, zigzagged.
+func scoreVal(v, base int64) uint64 {
+	if base == noBase {
+		return zigzag(v)
+	}
+	return uint64(v - base)
+}
+
+// baseOf is the base an entry of this (normalised) score gives the next.
+func baseOf(score float64) int64 {
+	if v, ok := intScore(score); ok {
+		return v
+	}
+	return noBase
+}
+
+// layout decides how (member, score) is stored after an entry of base
+// base; score is normalised (no -0). It returns the entry's size and, if
+// packed, dd. Whether it is packed does not depend on base.
+func layout(member string, p *parsed, score float64, base int64) (size int, dd int64, packed bool) {
 	v, isInt := intScore(score)
 	ss := 8
 	if isInt {
-		ss = uvarintLen(zigzag(v))
+		ss = uvarintLen(scoreVal(v, base))
 	}
-	raw := uvarintLen(uint64(len(member)+kindRaw)<<1) + len(member)
+	raw := uvarintLen(uint64(len(member)+hdrRaw)<<1) + len(member)
 	if p.kind == kindRaw {
 		return ss + raw, 0, false
 	}
@@ -240,7 +295,10 @@ func layout(member string, p *parsed, score float64) (size int, dd int64, packed
 			return ss + raw, 0, false // overflow
 		}
 	}
-	n := 1 + uvarintLen(zigzag(dd)) // header k < 3: one byte
+	n := 1 // header k < hdrRaw: one byte
+	if dd != 0 {
+		n += uvarintLen(zigzag(dd))
+	}
 	switch p.kind {
 	case kindHex:
 		n += 4
@@ -256,12 +314,15 @@ func layout(member string, p *parsed, score float64) (size int, dd int64, packed
 }
 
 // putEntry encodes an entry into dst, which has exactly its size, as
-// layout said.
-func putEntry(dst []byte, member string, p *parsed, score float64, dd int64, packed bool) {
+// layout said for the same base.
+func putEntry(dst []byte, member string, p *parsed, score float64, dd int64, packed bool, base int64) {
 	v, isInt := intScore(score)
-	k := uint64(len(member) + kindRaw)
+	k := uint64(len(member) + hdrRaw)
 	if packed {
 		k = uint64(p.kind)
+		if dd == 0 {
+			k += hdrZero
+		}
 	}
 	h := k << 1
 	if isInt {
@@ -269,7 +330,7 @@ func putEntry(dst []byte, member string, p *parsed, score float64, dd int64, pac
 	}
 	i := binary.PutUvarint(dst, h)
 	if isInt {
-		i += binary.PutUvarint(dst[i:], zigzag(v))
+		i += binary.PutUvarint(dst[i:], scoreVal(v, base))
 	} else {
 		binary.LittleEndian.PutUint64(dst[i:], math.Float64bits(score))
 		i += 8
@@ -278,7 +339,9 @@ func putEntry(dst []byte, member string, p *parsed, score float64, dd int64, pac
 		copy(dst[i:], member)
 		return
 	}
-	i += binary.PutUvarint(dst[i:], zigzag(dd))
+	if dd != 0 {
+		i += binary.PutUvarint(dst[i:], zigzag(dd))
+	}
 	switch p.kind {
 	case kindHex:
 		binary.BigEndian.PutUint32(dst[i:], uint32(p.t))
@@ -298,6 +361,7 @@ type entry struct {
 	t      uint64 // kindHex, kindSeq: as in parsed
 	ms, me int    // kindRaw: the member lp[ms:me]; kindTail: the rest
 	next   int    // the next entry's offset
+	nb     int64  // the next entry's base
 }
 
 // varintAt is uvarintAt with the one-byte case inline.
@@ -308,29 +372,38 @@ func varintAt(lp []byte, off int) (uint64, int) {
 	return uvarintAt(lp, off)
 }
 
-// read decodes the entry at off.
-func (e *entry) read(lp []byte, off int) {
+// read decodes the entry at off, whose base is base.
+func (e *entry) read(lp []byte, off int, base int64) {
 	h, n := varintAt(lp, off)
 	off += n
 	var iv int64
 	if h&1 != 0 {
-		v, n := uvarintAt(lp, off)
+		v, n := varintAt(lp, off)
 		off += n
-		iv = unzigzag(v)
-		e.score = float64(iv)
+		if base == noBase {
+			iv = unzigzag(v)
+		} else {
+			iv = base + int64(v)
+		}
+		e.score, e.nb = float64(iv), iv
 	} else {
-		e.score = math.Float64frombits(binary.LittleEndian.Uint64(lp[off:]))
+		e.score, e.nb = math.Float64frombits(binary.LittleEndian.Uint64(lp[off:])), noBase
 		off += 8
 	}
 	k := h >> 1
-	if k >= kindRaw {
-		e.kind, e.ms, e.me, e.next = kindRaw, off, off+int(k-kindRaw), off+int(k-kindRaw)
+	if k >= hdrRaw {
+		e.kind, e.ms, e.me, e.next = kindRaw, off, off+int(k-hdrRaw), off+int(k-hdrRaw)
 		return
 	}
+	e.d = iv // iv is 0 for a float score
+	if k >= hdrZero {
+		k -= hdrZero
+	} else {
+		v, n := varintAt(lp, off)
+		off += n
+		e.d += unzigzag(v)
+	}
 	e.kind = int(k)
-	v, n := varintAt(lp, off)
-	off += n
-	e.d = unzigzag(v) + iv // iv is 0 for a float score
 	switch k {
 	case kindHex:
 		e.t = uint64(binary.BigEndian.Uint32(lp[off:]))
@@ -346,46 +419,40 @@ func (e *entry) read(lp []byte, off int) {
 	}
 }
 
-// entryScore decodes the score of the entry at off and where the next
-// entry starts, without decoding the member.
-func entryScore(lp []byte, off int) (score float64, next int) {
+// entryScore decodes the score of the entry at off (of base base), where
+// the next entry starts and its base, without decoding the member.
+func entryScore(lp []byte, off int, base int64) (score float64, next int, nb int64) {
 	h, n := varintAt(lp, off)
 	off += n
 	if h&1 != 0 {
-		v, n := uvarintAt(lp, off)
+		v, n := varintAt(lp, off)
 		off += n
-		score = float64(unzigzag(v))
+		if base == noBase {
+			nb = unzigzag(v)
+		} else {
+			nb = base + int64(v)
+		}
+		score = float64(nb)
 	} else {
-		score = math.Float64frombits(binary.LittleEndian.Uint64(lp[off:]))
+		score, nb = math.Float64frombits(binary.LittleEndian.Uint64(lp[off:])), noBase
 		off += 8
 	}
-	return score, skipBody(lp, off, h>>1)
+	return score, skipBody(lp, off, h>>1), nb
 }
 
-// entryNext is the offset of the entry after the one at off.
-func entryNext(lp []byte, off int) int {
-	h, n := varintAt(lp, off)
-	off += n
-	if h&1 != 0 {
-		for lp[off] >= 0x80 {
+// skipBody is the end of a body of header kind k starting at off.
+func skipBody(lp []byte, off int, k uint64) int {
+	if k >= hdrRaw {
+		return off + int(k-hdrRaw)
+	}
+	if k >= hdrZero {
+		k -= hdrZero
+	} else {
+		for lp[off] >= 0x80 { // dd
 			off++
 		}
 		off++
-	} else {
-		off += 8
 	}
-	return skipBody(lp, off, h>>1)
-}
-
-// skipBody is the end of a body of kind k starting at off.
-func skipBody(lp []byte, off int, k uint64) int {
-	if k >= kindRaw {
-		return off + int(k-kindRaw)
-	}
-	for lp[off] >= 0x80 { // dd
-		off++
-	}
-	off++
 	switch k {
 	case kindHex:
 		return off + 4
@@ -587,71 +654,117 @@ func (m *matcher) match(lp []byte, e *entry) bool {
 	return string(lp[ms:me]) == m.member
 }
 
-// smallFind returns the entry of member: its start and end offsets and
-// its score.
-func (s *Set) smallFind(member string) (start, end int, score float64, ok bool) {
+// smallFind returns the entry of member: its start and end offsets, its
+// score, its base and the next entry's.
+func (s *Set) smallFind(member string) (start, end int, score float64, base, nb int64, ok bool) {
 	lp := s.lp()
 	var mt matcher
 	mt.init(member)
 	var e entry
-	for off := firstEntry(lp); off < len(lp); off = e.next {
-		e.read(lp, off)
+	b := int64(noBase)
+	for off := firstEntry(lp); off < len(lp); off, b = e.next, e.nb {
+		e.read(lp, off, b)
 		if mt.match(lp, &e) {
-			return off, e.next, e.score, true
+			return off, e.next, e.score, b, e.nb, true
 		}
 	}
-	return 0, 0, 0, false
+	return 0, 0, 0, 0, 0, false
 }
 
 // smallInsertPos is the offset of the first entry ordered after (score,
-// member).
-func (s *Set) smallInsertPos(member string, p *parsed, score float64) int {
+// member), and its base.
+func (s *Set) smallInsertPos(member string, p *parsed, score float64) (int, int64) {
 	lp := s.lp()
 	off := firstEntry(lp)
+	b := int64(noBase)
 	var e entry
 	for off < len(lp) {
-		sc, next := entryScore(lp, off)
+		sc, next, nb := entryScore(lp, off, b)
 		if sc > score {
 			break
 		}
 		if sc == score {
-			if e.read(lp, off); e.cmpMember(lp, member, p) > 0 {
+			if e.read(lp, off, b); e.cmpMember(lp, member, p) > 0 {
 				break
 			}
 		}
-		off = next
+		off, b = next, nb
 	}
-	return off
+	return off, b
+}
+
+// splice replaces lp[a:b] by m bytes (left for the caller to write),
+// moving what follows once, and returns the buffer.
+func (s *Set) splice(a, b, m int) []byte {
+	n := len(s.lp())
+	nn := n - (b - a) + m
+	if nn > cap(s.lp()) {
+		s.grow(nn)
+	}
+	lp := s.lp()[:max(n, nn)]
+	copy(lp[a+m:], lp[b:n])
+	lp = lp[:nn]
+	s.setLP(lp)
+	return lp
+}
+
+// respliceNext replaces lp[a:off] and the header and score of the entry at
+// off, whose base was ob, by m bytes (left for the caller to write at a)
+// and that header and score re-encoded after base nb: what an insertion
+// or a removal before the entry does, in one move. The entry's score
+// field changes only if the entry's score is an integer, and then maybe
+// its size.
+func (s *Set) respliceNext(a, off, m int, ob, nb int64) []byte {
+	lp := s.lp()
+	if off == len(lp) {
+		return s.splice(a, off, m)
+	}
+	h, hn := varintAt(lp, off)
+	if h&1 == 0 {
+		return s.splice(a, off, m)
+	}
+	v, vn := varintAt(lp, off+hn)
+	iv := int64(v)
+	if ob == noBase {
+		iv = unzigzag(v)
+	} else {
+		iv += ob
+	}
+	nv := scoreVal(iv, nb)
+	lp = s.splice(a, off+hn+vn, m+hn+uvarintLen(nv))
+	i := a + m + binary.PutUvarint(lp[a+m:], h)
+	binary.PutUvarint(lp[i:], nv)
+	return lp
 }
 
 // smallInsert inserts a new member (not present, parsed as p) at its
 // place, which is off if known (else -1; the end of lp when off ==
-// len(lp)).
-func (s *Set) smallInsert(member string, p *parsed, score float64, off int) {
+// len(lp)), where base is the previous entry's base for the new one (the
+// caller's scan found both; unused when off is -1).
+func (s *Set) smallInsert(member string, p *parsed, score float64, off int, base int64) {
 	if score == 0 {
 		score = 0 // -0 is stored as 0
 	}
-	sz, dd, packed := layout(member, p, score)
 	if s.lp() == nil {
+		sz, dd, packed := layout(member, p, score, noBase)
 		s.grow(1 + sz)
-		s.setLP(append(s.lp()[:0], 0))
-		off = 1
+		s.setLP(s.lp()[:1+sz])
+		s.lp()[0] = 1
+		putEntry(s.lp()[1:], member, p, score, dd, packed, noBase)
+		return
 	}
 	if off < 0 {
-		off = s.smallInsertPos(member, p, score)
+		off, base = s.smallInsertPos(member, p, score)
 	}
-	n := len(s.lp())
-	if n+sz > cap(s.lp()) {
-		s.grow(n + sz)
-	}
-	s.setLP(s.lp()[:n+sz])
-	copy(s.lp()[off+sz:], s.lp()[off:n])
-	putEntry(s.lp()[off:off+sz], member, p, score, dd, packed)
+	sz, dd, packed := layout(member, p, score, base)
+	lp := s.respliceNext(off, off, sz, base, baseOf(score))
+	putEntry(lp[off:off+sz], member, p, score, dd, packed, base)
 	s.setSmallCount(s.smallCount() + 1)
 }
 
-// smallDelete removes the entries in lp[start:end], count of them.
-func (s *Set) smallDelete(start, end, count int) {
+// smallDelete removes the entries in lp[start:end], count of them; base
+// is the first one's base, nb the base of the entry at end.
+func (s *Set) smallDelete(start, end, count int, base, nb int64) {
 	if count == 0 {
 		return
 	}
@@ -660,8 +773,9 @@ func (s *Set) smallDelete(start, end, count int) {
 		s.setLP(nil)
 		return
 	}
-	n := copy(s.lp()[start:], s.lp()[end:])
-	s.setLP(s.lp()[:start+n])
+	// The entry that follows now follows base's entry (it is stored
+	// absolute if that is none: a removal from the front).
+	s.respliceNext(start, end, 0, nb, base)
 	s.setSmallCount(left)
 	if c := cap(s.lp()); c > 256 && len(s.lp()) < c/4 {
 		s.shrink()
@@ -682,11 +796,20 @@ func (s *Set) shrink() {
 	s.setLP(nb)
 }
 
-// smallOffsets appends the start offset of every entry to dst.
-func (s *Set) smallOffsets(dst []int32) []int32 {
+// entryPos is where an entry starts and its base, to read it out of order.
+type entryPos struct {
+	off  int32
+	base int64
+}
+
+// smallPositions appends the position of every entry to dst, for the
+// reverse walks: the bases decode only forward.
+func (s *Set) smallPositions(dst []entryPos) []entryPos {
 	lp := s.lp()
-	for off := firstEntry(lp); off < len(lp); off = entryNext(lp, off) {
-		dst = append(dst, int32(off))
+	b := int64(noBase)
+	for off := firstEntry(lp); off < len(lp); {
+		dst = append(dst, entryPos{int32(off), b})
+		_, off, b = entryScore(lp, off, b)
 	}
 	return dst
 }

@@ -355,40 +355,69 @@ func TestVisitorStops(t *testing.T) {
 // sets (the figures in small.go's comment; go test -v -run
 // TestSmallEncodingSize prints them).
 func TestSmallEncodingSize(t *testing.T) {
-	ts := func(i int) int64 { return 1764470000123 + int64(i) }
-	hex := func(i int) string { return strconv.FormatInt(ts(i), 10) + ":0a1b2c3" + strconv.Itoa(i) }
+	hexAt := func(ts int64, i int) string { return strconv.FormatInt(ts, 10) + ":0a1b2c3" + strconv.Itoa(i) }
+	hex := func(ts int64, i int) string { return hexAt(ts, i) }
 	tests := []struct {
-		name     string
-		member   func(i int) string
-		off      float64 // score - timestamp
-		perEntry int
-		cap      int
+		name   string
+		member func(ts int64, i int) string
+		gaps   [4]int64 // ms between the timestamps
+		off    float64  // score - timestamp
+		bytes  int      // the whole buffer
+		cap    int
 	}{
-		{"seed <ms>:<8 hex>", hex, 0, 12, 64},
-		{"RL.CHECK <ms>-<seq>", func(i int) string { return strconv.FormatInt(ts(i), 10) + "-" + strconv.Itoa(4194304+i) }, 0, 12, 64},
-		{"seed, score 3 ms off", hex, 3, 12, 64},
-		{"seed, score 100 ms off", hex, -100, 13, 80},
-		{"RL.CHECK cost 2 <ms>:<8 hex>#2", func(i int) string { return hex(i) + "#2" }, 0, 20, 128},
-		{"raw 22 bytes", func(i int) string { return "user:" + strconv.Itoa(1e15+i) + "x" }, 0, 29, 176},
+		{"seed <ms>:<8 hex>, 1 ms apart", hex, [4]int64{1, 1, 1, 1}, 0, 36, 48},
+		{"seed, 10 s apart", hex, [4]int64{10000, 10000, 10000, 10000}, 0, 40, 48},
+		{"seed, a 60 s window", hex, [4]int64{19999, 19999, 19999, 1}, 0, 42, 48},
+		{"seed, same ms", hex, [4]int64{}, 0, 36, 48},
+		{"seed, score 3 ms off", hex, [4]int64{1, 1, 1, 1}, 3, 41, 48},
+		{"seed, score 100 ms off", hex, [4]int64{1, 1, 1, 1}, -100, 46, 48},
+		{"RL.CHECK <ms>-<seq>", func(ts int64, i int) string { return strconv.FormatInt(ts, 10) + "-" + strconv.Itoa(4194304+i) },
+			[4]int64{1, 1, 1, 1}, 0, 36, 48},
+		{"RL.CHECK cost 2 <ms>:<8 hex>#2", func(ts int64, i int) string { return hexAt(ts, i) + "#2" }, [4]int64{1, 1, 1, 1}, 0, 76, 80},
+		{"raw 22 bytes", func(ts int64, i int) string { return "user:" + strconv.Itoa(1e15+i) + "x" }, [4]int64{1, 1, 1, 1}, 0, 126, 128},
 	}
 	for _, tt := range tests {
 		s := New()
-		for i := 0; i < 5; i++ {
-			s.Add(tt.member(i), float64(ts(i))+tt.off, DefaultLimits())
+		ts := make([]int64, 5)
+		ts[0] = 1764470000123
+		for i := 1; i < 5; i++ {
+			ts[i] = ts[i-1] + tt.gaps[i-1]
 		}
-		per := float64(len(s.lp())-1) / 5
-		t.Logf("%-32s %q: %.1f bytes/entry, %d bytes, cap %d", tt.name, tt.member(0), per, len(s.lp()), cap(s.lp()))
-		if per != float64(tt.perEntry) || cap(s.lp()) != tt.cap || s.MemoryUsage() != cap(s.lp())+int(unsafe.Sizeof(Set{})) {
-			t.Errorf("%s: %.1f bytes/entry, cap %d, MemoryUsage %d; want %d, %d", tt.name, per, cap(s.lp()), s.MemoryUsage(), tt.perEntry, tt.cap)
+		var want []string
+		for i := 0; i < 5; i++ {
+			want = append(want, tt.member(ts[i], i))
+			s.Add(want[i], float64(ts[i])+tt.off, DefaultLimits())
+		}
+		t.Logf("%-32s %q: %.1f bytes/entry, %d bytes, cap %d", tt.name, want[0], float64(len(s.lp())-1)/5, len(s.lp()), cap(s.lp()))
+		if len(s.lp()) != tt.bytes || cap(s.lp()) != tt.cap || s.MemoryUsage() != cap(s.lp())+int(unsafe.Sizeof(Set{})) {
+			t.Errorf("%s: %d bytes, cap %d, MemoryUsage %d; want %d, %d", tt.name, len(s.lp()), cap(s.lp()), s.MemoryUsage(), tt.bytes, tt.cap)
 		}
 		// The encoding does not change what comes back.
 		for i := 0; i < 5; i++ {
-			if sc, ok := s.Score(tt.member(i)); !ok || sc != float64(ts(i))+tt.off {
-				t.Errorf("%s: Score(%q) = %v %v", tt.name, tt.member(i), sc, ok)
+			if sc, ok := s.Score(want[i]); !ok || sc != float64(ts[i])+tt.off {
+				t.Errorf("%s: Score(%q) = %v %v", tt.name, want[i], sc, ok)
 			}
 		}
-		if got, want := members(s), strings.Join([]string{tt.member(0), tt.member(1), tt.member(2), tt.member(3), tt.member(4)}, " "); got != want {
+		if got := members(s); got != strings.Join(want, " ") {
 			t.Errorf("%s: members %q; want %q", tt.name, got, want)
+		}
+		// A sliding window at its limit keeps its buffer: remove the
+		// oldest, add one more, as the limiters do, many times.
+		c := cap(s.lp())
+		next := ts[4]
+		for i := 0; i < 50 && tt.gaps[0] > 0; i++ {
+			if s.RemoveRangeByScore(ScoreRange{Min: math.Inf(-1), Max: float64(ts[i%5]) + tt.off}) != 1 {
+				t.Fatalf("%s: window broken", tt.name)
+			}
+			next += tt.gaps[i%4]
+			ts[i%5] = next
+			s.Add(tt.member(next, i%5), float64(next)+tt.off, DefaultLimits())
+			if cap(s.lp()) != c {
+				t.Fatalf("%s: step %d: cap %d, was %d", tt.name, i, cap(s.lp()), c)
+			}
+			if err := checkCanonical(s); err != nil {
+				t.Fatalf("%s: step %d: %v", tt.name, i, err)
+			}
 		}
 	}
 }
