@@ -44,7 +44,7 @@ type stormResult struct {
 func runStorm(cfg *config, name, bin, dir string, kind seedKind) (res stormResult) {
 	res = stormResult{Server: name, Kind: kind, Keys: cfg.stormKeys, GoneAfter: -1, RSSBackAfter: -1}
 	fail := func(err error) stormResult { res.Err = err.Error(); return res }
-	s, err := startServer(name, bin, dir, false)
+	s, err := startServer(name, bin, dir, cfg.profileDir != "" && name == "limitkv")
 	if err != nil {
 		return fail(err)
 	}
@@ -168,6 +168,12 @@ func runStorm(cfg *config, name, bin, dir string, kind seedKind) (res stormResul
 	res.Others = othersShare(snap0, snapCPU())
 	stopLoad()
 	res.EndAlloc, res.EndResident = allocatorFigures(s)
+	if cfg.profileDir != "" && s.Pprof != "" {
+		path := cfg.profileDir + "/storm-heap.pprof"
+		if err := fetchPprof(s, "heap", path); err == nil {
+			pprofTop(bin, path, path+".top.txt", "-sample_index=inuse_space")
+		}
+	}
 	if loadErr != nil {
 		return fail(fmt.Errorf("seed load: %w", loadErr))
 	}
