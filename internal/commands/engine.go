@@ -75,6 +75,7 @@ type Engine struct {
 	rlSeq         uint64    // makes RL.CHECK's server-made members unique
 	reclaimed     int       // keys the expiry cycle removed since memory was last returned
 	lastReturn    time.Time // when it was
+	returnPending bool      // a large reclamation is waiting for returnMemory's next turn
 
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.
@@ -348,21 +349,21 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	return more
 }
 
-// RehashActively starts the shrinks that deletions left due and moves
-// buckets of resizes in progress for at most budget, as Redis's cron does
-// (tryResizeHashTables, activerehashing): a resize otherwise moves one
-// bucket per lookup, and a shrink starts only on a deletion outside a
-// resize, so after an expiry storm the storm's table (2M buckets, 16 MB)
-// could stay for good next to 100k surviving keys.
+// RehashActively moves resizes in progress on for at most budget, as
+// Redis's cron does (activerehashing): a resize otherwise moves one bucket
+// per lookup, so after an expiry storm the storm's table (2M buckets,
+// 16 MB) stayed next to its replacement for as long as the traffic took to
+// walk it. A resize that drops a big table hands the memory back.
 func (e *Engine) RehashActively(budget time.Duration) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	start := time.Now()
+	defer e.returnMemory()
 	for _, db := range e.dbs {
-		db.ShrinkIfNeeded()
 		for db.Rehashing() {
-			if !db.RehashFor(100) {
-				db.ShrinkIfNeeded() // a finished resize may leave the table oversized
+			old, _ := db.Buckets()
+			if !db.RehashFor(100) && old >= bigTable {
+				e.returnPending = true // the old table is garbage now
 			}
 			if time.Since(start) >= budget {
 				return
@@ -371,20 +372,32 @@ func (e *Engine) RehashActively(budget time.Duration) {
 	}
 }
 
+// bigTable is the size (buckets) from which a table freed by a finished
+// resize is worth returning to the OS at once: 8 MB of bucket array, which
+// nothing else would collect soon when the traffic allocates little (a
+// rate-limit check allocates nothing).
+const bigTable = 1 << 20
+
 // returnMemory gives memory back to the OS after the expiry cycle has
-// reclaimed a large part of the keyspace (an expiry storm): the Go heap goal
-// was set while those keys were live, so without a collection the heap
-// would refill to it and the resident size stay high for many seconds. At
-// most once per 5 s, in the background, without the lock.
+// reclaimed a large part of the keyspace (an expiry storm) or a resize has
+// dropped a big table: the Go heap goal was set while that memory was
+// live, so without a collection the heap would refill to it and the
+// resident size stay high for many seconds, or for good under traffic that
+// allocates little. At most once per 5 s, in the background, without the
+// lock; a reclamation that comes sooner waits for the next turn.
 func (e *Engine) returnMemory() {
 	keys := 0
 	for _, db := range e.dbs {
 		keys += db.Len()
 	}
-	if e.reclaimed < 50_000 || e.reclaimed < keys/4 || time.Since(e.lastReturn) < 5*time.Second {
+	if e.reclaimed >= 50_000 && e.reclaimed >= keys/4 {
+		e.returnPending = true
+		e.reclaimed = 0
+	}
+	if !e.returnPending || time.Since(e.lastReturn) < 5*time.Second {
 		return
 	}
-	e.reclaimed = 0
+	e.returnPending = false
 	e.lastReturn = time.Now()
 	go debug.FreeOSMemory()
 }

@@ -356,9 +356,9 @@ func TestExpireCycleBoundaryAndDatabases(t *testing.T) {
 }
 
 // A table left oversized by a mass deletion shrinks under RehashActively
-// alone: deletions made while a resize was under way (as in an expiry
-// storm that follows a burst of writes) start no shrink themselves, and no
-// traffic comes to move buckets.
+// alone, with no traffic to move its buckets: here the deletions come
+// while a resize is under way, as in an expiry storm that follows a burst
+// of writes.
 func TestRehashActively(t *testing.T) {
 	tt := newTester(t)
 	db := tt.E.DB(0)
@@ -419,5 +419,36 @@ func TestExpiryStormGivesMemoryBack(t *testing.T) {
 	}
 	if after > base+base/10+256<<10 {
 		t.Fatalf("heap %d KB after the storm, %d KB before", after>>10, base>>10)
+	}
+}
+
+// Finishing the shrink of a big table hands the memory back at once
+// (returnMemory): a rate-limit load allocates nothing, so no collection
+// would otherwise come to free the old table.
+func TestShrinkOfBigTableReturnsMemory(t *testing.T) {
+	tt := newTester(t)
+	db := tt.E.DB(0)
+	for i := 0; db.Len() <= bigTable; i++ {
+		db.Add(fmt.Appendf(nil, "k%d", i), nil)
+	}
+	var victims []*keyspace.Entry
+	db.ForEach(func(e *keyspace.Entry) bool { victims = append(victims, e); return true })
+	for _, e := range victims[1000:] {
+		db.Remove(e)
+	}
+	if !tt.E.lastReturn.IsZero() {
+		t.Fatal("memory returned before the shrink")
+	}
+	for i := 0; db.Rehashing() || i == 0; i++ {
+		if i > 10_000 {
+			t.Fatal("RehashActively never finished")
+		}
+		tt.E.RehashActively(time.Millisecond)
+	}
+	if size, _ := db.Buckets(); size > 1024 {
+		t.Fatalf("%d buckets for %d keys", size, db.Len())
+	}
+	if tt.E.lastReturn.IsZero() || tt.E.returnPending {
+		t.Fatal("the freed table was not handed back")
 	}
 }

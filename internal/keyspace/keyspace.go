@@ -567,12 +567,6 @@ func (db *DB) finishRehash() {
 	db.shrinkIfNeeded()
 }
 
-// ShrinkIfNeeded starts shrinking a table that deletions left less than
-// 1/10 full, for a caller's periodic check (Redis's tryResizeHashTables
-// from its cron): deletions check it too, but not while a resize is under
-// way, so a table can be left oversized once the deletions stop.
-func (db *DB) ShrinkIfNeeded() { db.shrinkIfNeeded() }
-
 // RehashFor moves up to buckets buckets of an ongoing resize, for a caller
 // with idle time to spend (Redis's activerehashing). It reports whether the
 // resize is still in progress.
