@@ -433,26 +433,19 @@ func rankRange(start, end int64, n int) (lo, hi int, ok bool) {
 }
 
 func cmdZCount(x *Ctx) {
-	r, err := zset.ParseScoreRange(x.Args[2], x.Args[3])
-	if err != nil {
-		x.W.Error(ErrMinMaxFloat)
-		return
-	}
-	_, s, ok := x.zsetRead(x.Args[1])
-	if !ok {
-		return
-	}
-	if s == nil {
-		x.W.Int(0)
-		return
-	}
-	x.W.Int(int64(s.CountByScore(r)))
+	zcountGeneric(x, zset.ParseScoreRange, ErrMinMaxFloat, (*zset.Set).CountByScore)
 }
 
 func cmdZLexCount(x *Ctx) {
-	r, err := zset.ParseLexRange(x.Args[2], x.Args[3])
+	zcountGeneric(x, zset.ParseLexRange, ErrMinMaxLex, (*zset.Set).CountByLex)
+}
+
+// zcountGeneric is ZCOUNT and ZLEXCOUNT: the range is parsed (and refused
+// with badRange) before the key is looked at, as in Redis.
+func zcountGeneric[R any](x *Ctx, parse func(min, max []byte) (R, error), badRange string, count func(*zset.Set, R) int) {
+	r, err := parse(x.Args[2], x.Args[3])
 	if err != nil {
-		x.W.Error(ErrMinMaxLex)
+		x.W.Error(badRange)
 		return
 	}
 	_, s, ok := x.zsetRead(x.Args[1])
@@ -463,7 +456,7 @@ func cmdZLexCount(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
-	x.W.Int(int64(s.CountByLex(r)))
+	x.W.Int(int64(count(s, r)))
 }
 
 func cmdZRank(x *Ctx)    { zrankGeneric(x, false) }
