@@ -76,6 +76,9 @@ type Engine struct {
 	reclaimed     int       // keys the expiry cycle removed since memory was last returned
 	lastReturn    time.Time // when it was
 	returnPending bool      // a large reclamation is waiting for returnMemory's next turn
+	// prefetchSink keeps Prefetch's reads from being optimised away (a
+	// field, not a global: engines in one process run at the same time).
+	prefetchSink uint64
 
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.
@@ -182,11 +185,8 @@ func (e *Engine) Prefetch(c *Client, batch [][][]byte) {
 			keys = append(keys, args[3])
 		}
 	}
-	prefetchSink = e.dbs[c.DB].TouchAll(keys)
+	e.prefetchSink = e.dbs[c.DB].TouchAll(keys)
 }
-
-// prefetchSink keeps Prefetch's reads from being optimised away.
-var prefetchSink uint64
 
 // Exec runs one command for c, writing its reply to w. Call with the lock held.
 func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
