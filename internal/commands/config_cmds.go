@@ -482,8 +482,8 @@ func cmdConfigResetStat(x *Ctx) {
 	for i := range NumDBs {
 		e.DB(i).Expired = 0
 	}
-	memPeak.Store(0)
-	opsSamples.Delete(e)
+	e.memPeak = 0
+	e.ops = opsSample{}
 	x.W.OK()
 }
 

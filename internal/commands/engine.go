@@ -79,6 +79,10 @@ type Engine struct {
 	// prefetchSink keeps Prefetch's reads from being optimised away (a
 	// field, not a global: engines in one process run at the same time).
 	prefetchSink uint64
+	// memPeak is the highest used_memory INFO has seen (Redis samples its
+	// peak the same lazy way, at each cron tick and INFO).
+	memPeak uint64
+	ops     opsSample // for INFO's instantaneous_ops_per_sec
 
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.

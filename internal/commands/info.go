@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -157,20 +156,13 @@ func infoClients(x *Ctx, b *infoBuf) {
 	b.i("clients_in_timeout_table", timed)
 }
 
-// memPeak is the highest used_memory INFO has seen (Redis samples its peak
-// the same lazy way, at each cron tick and INFO).
-var memPeak atomic.Uint64
-
 func infoMemory(x *Ctx, b *infoBuf) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms) // for the allocator_* fields; INFO is not a hot path
 	// used_memory is the figure maxmemory is checked against.
 	used := x.E.UsedMemory()
-	peak := memPeak.Load()
-	for used > peak && !memPeak.CompareAndSwap(peak, used) {
-		peak = memPeak.Load()
-	}
-	peak = max(peak, used)
+	x.E.memPeak = max(x.E.memPeak, used)
+	peak := x.E.memPeak
 	rss := procRSS()
 	if rss == 0 {
 		rss = ms.Sys
@@ -320,22 +312,20 @@ func infoPersistence(x *Ctx, b *infoBuf) {
 }
 
 // opsSample is the last (time, commands) pair instantaneous_ops_per_sec was
-// computed from, per engine.
+// computed from.
 type opsSample struct {
 	at   time.Time
 	cmds int64
 	rate int64
 }
 
-var opsSamples sync.Map // *Engine -> *opsSample
-
 // opsPerSec estimates the command rate since the previous INFO (at least
 // 100ms apart, like one of Redis's samples).
 func opsPerSec(e *Engine) int64 {
 	now := time.Now()
-	v, loaded := opsSamples.LoadOrStore(e, &opsSample{at: now, cmds: e.Stats.Commands})
-	s := v.(*opsSample)
-	if !loaded {
+	s := &e.ops
+	if s.at.IsZero() {
+		*s = opsSample{at: now, cmds: e.Stats.Commands}
 		return 0
 	}
 	if d := now.Sub(s.at); d >= 100*time.Millisecond {
