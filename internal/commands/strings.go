@@ -176,18 +176,30 @@ func strExpireAt(x *Ctx, arg []byte, flags uint16) (int64, bool) {
 // the key is missing, and reports false after answering WRONGTYPE. The
 // entry is returned for the caller's write that follows.
 func strReadReply(x *Ctx, key []byte) (*keyspace.Entry, bool) {
+	e, v, ok := strRead(x, key)
+	switch {
+	case !ok:
+	case e == nil:
+		x.W.Null()
+	default:
+		x.W.Bulk(v)
+	}
+	return e, ok
+}
+
+// strRead is lookupKeyRead plus checkType for a string: the entry (nil when
+// the key is missing) and its value, or false after answering WRONGTYPE.
+func strRead(x *Ctx, key []byte) (*keyspace.Entry, []byte, bool) {
 	e := x.Lookup(key)
 	if e == nil {
-		x.W.Null()
-		return nil, true
+		return nil, nil, true
 	}
 	v, ok := e.Val.([]byte)
 	if !ok {
 		x.W.Error(ErrWrongType)
-		return e, false
+		return e, nil, false
 	}
-	x.W.Bulk(v)
-	return e, true
+	return e, v, true
 }
 
 // strStore is setKey: it gives key the value val (already copied),
@@ -237,19 +249,7 @@ func strSetGeneric(x *Ctx, flags uint16, key, val, expire []byte) int {
 	return strSetDone
 }
 
-func cmdGet(x *Ctx) {
-	e := x.Lookup(x.Args[1])
-	if e == nil {
-		x.W.Null()
-		return
-	}
-	v, ok := e.Val.([]byte)
-	if !ok {
-		x.W.Error(ErrWrongType)
-		return
-	}
-	x.W.Bulk(v)
-}
+func cmdGet(x *Ctx) { strReadReply(x, x.Args[1]) }
 
 func cmdSet(x *Ctx) {
 	flags, expire, ok := parseStrOpts(x, true)
@@ -310,14 +310,12 @@ func cmdGetEx(x *Ctx) {
 	if !ok {
 		return
 	}
-	e := x.Lookup(x.Args[1])
-	if e == nil {
-		x.W.Null()
+	e, v, ok := strRead(x, x.Args[1])
+	if !ok {
 		return
 	}
-	v, isStr := e.Val.([]byte)
-	if !isStr {
-		x.W.Error(ErrWrongType)
+	if e == nil {
+		x.W.Null()
 		return
 	}
 	var at int64
@@ -536,17 +534,9 @@ func cmdAppend(x *Ctx) {
 }
 
 func cmdStrlen(x *Ctx) {
-	e := x.Lookup(x.Args[1])
-	if e == nil {
-		x.W.Int(0)
-		return
+	if _, v, ok := strRead(x, x.Args[1]); ok {
+		x.W.Int(int64(len(v))) // 0 for a missing key
 	}
-	v, ok := e.Val.([]byte)
-	if !ok {
-		x.W.Error(ErrWrongType)
-		return
-	}
-	x.W.Int(int64(len(v)))
 }
 
 var strEmptyBulk = []byte{}
@@ -562,14 +552,12 @@ func cmdGetRange(x *Ctx) {
 		x.W.Error(ErrNotInt)
 		return
 	}
-	e := x.Lookup(x.Args[1])
-	if e == nil {
-		x.W.Bulk(strEmptyBulk)
+	e, v, ok := strRead(x, x.Args[1])
+	if !ok {
 		return
 	}
-	v, ok := e.Val.([]byte)
-	if !ok {
-		x.W.Error(ErrWrongType)
+	if e == nil {
+		x.W.Bulk(strEmptyBulk)
 		return
 	}
 	n := int64(len(v))
