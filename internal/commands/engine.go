@@ -160,13 +160,13 @@ type Ctx struct {
 
 // PrefetchWindow is how many commands of a pipelined batch Prefetch looks
 // at: a connection calls it for each window of a longer batch.
-const PrefetchWindow = 32
+const PrefetchWindow = keyspace.TouchMax
 
 // Prefetch touches the keys of (a window of) a pipelined batch
 // (keyspace.DB.TouchAll) before it runs, so that the batch waits for its
 // cache misses together rather than one command at a time. Only the first
-// key of each of the first PrefetchWindow commands is touched, EVAL's and
-// EVALSHA's included. Call with the lock held.
+// key of each of the first PrefetchWindow commands is touched (see
+// Command.firstKey). Call with the lock held.
 func (e *Engine) Prefetch(c *Client, batch [][][]byte) {
 	if len(batch) < 2 || c.Multi != nil {
 		return
@@ -180,13 +180,10 @@ func (e *Engine) Prefetch(c *Client, batch [][][]byte) {
 		if len(args) == 0 {
 			continue
 		}
-		cmd := Lookup(args[0])
-		switch {
-		case cmd == nil:
-		case cmd.FirstKey > 0 && cmd.FirstKey < len(args):
-			keys = append(keys, args[cmd.FirstKey])
-		case (cmd.Name == "evalsha" || cmd.Name == "eval") && len(args) > 3 && string(args[2]) != "0":
-			keys = append(keys, args[3])
+		if cmd := Lookup(args[0]); cmd != nil {
+			if k, ok := cmd.firstKey(args); ok {
+				keys = append(keys, k)
+			}
 		}
 	}
 	e.prefetchSink = e.dbs[c.DB].TouchAll(keys)

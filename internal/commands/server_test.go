@@ -761,3 +761,48 @@ func TestPrefetchChangesNothing(t *testing.T) {
 	}
 	tt.Expect(":1\r\n", "ZCARD", "z")
 }
+
+// The first key Prefetch touches is the first key COMMAND GETKEYS finds
+// from Redis's key specs, for commands with a key count too.
+func TestFirstKeyMatchesKeySpecs(t *testing.T) {
+	for _, tc := range [][]string{
+		{"GET", "k"},
+		{"RL.CHECK", "k", "*", "1000", "5", "*"},
+		{"EVAL", "return 1", "2", "k", "k2", "a"},
+		{"EVALSHA", "abc", "1", "k"},
+		{"EVAL_RO", "return 1", "1", "k"},
+		{"ZMPOP", "2", "k", "k2", "MIN"},
+		{"BZMPOP", "0", "1", "k", "MAX"},
+		{"ZUNION", "2", "k", "k2"},
+		{"ZINTERCARD", "1", "k"},
+		{"ZUNIONSTORE", "d", "1", "k"},
+	} {
+		args := make([][]byte, len(tc))
+		for i, a := range tc {
+			args[i] = []byte(a)
+		}
+		cmd := Lookup(args[0])
+		if cmd == nil {
+			t.Errorf("%s: not in the table", tc[0])
+			continue
+		}
+		specs, _ := commandKeySpecs(cmd)
+		refs, ok := keysFromSpecs(specs, args)
+		if !ok || len(refs) == 0 {
+			t.Fatalf("%v: no keys from the key specs", tc)
+		}
+		got, ok := cmd.firstKey(args)
+		if want := tc[refs[0].pos]; !ok || string(got) != want {
+			t.Errorf("%v: firstKey %q %v, want %q", tc, got, ok, want)
+		}
+	}
+	for _, tc := range [][]string{{"EVAL", "return 1", "0"}, {"EVAL", "return 1", "x", "k"}, {"PING"}, {"ZMPOP", "1"}} {
+		args := make([][]byte, len(tc))
+		for i, a := range tc {
+			args[i] = []byte(a)
+		}
+		if k, ok := Lookup(args[0]).firstKey(args); ok {
+			t.Errorf("%v: firstKey %q, want none", tc, k)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package commands
 import (
 	"sort"
 	"strings"
+
+	"github.com/limitkv/limitkv/internal/num"
 )
 
 // Flags describe a command the way Redis's command table does.
@@ -61,6 +63,26 @@ type Command struct {
 	Complexity              string
 	Handler                 func(x *Ctx)
 	Sub                     map[string]*Command // container commands (CLIENT, CONFIG, ...)
+
+	// For commands whose keys follow a count (EVAL, ZMPOP, ZUNION...),
+	// taken from Redis's key specs when the table is built: the positions
+	// of the count and of the first key. 0: not such a command.
+	numKeysAt, numFirstAt int
+}
+
+// firstKey is the command's first key in args, for Engine.Prefetch: it
+// must be cheap, so it reads the positions the table holds rather than the
+// key specs COMMAND GETKEYS walks.
+func (c *Command) firstKey(args [][]byte) ([]byte, bool) {
+	switch {
+	case c.FirstKey > 0 && c.FirstKey < len(args):
+		return args[c.FirstKey], true
+	case c.numKeysAt > 0 && c.numFirstAt < len(args):
+		if n, ok := num.ParseInt(args[c.numKeysAt]); ok && n > 0 {
+			return args[c.numFirstAt], true
+		}
+	}
+	return nil, false
 }
 
 var table map[string]*Command
@@ -84,6 +106,14 @@ func register(c *Command) {
 	table[c.Name] = c
 	for name, sub := range c.Sub {
 		sub.Name = c.Name + "|" + name
+	}
+	if c.FirstKey == 0 {
+		specs, _ := commandKeySpecs(c)
+		if len(specs) > 0 {
+			if ks := specs[0]; !ks.unknown && !ks.fkRange && ks.bsKeyword == "" {
+				c.numKeysAt, c.numFirstAt = ks.bsIndex+ks.keyNumIdx, ks.bsIndex+ks.firstKey
+			}
+		}
 	}
 }
 

@@ -324,6 +324,9 @@ func (db *DB) find(key []byte) (*Entry, uint64) {
 	return nil, h
 }
 
+// TouchMax is the most keys TouchAll looks at in one call.
+const TouchMax = 32
+
 // TouchAll reads, and so brings into the CPU's cache, the memory lookups
 // of keys will: their buckets, their entries, and what their values' Touch
 // methods read. It changes nothing (no rehash step, no access time). It
@@ -331,10 +334,10 @@ func (db *DB) find(key []byte) (*Entry, uint64) {
 // every value), so that the loads of one level are independent of each
 // other and their cache misses overlap, where the commands of a pipelined
 // batch, one after the other, would wait for each miss in turn. At most
-// 32 keys are touched.
+// TouchMax keys are touched.
 func (db *DB) TouchAll(keys [][]byte) uint64 {
-	var heads [32]*Entry
-	var hashes [32]uint64
+	var heads [TouchMax]*Entry
+	var hashes [TouchMax]uint64
 	keys = keys[:min(len(keys), len(heads))]
 	for i, k := range keys {
 		h := maphash.Bytes(db.seed, k)
