@@ -69,9 +69,7 @@ func runMemory(cfg *config, name, bin, dir string, kind seedKind) (res memResult
 	time.Sleep(cfg.settle)
 	res.RSSSettled = s.RSS()
 	res.UsedMemory = s.UsedMemory()
-	res.Allocated, _ = strconv.ParseInt(s.Info("memory", "allocator_allocated"), 10, 64)
-	res.Active, _ = strconv.ParseInt(s.Info("memory", "allocator_active"), 10, 64)
-	res.Resident, _ = strconv.ParseInt(s.Info("memory", "allocator_resident"), 10, 64)
+	res.Allocated, res.Active, res.Resident = allocatorFigures(s)
 	res.Keys, _ = s.DBSize()
 	if cfg.profileDir != "" && s.Pprof != "" {
 		path := cfg.profileDir + "/memory-heap.pprof"
@@ -83,4 +81,14 @@ func runMemory(cfg *config, name, bin, dir string, kind seedKind) (res memResult
 		return fail(fmt.Errorf("DBSIZE %d after loading %d users", res.Keys, u))
 	}
 	return res
+}
+
+// allocatorFigures reads INFO's allocator_allocated, allocator_active and
+// allocator_resident (jemalloc's in Redis, the Go heap's in limitkv).
+func allocatorFigures(s *server) (allocated, active, resident int64) {
+	field := func(name string) int64 {
+		n, _ := strconv.ParseInt(s.Info("memory", name), 10, 64)
+		return n
+	}
+	return field("allocator_allocated"), field("allocator_active"), field("allocator_resident")
 }

@@ -58,7 +58,7 @@ func runStorm(cfg *config, name, bin, dir string, kind seedKind) (res stormResul
 		return fail(fmt.Errorf("preloading users: %w", err))
 	}
 
-	res.BaseAlloc, res.BaseResident = allocatorFigures(s)
+	res.BaseAlloc, _, res.BaseResident = allocatorFigures(s)
 	snap0 := snapCPU()
 	stop := make(chan struct{})
 	var loadRes *loadResult
@@ -167,7 +167,7 @@ func runStorm(cfg *config, name, bin, dir string, kind seedKind) (res stormResul
 	}
 	res.Others = othersShare(snap0, snapCPU())
 	stopLoad()
-	res.EndAlloc, res.EndResident = allocatorFigures(s)
+	res.EndAlloc, _, res.EndResident = allocatorFigures(s)
 	if cfg.profileDir != "" && s.Pprof != "" {
 		path := cfg.profileDir + "/storm-heap.pprof"
 		if err := fetchPprof(s, "heap", path); err == nil {
@@ -200,11 +200,4 @@ func runStorm(cfg *config, name, bin, dir string, kind seedKind) (res stormResul
 		res.Err = fmt.Sprintf("%d seed replies were errors, first: %q", loadRes.Errors, loadRes.FirstErr)
 	}
 	return res
-}
-
-// allocatorFigures reads INFO's allocator_allocated and allocator_resident.
-func allocatorFigures(s *server) (allocated, resident int64) {
-	allocated, _ = strconv.ParseInt(s.Info("memory", "allocator_allocated"), 10, 64)
-	resident, _ = strconv.ParseInt(s.Info("memory", "allocator_resident"), 10, 64)
-	return allocated, resident
 }

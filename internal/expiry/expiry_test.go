@@ -156,3 +156,23 @@ func BenchmarkAddRemoveFront(b *testing.B) {
 		i++
 	}
 }
+
+// check verifies the invariants (for tests): chunks non-empty, at most
+// chunkMax items, in strict order, and n their total.
+func (x *Index[T]) check() bool {
+	n := 0
+	var prev *item[T]
+	for _, c := range x.chunks {
+		if len(c) == 0 || len(c) > chunkMax {
+			return false
+		}
+		for i := range c {
+			if prev != nil && compare(*prev, c[i]) >= 0 {
+				return false
+			}
+			prev = &c[i]
+		}
+		n += len(c)
+	}
+	return n == x.n
+}
