@@ -7,7 +7,6 @@ import (
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
-	"github.com/limitkv/limitkv/internal/zset"
 )
 
 // Generic keyspace commands (Redis's db.c and object.c): DEL, UNLINK, EXISTS,
@@ -117,20 +116,6 @@ func (x *Ctx) lookupNoTouch(key []byte) *keyspace.Entry {
 	return e
 }
 
-// typeName is what TYPE reports for an entry (nil: a missing key).
-func typeName(e *keyspace.Entry) string {
-	if e == nil {
-		return "none"
-	}
-	switch e.Val.(type) {
-	case []byte:
-		return "string"
-	case *zset.Set:
-		return "zset"
-	}
-	panic("keyspace holds an unknown value type")
-}
-
 // getInt32 is getIntFromObjectOrReply: a string2ll integer within C int range.
 func getInt32(arg []byte) (int, string) {
 	n, ok := num.ParseInt(arg)
@@ -148,7 +133,7 @@ func getInt32(arg []byte) (int, string) {
 // RENAME, MOVE or COPY onto a key that BZPOPMIN waits for serves it. Other
 // types never unblock a sorted-set pop, so they are not signalled.
 func (x *Ctx) signalReadyIn(db int, e *keyspace.Entry) {
-	if _, ok := e.Val.(*zset.Set); !ok {
+	if !wakesBlocked(e) {
 		return
 	}
 	k := waitKey{db, e.Key()}
@@ -444,24 +429,6 @@ func cmdCopy(x *Ctx) {
 	x.W.Int(1)
 }
 
-// copyValue duplicates a value for COPY: never shared with the source, since
-// handlers modify values in place. The copy of a string keeps its encoding,
-// as Redis's dupStringObject does, except that a shared small integer
-// becomes a private one.
-func copyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
-	switch v := e.Val.(type) {
-	case []byte:
-		enc := e.Enc
-		if enc == keyspace.EncAuto && sharedInt(v) {
-			enc = keyspace.EncIntUnshared
-		}
-		return append([]byte(nil), v...), enc
-	case *zset.Set:
-		return v.Clone(), keyspace.EncAuto
-	}
-	panic("keyspace holds an unknown value type")
-}
-
 func cmdMove(x *Ctx) {
 	dbid, msg := getInt32(x.Args[2])
 	if msg != "" {
@@ -537,12 +504,7 @@ func cmdObjectEncoding(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	switch v := e.Val.(type) {
-	case []byte:
-		x.W.BulkString(stringEncoding(v, e.Enc))
-	case *zset.Set:
-		x.W.BulkString(v.Encoding())
-	}
+	x.W.BulkString(valueEncoding(e))
 }
 
 func cmdObjectRefcount(x *Ctx) {

@@ -11,7 +11,6 @@ import (
 	"unsafe"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
-	"github.com/limitkv/limitkv/internal/zset"
 )
 
 // Memory accounting for maxmemory, and the client output buffer limits.
@@ -303,13 +302,7 @@ func entryMemory(ent *keyspace.Entry) uint64 {
 	if ent.Expiry() != keyspace.NoExpiry {
 		n += expiryOverhead
 	}
-	switch v := ent.Val.(type) {
-	case []byte:
-		n += bytesOverhead + roundAlloc(cap(v))
-	case *zset.Set:
-		n += uint64(v.MemoryUsage())
-	}
-	return n
+	return n + valueMemory(ent)
 }
 
 // roundAlloc approximates Go's size classes (at most 12.5% waste).

@@ -1,0 +1,79 @@
+package commands
+
+import (
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// What the generic commands (TYPE, OBJECT ENCODING, COPY, MEMORY USAGE,
+// the wake-up of blocked clients) need to know of each value type, in one
+// place: a new type adds its case to each switch below and nowhere else.
+// Strings are []byte; every other type is a pointer to its core package's
+// structure.
+
+// typeName is what TYPE reports for an entry (nil: a missing key).
+func typeName(e *keyspace.Entry) string {
+	if e == nil {
+		return "none"
+	}
+	switch e.Val.(type) {
+	case []byte:
+		return "string"
+	case *zset.Set:
+		return "zset"
+	}
+	panic("keyspace holds an unknown value type")
+}
+
+// valueEncoding is OBJECT ENCODING for an entry.
+func valueEncoding(e *keyspace.Entry) string {
+	switch v := e.Val.(type) {
+	case []byte:
+		return stringEncoding(v, e.Enc)
+	case *zset.Set:
+		return v.Encoding()
+	}
+	panic("keyspace holds an unknown value type")
+}
+
+// copyValue duplicates a value for COPY: never shared with the source, since
+// handlers modify values in place. The copy of a string keeps its encoding,
+// as Redis's dupStringObject does, except that a shared small integer
+// becomes a private one.
+func copyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
+	switch v := e.Val.(type) {
+	case []byte:
+		enc := e.Enc
+		if enc == keyspace.EncAuto && sharedInt(v) {
+			enc = keyspace.EncIntUnshared
+		}
+		return append([]byte(nil), v...), enc
+	case *zset.Set:
+		return v.Clone(), keyspace.EncAuto
+	}
+	panic("keyspace holds an unknown value type")
+}
+
+// valueMemory estimates the heap bytes a value holds beyond its entry
+// (see entryMemory).
+func valueMemory(e *keyspace.Entry) uint64 {
+	switch v := e.Val.(type) {
+	case []byte:
+		return bytesOverhead + roundAlloc(cap(v))
+	case *zset.Set:
+		return uint64(v.MemoryUsage())
+	}
+	panic("keyspace holds an unknown value type")
+}
+
+// wakesBlocked reports whether a key receiving this value can serve a
+// blocked client. Redis's dbAdd signals every key that receives a sorted
+// set (or a list) whatever the command, so a RENAME, MOVE or COPY onto a
+// key that BZPOPMIN waits for serves it; other types never unblock a pop.
+func wakesBlocked(e *keyspace.Entry) bool {
+	switch e.Val.(type) {
+	case *zset.Set:
+		return true
+	}
+	return false
+}
