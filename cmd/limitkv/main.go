@@ -89,6 +89,7 @@ func run(args []string) error {
 		logLevel      = fs.String("log-level", "info", "debug, info, warn or error")
 		logFormat     = fs.String("log-format", "text", "text or json")
 		pprofAddr     = fs.String("pprof", "", "serve Go's net/http/pprof on this address, e.g. 127.0.0.1:6060 (off by default)")
+		netFront      = fs.String("net-front", "loop", "network front for plain TCP: loop (one epoll event loop, as Redis) or goroutine (a goroutine per connection); TLS always uses goroutines")
 		gcPercent     = fs.Int("gc-percent", defaultGCPercent, "Go GC target: heap growth allowed over live data before a collection, in percent (the GOGC environment variable, if set, wins over the default); lower trades CPU for memory")
 	)
 	cfg := commands.DefaultConfig()
@@ -131,6 +132,9 @@ func run(args []string) error {
 	case "noeviction", "volatile-ttl":
 	default:
 		return fmt.Errorf("--maxmemory-policy: want noeviction or volatile-ttl, got %q", *maxmemPolicy)
+	}
+	if *netFront != "loop" && *netFront != "goroutine" {
+		return fmt.Errorf("--net-front: want loop or goroutine, got %q", *netFront)
 	}
 	switch strings.ToLower(*protectedMode) {
 	case "yes", "no":
@@ -188,6 +192,7 @@ func run(args []string) error {
 	warnFileLimit(log, *maxclients)
 	eng := commands.New(cfg, nil, log)
 	srv := server.New(eng, log)
+	srv.Front = *netFront
 
 	stop := make(chan string, 1)
 	eng.Shutdown = func() { stop <- "SHUTDOWN command" }

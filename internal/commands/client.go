@@ -30,6 +30,12 @@ type Client struct {
 	// OnKill, set by the connection, closes its socket so a killed client
 	// idle in a read goes away at once, as on Redis.
 	OnKill func()
+	// Notify, set by an event-loop connection, is called with the lock
+	// held when something reaches the client that no request of this turn
+	// asked for: its blocking command was served or timed out (and, later,
+	// pushed messages). Without it the client's goroutine is woken through
+	// a channel (WaitBlocked).
+	Notify func()
 
 	wake     chan struct{}
 	blocked  *blockState
@@ -58,10 +64,15 @@ func (e *Engine) NewClient(addr, laddr string) *Client {
 // RemoveClient forgets c when its connection ends. Call without the lock.
 func (e *Engine) RemoveClient(c *Client) {
 	e.mu.Lock()
+	e.RemoveClientLocked(c)
+	e.mu.Unlock()
+}
+
+// RemoveClientLocked is RemoveClient with the lock already held.
+func (e *Engine) RemoveClientLocked(c *Client) {
 	e.unblock(c)
 	e.unwatchAll(c)
 	delete(e.clients, c.ID)
-	e.mu.Unlock()
 }
 
 // NumClients is the number of connected clients.
@@ -189,14 +200,53 @@ func (e *Engine) serveBlocked() {
 				continue // still nothing for it (another waiter took it, or wrong type)
 			}
 			e.unblock(c)
-			select {
-			case c.wake <- struct{}{}:
-			default:
-			}
+			c.notify()
 		}
 	}
 	e.ready = e.ready[:0]
 }
+
+// notify tells c's connection that it has output to write unasked.
+func (c *Client) notify() {
+	if c.Notify != nil {
+		c.Notify()
+		return
+	}
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// IsBlocked reports whether c waits in a blocking command. Call with the
+// lock held.
+func (c *Client) IsBlocked() bool { return c.blocked != nil }
+
+// BlockDeadline is when c's blocking command times out (zero: never, or
+// not blocked). Call with the lock held.
+func (c *Client) BlockDeadline() time.Time {
+	if c.blocked == nil {
+		return time.Time{}
+	}
+	return c.blocked.deadline
+}
+
+// TimeoutBlocked ends c's wait as its timeout does, with the reply Redis
+// gives then, and reports whether c was still blocked. Call with the lock
+// held.
+func (e *Engine) TimeoutBlocked(c *Client) bool {
+	b := c.blocked
+	if b == nil {
+		return false
+	}
+	e.unblock(c)
+	b.w.NullArray()
+	return true
+}
+
+// AbandonBlocked forgets c's wait without a reply (its connection went
+// away). Call with the lock held.
+func (e *Engine) AbandonBlocked(c *Client) { e.unblock(c) }
 
 // WaitBlocked waits, without the lock, until c is served, its timeout passes,
 // or done is closed (the connection went away). On timeout it writes the
@@ -227,15 +277,12 @@ func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if c.blocked == nil { // served just as the timer fired
+	if !e.TimeoutBlocked(c) { // served just as the timer fired
 		select {
 		case <-c.wake:
 		default:
 		}
-		return true
 	}
-	e.unblock(c)
-	b.w.NullArray()
 	return true
 }
 

@@ -57,6 +57,8 @@ type Reader struct {
 	args  [][]byte   // arena the returned commands are sub-sliced from
 	cmds  [][][]byte // the returned batch
 
+	rewound bool // the last batch stopped before a buffered command (errRewind)
+
 	err  error // sticky: once set, every ReadBatch returns it
 	rerr error // error of the last Read, reported once the buffered commands are returned
 }
@@ -108,6 +110,13 @@ func (e *ProtocolError) Error() string { return e.Msg }
 // ErrQueryBufLimit reports that the client exceeded the query buffer limit:
 // Redis closes the connection without a reply.
 var ErrQueryBufLimit = errors.New("resp: client reached max query buffer length")
+
+// ErrWouldBlock is what a non-blocking source returns from Read when it has
+// no data now (EAGAIN). ReadBatch passes it on without making it sticky:
+// the commands parsed so far stay in progress and the next ReadBatch, once
+// the source is readable, goes on from there. This is how an event loop
+// drives the reader.
+var ErrWouldBlock = errors.New("resp: no data available now")
 
 // errRewind stops a batch before a command that breaks an unauthenticated
 // limit: the commands before it (an AUTH maybe) run first and the command is
@@ -161,7 +170,8 @@ func (r *Reader) ReadBatch(lim Limits) (cmds [][][]byte, err error) {
 	}
 	for {
 		err = r.parse(&lim)
-		if err == errRewind {
+		r.rewound = err == errRewind
+		if r.rewound {
 			err = nil
 		}
 		if err != nil || len(r.ends) > 0 {
@@ -171,6 +181,10 @@ func (r *Reader) ReadBatch(lim Limits) (cmds [][][]byte, err error) {
 			return r.build(), err
 		}
 		if r.rerr != nil {
+			if r.rerr == ErrWouldBlock {
+				r.rerr = nil
+				return nil, ErrWouldBlock
+			}
 			err = r.rerr
 			if err == io.EOF && r.end > r.start {
 				err = io.ErrUnexpectedEOF
@@ -181,6 +195,11 @@ func (r *Reader) ReadBatch(lim Limits) (cmds [][][]byte, err error) {
 		r.fill()
 	}
 }
+
+// Rewound reports whether the last batch stopped before a command that is
+// already buffered (see errRewind): the caller must call ReadBatch again
+// even if its source has nothing new to read.
+func (r *Reader) Rewound() bool { return r.rewound }
 
 // Buffered returns how many bytes are buffered and not yet returned as
 // commands.

@@ -73,6 +73,12 @@ type Server struct {
 	conns     map[*conn]struct{}
 	closed    bool
 
+	// Front chooses the network front for plain TCP listeners: "loop" (the
+	// epoll event loop, the default where there is one) or "goroutine" (a
+	// goroutine per connection, what TLS always uses). Set it before Serve.
+	Front string
+	loop  *loop // started by the first Serve that uses it
+
 	epoch  time.Time // monotonic base of conn.last
 	nconns atomic.Int64
 	wg     sync.WaitGroup
@@ -80,10 +86,18 @@ type Server struct {
 	once   sync.Once
 }
 
-// conn is one client connection as the server tracks it.
+// conn is one client connection as the server tracks it: a goroutine
+// connection (TLS, or any listener the event loop cannot take) or the
+// tracking part of an event-loop connection (lconn), whose nc and raw are
+// nil.
 type conn struct {
 	nc  net.Conn // what commands are read from and replies written to
 	raw net.Conn // the socket under nc (nc itself without TLS)
+	// addr is the peer's address, for logs.
+	addr string
+	// closeFn closes the connection from any goroutine: at once for a
+	// goroutine connection, at the loop's next turn for a loop one.
+	closeFn func()
 	// last is when the client last sent a byte or took one of its replies,
 	// in ns since the server's epoch.
 	last atomic.Int64
@@ -99,6 +113,10 @@ func New(e *commands.Engine, log *slog.Logger) *Server {
 	}
 	s := &Server{E: e, Log: log, HandshakeTimeout: DefaultHandshakeTimeout,
 		conns: make(map[*conn]struct{}), stop: make(chan struct{}), epoch: time.Now()}
+	// LIMITKV_NET_FRONT=goroutine runs a whole test suite (or an embedded
+	// server) on the goroutine front; CI does so for the server and
+	// conformance tests.
+	s.Front = os.Getenv("LIMITKV_NET_FRONT")
 	s.wg.Add(1)
 	go s.cron()
 	return s
@@ -140,10 +158,15 @@ func (s *Server) Serve(ln net.Listener) error {
 			continue
 		}
 		backoff = 0
+		if s.loopAccept(nc) {
+			continue
+		}
 		c := &conn{nc: nc, raw: nc}
 		if tc, ok := nc.(*tls.Conn); ok {
 			c.raw = tc.NetConn()
 		}
+		c.addr = c.raw.RemoteAddr().String()
+		c.closeFn = func() { c.raw.Close() }
 		c.touch(s)
 		if !s.track(c) {
 			c.raw.Close()
@@ -182,7 +205,10 @@ func (s *Server) Close() error {
 			ln.Close()
 		}
 		for c := range s.conns {
-			c.raw.Close()
+			c.closeFn()
+		}
+		if s.loop != nil {
+			s.loop.stop()
 		}
 		s.mu.Unlock()
 	})
@@ -206,6 +232,7 @@ func (s *Server) cron() {
 			if now.Sub(lastIdle) >= idleEvery {
 				lastIdle = now
 				s.closeIdle()
+				s.tickLoop()
 				s.E.RehashActively(rehashBudget)
 			}
 		}
@@ -226,8 +253,8 @@ func (s *Server) closeIdle() {
 	defer s.mu.Unlock()
 	for c := range s.conns {
 		if !c.blocked.Load() && now-c.last.Load() > limit {
-			s.Log.Debug("closing idle client", "addr", c.raw.RemoteAddr().String())
-			c.raw.Close()
+			s.Log.Debug("closing idle client", "addr", c.addr)
+			c.closeFn()
 		}
 	}
 }
