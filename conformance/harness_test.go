@@ -25,7 +25,9 @@
 //		})
 //	}
 //
-// Each Case runs as a subtest named Case.Name: the runner opens fresh
+// Each Case runs as a subtest named Case.Name, and again as "Case.Name (RESP3)"
+// with HELLO 3 sent first on every connection (unless Case.RESP2Only gives
+// the reason not to): the runner opens fresh
 // connections to both servers, sends FLUSHALL to both, then for each Cmd writes
 // it to both servers, reads its reply (exactly one complete RESP reply unless
 // .Replies(n)/.NoReply() says otherwise) from both, and compares the raw reply
@@ -443,6 +445,11 @@ type Case struct {
 	Name string // subtest name
 	Cmds []Cmd
 	Skip string // if set, the case is skipped with this reason (a known, tracked divergence)
+	// RESP2Only, if set, says why the case does not also run in RESP3
+	// (see runCases); e.g. it checks RESP2-specific framing.
+	RESP2Only string
+	// resp3: every connection of the case sends HELLO 3 first.
+	resp3 bool
 }
 
 // Cmd is one step of a Case. Build it with C, Raw or Sleep and the modifiers.
@@ -564,7 +571,10 @@ func truncate(b []byte, n int) string {
 	return fmt.Sprintf("%s...(%d bytes)", b[:n], len(b))
 }
 
-// runCases runs each case as a subtest named after it.
+// runCases runs each case as a subtest named after it, then again in RESP3
+// as "<name> (RESP3)" (every connection sends HELLO 3 first), unless the
+// case says why it is RESP2-only: every command is checked in both
+// protocols.
 func runCases(t *testing.T, cases []Case) {
 	t.Helper()
 	requireServers(t)
@@ -575,6 +585,11 @@ func runCases(t *testing.T, cases []Case) {
 		}
 		seen[c.Name] = true
 		t.Run(c.Name, func(t *testing.T) { runCase(t, c) })
+		if c.RESP2Only == "" {
+			c3 := c
+			c3.resp3 = true
+			t.Run(c.Name+" (RESP3)", func(t *testing.T) { runCase(t, c3) })
+		}
 	}
 }
 
@@ -595,6 +610,13 @@ func runCase(t *testing.T, c Case) {
 		}
 		p := &casePair{dialRaw(t, "redis", redisAddr), dialRaw(t, "limitkv", limitkvAddr)}
 		conns[n] = p
+		if c.resp3 {
+			for _, rc := range []*RawConn{p.rds, p.lkv} {
+				if r := rc.MustDo(t, "HELLO", "3"); r.Type != '%' {
+					t.Fatalf("case %q: HELLO 3 on %s answered %q", c.Name, rc.Name, r.Raw)
+				}
+			}
+		}
 		return p
 	}
 	first := get(0)
@@ -712,14 +734,36 @@ func cmpUnordered(rds, lkv *Reply) error {
 	return sameMultiset(rawElems(rds.Elems, 1), rawElems(lkv.Elems, 1))
 }
 
+// cmpPairsUnordered compares pairs as a multiset: a RESP2 flat array of
+// key, value..., a RESP3 map, or a RESP3 array of [member, score] pairs.
 func cmpPairsUnordered(rds, lkv *Reply) error {
-	if !isArray(rds) || !isArray(lkv) || rds.Type != lkv.Type {
-		return errors.New("not both arrays, compared exactly")
+	if !(isArray(rds) || rds.Type == '%') || !(isArray(lkv) || lkv.Type == '%') || rds.Type != lkv.Type {
+		return errors.New("not both arrays or maps, compared exactly")
 	}
-	if len(rds.Elems)%2 != 0 || len(lkv.Elems)%2 != 0 {
-		return fmt.Errorf("odd array lengths %d and %d", len(rds.Elems), len(lkv.Elems))
+	re, le := flatPairs(rds), flatPairs(lkv)
+	if len(re)%2 != 0 || len(le)%2 != 0 {
+		return fmt.Errorf("odd array lengths %d and %d", len(re), len(le))
 	}
-	return sameMultiset(rawElems(rds.Elems, 2), rawElems(lkv.Elems, 2))
+	return sameMultiset(rawElems(re, 2), rawElems(le, 2))
+}
+
+// flatPairs returns an aggregate's elements with RESP3's nested pairs
+// (WITHSCORES replies: [[member, score], ...]) flattened to RESP2's
+// member, score, ... form; other replies' elements as they are.
+func flatPairs(r *Reply) []*Reply {
+	if r.Type != '*' || len(r.Elems) == 0 {
+		return r.Elems
+	}
+	for _, e := range r.Elems {
+		if e.Type != '*' || len(e.Elems) != 2 {
+			return r.Elems
+		}
+	}
+	out := make([]*Reply, 0, 2*len(r.Elems))
+	for _, e := range r.Elems {
+		out = append(out, e.Elems...)
+	}
+	return out
 }
 
 // rawElems groups elements by k and returns the raw bytes of each group.

@@ -212,12 +212,18 @@ func TestRateLimitAtomicityUnderLoad(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for n := 0; n < perWorker; n++ {
-					v, err := rdb.Do(ctx, "RL.CHECK", "hot", "*", window, limit, "*", "INFO").Slice()
+					// go-redis speaks RESP3 by default: INFO is a map.
+					v, err := rdb.Do(ctx, "RL.CHECK", "hot", "*", window, limit, "*", "INFO").Result()
 					if err != nil {
 						t.Error(err)
 						return
 					}
-					if v[1].(int64) == 1 {
+					m, ok := v.(map[any]any)
+					if !ok {
+						t.Errorf("RL.CHECK INFO in RESP3: %T, want a map", v)
+						return
+					}
+					if m["allowed"].(int64) == 1 {
 						admitted.Add(1)
 					}
 				}

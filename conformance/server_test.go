@@ -175,11 +175,18 @@ func clientFields(line string) ([]string, map[string]string) {
 // checkClientLines compares the caller's CLIENT LIST/INFO line: the same
 // fields in the same order, and the values limitkv keeps as Redis does.
 func checkClientLines(rds, lkv *Reply) error {
+	if rds.Type != lkv.Type {
+		return fmt.Errorf("types differ: %q vs %q", rds.Raw, lkv.Raw)
+	}
 	line := func(r *Reply) (string, error) {
-		if r.Type != '$' || !strings.HasSuffix(r.Str, "\n") {
+		s := r.Str
+		if r.Type == '=' { // RESP3 verbatim string
+			s = strings.TrimPrefix(s, "txt:")
+		}
+		if (r.Type != '$' && r.Type != '=') || !strings.HasSuffix(s, "\n") {
 			return "", fmt.Errorf("not a newline-terminated bulk: %q", r.Raw)
 		}
-		lines := strings.Split(strings.TrimSuffix(r.Str, "\n"), "\n")
+		lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 		// The caller is the most recent connection: the last line.
 		return lines[len(lines)-1], nil
 	}
@@ -355,7 +362,11 @@ func TestServerConfig(t *testing.T) {
 // checkPortPair accepts CONFIG GET port answering each server's own port.
 func checkPortPair(rds, lkv *Reply) error {
 	port := func(addr string) string { return addr[strings.LastIndexByte(addr, ':')+1:] }
-	want := func(p string) string { return fmt.Sprintf("*2\r\n$4\r\nport\r\n$%d\r\n%s\r\n", len(p), p) }
+	head := "*2"
+	if rds.Type == '%' {
+		head = "%1"
+	}
+	want := func(p string) string { return fmt.Sprintf("%s\r\n$4\r\nport\r\n$%d\r\n%s\r\n", head, len(p), p) }
 	if string(rds.Raw) != want(port(redisAddr)) || string(lkv.Raw) != want(port(limitkvAddr)) {
 		return fmt.Errorf("redis %q, limitkv %q", rds.Raw, lkv.Raw)
 	}

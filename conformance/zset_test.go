@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -386,15 +387,19 @@ func zsRandCheck(set []string, distinct, withScores bool) func(rds, lkv *Reply) 
 		if withScores {
 			step = 2
 		}
+		elems := flatPairs(lkv)
+		if withScores && len(elems) != len(lkv.Elems) && rds.Type == '*' && len(flatPairs(rds)) == len(rds.Elems) {
+			return errors.New("limitkv nests pairs where Redis does not")
+		}
 		seen := map[string]bool{}
-		for i := 0; i+step <= len(lkv.Elems); i += step {
-			m := lkv.Elems[i].Str
+		for i := 0; i+step <= len(elems); i += step {
+			m := elems[i].Str
 			sc, ok := scores[m]
 			if !ok {
 				return fmt.Errorf("%q is not a member", m)
 			}
-			if withScores && lkv.Elems[i+1].Str != sc {
-				return fmt.Errorf("%q has score %q, not %q", m, lkv.Elems[i+1].Str, sc)
+			if withScores && elems[i+1].Str != sc {
+				return fmt.Errorf("%q has score %q, not %q", m, elems[i+1].Str, sc)
 			}
 			if distinct && seen[m] {
 				return fmt.Errorf("%q repeated", m)

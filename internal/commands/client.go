@@ -18,6 +18,8 @@ type Client struct {
 	LibVer  string
 	DB      int
 	Authed  bool
+	// Proto is the protocol HELLO chose (2 or 3; 0 until then, which is 2).
+	Proto   int
 	Created time.Time
 	// LastActive is when the client last sent a command (CLIENT LIST idle=, timeout).
 	LastActive time.Time
@@ -216,6 +218,14 @@ func (c *Client) notify() {
 	case c.wake <- struct{}{}:
 	default:
 	}
+}
+
+// Resp is the client's protocol version, 2 or 3.
+func (c *Client) Resp() int {
+	if c.Proto == 3 {
+		return 3
+	}
+	return 2
 }
 
 // IsBlocked reports whether c waits in a blocking command. Call with the

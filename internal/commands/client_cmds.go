@@ -139,12 +139,12 @@ func cmdClientList(x *Ctx) {
 	if out == nil {
 		out = []byte{}
 	}
-	x.W.Bulk(out)
+	x.W.Verbatim("txt", string(out))
 }
 
 func cmdClientInfo(x *Ctx) {
 	out := x.appendClientInfo(nil, x.C)
-	x.W.Bulk(append(out, '\n'))
+	x.W.Verbatim("txt", string(append(out, '\n')))
 }
 
 // sortedClients lists clients in connection order, as Redis's client list.
@@ -241,7 +241,7 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	kv("cmd", cmd)
 	kv("user", "default")
 	ki("redir", -1)
-	ki("resp", 2)
+	ki("resp", int64(c.Resp()))
 	return b
 }
 

@@ -40,6 +40,8 @@ var commandCommand = &Command{
 type redisDoc struct {
 	info    string // raw RESP of the first 9 elements of the COMMAND INFO entry (name ... key specs)
 	docs    string // raw RESP of the COMMAND DOCS map's key/value elements, "subcommands" excluded
+	info3   string // info and docs as a RESP3 client gets them (maps, sets)
+	docs3   string
 	docsLen int    // number of RESP elements in docs
 	cats    string // ACL categories without "@", space separated (COMMAND LIST FILTERBY ACLCAT)
 }
@@ -109,7 +111,7 @@ func cmdCommandDocs(x *Ctx) {
 			}
 		}
 	}
-	x.W.Array(2 * len(cmds))
+	x.W.Map(len(cmds))
 	for _, c := range cmds {
 		x.W.BulkString(c.Name)
 		writeCommandDocs(x.W, c)
@@ -120,12 +122,16 @@ func cmdCommandDocs(x *Ctx) {
 func writeCommandInfo(w *resp.Writer, c *Command) {
 	w.Array(10)
 	if d, ok := redisDocs[c.Name]; ok {
-		w.Raw([]byte(d.info))
+		if w.RESP3() {
+			w.Raw([]byte(d.info3))
+		} else {
+			w.Raw([]byte(d.info))
+		}
 	} else {
 		writeBuiltInfo(w, c)
 	}
 	subs := sortedSubs(c)
-	w.Array(len(subs))
+	w.Set(len(subs)) // a set in RESP3, as Redis's
 	for _, s := range subs {
 		writeCommandInfo(w, s)
 	}
@@ -136,19 +142,23 @@ func writeCommandDocs(w *resp.Writer, c *Command) {
 	subs := sortedSubs(c)
 	extra := 0
 	if len(subs) > 0 {
-		extra = 2
+		extra = 1
 	}
 	if d, ok := redisDocs[c.Name]; ok {
-		w.Array(d.docsLen + extra)
-		w.Raw([]byte(d.docs))
+		w.Map(d.docsLen/2 + extra)
+		if w.RESP3() {
+			w.Raw([]byte(d.docs3))
+		} else {
+			w.Raw([]byte(d.docs))
+		}
 	} else {
-		n, body := builtDocs(c)
-		w.Array(n + extra)
+		n, body := builtDocs(c, w.RESP3())
+		w.Map(n/2 + extra)
 		w.Raw(body)
 	}
 	if len(subs) > 0 {
 		w.BulkString("subcommands")
-		w.Array(2 * len(subs))
+		w.Map(len(subs))
 		for _, s := range subs {
 			w.BulkString(s.Name)
 			writeCommandDocs(w, s)
@@ -217,7 +227,7 @@ func writeBuiltInfo(w *resp.Writer, c *Command) {
 	w.BulkString(c.Name)
 	w.Int(int64(c.Arity))
 	flags := c.Flags.Names()
-	w.Array(len(flags))
+	w.Set(len(flags))
 	for _, f := range flags {
 		w.Simple(f)
 	}
@@ -225,35 +235,35 @@ func writeBuiltInfo(w *resp.Writer, c *Command) {
 	w.Int(int64(c.LastKey))
 	w.Int(int64(c.Step))
 	cats := aclCategories(c)
-	w.Array(len(cats))
+	w.Set(len(cats))
 	for _, cat := range cats {
 		w.Simple("@" + cat)
 	}
-	w.Array(0) // tips
+	w.Set(0) // tips
 	if c.FirstKey <= 0 {
 		w.Array(0)
 		return
 	}
 	// One key spec equivalent to the legacy (first, last, step) triple.
 	w.Array(1)
-	w.Array(6)
+	w.Map(3)
 	w.BulkString("flags")
 	switch {
 	case c.Flags&FlagWrite != 0:
-		w.Array(2)
+		w.Set(2)
 		w.Simple("RW")
 		w.Simple("update")
 	default:
-		w.Array(2)
+		w.Set(2)
 		w.Simple("RO")
 		w.Simple("access")
 	}
 	w.BulkString("begin_search")
-	w.Array(4)
+	w.Map(2)
 	w.BulkString("type")
 	w.BulkString("index")
 	w.BulkString("spec")
-	w.Array(2)
+	w.Map(1)
 	w.BulkString("index")
 	w.Int(int64(c.FirstKey))
 	last := c.LastKey
@@ -262,11 +272,11 @@ func writeBuiltInfo(w *resp.Writer, c *Command) {
 	}
 	step := max(c.Step, 1)
 	w.BulkString("find_keys")
-	w.Array(4)
+	w.Map(2)
 	w.BulkString("type")
 	w.BulkString("range")
 	w.BulkString("spec")
-	w.Array(6)
+	w.Map(3)
 	w.BulkString("lastkey")
 	w.Int(int64(last))
 	w.BulkString("keystep")
@@ -295,9 +305,10 @@ var builtDocArgs = map[string][]DocArg{
 }
 
 // builtDocs returns the COMMAND DOCS map body of a command Redis does not
-// have and its element count.
-func builtDocs(c *Command) (int, []byte) {
+// have and its element count (two per pair), in RESP3 if resp3.
+func builtDocs(c *Command, resp3 bool) (int, []byte) {
 	var w resp.Writer
+	w.SetRESP3(resp3)
 	n := 0
 	pair := func(k, v string) {
 		if v != "" {
@@ -331,7 +342,7 @@ func writeDocArgs(w *resp.Writer, args []DocArg) {
 		if len(a.Args) > 0 {
 			n += 2
 		}
-		w.Array(n)
+		w.Map(n / 2)
 		w.BulkString("name")
 		w.BulkString(a.Name)
 		w.BulkString("type")
@@ -342,7 +353,7 @@ func writeDocArgs(w *resp.Writer, args []DocArg) {
 		}
 		if len(a.Flags) > 0 {
 			w.BulkString("flags")
-			w.Array(len(a.Flags))
+			w.Set(len(a.Flags))
 			for _, f := range a.Flags {
 				w.Simple(f)
 			}
@@ -700,7 +711,7 @@ func commandGetKeys(x *Ctx, withFlags bool) {
 		}
 		x.W.Array(2)
 		x.W.Bulk(args[k.pos])
-		x.W.Array(len(k.flags))
+		x.W.Set(len(k.flags))
 		for _, f := range k.flags {
 			x.W.Simple(f)
 		}

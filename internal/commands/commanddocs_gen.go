@@ -14,6 +14,11 @@ var redisDocs = map[string]redisDoc{
 			"A container for Access List Control commands \r\n$5\r\nsince\r\n" +
 			"$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
+		info3: "$3\r\nacl\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
+			"A container for Access List Control commands \r\n$5\r\nsince\r\n" +
+			"$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
+			"Depends on subcommand.\r\n",
 		docsLen: 8,
 		cats:    "slow",
 	},
@@ -27,6 +32,15 @@ var redisDocs = map[string]redisDoc{
 			"O(1) since the categories and commands are a fixed set.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\ncategoryname\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$7\r\nacl|cat\r\n:-2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n" +
+			":0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$57\r\n" +
+			"List the ACL categories or the commands inside a category\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$55\r\n" +
+			"O(1) since the categories and commands are a fixed set.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\ncategoryname\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "slow",
 	},
@@ -41,6 +55,16 @@ var redisDocs = map[string]redisDoc{
 			"O(1) amortized time considering the typical user.\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$11\r\nacl|deluser\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$55\r\n" +
+			"Remove the specified ACL users and the associated rules\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$49\r\n" +
+			"O(1) amortized time considering the typical user.\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -55,6 +79,16 @@ var redisDocs = map[string]redisDoc{
 			"$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$7\r\n" +
 			"command\r\n$4\r\ntype\r\n$6\r\nstring\r\n*6\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$10\r\nacl|dryrun\r\n:-4\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$85\r\n" +
+			"Returns whether the user can execute the given command without executing the command.\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$5\r\nO(1).\r\n$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n" +
+			"$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
+			"command\r\n$4\r\ntype\r\n$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -66,6 +100,13 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\n" +
 			"bits\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$11\r\nacl|genpass\r\n:-2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$60\r\n" +
+			"Generate a pseudorandom secure password to use for ACL users\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\n" +
+			"bits\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "slow",
 	},
@@ -82,6 +123,18 @@ var redisDocs = map[string]redisDoc{
 			"Added selectors and changed the format of key and channel patterns from a list to their rule representation.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
+		info3: "$11\r\nacl|getuser\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nGet the rules for a specific ACL user\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$85\r\n" +
+			"O(N). Where N is the number of password, command and pattern rules that the user has.\r\n" +
+			"$7\r\nhistory\r\n~2\r\n*2\r\n$5\r\n6.2.0\r\n$31\r\n" +
+			"Added Pub/Sub channel patterns.\r\n*2\r\n$5\r\n7.0.0\r\n$108\r\n" +
+			"Added selectors and changed the format of key and channel patterns from a list to their rule representation.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous",
 	},
@@ -89,6 +142,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$8\r\nacl|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n*1\r\n" +
 			"+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$8\r\nacl|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+			"+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -102,6 +161,12 @@ var redisDocs = map[string]redisDoc{
 			"List the current ACL rules in ACL config file format\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
+		info3: "$8\r\nacl|list\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$52\r\n" +
+			"List the current ACL rules in ACL config file format\r\n$5\r\n" +
+			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$48\r\nO(N). Where N is the number of configured users.\r\n",
 		docsLen: 8,
 		cats:    "admin slow dangerous",
 	},
@@ -109,6 +174,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$8\r\nacl|load\r\n:2\r\n*4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$44\r\n" +
+			"Reload the ACLs from the configured ACL file\r\n$5\r\nsince\r\n" +
+			"$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$48\r\n" +
+			"O(N). Where N is the number of configured users.\r\n",
+		info3: "$8\r\nacl|load\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$44\r\n" +
 			"Reload the ACLs from the configured ACL file\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$48\r\n" +
 			"O(N). Where N is the number of configured users.\r\n",
@@ -127,6 +198,17 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*6\r\n$4\r\nname\r\n" +
 			"$5\r\nreset\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
 			"RESET\r\n",
+		info3: "$7\r\nacl|log\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$50\r\n" +
+			"List latest events denied because of ACLs in place\r\n$5\r\n" +
+			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$46\r\nO(N) with N being the number of entries shown.\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$9\r\noperation\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n" +
+			"$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n" +
+			"$5\r\nreset\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
+			"RESET\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -134,6 +216,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$8\r\nacl|save\r\n:2\r\n*4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$53\r\n" +
+			"Save the current ACL rules in the configured ACL file\r\n$5\r\n" +
+			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$48\r\nO(N). Where N is the number of configured users.\r\n",
+		info3: "$8\r\nacl|save\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$53\r\n" +
 			"Save the current ACL rules in the configured ACL file\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
@@ -154,6 +242,19 @@ var redisDocs = map[string]redisDoc{
 			"*2\r\n*4\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n*6\r\n" +
 			"$4\r\nname\r\n$4\r\nrule\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n" +
 			"+optional\r\n+multiple\r\n",
+		info3: "$11\r\nacl|setuser\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$50\r\n" +
+			"Modify or create the rules for a specific ACL user\r\n$5\r\n" +
+			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$46\r\nO(N). Where N is the number of rules provided.\r\n$7\r\n" +
+			"history\r\n~2\r\n*2\r\n$5\r\n6.2.0\r\n$31\r\n" +
+			"Added Pub/Sub channel patterns.\r\n*2\r\n$5\r\n7.0.0\r\n$42\r\n" +
+			"Added selectors and key based permissions.\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n%3\r\n" +
+			"$4\r\nname\r\n$4\r\nrule\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n" +
+			"+optional\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous",
 	},
@@ -165,6 +266,13 @@ var redisDocs = map[string]redisDoc{
 			"List the username of all the configured ACL rules\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
+		info3: "$9\r\nacl|users\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"List the username of all the configured ACL rules\r\n$5\r\n" +
+			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$48\r\nO(N). Where N is the number of configured users.\r\n",
 		docsLen: 8,
 		cats:    "admin slow dangerous",
 	},
@@ -172,6 +280,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$10\r\nacl|whoami\r\n:2\r\n*3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$64\r\n" +
+			"Return the name of the user associated to the current connection\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$10\r\nacl|whoami\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
+			":0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$64\r\n" +
 			"Return the name of the user associated to the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -191,6 +305,18 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
+		info3: "$6\r\nappend\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$23\r\nAppend a value to a key\r\n$5\r\nsince\r\n$5\r\n" +
+			"2.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$233\r\n" +
+			"O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
 	},
@@ -198,6 +324,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$6\r\nasking\r\n:1\r\n*1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n" +
 			"+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$46\r\n" +
+			"Sent by cluster clients after an -ASK redirect\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
+		info3: "$6\r\nasking\r\n:1\r\n~1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$46\r\n" +
 			"Sent by cluster clients after an -ASK redirect\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -217,6 +349,18 @@ var redisDocs = map[string]redisDoc{
 			"*2\r\n*8\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*4\r\n$4\r\nname\r\n" +
 			"$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$4\r\nauth\r\n:-2\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$26\r\nAuthenticate to the server\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n" +
+			"$60\r\n" +
+			"O(N) where N is the number of passwords defined for the user\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.0.0\r\n$40\r\n" +
+			"Added ACL style (username and password).\r\n$9\r\narguments\r\n" +
+			"*2\r\n%4\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
+			"since\r\n$5\r\n6.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%2\r\n$4\r\nname\r\n" +
+			"$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 12,
 		cats:    "fast connection",
 	},
@@ -225,6 +369,13 @@ var redisDocs = map[string]redisDoc{
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$43\r\n" +
+			"Asynchronously rewrite the append-only file\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
+		info3: "$12\r\nbgrewriteaof\r\n:1\r\n~3\r\n+admin\r\n+noscript\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Asynchronously rewrite the append-only file\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -240,6 +391,15 @@ var redisDocs = map[string]redisDoc{
 			"Added the `SCHEDULE` option.\r\n$9\r\narguments\r\n*1\r\n*10\r\n$4\r\n" +
 			"name\r\n$8\r\nschedule\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$8\r\nSCHEDULE\r\n$5\r\nsince\r\n$5\r\n3.2.2\r\n$5\r\nflags\r\n*1\r\n" +
+			"+optional\r\n",
+		info3: "$6\r\nbgsave\r\n:-1\r\n~3\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nAsynchronously save the dataset to disk\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n3.2.2\r\n$28\r\n" +
+			"Added the `SCHEDULE` option.\r\n$9\r\narguments\r\n*1\r\n%5\r\n$4\r\n" +
+			"name\r\n$8\r\nschedule\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$8\r\nSCHEDULE\r\n$5\r\nsince\r\n$5\r\n3.2.2\r\n$5\r\nflags\r\n~1\r\n" +
 			"+optional\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous",
@@ -262,6 +422,24 @@ var redisDocs = map[string]redisDoc{
 			"oneof\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$4\r\nbyte\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nBYTE\r\n*6\r\n$4\r\nname\r\n$3\r\nbit\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nBIT\r\n",
+		info3: "$8\r\nbitcount\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@bitmap\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$26\r\nCount set bits in a string\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(N)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$28\r\n" +
+			"Added the `BYTE|BIT` option.\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%4\r\n$4\r\nname\r\n$5\r\nindex\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$10\r\nindex_unit\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$4\r\nbyte\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nBYTE\r\n%3\r\n$4\r\nname\r\n$3\r\nbit\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nBIT\r\n",
 		docsLen: 12,
 		cats:    "read bitmap slow",
@@ -303,6 +481,42 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
+		info3: "$8\r\nbitfield\r\n:-2\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@bitmap\r\n+@slow\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$59\r\n" +
+			"This command allows both access and modification of the key\r\n" +
+			"$5\r\nflags\r\n~4\r\n+RW\r\n+access\r\n+update\r\n+variable_flags\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$56\r\n" +
+			"Perform arbitrary bitfield integer operations on strings\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
+			"complexity\r\n$34\r\nO(1) for each subcommand specified\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$9\r\noperation\r\n$4\r\n" +
+			"type\r\n$5\r\noneof\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$15\r\nencoding_offset\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$3\r\nGET\r\n$9\r\narguments\r\n*2\r\n" +
+			"%2\r\n$4\r\nname\r\n$8\r\nencoding\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\n" +
+			"name\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$5\r\n" +
+			"write\r\n$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%5\r\n$4\r\n" +
+			"name\r\n$13\r\nwrap_sat_fail\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\ntoken\r\n" +
+			"$8\r\nOVERFLOW\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*3\r\n" +
+			"%3\r\n$4\r\nname\r\n$4\r\nwrap\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$4\r\nWRAP\r\n%3\r\n$4\r\nname\r\n$3\r\nsat\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nSAT\r\n%3\r\n$4\r\nname\r\n$4\r\nfail\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nFAIL\r\n%3\r\n$4\r\n" +
+			"name\r\n$15\r\nwrite_operation\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$21\r\nencoding_offset_value\r\n" +
+			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$3\r\nSET\r\n$9\r\narguments\r\n" +
+			"*3\r\n%2\r\n$4\r\nname\r\n$8\r\nencoding\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n" +
+			"$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n" +
+			"$5\r\nvalue\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$25\r\n" +
+			"encoding_offset_increment\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n" +
+			"$6\r\nINCRBY\r\n$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$8\r\nencoding\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n",
 		docsLen: 10,
 		cats:    "write bitmap slow",
 	},
@@ -323,6 +537,22 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*3\r\n+optional\r\n+multiple\r\n+multiple_token\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$8\r\nencoding\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$11\r\nbitfield_ro\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@read\r\n+@bitmap\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$87\r\n" +
+			"Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
+			"complexity\r\n$34\r\nO(1) for each subcommand specified\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%5\r\n$4\r\nname\r\n$15\r\n" +
+			"encoding_offset\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$3\r\nGET\r\n" +
+			"$5\r\nflags\r\n~3\r\n+optional\r\n+multiple\r\n+multiple_token\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$8\r\nencoding\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "read bitmap fast",
 	},
@@ -344,6 +574,24 @@ var redisDocs = map[string]redisDoc{
 			"$6\r\nstring\r\n*6\r\n$4\r\nname\r\n$7\r\ndestkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\nflags\r\n*1\r\n" +
+			"+multiple\r\n",
+		info3: "$5\r\nbitop\r\n:-4\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n:-1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@bitmap\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:3\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
+			":0\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Perform bitwise operations between strings\r\n$5\r\nsince\r\n$5\r\n" +
+			"2.6.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\ncomplexity\r\n$4\r\nO(N)\r\n" +
+			"$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$9\r\noperation\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$7\r\ndestkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\nflags\r\n~1\r\n" +
 			"+multiple\r\n",
 		docsLen: 10,
 		cats:    "write bitmap slow",
@@ -369,6 +617,27 @@ var redisDocs = map[string]redisDoc{
 			"7.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n*6\r\n" +
 			"$4\r\nname\r\n$4\r\nbyte\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$4\r\nBYTE\r\n*6\r\n$4\r\nname\r\n$3\r\nbit\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nBIT\r\n",
+		info3: "$6\r\nbitpos\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@bitmap\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nFind first bit set or clear in a string\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.7\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(N)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$28\r\n" +
+			"Added the `BYTE|BIT` option.\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%2\r\n$4\r\nname\r\n$3\r\nbit\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\n" +
+			"name\r\n$5\r\nindex\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$9\r\nend_index\r\n$4\r\ntype\r\n" +
+			"$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n" +
+			"%2\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n$4\r\n" +
+			"name\r\n$10\r\nindex_unit\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nsince\r\n$5\r\n" +
+			"7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n" +
+			"$4\r\nname\r\n$4\r\nbyte\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$4\r\nBYTE\r\n%3\r\n$4\r\nname\r\n$3\r\nbit\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nBIT\r\n",
 		docsLen: 12,
 		cats:    "read bitmap slow",
@@ -399,6 +668,31 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nLEFT\r\n*6\r\n$4\r\nname\r\n$5\r\nright\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n*4\r\n$4\r\n" +
 			"name\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
+		info3: "$6\r\nblmove\r\n:6\r\n~4\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
+			"+blocking\r\n:1\r\n:2\r\n:1\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n" +
+			"+@blocking\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+insert\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$98\r\n" +
+			"Pop an element from a list, push it to another list and return it; or block until one is available\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
+			"source\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n" +
+			"$4\r\nname\r\n$11\r\ndestination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:1\r\n%3\r\n$4\r\nname\r\n$9\r\nwherefrom\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$4\r\nleft\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nLEFT\r\n%3\r\n$4\r\nname\r\n" +
+			"$5\r\nright\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
+			"RIGHT\r\n%3\r\n$4\r\nname\r\n$7\r\nwhereto\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$4\r\nleft\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nLEFT\r\n%3\r\n$4\r\nname\r\n$5\r\nright\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n%2\r\n$4\r\n" +
+			"name\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
 		docsLen: 10,
 		cats:    "write list slow blocking",
 	},
@@ -425,6 +719,28 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
+		info3: "$6\r\nblmpop\r\n:-5\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n:0\r\n" +
+			":0\r\n:0\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n+@blocking\r\n~0\r\n~1\r\n" +
+			"%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\n" +
+			"spec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\n" +
+			"keystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$57\r\n" +
+			"Pop elements from a list, or block until one is available\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$87\r\n" +
+			"O(N+M) where N is the number of provided keys and M is the number of elements returned.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n" +
+			"$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%3\r\n$4\r\n" +
+			"name\r\n$5\r\nwhere\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$4\r\nleft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$4\r\nLEFT\r\n%3\r\n$4\r\nname\r\n$5\r\nright\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "write list slow blocking",
 	},
@@ -445,6 +761,22 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
+		info3: "$5\r\nblpop\r\n:-3\r\n~3\r\n+write\r\n+noscript\r\n+blocking\r\n:1\r\n:-2\r\n" +
+			":1\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n+@blocking\r\n~0\r\n~1\r\n%3\r\n" +
+			"$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-2\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$75\r\n" +
+			"Remove and get the first element in a list, or block until one is available\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$44\r\n" +
+			"O(N) where N is the number of provided keys.\r\n$7\r\nhistory\r\n" +
+			"~1\r\n*2\r\n$5\r\n6.0.0\r\n$59\r\n" +
+			"`timeout` is interpreted as a double instead of an integer.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n" +
+			"%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
 		docsLen: 12,
 		cats:    "write list slow blocking",
 	},
@@ -465,6 +797,22 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
+		info3: "$5\r\nbrpop\r\n:-3\r\n~3\r\n+write\r\n+noscript\r\n+blocking\r\n:1\r\n:-2\r\n" +
+			":1\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n+@blocking\r\n~0\r\n~1\r\n%3\r\n" +
+			"$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-2\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$74\r\n" +
+			"Remove and get the last element in a list, or block until one is available\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$44\r\n" +
+			"O(N) where N is the number of provided keys.\r\n$7\r\nhistory\r\n" +
+			"~1\r\n*2\r\n$5\r\n6.0.0\r\n$59\r\n" +
+			"`timeout` is interpreted as a double instead of an integer.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n" +
+			"%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
 		docsLen: 12,
 		cats:    "write list slow blocking",
 	},
@@ -491,6 +839,28 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$11\r\n" +
 			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
+		info3: "$10\r\nbrpoplpush\r\n:4\r\n~4\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
+			"+blocking\r\n:1\r\n:2\r\n:1\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n" +
+			"+@blocking\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+insert\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$98\r\n" +
+			"Pop an element from a list, push it to another list and return it; or block until one is available\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
+			"deprecated_since\r\n$5\r\n6.2.0\r\n$11\r\nreplaced_by\r\n$46\r\n" +
+			"`BLMOVE` with the `RIGHT` and `LEFT` arguments\r\n$7\r\n" +
+			"history\r\n~1\r\n*2\r\n$5\r\n6.0.0\r\n$59\r\n" +
+			"`timeout` is interpreted as a double instead of an integer.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$11\r\n" +
+			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n" +
+			"%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
 		docsLen: 18,
 		cats:    "write list slow blocking",
 	},
@@ -517,6 +887,28 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
+		info3: "$6\r\nbzmpop\r\n:-5\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n:0\r\n" +
+			":0\r\n:0\r\n~4\r\n+@write\r\n+@sortedset\r\n+@slow\r\n+@blocking\r\n~0\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\n" +
+			"spec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\n" +
+			"keystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$85\r\n" +
+			"Remove and return members with scores in a sorted set or block until one is available\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$151\r\n" +
+			"O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n" +
+			"$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%3\r\n$4\r\n" +
+			"name\r\n$5\r\nwhere\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nMIN\r\n%3\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow blocking",
 	},
@@ -538,6 +930,23 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
+		info3: "$8\r\nbzpopmax\r\n:-3\r\n~4\r\n+write\r\n+noscript\r\n+blocking\r\n" +
+			"+fast\r\n:1\r\n:-2\r\n:1\r\n~4\r\n+@write\r\n+@sortedset\r\n+@fast\r\n" +
+			"+@blocking\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-2\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$113\r\n" +
+			"Remove and return the member with the highest score from one or more sorted sets, or block until one is available\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$64\r\n" +
+			"O(log(N)) with N being the number of elements in the sorted set.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.0.0\r\n$59\r\n" +
+			"`timeout` is interpreted as a double instead of an integer.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n" +
+			"%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
 		docsLen: 12,
 		cats:    "write sortedset fast blocking",
 	},
@@ -559,12 +968,34 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
+		info3: "$8\r\nbzpopmin\r\n:-3\r\n~4\r\n+write\r\n+noscript\r\n+blocking\r\n" +
+			"+fast\r\n:1\r\n:-2\r\n:1\r\n~4\r\n+@write\r\n+@sortedset\r\n+@fast\r\n" +
+			"+@blocking\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-2\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$112\r\n" +
+			"Remove and return the member with the lowest score from one or more sorted sets, or block until one is available\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$64\r\n" +
+			"O(log(N)) with N being the number of elements in the sorted set.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.0.0\r\n$59\r\n" +
+			"`timeout` is interpreted as a double instead of an integer.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n" +
+			"%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
 		docsLen: 12,
 		cats:    "write sortedset fast blocking",
 	},
 	"client": {
 		info: "$6\r\nclient\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$42\r\n" +
+			"A container for client connection commands\r\n$5\r\nsince\r\n$5\r\n" +
+			"2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$22\r\n" +
+			"Depends on subcommand.\r\n",
+		info3: "$6\r\nclient\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"A container for client connection commands\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -582,6 +1013,16 @@ var redisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nyes\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\n" +
 			"YES\r\n*6\r\n$4\r\nname\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$2\r\nNO\r\n",
+		info3: "$14\r\nclient|caching\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$66\r\n" +
+			"Instruct the server about tracking or not keys in the next request\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\n" +
+			"mode\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nyes\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\n" +
+			"YES\r\n%3\r\n$4\r\nname\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$2\r\nNO\r\n",
 		docsLen: 10,
 		cats:    "slow connection",
 	},
@@ -591,6 +1032,11 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$31\r\nGet the current connection name\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$14\r\nclient|getname\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$31\r\nGet the current connection name\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "slow connection",
 	},
@@ -598,6 +1044,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$15\r\nclient|getredir\r\n:2\r\n*3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$55\r\n" +
+			"Get tracking notifications redirection client ID if any\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$15\r\nclient|getredir\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$55\r\n" +
 			"Get tracking notifications redirection client ID if any\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -611,6 +1063,12 @@ var redisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$11\r\nclient|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "slow connection",
 	},
@@ -618,6 +1076,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$9\r\nclient|id\r\n:2\r\n*3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$48\r\n" +
+			"Returns the client ID for the current connection\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$9\r\nclient|id\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
+			":0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$48\r\n" +
 			"Returns the client ID for the current connection\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -629,6 +1093,13 @@ var redisDocs = map[string]redisDoc{
 			":0\r\n:0\r\n*2\r\n+@slow\r\n+@connection\r\n*1\r\n$23\r\n" +
 			"nondeterministic_output\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$56\r\n" +
+			"Returns information about the current client connection.\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$11\r\nclient|info\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
+			":0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$56\r\n" +
 			"Returns information about the current client connection.\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -675,6 +1146,45 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n" +
 			"$6\r\nyes/no\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$6\r\nSKIPME\r\n" +
 			"$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$11\r\nclient|kill\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$31\r\nKill the connection of a client\r\n$5\r\n" +
+			"since\r\n$5\r\n2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$48\r\n" +
+			"O(N) where N is the number of client connections\r\n$7\r\n" +
+			"history\r\n~5\r\n*2\r\n$6\r\n2.8.12\r\n$24\r\n" +
+			"Added new filter format.\r\n*2\r\n$6\r\n2.8.12\r\n$12\r\n" +
+			"`ID` option.\r\n*2\r\n$5\r\n3.2.0\r\n$41\r\n" +
+			"Added `master` type in for `TYPE` option.\r\n*2\r\n$5\r\n5.0.0\r\n" +
+			"$91\r\n" +
+			"Replaced `slave` `TYPE` with `replica`. `slave` still supported for backward compatibility.\r\n" +
+			"*2\r\n$5\r\n6.2.0\r\n$15\r\n`LADDR` option.\r\n$9\r\narguments\r\n*1\r\n" +
+			"%3\r\n$4\r\nname\r\n$6\r\nfilter\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$7\r\nip:port\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$16\r\ndeprecated_since\r\n$6\r\n2.8.12\r\n%4\r\n$4\r\nname\r\n" +
+			"$10\r\nnew-format\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n" +
+			"+multiple\r\n$9\r\narguments\r\n*6\r\n%5\r\n$4\r\nname\r\n$9\r\nclient-id\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\nID\r\n$5\r\nsince\r\n$6\r\n" +
+			"2.8.12\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%6\r\n$4\r\nname\r\n$26\r\n" +
+			"normal_master_slave_pubsub\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\n" +
+			"token\r\n$4\r\nTYPE\r\n$5\r\nsince\r\n$6\r\n2.8.12\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$6\r\nnormal\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nNORMAL\r\n%4\r\n$4\r\n" +
+			"name\r\n$6\r\nmaster\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$6\r\nMASTER\r\n$5\r\nsince\r\n$5\r\n3.2.0\r\n%3\r\n$4\r\nname\r\n$5\r\nslave\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nSLAVE\r\n%4\r\n$4\r\n" +
+			"name\r\n$7\r\nreplica\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$7\r\nREPLICA\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
+			"pubsub\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nPUBSUB\r\n" +
+			"%4\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
+			"token\r\n$4\r\nUSER\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n" +
+			"$7\r\nip:port\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$4\r\nADDR\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$7\r\nip:port\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$5\r\nLADDR\r\n$5\r\nsince\r\n$5\r\n" +
+			"6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$6\r\nyes/no\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$6\r\nSKIPME\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous connection",
 	},
@@ -707,6 +1217,33 @@ var redisDocs = map[string]redisDoc{
 			"6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*1\r\n*6\r\n" +
 			"$4\r\nname\r\n$9\r\nclient-id\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nflags\r\n" +
 			"*1\r\n+multiple\r\n",
+		info3: "$11\r\nclient|list\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"+@connection\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nGet the list of client connections\r\n$5\r\n" +
+			"since\r\n$5\r\n2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$48\r\n" +
+			"O(N) where N is the number of client connections\r\n$7\r\n" +
+			"history\r\n~6\r\n*2\r\n$6\r\n2.8.12\r\n$31\r\n" +
+			"Added unique client `id` field.\r\n*2\r\n$5\r\n5.0.0\r\n$29\r\n" +
+			"Added optional `TYPE` filter.\r\n*2\r\n$5\r\n6.0.0\r\n$19\r\n" +
+			"Added `user` field.\r\n*2\r\n$5\r\n6.2.0\r\n$85\r\n" +
+			"Added `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` filter.\r\n" +
+			"*2\r\n$5\r\n7.0.0\r\n$50\r\n" +
+			"Added `resp`, `multi-mem`, `rbs` and `rbp` fields.\r\n*2\r\n" +
+			"$5\r\n7.0.3\r\n$19\r\nAdded `ssub` field.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%6\r\n$4\r\nname\r\n$28\r\nnormal_master_replica_pubsub\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$5\r\ntoken\r\n$4\r\nTYPE\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
+			"normal\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nNORMAL\r\n" +
+			"%3\r\n$4\r\nname\r\n$6\r\nmaster\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$6\r\nMASTER\r\n%3\r\n$4\r\nname\r\n$7\r\nreplica\r\n$4\r\ntype\r\n" +
+			"$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\nREPLICA\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
+			"pubsub\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nPUBSUB\r\n" +
+			"%6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$2\r\n" +
+			"ID\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$9\r\nclient-id\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous connection",
 	},
@@ -721,6 +1258,17 @@ var redisDocs = map[string]redisDoc{
 			"enabled\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\n" +
 			"name\r\n$2\r\non\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n" +
 			"ON\r\n*6\r\n$4\r\nname\r\n$3\r\noff\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nOFF\r\n",
+		info3: "$15\r\nclient|no-evict\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$51\r\n" +
+			"Set client eviction mode for the current connection\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\n" +
+			"enabled\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$2\r\non\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n" +
+			"ON\r\n%3\r\n$4\r\nname\r\n$3\r\noff\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$3\r\nOFF\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous connection",
@@ -740,6 +1288,20 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$5\r\nwrite\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nWRITE\r\n*6\r\n$4\r\nname\r\n$3\r\nall\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nALL\r\n",
+		info3: "$12\r\nclient|pause\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$51\r\n" +
+			"Stop processing commands from clients for some time\r\n$5\r\n" +
+			"since\r\n$6\r\n2.9.50\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$61\r\n" +
+			"`CLIENT PAUSE WRITE` mode added along with the `mode` option.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$4\r\nmode\r\n$4\r\ntype\r\n$5\r\noneof\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$5\r\nwrite\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nWRITE\r\n%3\r\n$4\r\nname\r\n$3\r\nall\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nALL\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous connection",
 	},
@@ -755,6 +1317,17 @@ var redisDocs = map[string]redisDoc{
 			"token\r\n$2\r\nON\r\n*6\r\n$4\r\nname\r\n$3\r\noff\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nOFF\r\n*6\r\n$4\r\nname\r\n$4\r\nskip\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSKIP\r\n",
+		info3: "$12\r\nclient|reply\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$48\r\n" +
+			"Instruct the server whether to reply to commands\r\n$5\r\n" +
+			"since\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n" +
+			"$11\r\non_off_skip\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*3\r\n" +
+			"%3\r\n$4\r\nname\r\n$2\r\non\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$2\r\nON\r\n%3\r\n$4\r\nname\r\n$3\r\noff\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nOFF\r\n%3\r\n$4\r\nname\r\n$4\r\nskip\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSKIP\r\n",
 		docsLen: 10,
 		cats:    "slow connection",
 	},
@@ -764,6 +1337,12 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$31\r\nSet the current connection name\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n" +
+			"$15\r\nconnection-name\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$14\r\nclient|setname\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$31\r\nSet the current connection name\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n" +
 			"$15\r\nconnection-name\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "slow connection",
@@ -792,6 +1371,29 @@ var redisDocs = map[string]redisDoc{
 			"+optional\r\n*8\r\n$4\r\nname\r\n$6\r\nnoloop\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$6\r\nNOLOOP\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
+		info3: "$15\r\nclient|tracking\r\n:-3\r\n~3\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$61\r\n" +
+			"Enable or disable server assisted client side caching support\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$55\r\n" +
+			"O(1). Some options may introduce additional complexity.\r\n" +
+			"$9\r\narguments\r\n*7\r\n%3\r\n$4\r\nname\r\n$6\r\nstatus\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$2\r\non\r\n$4\r\ntype\r\n" +
+			"$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nON\r\n%3\r\n$4\r\nname\r\n$3\r\noff\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nOFF\r\n%4\r\n$4\r\n" +
+			"name\r\n$9\r\nclient-id\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$8\r\n" +
+			"REDIRECT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$6\r\n" +
+			"prefix\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$6\r\nPREFIX\r\n$5\r\n" +
+			"flags\r\n~3\r\n+optional\r\n+multiple\r\n+multiple_token\r\n%4\r\n$4\r\n" +
+			"name\r\n$5\r\nbcast\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
+			"BCAST\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$5\r\noptin\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nOPTIN\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$6\r\noptout\r\n$4\r\ntype\r\n" +
+			"$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nOPTOUT\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$6\r\nnoloop\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$6\r\nNOLOOP\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n",
 		docsLen: 10,
 		cats:    "slow connection",
 	},
@@ -799,6 +1401,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$19\r\nclient|trackinginfo\r\n:2\r\n*3\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$87\r\n" +
+			"Return information about server assisted client side caching for the current connection\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$19\r\nclient|trackinginfo\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$87\r\n" +
 			"Return information about server assisted client side caching for the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -820,6 +1428,20 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$7\r\nTIMEOUT\r\n*6\r\n$4\r\nname\r\n$5\r\nerror\r\n$4\r\ntype\r\n" +
 			"$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nERROR\r\n",
+		info3: "$14\r\nclient|unblock\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$74\r\n" +
+			"Unblock a client blocked in a blocking command from a different connection\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$52\r\n" +
+			"O(log N) where N is the number of client connections\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$9\r\nclient-id\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%4\r\n$4\r\nname\r\n$13\r\ntimeout_error\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n" +
+			"$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$7\r\nTIMEOUT\r\n%3\r\n$4\r\nname\r\n$5\r\nerror\r\n$4\r\ntype\r\n" +
+			"$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nERROR\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous connection",
 	},
@@ -831,12 +1453,23 @@ var redisDocs = map[string]redisDoc{
 			"Resume processing of clients that were paused\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n" +
 			"$44\r\nO(N) Where N is the number of paused clients\r\n",
+		info3: "$14\r\nclient|unpause\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
+			"Resume processing of clients that were paused\r\n$5\r\nsince\r\n" +
+			"$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n" +
+			"$44\r\nO(N) Where N is the number of paused clients\r\n",
 		docsLen: 8,
 		cats:    "admin slow dangerous connection",
 	},
 	"cluster": {
 		info: "$7\r\ncluster\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$32\r\nA container for cluster commands\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$22\r\nDepends on subcommand.\r\n",
+		info3: "$7\r\ncluster\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nA container for cluster commands\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
 		docsLen: 8,
@@ -852,6 +1485,15 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the total number of hash slot arguments\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$16\r\ncluster|addslots\r\n:-3\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nAssign new hash slots to receiving node\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$55\r\n" +
+			"O(N) where N is the total number of hash slot arguments\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -868,6 +1510,18 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$10\r\nstart-slot\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$8\r\nend-slot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
+		info3: "$21\r\ncluster|addslotsrange\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nAssign new hash slots to receiving node\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$92\r\n" +
+			"O(N) where N is the total number of the slots between the start slot and end slot arguments.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$19\r\nstart-slot_end-slot\r\n" +
+			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$10\r\nstart-slot\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$8\r\nend-slot\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -876,6 +1530,12 @@ var redisDocs = map[string]redisDoc{
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n*1\r\n$23\r\nnondeterministic_output\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$32\r\nAdvance the cluster config epoch\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$17\r\ncluster|bumpepoch\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nAdvance the cluster config epoch\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
 		docsLen: 8,
@@ -892,6 +1552,16 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of failure reports\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nnode-id\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
+		info3: "$29\r\ncluster|count-failure-reports\r\n:3\r\n~2\r\n+admin\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~1\r\n" +
+			"$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$60\r\n" +
+			"Return the number of failure reports active for a given node\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$45\r\n" +
+			"O(N) where N is the number of failure reports\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\nnode-id\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -902,6 +1572,13 @@ var redisDocs = map[string]redisDoc{
 			"Return the number of local keys in the specified hash slot\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$4\r\n" +
+			"slot\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$23\r\ncluster|countkeysinslot\r\n:3\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$58\r\n" +
+			"Return the number of local keys in the specified hash slot\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$4\r\n" +
 			"slot\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "slow",
@@ -916,6 +1593,15 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the total number of hash slot arguments\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$16\r\ncluster|delslots\r\n:-3\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Set hash slots as unbound in receiving node\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$55\r\n" +
+			"O(N) where N is the total number of hash slot arguments\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -931,6 +1617,18 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$10\r\nstart-slot\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$8\r\nend-slot\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n",
+		info3: "$21\r\ncluster|delslotsrange\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Set hash slots as unbound in receiving node\r\n$5\r\nsince\r\n" +
+			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$92\r\n" +
+			"O(N) where N is the total number of the slots between the start slot and end slot arguments.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$19\r\nstart-slot_end-slot\r\n" +
+			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$10\r\nstart-slot\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$8\r\nend-slot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
@@ -948,6 +1646,18 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nFORCE\r\n*6\r\n$4\r\nname\r\n$8\r\n" +
 			"takeover\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$8\r\n" +
 			"TAKEOVER\r\n",
+		info3: "$16\r\ncluster|failover\r\n:-2\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$60\r\n" +
+			"Forces a replica to perform a manual failover of its master.\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$7\r\n" +
+			"options\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$5\r\nforce\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nFORCE\r\n%3\r\n$4\r\nname\r\n$8\r\n" +
+			"takeover\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$8\r\n" +
+			"TAKEOVER\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -956,6 +1666,12 @@ var redisDocs = map[string]redisDoc{
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$37\r\nDelete a node's own slots information\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$18\r\ncluster|flushslots\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nDelete a node's own slots information\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
@@ -969,6 +1685,13 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nnode-id\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$14\r\ncluster|forget\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nRemove a node from the nodes table\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\nnode-id\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -981,6 +1704,14 @@ var redisDocs = map[string]redisDoc{
 			"$49\r\nO(log(N)) where N is the number of requested keys\r\n" +
 			"$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$21\r\ncluster|getkeysinslot\r\n:4\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"Return local key names in the specified hash slot\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$49\r\nO(log(N)) where N is the number of requested keys\r\n" +
+			"$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%2\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "slow",
 	},
@@ -991,6 +1722,12 @@ var redisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
+		info3: "$12\r\ncluster|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "slow",
 	},
@@ -998,6 +1735,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$12\r\ncluster|info\r\n:2\r\n*1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n" +
 			"*1\r\n$23\r\nnondeterministic_output\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$44\r\n" +
+			"Provides info about Redis Cluster node state\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
+		info3: "$12\r\ncluster|info\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
+			"~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$44\r\n" +
 			"Provides info about Redis Cluster node state\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -1013,6 +1756,14 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of bytes in the key\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
+		info3: "$15\r\ncluster|keyslot\r\n:3\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+			"+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Returns the hash slot of the specified key\r\n$5\r\nsince\r\n$5\r\n" +
+			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$46\r\n" +
+			"O(N) where N is the number of bytes in the key\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
 		docsLen: 10,
 		cats:    "slow",
 	},
@@ -1020,6 +1771,13 @@ var redisDocs = map[string]redisDoc{
 		info: "$13\r\ncluster|links\r\n:2\r\n*1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n*1\r\n" +
 			"+@slow\r\n*1\r\n$23\r\nnondeterministic_output\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$65\r\n" +
+			"Returns a list of all TCP links to and from peer nodes in cluster\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$49\r\n" +
+			"O(N) where N is the total number of Cluster nodes\r\n",
+		info3: "$13\r\ncluster|links\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+			"+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$65\r\n" +
 			"Returns a list of all TCP links to and from peer nodes in cluster\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$49\r\n" +
@@ -1040,6 +1798,18 @@ var redisDocs = map[string]redisDoc{
 			"*4\r\n$4\r\nname\r\n$4\r\nport\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n$4\r\n" +
 			"name\r\n$16\r\ncluster_bus_port\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$12\r\ncluster|meet\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$51\r\n" +
+			"Force a node cluster to handshake with another node\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$47\r\n" +
+			"Added the optional `cluster_bus_port` argument.\r\n$9\r\n" +
+			"arguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$2\r\nip\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
+			"%2\r\n$4\r\nname\r\n$4\r\nport\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\n" +
+			"name\r\n$16\r\ncluster_bus_port\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n" +
+			"since\r\n$5\r\n4.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous",
 	},
@@ -1048,6 +1818,10 @@ var redisDocs = map[string]redisDoc{
 			"*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$18\r\nReturn the node id\r\n$5\r\nsince\r\n$5\r\n" +
 			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n",
+		info3: "$12\r\ncluster|myid\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
+			"~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$18\r\nReturn the node id\r\n$5\r\nsince\r\n$5\r\n" +
+			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "slow",
 	},
@@ -1055,6 +1829,11 @@ var redisDocs = map[string]redisDoc{
 		info: "$13\r\ncluster|nodes\r\n:2\r\n*1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n*1\r\n" +
 			"+@slow\r\n*1\r\n$23\r\nnondeterministic_output\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$31\r\nGet Cluster config for the node\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$49\r\nO(N) where N is the total number of Cluster nodes\r\n",
+		info3: "$13\r\ncluster|nodes\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+			"+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$31\r\nGet Cluster config for the node\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$49\r\nO(N) where N is the total number of Cluster nodes\r\n",
 		docsLen: 8,
@@ -1069,6 +1848,14 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nnode-id\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$16\r\ncluster|replicas\r\n:3\r\n~2\r\n+admin\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"List replica nodes of the specified master node\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\nnode-id\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -1080,6 +1867,14 @@ var redisDocs = map[string]redisDoc{
 			"Reconfigure a node as a replica of the specified master node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\n" +
+			"node-id\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$17\r\ncluster|replicate\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$60\r\n" +
+			"Reconfigure a node as a replica of the specified master node\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
 			"node-id\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
@@ -1095,6 +1890,16 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$4\r\nhard\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$4\r\nHARD\r\n*6\r\n$4\r\nname\r\n$4\r\nsoft\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nSOFT\r\n",
+		info3: "$13\r\ncluster|reset\r\n:-2\r\n~3\r\n+admin\r\n+noscript\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$26\r\nReset a Redis Cluster node\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$95\r\n" +
+			"O(N) where N is the number of known nodes. The command may execute a FLUSHALL as a side effect.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$9\r\nhard_soft\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$4\r\nhard\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$4\r\nHARD\r\n%3\r\n$4\r\nname\r\n$4\r\nsoft\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nSOFT\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -1103,6 +1908,13 @@ var redisDocs = map[string]redisDoc{
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$45\r\n" +
+			"Forces the node to save cluster state on disk\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
+		info3: "$18\r\ncluster|saveconfig\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"Forces the node to save cluster state on disk\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -1117,6 +1929,14 @@ var redisDocs = map[string]redisDoc{
 			"Set the configuration epoch in a new node\r\n$5\r\nsince\r\n$5\r\n" +
 			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$12\r\nconfig-epoch\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n",
+		info3: "$24\r\ncluster|set-config-epoch\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"Set the configuration epoch in a new node\r\n$5\r\nsince\r\n$5\r\n" +
+			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$12\r\nconfig-epoch\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
@@ -1135,6 +1955,19 @@ var redisDocs = map[string]redisDoc{
 			"token\r\n$9\r\nMIGRATING\r\n*6\r\n$4\r\nname\r\n$7\r\nnode-id\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\ntoken\r\n$4\r\nNODE\r\n*6\r\n$4\r\nname\r\n$6\r\nstable\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nSTABLE\r\n",
+		info3: "$15\r\ncluster|setslot\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$35\r\nBind a hash slot to a specific node\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$10\r\nsubcommand\r\n$4\r\n" +
+			"type\r\n$5\r\noneof\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$7\r\n" +
+			"node-id\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$9\r\nIMPORTING\r\n" +
+			"%3\r\n$4\r\nname\r\n$7\r\nnode-id\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
+			"token\r\n$9\r\nMIGRATING\r\n%3\r\n$4\r\nname\r\n$7\r\nnode-id\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\ntoken\r\n$4\r\nNODE\r\n%3\r\n$4\r\nname\r\n$6\r\nstable\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nSTABLE\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -1142,6 +1975,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$14\r\ncluster|shards\r\n:2\r\n*1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n*1\r\n" +
 			"+@slow\r\n*1\r\n$23\r\nnondeterministic_output\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$43\r\n" +
+			"Get array of cluster slots to node mappings\r\n$5\r\nsince\r\n" +
+			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$49\r\n" +
+			"O(N) where N is the total number of cluster nodes\r\n",
+		info3: "$14\r\ncluster|shards\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+			"+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Get array of cluster slots to node mappings\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$49\r\n" +
 			"O(N) where N is the total number of cluster nodes\r\n",
@@ -1159,6 +1998,16 @@ var redisDocs = map[string]redisDoc{
 			"deprecated_since\r\n$5\r\n5.0.0\r\n$11\r\nreplaced_by\r\n$18\r\n" +
 			"`CLUSTER REPLICAS`\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\n" +
 			"node-id\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$14\r\ncluster|slaves\r\n:3\r\n~2\r\n+admin\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"List replica nodes of the specified master node\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
+			"deprecated_since\r\n$5\r\n5.0.0\r\n$11\r\nreplaced_by\r\n$18\r\n" +
+			"`CLUSTER REPLICAS`\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
+			"node-id\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 16,
 		cats:    "admin slow dangerous",
 	},
@@ -1173,6 +2022,16 @@ var redisDocs = map[string]redisDoc{
 			"7.0.0\r\n$11\r\nreplaced_by\r\n$16\r\n`CLUSTER SHARDS`\r\n$7\r\n" +
 			"history\r\n*2\r\n*2\r\n$5\r\n4.0.0\r\n$15\r\nAdded node IDs.\r\n*2\r\n$5\r\n" +
 			"7.0.0\r\n$43\r\nAdded additional networking metadata field.\r\n",
+		info3: "$13\r\ncluster|slots\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+			"+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Get array of Cluster slot to node mappings\r\n$5\r\nsince\r\n$5\r\n" +
+			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$49\r\n" +
+			"O(N) where N is the total number of Cluster nodes\r\n$9\r\n" +
+			"doc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"7.0.0\r\n$11\r\nreplaced_by\r\n$16\r\n`CLUSTER SHARDS`\r\n$7\r\n" +
+			"history\r\n~2\r\n*2\r\n$5\r\n4.0.0\r\n$15\r\nAdded node IDs.\r\n*2\r\n$5\r\n" +
+			"7.0.0\r\n$43\r\nAdded additional networking metadata field.\r\n",
 		docsLen: 16,
 		cats:    "slow",
 	},
@@ -1183,6 +2042,12 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$34\r\nGet array of Redis command details\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$50\r\nO(N) where N is the total number of Redis commands\r\n",
+		info3: "$7\r\ncommand\r\n:-1\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@slow\r\n+@connection\r\n~1\r\n$29\r\n" +
+			"nondeterministic_output_order\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nGet array of Redis command details\r\n$5\r\n" +
+			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$50\r\nO(N) where N is the total number of Redis commands\r\n",
 		docsLen: 8,
 		cats:    "slow connection",
 	},
@@ -1190,6 +2055,11 @@ var redisDocs = map[string]redisDoc{
 		info: "$13\r\ncommand|count\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$34\r\nGet total number of Redis commands\r\n$5\r\n" +
+			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$13\r\ncommand|count\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nGet total number of Redis commands\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
 		docsLen: 8,
@@ -1205,6 +2075,15 @@ var redisDocs = map[string]redisDoc{
 			"$49\r\nO(N) where N is the number of commands to look up\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\ncommand-name\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$12\r\ncommand|docs\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@connection\r\n~1\r\n$29\r\n" +
+			"nondeterministic_output_order\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"Get array of specific Redis command documentation\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$49\r\nO(N) where N is the number of commands to look up\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\ncommand-name\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "slow connection",
 	},
@@ -1212,6 +2091,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$15\r\ncommand|getkeys\r\n:-4\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n" +
 			":0\r\n*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$39\r\nExtract keys given a full Redis command\r\n" +
+			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$54\r\n" +
+			"O(N) where N is the number of arguments to the command\r\n",
+		info3: "$15\r\ncommand|getkeys\r\n:-4\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n" +
+			":0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nExtract keys given a full Redis command\r\n" +
 			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$54\r\n" +
 			"O(N) where N is the number of arguments to the command\r\n",
@@ -1226,6 +2111,13 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$54\r\n" +
 			"O(N) where N is the number of arguments to the command\r\n",
+		info3: "$23\r\ncommand|getkeysandflags\r\n:-4\r\n~2\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$56\r\n" +
+			"Extract keys and access flags given a full Redis command\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$54\r\n" +
+			"O(N) where N is the number of arguments to the command\r\n",
 		docsLen: 8,
 		cats:    "slow connection",
 	},
@@ -1233,6 +2125,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$12\r\ncommand|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*2\r\n+@slow\r\n+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$12\r\ncommand|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -1252,6 +2150,18 @@ var redisDocs = map[string]redisDoc{
 			"Allowed to be called with no argument to get info on all commands.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\ncommand-name\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$12\r\ncommand|info\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@connection\r\n~1\r\n$29\r\n" +
+			"nondeterministic_output_order\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$78\r\n" +
+			"Get array of specific Redis command details, or all when no argument is given.\r\n" +
+			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$49\r\n" +
+			"O(N) where N is the number of commands to look up\r\n$7\r\n" +
+			"history\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$66\r\n" +
+			"Allowed to be called with no argument to get info on all commands.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\ncommand-name\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "slow connection",
 	},
@@ -1269,12 +2179,30 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$8\r\ncategory\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"token\r\n$6\r\nACLCAT\r\n*6\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n$5\r\ntoken\r\n$7\r\nPATTERN\r\n",
+		info3: "$12\r\ncommand|list\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@connection\r\n~1\r\n$29\r\n" +
+			"nondeterministic_output_order\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$35\r\nGet an array of Redis command names\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$50\r\nO(N) where N is the total number of Redis commands\r\n" +
+			"$9\r\narguments\r\n*1\r\n%5\r\n$4\r\nname\r\n$8\r\nfilterby\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$5\r\ntoken\r\n$8\r\nFILTERBY\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$11\r\n" +
+			"module-name\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$6\r\nMODULE\r\n" +
+			"%3\r\n$4\r\nname\r\n$8\r\ncategory\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
+			"token\r\n$6\r\nACLCAT\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
+			"$7\r\npattern\r\n$5\r\ntoken\r\n$7\r\nPATTERN\r\n",
 		docsLen: 10,
 		cats:    "slow connection",
 	},
 	"config": {
 		info: "$6\r\nconfig\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$45\r\n" +
+			"A container for server configuration commands\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
+			"Depends on subcommand.\r\n",
+		info3: "$6\r\nconfig\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"A container for server configuration commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -1294,6 +2222,18 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n" +
 			"$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n" +
 			"*4\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$10\r\nconfig|get\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Get the values of configuration parameters\r\n$5\r\nsince\r\n$5\r\n" +
+			"2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$62\r\n" +
+			"O(N) when N is the number of configuration parameters provided\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$65\r\n" +
+			"Added the ability to pass multiple pattern parameters in one call\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n" +
+			"$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n" +
+			"%2\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous",
 	},
@@ -1301,6 +2241,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$11\r\nconfig|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$11\r\nconfig|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -1314,6 +2260,12 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$32\r\nReset the stats returned by INFO\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
+		info3: "$16\r\nconfig|resetstat\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n" +
+			"+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nReset the stats returned by INFO\r\n$5\r\n" +
+			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "admin slow dangerous",
 	},
@@ -1322,6 +2274,13 @@ var redisDocs = map[string]redisDoc{
 			"+stale\r\n:0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n*0\r\n" +
 			"*0\r\n",
 		docs: "$7\r\nsummary\r\n$63\r\n" +
+			"Rewrite the configuration file with the in memory configuration\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$14\r\nconfig|rewrite\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$63\r\n" +
 			"Rewrite the configuration file with the in memory configuration\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -1343,6 +2302,21 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$15\r\nparameter_value\r\n$4\r\n" +
 			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n" +
 			"*2\r\n*4\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n" +
+			"$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$10\r\nconfig|set\r\n:-4\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~2\r\n" +
+			"$24\r\nrequest_policy:all_nodes\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$48\r\n" +
+			"Set configuration parameters to the given values\r\n$5\r\n" +
+			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$62\r\n" +
+			"O(N) when N is the number of configuration parameters provided\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$57\r\n" +
+			"Added the ability to set multiple parameters in one call.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$15\r\nparameter_value\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n" +
 			"$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous",
@@ -1367,6 +2341,25 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\ntoken\r\n$2\r\nDB\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n" +
 			"$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\n" +
 			"REPLACE\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$4\r\ncopy\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$10\r\nCopy a key\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\n" +
+			"group\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$95\r\n" +
+			"O(N) worst case for collections, where N is the number of nested items. O(1) for string values.\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$11\r\n" +
+			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n" +
+			"%4\r\n$4\r\nname\r\n$14\r\ndestination-db\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"$5\r\ntoken\r\n$2\r\nDB\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n" +
+			"$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\n" +
+			"REPLACE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "keyspace write slow",
 	},
@@ -1379,6 +2372,14 @@ var redisDocs = map[string]redisDoc{
 			"Return the number of keys in the selected database\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
+		info3: "$6\r\ndbsize\r\n:1\r\n~2\r\n+readonly\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@fast\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$23\r\nresponse_policy:agg_sum\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$50\r\n" +
+			"Return the number of keys in the selected database\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "keyspace read fast",
 	},
@@ -1388,6 +2389,11 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$34\r\nA container for debugging commands\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n$9\r\ndoc_flags\r\n*1\r\n+syscmd\r\n",
+		info3: "$5\r\ndebug\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nA container for debugging commands\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$22\r\nDepends on subcommand.\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -1402,6 +2408,17 @@ var redisDocs = map[string]redisDoc{
 			"Decrement the integer value of a key by one\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$4\r\ndecr\r\n:2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
+			"+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Decrement the integer value of a key by one\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
@@ -1419,6 +2436,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\ndecrement\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$6\r\ndecrby\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$56\r\n" +
+			"Decrement the integer value of a key by the given number\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$9\r\ndecrement\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
 	},
@@ -1435,6 +2464,18 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$3\r\ndel\r\n:-2\r\n~1\r\n+write\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@keyspace\r\n" +
+			"+@write\r\n+@slow\r\n~2\r\n$26\r\nrequest_policy:multi_shard\r\n$23\r\n" +
+			"response_policy:agg_sum\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RM\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$12\r\nDelete a key\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\n" +
+			"group\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$288\r\n" +
+			"O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "keyspace write slow",
 	},
@@ -1443,6 +2484,13 @@ var redisDocs = map[string]redisDoc{
 			"+allow_busy\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n+@transaction\r\n*0\r\n" +
 			"*0\r\n",
 		docs: "$7\r\nsummary\r\n$39\r\nDiscard all commands issued after MULTI\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
+			"complexity\r\n$45\r\n" +
+			"O(N), when N is the number of queued commands\r\n",
+		info3: "$7\r\ndiscard\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			"+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n+@transaction\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nDiscard all commands issued after MULTI\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$45\r\n" +
 			"O(N), when N is the number of queued commands\r\n",
@@ -1463,6 +2511,19 @@ var redisDocs = map[string]redisDoc{
 			"O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$4\r\ndump\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@keyspace\r\n" +
+			"+@read\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$69\r\n" +
+			"Return a serialized version of the value stored at the specified key.\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$244\r\n" +
+			"O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace read slow",
 	},
@@ -1472,6 +2533,12 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$21\r\nEcho the given string\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n",
+		info3: "$4\r\necho\r\n:2\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@fast\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$21\r\nEcho the given string\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "fast connection",
@@ -1494,6 +2561,23 @@ var redisDocs = map[string]redisDoc{
 			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
 			"*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$4\r\neval\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
+			"+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
+			"+@scripting\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$78\r\n" +
+			"We cannot tell how the keys will be used so we assume the worst, RW and UPDATE\r\n" +
+			"$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\n" +
+			"keynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nExecute a Lua script server side\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$39\r\nDepends on the script that is executed.\r\n" +
+			"$9\r\narguments\r\n*4\r\n%2\r\n$4\r\nname\r\n$6\r\nscript\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
+			"~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -1516,6 +2600,24 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n" +
 			"+multiple\r\n",
+		info3: "$7\r\neval_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
+			"+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n" +
+			":0\r\n~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$78\r\n" +
+			"We cannot tell how the keys will be used so we assume the worst, RO and ACCESS\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\n" +
+			"keynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Execute a read-only Lua script server side\r\n$5\r\nsince\r\n$5\r\n" +
+			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$39\r\n" +
+			"Depends on the script that is executed.\r\n$9\r\narguments\r\n" +
+			"*4\r\n%2\r\n$4\r\nname\r\n$6\r\nscript\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n" +
+			"$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n" +
+			"+multiple\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -1536,6 +2638,22 @@ var redisDocs = map[string]redisDoc{
 			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
 			"*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$7\r\nevalsha\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
+			"+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
+			"+@scripting\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\n" +
+			"keynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n" +
+			"$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nExecute a Lua script server side\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$39\r\nDepends on the script that is executed.\r\n" +
+			"$9\r\narguments\r\n*4\r\n%2\r\n$4\r\nname\r\n$4\r\nsha1\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
+			"~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -1556,6 +2674,22 @@ var redisDocs = map[string]redisDoc{
 			"$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\n" +
 			"flags\r\n*2\r\n+optional\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$3\r\narg\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$10\r\nevalsha_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
+			"+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n" +
+			":0\r\n~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n" +
+			":1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Execute a read-only Lua script server side\r\n$5\r\nsince\r\n$5\r\n" +
+			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$39\r\n" +
+			"Depends on the script that is executed.\r\n$9\r\narguments\r\n" +
+			"*4\r\n%2\r\n$4\r\nname\r\n$4\r\nsha1\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\n" +
+			"name\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n" +
+			"$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\n" +
+			"flags\r\n~2\r\n+optional\r\n+multiple\r\n%3\r\n$4\r\nname\r\n$3\r\narg\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -1564,6 +2698,12 @@ var redisDocs = map[string]redisDoc{
 			"+skip_slowlog\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@slow\r\n+@transaction\r\n*0\r\n" +
 			"*0\r\n",
 		docs: "$7\r\nsummary\r\n$39\r\nExecute all commands issued after MULTI\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
+			"complexity\r\n$38\r\nDepends on commands in the transaction\r\n",
+		info3: "$4\r\nexec\r\n:1\r\n~4\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			"+skip_slowlog\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@transaction\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nExecute all commands issued after MULTI\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$38\r\nDepends on commands in the transaction\r\n",
 		docsLen: 8,
@@ -1583,6 +2723,19 @@ var redisDocs = map[string]redisDoc{
 			"*1\r\n*2\r\n$5\r\n3.0.3\r\n$33\r\nAccepts multiple `key` arguments.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$6\r\nexists\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@fast\r\n~2\r\n$26\r\n" +
+			"request_policy:multi_shard\r\n$23\r\nresponse_policy:agg_sum\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$25\r\nDetermine if a key exists\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$44\r\n" +
+			"O(N) where N is the number of keys to check.\r\n$7\r\nhistory\r\n" +
+			"~1\r\n*2\r\n$5\r\n3.0.3\r\n$33\r\nAccepts multiple `key` arguments.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "keyspace read fast",
 	},
@@ -1605,6 +2758,26 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n*6\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n*6\r\n$4\r\nname\r\n" +
 			"$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n*6\r\n" +
+			"$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nLT\r\n",
+		info3: "$6\r\nexpire\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$35\r\nSet a key's time to live in seconds\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
+			"Added options: `NX`, `XX`, `GT` and `LT`.\r\n$9\r\narguments\r\n" +
+			"*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\nseconds\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$9\r\ncondition\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n" +
+			"arguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n%3\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n%3\r\n" +
 			"$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$2\r\nLT\r\n",
 		docsLen: 12,
@@ -1632,6 +2805,27 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$2\r\nGT\r\n*6\r\n$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
 			"$5\r\ntoken\r\n$2\r\nLT\r\n",
+		info3: "$8\r\nexpireat\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$48\r\n" +
+			"Set the expiration for a key as a UNIX timestamp\r\n$5\r\n" +
+			"since\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
+			"Added options: `NX`, `XX`, `GT` and `LT`.\r\n$9\r\narguments\r\n" +
+			"*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$17\r\nunix-time-seconds\r\n" +
+			"$4\r\ntype\r\n$9\r\nunix-time\r\n%5\r\n$4\r\nname\r\n$9\r\ncondition\r\n$4\r\n" +
+			"type\r\n$5\r\noneof\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nxx\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n%3\r\n" +
+			"$4\r\nname\r\n$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nGT\r\n%3\r\n$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
+			"$5\r\ntoken\r\n$2\r\nLT\r\n",
 		docsLen: 12,
 		cats:    "keyspace write fast",
 	},
@@ -1646,6 +2840,17 @@ var redisDocs = map[string]redisDoc{
 			"Get the expiration Unix timestamp for a key\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$10\r\nexpiretime\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Get the expiration Unix timestamp for a key\r\n$5\r\nsince\r\n" +
+			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace read fast",
@@ -1666,6 +2871,21 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nABORT\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\ntoken\r\n$7\r\nTIMEOUT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$8\r\nfailover\r\n:-1\r\n~3\r\n+admin\r\n+noscript\r\n+stale\r\n:0\r\n:0\r\n" +
+			":0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$73\r\n" +
+			"Start a coordinated failover between this server and one of its replicas.\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%5\r\n$4\r\nname\r\n$6\r\n" +
+			"target\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$2\r\nTO\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$4\r\nhost\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$4\r\nport\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$5\r\nforce\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nFORCE\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\nabort\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nABORT\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\ntoken\r\n$7\r\nTIMEOUT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -1686,6 +2906,23 @@ var redisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n" +
+			"+multiple\r\n",
+		info3: "$5\r\nfcall\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
+			"+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
+			"+@scripting\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$78\r\n" +
+			"We cannot tell how the keys will be used so we assume the worst, RW and UPDATE\r\n" +
+			"$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\n" +
+			"keynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$17\r\nInvoke a function\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n" +
+			"$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$41\r\n" +
+			"Depends on the function that is executed.\r\n$9\r\narguments\r\n" +
+			"*4\r\n%2\r\n$4\r\nname\r\n$8\r\nfunction\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n" +
+			"$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n" +
 			"+multiple\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
@@ -1708,6 +2945,23 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n" +
 			"+multiple\r\n",
+		info3: "$8\r\nfcall_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
+			"+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n" +
+			":0\r\n~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$78\r\n" +
+			"We cannot tell how the keys will be used so we assume the worst, RO and ACCESS\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\n" +
+			"keynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$27\r\nInvoke a read-only function\r\n$5\r\nsince\r\n" +
+			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$41\r\n" +
+			"Depends on the function that is executed.\r\n$9\r\narguments\r\n" +
+			"*4\r\n%2\r\n$4\r\nname\r\n$8\r\nfunction\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n" +
+			"$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n" +
+			"+multiple\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -1727,6 +2981,23 @@ var redisDocs = map[string]redisDoc{
 			"oneof\r\n$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n*8\r\n" +
 			"$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$5\r\nASYNC\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n*8\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n$5\r\nsince\r\n" +
+			"$5\r\n6.2.0\r\n",
+		info3: "$8\r\nflushall\r\n:-1\r\n~1\r\n+write\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
+			"+@write\r\n+@slow\r\n+@dangerous\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nRemove all keys from all databases\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$57\r\n" +
+			"O(N) where N is the total number of keys in all databases\r\n" +
+			"$7\r\nhistory\r\n~2\r\n*2\r\n$5\r\n4.0.0\r\n$41\r\n" +
+			"Added the `ASYNC` flushing mode modifier.\r\n*2\r\n$5\r\n6.2.0\r\n" +
+			"$40\r\nAdded the `SYNC` flushing mode modifier.\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%4\r\n" +
+			"$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$5\r\nASYNC\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n%4\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n",
 		docsLen: 12,
@@ -1750,12 +3021,33 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nASYNC\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n*8\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n",
+		info3: "$7\r\nflushdb\r\n:-1\r\n~1\r\n+write\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
+			"+@write\r\n+@slow\r\n+@dangerous\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"Remove all keys from the current database\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$59\r\n" +
+			"O(N) where N is the number of keys in the selected database\r\n" +
+			"$7\r\nhistory\r\n~2\r\n*2\r\n$5\r\n4.0.0\r\n$41\r\n" +
+			"Added the `ASYNC` flushing mode modifier.\r\n*2\r\n$5\r\n6.2.0\r\n" +
+			"$40\r\nAdded the `SYNC` flushing mode modifier.\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%4\r\n" +
+			"$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$5\r\nASYNC\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n%4\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n$5\r\nsince\r\n" +
+			"$5\r\n6.2.0\r\n",
 		docsLen: 12,
 		cats:    "keyspace write slow dangerous",
 	},
 	"function": {
 		info: "$8\r\nfunction\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$33\r\nA container for function commands\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$22\r\nDepends on subcommand.\r\n",
+		info3: "$8\r\nfunction\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$33\r\nA container for function commands\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$22\r\nDepends on subcommand.\r\n",
 		docsLen: 8,
@@ -1770,6 +3062,14 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$12\r\nlibrary-name\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$15\r\nfunction|delete\r\n:3\r\n~2\r\n+write\r\n+noscript\r\n:0\r\n:0\r\n" +
+			":0\r\n~3\r\n+@write\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$25\r\nDelete a function by name\r\n$5\r\nsince\r\n" +
+			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$12\r\nlibrary-name\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write slow scripting",
 	},
@@ -1777,6 +3077,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$13\r\nfunction|dump\r\n:2\r\n*1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n*2\r\n" +
 			"+@slow\r\n+@scripting\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$51\r\n" +
+			"Dump all functions into a serialized binary payload\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$39\r\nO(N) where N is the number of functions\r\n",
+		info3: "$13\r\nfunction|dump\r\n:2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@slow\r\n+@scripting\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"Dump all functions into a serialized binary payload\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$39\r\nO(N) where N is the number of functions\r\n",
@@ -1796,6 +3102,18 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$5\r\nASYNC\r\n*6\r\n$4\r\nname\r\n$4\r\nsync\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n",
+		info3: "$14\r\nfunction|flush\r\n:-2\r\n~2\r\n+write\r\n+noscript\r\n:0\r\n:0\r\n" +
+			":0\r\n~3\r\n+@write\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$22\r\nDeleting all functions\r\n$5\r\nsince\r\n$5\r\n" +
+			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$47\r\n" +
+			"O(N) where N is the number of functions deleted\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n" +
+			"$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$5\r\nASYNC\r\n%3\r\n$4\r\nname\r\n$4\r\nsync\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n",
 		docsLen: 10,
 		cats:    "write slow scripting",
 	},
@@ -1803,6 +3121,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$13\r\nfunction|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*2\r\n+@slow\r\n+@scripting\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$13\r\nfunction|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -1815,6 +3139,14 @@ var redisDocs = map[string]redisDoc{
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:one_succeeded\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$41\r\n" +
+			"Kill the function currently in execution.\r\n$5\r\nsince\r\n$5\r\n" +
+			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
+		info3: "$13\r\nfunction|kill\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n" +
+			":0\r\n:0\r\n~2\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$29\r\n" +
+			"response_policy:one_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Kill the function currently in execution.\r\n$5\r\nsince\r\n$5\r\n" +
 			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -1834,6 +3166,18 @@ var redisDocs = map[string]redisDoc{
 			"+optional\r\n*8\r\n$4\r\nname\r\n$8\r\nwithcode\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHCODE\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
+		info3: "$13\r\nfunction|list\r\n:-2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@slow\r\n+@scripting\r\n~1\r\n$29\r\n" +
+			"nondeterministic_output_order\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$40\r\n" +
+			"List information about all the functions\r\n$5\r\nsince\r\n$5\r\n" +
+			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$39\r\n" +
+			"O(N) where N is the number of functions\r\n$9\r\narguments\r\n" +
+			"*2\r\n%4\r\n$4\r\nname\r\n$20\r\nlibrary-name-pattern\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\ntoken\r\n$11\r\nLIBRARYNAME\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithcode\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHCODE\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -1850,6 +3194,19 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$7\r\nREPLACE\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*4\r\n$4\r\nname\r\n$13\r\nfunction-code\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
+		info3: "$13\r\nfunction|load\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@write\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$68\r\n" +
+			"Create a function with the given arguments (name, code, description)\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$48\r\n" +
+			"O(1) (considering compilation time is redundant)\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$7\r\nREPLACE\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%2\r\n$4\r\nname\r\n$13\r\nfunction-code\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
 		docsLen: 10,
 		cats:    "write slow scripting",
@@ -1871,6 +3228,22 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$6\r\nAPPEND\r\n*6\r\n$4\r\nname\r\n$7\r\n" +
 			"replace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\n" +
 			"REPLACE\r\n",
+		info3: "$16\r\nfunction|restore\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n" +
+			"+noscript\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@write\r\n+@slow\r\n+@scripting\r\n" +
+			"~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$46\r\n" +
+			"Restore all the functions on the given payload\r\n$5\r\nsince\r\n" +
+			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$54\r\n" +
+			"O(N) where N is the number of functions on the payload\r\n" +
+			"$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$16\r\nserialized-value\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n$6\r\npolicy\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*3\r\n" +
+			"%3\r\n$4\r\nname\r\n$5\r\nflush\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$5\r\nFLUSH\r\n%3\r\n$4\r\nname\r\n$6\r\nappend\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$6\r\nAPPEND\r\n%3\r\n$4\r\nname\r\n$7\r\n" +
+			"replace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\n" +
+			"REPLACE\r\n",
 		docsLen: 10,
 		cats:    "write slow scripting",
 	},
@@ -1880,6 +3253,14 @@ var redisDocs = map[string]redisDoc{
 			"nondeterministic_output\r\n$25\r\nrequest_policy:all_shards\r\n" +
 			"$23\r\nresponse_policy:special\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$85\r\n" +
+			"Return information about the function currently running (name, description, duration)\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$14\r\nfunction|stats\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n" +
+			":0\r\n:0\r\n~2\r\n+@slow\r\n+@scripting\r\n~3\r\n$23\r\n" +
+			"nondeterministic_output\r\n$25\r\nrequest_policy:all_shards\r\n" +
+			"$23\r\nresponse_policy:special\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$85\r\n" +
 			"Return information about the function currently running (name, description, duration)\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -1913,6 +3294,32 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*3\r\n*4\r\n$4\r\nname\r\n$9\r\nlongitude\r\n$4\r\ntype\r\n$6\r\n" +
 			"double\r\n*4\r\n$4\r\nname\r\n$8\r\nlatitude\r\n$4\r\ntype\r\n$6\r\ndouble\r\n" +
 			"*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$6\r\ngeoadd\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$87\r\n" +
+			"Add one or more geospatial items in the geospatial index represented using a sorted set\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$83\r\n" +
+			"O(log(N)) for each item added, where N is the number of elements in the sorted set.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$38\r\n" +
+			"Added the `CH`, `NX` and `XX` options.\r\n$9\r\narguments\r\n*4\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%5\r\n$4\r\nname\r\n$9\r\ncondition\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n%3\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n%5\r\n$4\r\nname\r\n" +
+			"$6\r\nchange\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nCH\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\n" +
+			"name\r\n$25\r\nlongitude_latitude_member\r\n$4\r\ntype\r\n$5\r\nblock\r\n" +
+			"$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n" +
+			"$9\r\nlongitude\r\n$4\r\ntype\r\n$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$8\r\n" +
+			"latitude\r\n$4\r\ntype\r\n$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 12,
 		cats:    "write geo slow",
 	},
@@ -1935,6 +3342,24 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n*6\r\n$4\r\nname\r\n$2\r\nft\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n*6\r\n$4\r\nname\r\n" +
 			"$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nMI\r\n",
+		info3: "$7\r\ngeodist\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$62\r\n" +
+			"Returns the distance between two members of a geospatial index\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$9\r\nO(log(N))\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n" +
+			"$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n" +
+			"$7\r\nmember1\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
+			"member2\r\n$4\r\ntype\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n$4\r\nunit\r\n$4\r\n" +
+			"type\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n" +
+			"*4\r\n%3\r\n$4\r\nname\r\n$1\r\nm\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$1\r\nM\r\n%3\r\n$4\r\nname\r\n$2\r\nkm\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n%3\r\n$4\r\nname\r\n$2\r\nft\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nMI\r\n",
 		docsLen: 10,
 		cats:    "read geo slow",
 	},
@@ -1952,6 +3377,19 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$7\r\ngeohash\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$65\r\n" +
+			"Returns members of a geospatial index as standard geohash strings\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$89\r\n" +
+			"O(log(N)) for each member requested, where N is the number of elements in the sorted set.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read geo slow",
 	},
@@ -1968,6 +3406,18 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$6\r\ngeopos\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$63\r\n" +
+			"Returns longitude and latitude of members of a geospatial index\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$48\r\nO(N) where N is the number of members requested.\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read geo slow",
 	},
@@ -2027,6 +3477,61 @@ var redisDocs = map[string]redisDoc{
 			"flags\r\n*1\r\n+optional\r\n*10\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:2\r\n$5\r\ntoken\r\n$9\r\n" +
 			"STOREDIST\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$9\r\ngeoradius\r\n:-6\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
+			":1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@geo\r\n+@slow\r\n~0\r\n~3\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$7\r\nkeyword\r\n$4\r\n" +
+			"spec\r\n%2\r\n$7\r\nkeyword\r\n$5\r\nSTORE\r\n$9\r\nstartfrom\r\n:6\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$9\r\nSTOREDIST\r\n$9\r\n" +
+			"startfrom\r\n:6\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$114\r\n" +
+			"Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$168\r\n" +
+			"O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$61\r\n" +
+			"`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument\r\n" +
+			"$7\r\nhistory\r\n~2\r\n*2\r\n$5\r\n6.2.0\r\n$35\r\n" +
+			"Added the `ANY` option for `COUNT`.\r\n*2\r\n$5\r\n7.0.0\r\n$39\r\n" +
+			"Added support for uppercase unit names.\r\n$9\r\narguments\r\n" +
+			"*12\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nlongitude\r\n$4\r\ntype\r\n" +
+			"$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$8\r\nlatitude\r\n$4\r\ntype\r\n$6\r\n" +
+			"double\r\n%2\r\n$4\r\nname\r\n$6\r\nradius\r\n$4\r\ntype\r\n$6\r\ndouble\r\n" +
+			"%3\r\n$4\r\nname\r\n$4\r\nunit\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$1\r\nm\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$1\r\nM\r\n%3\r\n$4\r\nname\r\n$2\r\nkm\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n%3\r\n" +
+			"$4\r\nname\r\n$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nMI\r\n%4\r\n$4\r\nname\r\n$9\r\nwithcoord\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$9\r\nWITHCOORD\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithdist\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHDIST\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithhash\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHHASH\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$5\r\nblock\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n" +
+			"$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n" +
+			"%5\r\n$4\r\nname\r\n$3\r\nany\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nANY\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\norder\r\n$4\r\ntype\r\n$5\r\noneof\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n" +
+			"$3\r\nasc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n" +
+			"%3\r\n$4\r\nname\r\n$4\r\ndesc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$4\r\nDESC\r\n%5\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:1\r\n$5\r\ntoken\r\n$5\r\nSTORE\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:2\r\n$5\r\ntoken\r\n$9\r\nSTOREDIST\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n",
 		docsLen: 18,
 		cats:    "write geo slow",
 	},
@@ -2070,6 +3575,46 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n" +
 			"$3\r\nasc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n" +
 			"*6\r\n$4\r\nname\r\n$4\r\ndesc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$4\r\nDESC\r\n",
+		info3: "$12\r\ngeoradius_ro\r\n:-6\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$33\r\nA read-only variant for GEORADIUS\r\n$5\r\n" +
+			"since\r\n$6\r\n3.2.10\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$168\r\n" +
+			"O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$40\r\n" +
+			"`GEOSEARCH` with the `BYRADIUS` argument\r\n$7\r\nhistory\r\n~1\r\n" +
+			"*2\r\n$5\r\n6.2.0\r\n$35\r\nAdded the `ANY` option for `COUNT`.\r\n" +
+			"$9\r\narguments\r\n*10\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nlongitude\r\n" +
+			"$4\r\ntype\r\n$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$8\r\nlatitude\r\n$4\r\n" +
+			"type\r\n$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$6\r\nradius\r\n$4\r\ntype\r\n$6\r\n" +
+			"double\r\n%3\r\n$4\r\nname\r\n$4\r\nunit\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$1\r\nm\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$1\r\nM\r\n%3\r\n$4\r\nname\r\n$2\r\nkm\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n%3\r\n" +
+			"$4\r\nname\r\n$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nMI\r\n%4\r\n$4\r\nname\r\n$9\r\nwithcoord\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$9\r\nWITHCOORD\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithdist\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHDIST\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithhash\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHHASH\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$5\r\nblock\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n" +
+			"$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n" +
+			"%5\r\n$4\r\nname\r\n$3\r\nany\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nANY\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\norder\r\n$4\r\ntype\r\n$5\r\noneof\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n" +
+			"$3\r\nasc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n" +
+			"%3\r\n$4\r\nname\r\n$4\r\ndesc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$4\r\nDESC\r\n",
 		docsLen: 18,
 		cats:    "read geo slow",
@@ -2128,6 +3673,59 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\ntoken\r\n$5\r\nSTORE\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\n" +
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:2\r\n" +
 			"$5\r\ntoken\r\n$9\r\nSTOREDIST\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$17\r\ngeoradiusbymember\r\n:-5\r\n~3\r\n+write\r\n+denyoom\r\n" +
+			"+movablekeys\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@geo\r\n+@slow\r\n~0\r\n" +
+			"~3\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$5\r\nSTORE\r\n$9\r\n" +
+			"startfrom\r\n:5\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n" +
+			"%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$9\r\n" +
+			"STOREDIST\r\n$9\r\nstartfrom\r\n:5\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$115\r\n" +
+			"Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$168\r\n" +
+			"O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$79\r\n" +
+			"`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$39\r\n" +
+			"Added support for uppercase unit names.\r\n$9\r\narguments\r\n" +
+			"*11\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$6\r\nradius\r\n$4\r\ntype\r\n$6\r\n" +
+			"double\r\n%3\r\n$4\r\nname\r\n$4\r\nunit\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$1\r\nm\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$1\r\nM\r\n%3\r\n$4\r\nname\r\n$2\r\nkm\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n%3\r\n" +
+			"$4\r\nname\r\n$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nMI\r\n%4\r\n$4\r\nname\r\n$9\r\nwithcoord\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$9\r\nWITHCOORD\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithdist\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHDIST\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithhash\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHHASH\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$5\r\nblock\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n" +
+			"$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n" +
+			"%4\r\n$4\r\nname\r\n$3\r\nany\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nANY\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n" +
+			"$5\r\norder\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nasc\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n%3\r\n$4\r\nname\r\n$4\r\ndesc\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n%5\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n" +
+			"$5\r\ntoken\r\n$5\r\nSTORE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:2\r\n" +
+			"$5\r\ntoken\r\n$9\r\nSTOREDIST\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 18,
 		cats:    "write geo slow",
 	},
@@ -2168,6 +3766,43 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\norder\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n*1\r\n+optional\r\n" +
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nasc\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n*6\r\n$4\r\nname\r\n$4\r\ndesc\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n",
+		info3: "$20\r\ngeoradiusbymember_ro\r\n:-5\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@read\r\n+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"A read-only variant for GEORADIUSBYMEMBER\r\n$5\r\nsince\r\n$6\r\n" +
+			"3.2.10\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n$168\r\n" +
+			"O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$58\r\n" +
+			"`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments\r\n" +
+			"$9\r\narguments\r\n*9\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$6\r\nradius\r\n$4\r\ntype\r\n" +
+			"$6\r\ndouble\r\n%3\r\n$4\r\nname\r\n$4\r\nunit\r\n$4\r\ntype\r\n$5\r\noneof\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$1\r\nm\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$1\r\nM\r\n%3\r\n$4\r\nname\r\n$2\r\nkm\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n%3\r\n" +
+			"$4\r\nname\r\n$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nMI\r\n%4\r\n$4\r\nname\r\n$9\r\nwithcoord\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$9\r\nWITHCOORD\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithdist\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHDIST\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithhash\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHHASH\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$5\r\nblock\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n" +
+			"$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n" +
+			"%4\r\n$4\r\nname\r\n$3\r\nany\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nANY\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n" +
+			"$5\r\norder\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nasc\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n%3\r\n$4\r\nname\r\n$4\r\ndesc\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n",
 		docsLen: 16,
 		cats:    "read geo slow",
@@ -2226,6 +3861,60 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHDIST\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$8\r\nwithhash\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHHASH\r\n$5\r\nflags\r\n*1\r\n" +
+			"+optional\r\n",
+		info3: "$9\r\ngeosearch\r\n:-7\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$104\r\n" +
+			"Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$169\r\n" +
+			"O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$39\r\n" +
+			"Added support for uppercase unit names.\r\n$9\r\narguments\r\n" +
+			"*8\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$4\r\nfrom\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$10\r\nFROMMEMBER\r\n%4\r\n$4\r\n" +
+			"name\r\n$18\r\nlongitude_latitude\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n" +
+			"token\r\n$10\r\nFROMLONLAT\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n" +
+			"$9\r\nlongitude\r\n$4\r\ntype\r\n$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$8\r\n" +
+			"latitude\r\n$4\r\ntype\r\n$6\r\ndouble\r\n%3\r\n$4\r\nname\r\n$2\r\nby\r\n$4\r\n" +
+			"type\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
+			"circle\r\n$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$6\r\nradius\r\n$4\r\ntype\r\n$6\r\ndouble\r\n$5\r\ntoken\r\n$8\r\n" +
+			"BYRADIUS\r\n%3\r\n$4\r\nname\r\n$4\r\nunit\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$1\r\nm\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$1\r\nM\r\n%3\r\n$4\r\nname\r\n$2\r\nkm\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n%3\r\n" +
+			"$4\r\nname\r\n$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nMI\r\n%3\r\n$4\r\nname\r\n$3\r\nbox\r\n$4\r\ntype\r\n$5\r\nblock\r\n$9\r\n" +
+			"arguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$5\r\nwidth\r\n$4\r\ntype\r\n$6\r\n" +
+			"double\r\n$5\r\ntoken\r\n$5\r\nBYBOX\r\n%2\r\n$4\r\nname\r\n$6\r\nheight\r\n" +
+			"$4\r\ntype\r\n$6\r\ndouble\r\n%3\r\n$4\r\nname\r\n$4\r\nunit\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$1\r\nm\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$1\r\nM\r\n%3\r\n$4\r\nname\r\n$2\r\n" +
+			"km\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n%3\r\n$4\r\n" +
+			"name\r\n$2\r\nft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n" +
+			"FT\r\n%3\r\n$4\r\nname\r\n$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$2\r\nMI\r\n%4\r\n$4\r\nname\r\n$5\r\norder\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n" +
+			"$4\r\nname\r\n$3\r\nasc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$3\r\nASC\r\n%3\r\n$4\r\nname\r\n$4\r\ndesc\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
+			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n%4\r\n$4\r\nname\r\n$3\r\nany\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nANY\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$9\r\nwithcoord\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$9\r\nWITHCOORD\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithdist\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHDIST\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$8\r\nwithhash\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHHASH\r\n$5\r\nflags\r\n~1\r\n" +
 			"+optional\r\n",
 		docsLen: 12,
 		cats:    "read geo slow",
@@ -2286,6 +3975,61 @@ var redisDocs = map[string]redisDoc{
 			"flags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n$9\r\nstoredist\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$9\r\nSTOREDIST\r\n$5\r\n" +
 			"flags\r\n*1\r\n+optional\r\n",
+		info3: "$14\r\ngeosearchstore\r\n:-8\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n" +
+			":1\r\n~3\r\n+@write\r\n+@geo\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$141\r\n" +
+			"Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
+			"$169\r\n" +
+			"O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$39\r\n" +
+			"Added support for uppercase unit names.\r\n$9\r\narguments\r\n" +
+			"*7\r\n%3\r\n$4\r\nname\r\n$11\r\ndestination\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n%3\r\n$4\r\nname\r\n$4\r\n" +
+			"from\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$10\r\n" +
+			"FROMMEMBER\r\n%4\r\n$4\r\nname\r\n$18\r\nlongitude_latitude\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$10\r\nFROMLONLAT\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$9\r\nlongitude\r\n$4\r\ntype\r\n$6\r\n" +
+			"double\r\n%2\r\n$4\r\nname\r\n$8\r\nlatitude\r\n$4\r\ntype\r\n$6\r\ndouble\r\n" +
+			"%3\r\n$4\r\nname\r\n$2\r\nby\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n" +
+			"*2\r\n%3\r\n$4\r\nname\r\n$6\r\ncircle\r\n$4\r\ntype\r\n$5\r\nblock\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$6\r\nradius\r\n$4\r\ntype\r\n$6\r\n" +
+			"double\r\n$5\r\ntoken\r\n$8\r\nBYRADIUS\r\n%3\r\n$4\r\nname\r\n$4\r\nunit\r\n" +
+			"$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$1\r\n" +
+			"m\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$1\r\nM\r\n%3\r\n$4\r\n" +
+			"name\r\n$2\r\nkm\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n" +
+			"KM\r\n%3\r\n$4\r\nname\r\n$2\r\nft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$2\r\nFT\r\n%3\r\n$4\r\nname\r\n$2\r\nmi\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$2\r\nMI\r\n%3\r\n$4\r\nname\r\n$3\r\nbox\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$5\r\n" +
+			"width\r\n$4\r\ntype\r\n$6\r\ndouble\r\n$5\r\ntoken\r\n$5\r\nBYBOX\r\n%2\r\n$4\r\n" +
+			"name\r\n$6\r\nheight\r\n$4\r\ntype\r\n$6\r\ndouble\r\n%3\r\n$4\r\nname\r\n$4\r\n" +
+			"unit\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\n" +
+			"name\r\n$1\r\nm\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$1\r\nM\r\n" +
+			"%3\r\n$4\r\nname\r\n$2\r\nkm\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$2\r\nKM\r\n%3\r\n$4\r\nname\r\n$2\r\nft\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n%3\r\n$4\r\nname\r\n$2\r\nmi\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nMI\r\n%4\r\n$4\r\nname\r\n" +
+			"$5\r\norder\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nasc\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n%3\r\n$4\r\nname\r\n$4\r\ndesc\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n%4\r\n$4\r\n" +
+			"name\r\n$5\r\ncount\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n%4\r\n$4\r\nname\r\n$3\r\n" +
+			"any\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nANY\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$9\r\nstoredist\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$9\r\nSTOREDIST\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "write geo slow",
 	},
@@ -2298,6 +4042,15 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$22\r\nGet the value of a key\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$3\r\nget\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$22\r\nGet the value of a key\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read string fast",
@@ -2315,6 +4068,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$6\r\ngetbit\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@bitmap\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$65\r\n" +
+			"Returns the bit value at offset in the string value stored at key\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "read bitmap fast",
 	},
@@ -2329,6 +4094,17 @@ var redisDocs = map[string]redisDoc{
 			"Get the value of a key and delete the key\r\n$5\r\nsince\r\n$5\r\n" +
 			"6.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$6\r\ngetdel\r\n:2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
+			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"Get the value of a key and delete the key\r\n$5\r\nsince\r\n$5\r\n" +
+			"6.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
@@ -2355,6 +4131,27 @@ var redisDocs = map[string]redisDoc{
 			"unix-time-milliseconds\r\n$4\r\ntype\r\n$9\r\nunix-time\r\n$5\r\n" +
 			"token\r\n$4\r\nPXAT\r\n*6\r\n$4\r\nname\r\n$7\r\npersist\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$7\r\nPERSIST\r\n",
+		info3: "$5\r\ngetex\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$40\r\n" +
+			"RW and UPDATE because it changes the TTL\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$56\r\n" +
+			"Get the value of a key and optionally set its expiration\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\n" +
+			"name\r\n$10\r\nexpiration\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$7\r\nseconds\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\nEX\r\n%3\r\n$4\r\nname\r\n" +
+			"$12\r\nmilliseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\n" +
+			"PX\r\n%3\r\n$4\r\nname\r\n$17\r\nunix-time-seconds\r\n$4\r\ntype\r\n$9\r\n" +
+			"unix-time\r\n$5\r\ntoken\r\n$4\r\nEXAT\r\n%3\r\n$4\r\nname\r\n$22\r\n" +
+			"unix-time-milliseconds\r\n$4\r\ntype\r\n$9\r\nunix-time\r\n$5\r\n" +
+			"token\r\n$4\r\nPXAT\r\n%3\r\n$4\r\nname\r\n$7\r\npersist\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$7\r\nPERSIST\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
 	},
@@ -2371,6 +4168,19 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n",
+		info3: "$8\r\ngetrange\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
+			"Get a substring of the string stored at a key\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.4.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$231\r\n" +
+			"O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
 		docsLen: 10,
 		cats:    "read string slow",
@@ -2390,6 +4200,20 @@ var redisDocs = map[string]redisDoc{
 			"`SET` with the `!GET` argument\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\n" +
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$6\r\ngetset\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$54\r\n" +
+			"Set the string value of a key and return its old value\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
+			"deprecated_since\r\n$5\r\n6.2.0\r\n$11\r\nreplaced_by\r\n$30\r\n" +
+			"`SET` with the `!GET` argument\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 16,
 		cats:    "write string fast",
 	},
@@ -2407,6 +4231,19 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$4\r\nhdel\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$30\r\nDelete one or more hash fields\r\n$5\r\n" +
+			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
+			"$51\r\nO(N) where N is the number of fields to be removed.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.4.0\r\n$35\r\n" +
+			"Accepts multiple `field` arguments.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "write hash fast",
 	},
@@ -2427,6 +4264,22 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n*8\r\n$4\r\n" +
 			"name\r\n$10\r\nclientname\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n" +
 			"$7\r\nSETNAME\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$5\r\nhello\r\n:-1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$20\r\nHandshake with Redis\r\n$5\r\nsince\r\n$5\r\n" +
+			"6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$109\r\n" +
+			"`protover` made optional; when called without arguments the command reports the current connection's context.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$9\r\narguments\r\n$4\r\ntype\r\n" +
+			"$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*3\r\n" +
+			"%2\r\n$4\r\nname\r\n$8\r\nprotover\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n$4\r\n" +
+			"name\r\n$17\r\nusername_password\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n" +
+			"token\r\n$4\r\nAUTH\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n" +
+			"$4\r\nname\r\n$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n%4\r\n$4\r\n" +
+			"name\r\n$10\r\nclientname\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n" +
+			"$7\r\nSETNAME\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "fast connection",
 	},
@@ -2440,6 +4293,16 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
+			"field\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$7\r\nhexists\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nDetermine if a hash field exists\r\n$5\r\n" +
+			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
 			"field\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "read hash fast",
@@ -2456,6 +4319,17 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"field\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$4\r\nhget\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$29\r\nGet the value of a hash field\r\n$5\r\n" +
+			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"field\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "read hash fast",
 	},
@@ -2470,6 +4344,17 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
 			"complexity\r\n$37\r\nO(N) where N is the size of the hash.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$7\r\nhgetall\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@hash\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nGet all the fields and values in a hash\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
+			"complexity\r\n$37\r\nO(N) where N is the size of the hash.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read hash slow",
@@ -2488,6 +4373,19 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$9\r\n" +
 			"increment\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$7\r\nhincrby\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$63\r\n" +
+			"Increment the integer value of a hash field by the given number\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$9\r\n" +
+			"increment\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "write hash fast",
 	},
@@ -2505,6 +4403,19 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$9\r\n" +
 			"increment\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
+		info3: "$12\r\nhincrbyfloat\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n" +
+			":1\r\n:1\r\n~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
+			"flags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$61\r\n" +
+			"Increment the float value of a hash field by the given amount\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$9\r\n" +
+			"increment\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
 		docsLen: 10,
 		cats:    "write hash fast",
 	},
@@ -2520,6 +4431,17 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the size of the hash.\r\n$9\r\narguments\r\n*1\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
+		info3: "$5\r\nhkeys\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@hash\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$28\r\nGet all the fields in a hash\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$37\r\n" +
+			"O(N) where N is the size of the hash.\r\n$9\r\narguments\r\n*1\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read hash slow",
 	},
@@ -2532,6 +4454,15 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$34\r\nGet the number of fields in a hash\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$4\r\nhlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nGet the number of fields in a hash\r\n$5\r\n" +
+			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read hash fast",
@@ -2550,6 +4481,19 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$5\r\nhmget\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Get the values of all the given hash fields\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$53\r\n" +
+			"O(N) where N is the number of fields being requested.\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read hash fast",
 	},
@@ -2572,6 +4516,24 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n" +
 			"*2\r\n*4\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$5\r\nhmset\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Set multiple hash fields to multiple values\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$47\r\n" +
+			"O(N) where N is the number of fields being set.\r\n$9\r\n" +
+			"doc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"4.0.0\r\n$11\r\nreplaced_by\r\n$38\r\n" +
+			"`HSET` with multiple field-value pairs\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$11\r\nfield_value\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\n" +
+			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 16,
 		cats:    "write hash fast",
 	},
@@ -2592,6 +4554,22 @@ var redisDocs = map[string]redisDoc{
 			"*2\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n" +
 			"$4\r\nname\r\n$10\r\nwithvalues\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$10\r\nWITHVALUES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$10\r\nhrandfield\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@hash\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
+			"Get one or multiple random fields from a hash\r\n$5\r\nsince\r\n" +
+			"$5\r\n6.2.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$45\r\n" +
+			"O(N) where N is the number of fields returned\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$7\r\noptions\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n" +
+			"$4\r\nname\r\n$10\r\nwithvalues\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$10\r\nWITHVALUES\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read hash slow",
 	},
@@ -2613,6 +4591,23 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
 			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$5\r\nhscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@hash\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$55\r\n" +
+			"Incrementally iterate hash fields and associated values\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
+			"complexity\r\n$170\r\n" +
+			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$6\r\ncursor\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\n" +
+			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read hash slow",
 	},
@@ -2634,6 +4629,23 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$4\r\nhset\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$36\r\nSet the string value of a hash field\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
+			"complexity\r\n$132\r\n" +
+			"O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$47\r\n" +
+			"Accepts multiple `field` and `value` arguments.\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$11\r\nfield_value\r\n" +
+			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 12,
 		cats:    "write hash fast",
 	},
@@ -2651,6 +4663,19 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"value\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$6\r\nhsetnx\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$63\r\n" +
+			"Set the value of a hash field, only if the field does not exist\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"value\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write hash fast",
 	},
@@ -2665,6 +4690,17 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\n3.2.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n",
+		info3: "$7\r\nhstrlen\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Get the length of the value of a hash field\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.2.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "read hash fast",
@@ -2681,6 +4717,17 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the size of the hash.\r\n$9\r\narguments\r\n*1\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
+		info3: "$5\r\nhvals\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@hash\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$28\r\nGet all the values in a hash\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$37\r\n" +
+			"O(N) where N is the size of the hash.\r\n$9\r\narguments\r\n*1\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read hash slow",
 	},
@@ -2695,6 +4742,17 @@ var redisDocs = map[string]redisDoc{
 			"Increment the integer value of a key by one\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$4\r\nincr\r\n:2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
+			"+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Increment the integer value of a key by one\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
@@ -2712,6 +4770,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$6\r\nincrby\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$56\r\n" +
+			"Increment the integer value of a key by the given amount\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
 	},
@@ -2728,6 +4798,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
+		info3: "$11\r\nincrbyfloat\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n" +
+			":1\r\n~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
+			"~3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$54\r\n" +
+			"Increment the float value of a key by the given amount\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
 	},
@@ -2743,6 +4825,17 @@ var redisDocs = map[string]redisDoc{
 			"Added support for taking multiple section arguments.\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nsection\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$4\r\ninfo\r\n:-1\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@slow\r\n+@dangerous\r\n~3\r\n$23\r\nnondeterministic_output\r\n" +
+			"$25\r\nrequest_policy:all_shards\r\n$23\r\n" +
+			"response_policy:special\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Get information and statistics about the server\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$52\r\n" +
+			"Added support for taking multiple section arguments.\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nsection\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "slow dangerous",
 	},
@@ -2757,6 +4850,16 @@ var redisDocs = map[string]redisDoc{
 			"O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n",
+		info3: "$4\r\nkeys\r\n:2\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
+			"+@read\r\n+@slow\r\n+@dangerous\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$29\r\n" +
+			"nondeterministic_output_order\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$40\r\n" +
+			"Find all keys matching the given pattern\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$152\r\n" +
+			"O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
+			"$7\r\npattern\r\n",
 		docsLen: 10,
 		cats:    "keyspace read slow dangerous",
 	},
@@ -2768,12 +4871,24 @@ var redisDocs = map[string]redisDoc{
 			"Get the UNIX time stamp of the last successful save to disk\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$8\r\nlastsave\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
+			"~3\r\n+@admin\r\n+@fast\r\n+@dangerous\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$59\r\n" +
+			"Get the UNIX time stamp of the last successful save to disk\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "admin fast dangerous",
 	},
 	"latency": {
 		info: "$7\r\nlatency\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$44\r\n" +
+			"A container for latency diagnostics commands\r\n$5\r\nsince\r\n" +
+			"$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
+			"Depends on subcommand.\r\n",
+		info3: "$7\r\nlatency\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$44\r\n" +
 			"A container for latency diagnostics commands\r\n$5\r\nsince\r\n" +
 			"$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -2790,6 +4905,15 @@ var redisDocs = map[string]redisDoc{
 			"Return a human readable latency analysis report.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
+		info3: "$14\r\nlatency|doctor\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n" +
+			"$23\r\nnondeterministic_output\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$48\r\n" +
+			"Return a human readable latency analysis report.\r\n$5\r\n" +
+			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "admin slow dangerous",
 	},
@@ -2803,6 +4927,15 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"event\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$13\r\nlatency|graph\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n" +
+			"$23\r\nnondeterministic_output\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nReturn a latency graph for the event.\r\n" +
+			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"event\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -2810,6 +4943,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$12\r\nlatency|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$50\r\n" +
+			"Show helpful text about the different subcommands.\r\n$5\r\n" +
+			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$12\r\nlatency|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$50\r\n" +
 			"Show helpful text about the different subcommands.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -2829,6 +4968,18 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of commands with latency information being retrieved.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\ncommand\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$17\r\nlatency|histogram\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n" +
+			"+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~3\r\n$23\r\nnondeterministic_output\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$79\r\n" +
+			"Return the cumulative distribution of latencies of a subset of commands or all.\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$80\r\n" +
+			"O(N) where N is the number of commands with latency information being retrieved.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\ncommand\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -2843,6 +4994,16 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$5\r\nevent\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
+		info3: "$15\r\nlatency|history\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n" +
+			"$23\r\nnondeterministic_output\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Return timestamp-latency samples for the event.\r\n$5\r\n" +
+			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$5\r\nevent\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -2853,6 +5014,15 @@ var redisDocs = map[string]redisDoc{
 			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
 			"*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Return the latest latency samples for all events.\r\n$5\r\n" +
+			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$14\r\nlatency|latest\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n" +
+			"$23\r\nnondeterministic_output\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Return the latest latency samples for all events.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -2869,6 +5039,15 @@ var redisDocs = map[string]redisDoc{
 			"2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$13\r\nlatency|reset\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~2\r\n" +
+			"$24\r\nrequest_policy:all_nodes\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Reset latency data for one or more events.\r\n$5\r\nsince\r\n$6\r\n" +
+			"2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -2892,6 +5071,25 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\ntoken\r\n$11\r\nMINMATCHLEN\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n" +
 			"$4\r\nname\r\n$12\r\nwithmatchlen\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
 			"$5\r\ntoken\r\n$12\r\nWITHMATCHLEN\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$3\r\nlcs\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$29\r\nFind longest common substring\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n" +
+			"$63\r\n" +
+			"O(N*M) where N and M are the lengths of s1 and s2, respectively\r\n" +
+			"$9\r\narguments\r\n*6\r\n%3\r\n$4\r\nname\r\n$4\r\nkey1\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$4\r\nkey2\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$3\r\n" +
+			"len\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nLEN\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$3\r\nidx\r\n$4\r\ntype\r\n" +
+			"$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nIDX\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$3\r\nlen\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"$5\r\ntoken\r\n$11\r\nMINMATCHLEN\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n" +
+			"$4\r\nname\r\n$12\r\nwithmatchlen\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
+			"$5\r\ntoken\r\n$12\r\nWITHMATCHLEN\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read string slow",
 	},
@@ -2907,6 +5105,18 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).\r\n" +
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nindex\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n",
+		info3: "$6\r\nlindex\r\n:3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nGet an element from a list by its index\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$152\r\n" +
+			"O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nindex\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "read list slow",
@@ -2930,6 +5140,24 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$5\r\nafter\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$5\r\nAFTER\r\n*4\r\n$4\r\nname\r\n$5\r\npivot\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n*4\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$7\r\nlinsert\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$59\r\n" +
+			"Insert an element before or after another element in a list\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$232\r\n" +
+			"O(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$5\r\nwhere\r\n$4\r\n" +
+			"type\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
+			"before\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nBEFORE\r\n" +
+			"%3\r\n$4\r\nname\r\n$5\r\nafter\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$5\r\nAFTER\r\n%2\r\n$4\r\nname\r\n$5\r\npivot\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n%2\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write list slow",
 	},
@@ -2942,6 +5170,15 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$24\r\nGet the length of a list\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$4\r\nllen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$24\r\nGet the length of a list\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read list fast",
@@ -2971,6 +5208,30 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$4\r\nleft\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nLEFT\r\n*6\r\n$4\r\nname\r\n$5\r\nright\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n",
+		info3: "$5\r\nlmove\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
+			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$65\r\n" +
+			"Pop an element from a list, push it to another list and return it\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
+			"source\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n" +
+			"$4\r\nname\r\n$11\r\ndestination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:1\r\n%3\r\n$4\r\nname\r\n$9\r\nwherefrom\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$4\r\nleft\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nLEFT\r\n%3\r\n$4\r\nname\r\n" +
+			"$5\r\nright\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
+			"RIGHT\r\n%3\r\n$4\r\nname\r\n$7\r\nwhereto\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$4\r\nleft\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nLEFT\r\n%3\r\n$4\r\nname\r\n$5\r\nright\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n",
 		docsLen: 10,
 		cats:    "write list slow",
 	},
@@ -2993,6 +5254,24 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
+		info3: "$5\r\nlmpop\r\n:-4\r\n~2\r\n+write\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
+			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
+			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$24\r\nPop elements from a list\r\n$5\r\nsince\r\n$5\r\n" +
+			"7.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$87\r\n" +
+			"O(N+M) where N is the number of provided keys and M is the number of elements returned.\r\n" +
+			"$9\r\narguments\r\n*4\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%3\r\n$4\r\n" +
+			"name\r\n$5\r\nwhere\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$4\r\nleft\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$4\r\nLEFT\r\n%3\r\n$4\r\nname\r\n$5\r\nright\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "write list slow",
 	},
@@ -3004,6 +5283,13 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$9\r\narguments\r\n" +
 			"*1\r\n*8\r\n$4\r\nname\r\n$7\r\nversion\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n" +
 			"token\r\n$7\r\nVERSION\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$6\r\nlolwut\r\n:-1\r\n~2\r\n+readonly\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@read\r\n+@fast\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Display some computer art and the Redis version\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$9\r\narguments\r\n" +
+			"*1\r\n%4\r\n$4\r\nname\r\n$7\r\nversion\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n" +
+			"token\r\n$7\r\nVERSION\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 8,
 		cats:    "read fast",
 	},
@@ -3023,6 +5309,21 @@ var redisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$4\r\nlpop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Remove and get the first elements in a list\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$47\r\n" +
+			"O(N) where N is the number of elements returned\r\n$7\r\n" +
+			"history\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$27\r\n" +
+			"Added the `count` argument.\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
+			"$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "write list fast",
 	},
@@ -3045,6 +5346,24 @@ var redisDocs = map[string]redisDoc{
 			"integer\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n" +
 			"*8\r\n$4\r\nname\r\n$3\r\nlen\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n" +
 			"$6\r\nMAXLEN\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$4\r\nlpos\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Return the index of matching elements on a list\r\n$5\r\n" +
+			"since\r\n$5\r\n6.0.6\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
+			"$217\r\n" +
+			"O(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\nelement\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n$4\r\nrank\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\nRANK\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$11\r\nnum-matches\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"%4\r\n$4\r\nname\r\n$3\r\nlen\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n" +
+			"$6\r\nMAXLEN\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read list slow",
 	},
@@ -3064,6 +5383,21 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$5\r\nlpush\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Prepend one or multiple elements to a list\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$106\r\n" +
+			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.4.0\r\n$37\r\n" +
+			"Accepts multiple `element` arguments.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "write list fast",
 	},
@@ -3084,6 +5418,22 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$6\r\nlpushx\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$53\r\n" +
+			"Prepend an element to a list, only if the list exists\r\n$5\r\n" +
+			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
+			"$106\r\n" +
+			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$37\r\n" +
+			"Accepts multiple `element` arguments.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "write list fast",
 	},
@@ -3101,6 +5451,19 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
+		info3: "$6\r\nlrange\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$35\r\nGet a range of elements from a list\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
+			"$178\r\n" +
+			"O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n",
 		docsLen: 10,
 		cats:    "read list slow",
 	},
@@ -3116,6 +5479,18 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n",
+		info3: "$4\r\nlrem\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@list\r\n" +
+			"+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$27\r\nRemove elements from a list\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$81\r\n" +
+			"O(N+M) where N is the length of the list and M is the number of elements removed.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write list slow",
@@ -3136,6 +5511,21 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nindex\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
+		info3: "$4\r\nlset\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$50\r\n" +
+			"Set the value of an element in a list by its index\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
+			"$105\r\n" +
+			"O(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nindex\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write list slow",
 	},
@@ -3153,12 +5543,30 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
+		info3: "$5\r\nltrim\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nTrim a list to the specified range\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
+			"$70\r\n" +
+			"O(N) where N is the number of elements to be removed by the operation.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n",
 		docsLen: 10,
 		cats:    "write list slow",
 	},
 	"memory": {
 		info: "$6\r\nmemory\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$43\r\n" +
+			"A container for memory diagnostics commands\r\n$5\r\nsince\r\n" +
+			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
+			"Depends on subcommand.\r\n",
+		info3: "$6\r\nmemory\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"A container for memory diagnostics commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -3173,6 +5581,13 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$30\r\nOutputs memory problems report\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
+		info3: "$13\r\nmemory|doctor\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~3\r\n" +
+			"$23\r\nnondeterministic_output\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$23\r\nresponse_policy:special\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$30\r\nOutputs memory problems report\r\n$5\r\n" +
+			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "slow",
 	},
@@ -3180,6 +5595,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$11\r\nmemory|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$11\r\nmemory|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -3195,6 +5616,14 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$54\r\n" +
 			"Depends on how much memory is allocated, could be slow\r\n",
+		info3: "$19\r\nmemory|malloc-stats\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
+			"~3\r\n$23\r\nnondeterministic_output\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$23\r\nresponse_policy:special\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$29\r\nShow allocator internal stats\r\n$5\r\n" +
+			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$54\r\n" +
+			"Depends on how much memory is allocated, could be slow\r\n",
 		docsLen: 8,
 		cats:    "slow",
 	},
@@ -3203,6 +5632,13 @@ var redisDocs = map[string]redisDoc{
 			"$25\r\nrequest_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$35\r\nAsk the allocator to release memory\r\n$5\r\n" +
+			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$54\r\n" +
+			"Depends on how much memory is allocated, could be slow\r\n",
+		info3: "$12\r\nmemory|purge\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~2\r\n" +
+			"$25\r\nrequest_policy:all_shards\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$35\r\nAsk the allocator to release memory\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$54\r\n" +
 			"Depends on how much memory is allocated, could be slow\r\n",
@@ -3215,6 +5651,13 @@ var redisDocs = map[string]redisDoc{
 			"request_policy:all_shards\r\n$23\r\nresponse_policy:special\r\n" +
 			"*0\r\n",
 		docs: "$7\r\nsummary\r\n$25\r\nShow memory usage details\r\n$5\r\nsince\r\n" +
+			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
+		info3: "$12\r\nmemory|stats\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~3\r\n" +
+			"$23\r\nnondeterministic_output\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$23\r\nresponse_policy:special\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$25\r\nShow memory usage details\r\n$5\r\nsince\r\n" +
 			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
 		docsLen: 8,
@@ -3233,6 +5676,18 @@ var redisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$7\r\nSAMPLES\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
+		info3: "$12\r\nmemory|usage\r\n:-3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~2\r\n" +
+			"+@read\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nEstimate the memory usage of a key\r\n$5\r\n" +
+			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$38\r\nO(N) where N is the number of samples.\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$7\r\nSAMPLES\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n",
 		docsLen: 10,
 		cats:    "read slow",
 	},
@@ -3250,6 +5705,19 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of keys to retrieve.\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$4\r\nmget\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@string\r\n+@fast\r\n~1\r\n$26\r\n" +
+			"request_policy:multi_shard\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$36\r\nGet the values of all the given keys\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$47\r\n" +
+			"O(N) where N is the number of keys to retrieve.\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read string fast",
 	},
@@ -3299,12 +5767,61 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$6\r\nstring\r\n*12\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\ntoken\r\n$4\r\nKEYS\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.6\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$7\r\nmigrate\r\n:-6\r\n~2\r\n+write\r\n+movablekeys\r\n:3\r\n:3\r\n:1\r\n" +
+			"~4\r\n+@keyspace\r\n+@write\r\n+@slow\r\n+@dangerous\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
+			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:3\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~4\r\n+RW\r\n" +
+			"+access\r\n+delete\r\n+incomplete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$4\r\nKEYS\r\n" +
+			"$9\r\nstartfrom\r\n:-2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$63\r\n" +
+			"Atomically transfer a key from a Redis instance to another one.\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$223\r\n" +
+			"This command actually executes a DUMP+DEL in the source instance, and a RESTORE in the target instance. See the pages of these commands for time complexity. Also an O(N) data transfer between the two instances is performed.\r\n" +
+			"$7\r\nhistory\r\n~4\r\n*2\r\n$5\r\n3.0.0\r\n$39\r\n" +
+			"Added the `COPY` and `REPLACE` options.\r\n*2\r\n$5\r\n3.0.6\r\n" +
+			"$24\r\nAdded the `KEYS` option.\r\n*2\r\n$5\r\n4.0.7\r\n$24\r\n" +
+			"Added the `AUTH` option.\r\n*2\r\n$5\r\n6.0.0\r\n$25\r\n" +
+			"Added the `AUTH2` option.\r\n$9\r\narguments\r\n*9\r\n%2\r\n$4\r\n" +
+			"name\r\n$4\r\nhost\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$4\r\n" +
+			"port\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$19\r\n" +
+			"key_or_empty_string\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n" +
+			"*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$12\r\nempty_string\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$0\r\n\r\n%2\r\n$4\r\nname\r\n$14\r\n" +
+			"destination-db\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
+			"timeout\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$4\r\ncopy\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nCOPY\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$7\r\n" +
+			"replace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\n" +
+			"REPLACE\r\n$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"%4\r\n$4\r\nname\r\n$14\r\nauthentication\r\n$4\r\ntype\r\n$5\r\noneof\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%5\r\n$4\r\nname\r\n" +
+			"$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$4\r\nAUTH\r\n" +
+			"$5\r\nsince\r\n$5\r\n4.0.7\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%6\r\n$4\r\n" +
+			"name\r\n$17\r\nusername_password\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n" +
+			"token\r\n$5\r\nAUTH2\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$8\r\nusername\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$8\r\npassword\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\ntoken\r\n$4\r\nKEYS\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.6\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "keyspace write slow dangerous",
 	},
 	"module": {
 		info: "$6\r\nmodule\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$31\r\nA container for module commands\r\n$5\r\n" +
+			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$22\r\nDepends on subcommand.\r\n",
+		info3: "$6\r\nmodule\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$31\r\nA container for module commands\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
 		docsLen: 8,
@@ -3317,6 +5834,12 @@ var redisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
+		info3: "$11\r\nmodule|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "slow",
 	},
@@ -3325,6 +5848,13 @@ var redisDocs = map[string]redisDoc{
 			"*3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n*1\r\n$29\r\n" +
 			"nondeterministic_output_order\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$37\r\nList all modules loaded by the server\r\n" +
+			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$45\r\n" +
+			"O(N) where N is the number of loaded modules.\r\n",
+		info3: "$11\r\nmodule|list\r\n:2\r\n~2\r\n+admin\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n" +
+			"~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~1\r\n$29\r\n" +
+			"nondeterministic_output_order\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nList all modules loaded by the server\r\n" +
 			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$45\r\n" +
 			"O(N) where N is the number of loaded modules.\r\n",
@@ -3340,6 +5870,14 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$4\r\npath\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n*6\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"flags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$11\r\nmodule|load\r\n:-3\r\n~3\r\n+admin\r\n+noscript\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$13\r\nLoad a module\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\n" +
+			"group\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\npath\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n%3\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
+			"flags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -3358,6 +5896,20 @@ var redisDocs = map[string]redisDoc{
 			"args\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$4\r\nARGS\r\n$5\r\nflags\r\n" +
 			"*2\r\n+optional\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n" +
 			"$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$13\r\nmodule|loadex\r\n:-3\r\n~3\r\n+admin\r\n+noscript\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$38\r\nLoad a module with extended parameters\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$4\r\n" +
+			"path\r\n$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$7\r\nconfigs\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$6\r\nCONFIG\r\n$5\r\nflags\r\n~3\r\n" +
+			"+optional\r\n+multiple\r\n+multiple_token\r\n$9\r\narguments\r\n*2\r\n" +
+			"%2\r\n$4\r\nname\r\n$4\r\nname\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\n" +
+			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$4\r\n" +
+			"args\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$4\r\nARGS\r\n$5\r\nflags\r\n" +
+			"~2\r\n+optional\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n" +
+			"$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -3369,6 +5921,13 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$4\r\nname\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
+		info3: "$13\r\nmodule|unload\r\n:3\r\n~3\r\n+admin\r\n+noscript\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$15\r\nUnload a module\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n" +
+			"$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$4\r\nname\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -3376,6 +5935,11 @@ var redisDocs = map[string]redisDoc{
 		info: "$7\r\nmonitor\r\n:1\r\n*4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$59\r\n" +
+			"Listen for all requests received by the server in real time\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n",
+		info3: "$7\r\nmonitor\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$59\r\n" +
 			"Listen for all requests received by the server in real time\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n",
 		docsLen: 6,
@@ -3392,6 +5956,17 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$2\r\n" +
+			"db\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$4\r\nmove\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$30\r\nMove a key to another database\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$2\r\n" +
 			"db\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "keyspace write fast",
@@ -3413,6 +5988,22 @@ var redisDocs = map[string]redisDoc{
 			"flags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$4\r\nmset\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@slow\r\n~2\r\n$26\r\n" +
+			"request_policy:multi_shard\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:2\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$36\r\nSet multiple keys to multiple values\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.1\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$42\r\n" +
+			"O(N) where N is the number of keys to set.\r\n$9\r\narguments\r\n" +
+			"*1\r\n%4\r\n$4\r\nname\r\n$9\r\nkey_value\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n" +
+			"flags\r\n~1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write string slow",
 	},
@@ -3433,6 +6024,22 @@ var redisDocs = map[string]redisDoc{
 			"flags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$6\r\nmsetnx\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@slow\r\n~2\r\n$26\r\n" +
+			"request_policy:multi_shard\r\n$23\r\nresponse_policy:agg_min\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+insert\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:2\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$68\r\n" +
+			"Set multiple keys to multiple values, only if none of the keys exist\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.1\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$42\r\n" +
+			"O(N) where N is the number of keys to set.\r\n$9\r\narguments\r\n" +
+			"*1\r\n%4\r\n$4\r\nname\r\n$9\r\nkey_value\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n" +
+			"flags\r\n~1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write string slow",
 	},
@@ -3443,12 +6050,23 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$37\r\nMark the start of a transaction block\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$5\r\nmulti\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			"+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n+@transaction\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nMark the start of a transaction block\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "fast transaction",
 	},
 	"object": {
 		info: "$6\r\nobject\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$45\r\n" +
+			"A container for object introspection commands\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$22\r\n" +
+			"Depends on subcommand.\r\n",
+		info3: "$6\r\nobject\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"A container for object introspection commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -3467,6 +6085,17 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$15\r\nobject|encoding\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@slow\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Inspect the internal encoding of a Redis object\r\n$5\r\n" +
+			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace read slow",
 	},
@@ -3482,6 +6111,17 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$11\r\nobject|freq\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@slow\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$62\r\n" +
+			"Get the logarithmic access frequency counter of a Redis object\r\n" +
+			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace read slow",
 	},
@@ -3489,6 +6129,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$11\r\nobject|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*2\r\n+@keyspace\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$11\r\nobject|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@keyspace\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -3507,6 +6153,17 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$15\r\nobject|idletime\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@slow\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$51\r\n" +
+			"Get the time since a Redis object was last accessed\r\n$5\r\n" +
+			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace read slow",
 	},
@@ -3522,6 +6179,17 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$15\r\nobject|refcount\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@slow\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$52\r\n" +
+			"Get the number of references to the value of the key\r\n$5\r\n" +
+			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace read slow",
 	},
@@ -3535,6 +6203,16 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$32\r\nRemove the expiration from a key\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$7\r\npersist\r\n:2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nRemove the expiration from a key\r\n$5\r\n" +
+			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace write fast",
@@ -3559,6 +6237,27 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n*6\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n*6\r\n$4\r\nname\r\n" +
 			"$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n*6\r\n" +
+			"$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nLT\r\n",
+		info3: "$7\r\npexpire\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$40\r\n" +
+			"Set a key's time to live in milliseconds\r\n$5\r\nsince\r\n$5\r\n" +
+			"2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
+			"Added options: `NX`, `XX`, `GT` and `LT`.\r\n$9\r\narguments\r\n" +
+			"*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$9\r\ncondition\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n%3\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n%3\r\n" +
 			"$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$2\r\nLT\r\n",
 		docsLen: 12,
@@ -3586,6 +6285,27 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\ntoken\r\n$2\r\nXX\r\n*6\r\n$4\r\nname\r\n$2\r\ngt\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n*6\r\n$4\r\nname\r\n$2\r\nlt\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nLT\r\n",
+		info3: "$9\r\npexpireat\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$74\r\n" +
+			"Set the expiration for a key as a UNIX timestamp specified in milliseconds\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
+			"Added options: `NX`, `XX`, `GT` and `LT`.\r\n$9\r\narguments\r\n" +
+			"*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$22\r\n" +
+			"unix-time-milliseconds\r\n$4\r\ntype\r\n$9\r\nunix-time\r\n%5\r\n$4\r\n" +
+			"name\r\n$9\r\ncondition\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nsince\r\n$5\r\n" +
+			"7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*4\r\n%3\r\n" +
+			"$4\r\nname\r\n$2\r\nnx\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$2\r\nNX\r\n%3\r\n$4\r\nname\r\n$2\r\nxx\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
+			"$5\r\ntoken\r\n$2\r\nXX\r\n%3\r\n$4\r\nname\r\n$2\r\ngt\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n%3\r\n$4\r\nname\r\n$2\r\nlt\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nLT\r\n",
 		docsLen: 12,
 		cats:    "keyspace write fast",
 	},
@@ -3600,6 +6320,17 @@ var redisDocs = map[string]redisDoc{
 			"Get the expiration Unix timestamp for a key in milliseconds\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$11\r\npexpiretime\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@keyspace\r\n+@read\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$59\r\n" +
+			"Get the expiration Unix timestamp for a key in milliseconds\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace read fast",
@@ -3618,6 +6349,19 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$5\r\npfadd\r\n:-2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@hyperloglog\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
+			"~2\r\n+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$57\r\n" +
+			"Adds the specified elements to the specified HyperLogLog.\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
+			"complexity\r\n$26\r\nO(1) to add every element.\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "write hyperloglog fast",
 	},
@@ -3636,6 +6380,20 @@ var redisDocs = map[string]redisDoc{
 			"O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$7\r\npfcount\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@hyperloglog\r\n+@slow\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$90\r\n" +
+			"RW because it may change the internal representation of the key, and propagate to replicas\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RW\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$88\r\n" +
+			"Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
+			"complexity\r\n$177\r\n" +
+			"O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read hyperloglog slow",
 	},
@@ -3652,6 +6410,19 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$3\r\nN/A\r\n$9\r\ndoc_flags\r\n*1\r\n+syscmd\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$10\r\nsubcommand\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n",
+		info3: "$7\r\npfdebug\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+admin\r\n:2\r\n:2\r\n:1\r\n" +
+			"~5\r\n+@write\r\n+@hyperloglog\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+access\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$50\r\n" +
+			"Internal commands for debugging HyperLogLog values\r\n$5\r\n" +
+			"since\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
+			"complexity\r\n$3\r\nN/A\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$10\r\nsubcommand\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
 		docsLen: 12,
 		cats:    "write hyperloglog admin slow dangerous",
@@ -3676,6 +6447,25 @@ var redisDocs = map[string]redisDoc{
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$9\r\n" +
 			"sourcekey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
+		info3: "$7\r\npfmerge\r\n:-2\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@hyperloglog\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"Merge N different HyperLogLogs into a single one.\r\n$5\r\n" +
+			"since\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
+			"complexity\r\n$59\r\n" +
+			"O(N) to merge N HyperLogLogs, but with high constant times.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$7\r\ndestkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$9\r\n" +
+			"sourcekey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
+			"flags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "write hyperloglog slow",
 	},
@@ -3686,6 +6476,12 @@ var redisDocs = map[string]redisDoc{
 			"An internal command for testing HyperLogLog values\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
 			"complexity\r\n$3\r\nN/A\r\n$9\r\ndoc_flags\r\n*1\r\n+syscmd\r\n",
+		info3: "$10\r\npfselftest\r\n:1\r\n~1\r\n+admin\r\n:0\r\n:0\r\n:0\r\n~4\r\n" +
+			"+@hyperloglog\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$50\r\n" +
+			"An internal command for testing HyperLogLog values\r\n$5\r\n" +
+			"since\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
+			"complexity\r\n$3\r\nN/A\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n",
 		docsLen: 10,
 		cats:    "hyperloglog admin slow dangerous",
 	},
@@ -3697,6 +6493,13 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$4\r\nping\r\n:-1\r\n~1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
+			"+@connection\r\n~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$15\r\nPing the server\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n" +
+			"$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "fast connection",
 	},
@@ -3714,6 +6517,19 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$12\r\n" +
 			"milliseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"value\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$6\r\npsetex\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$53\r\n" +
+			"Set the value and expiration in milliseconds of a key\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$12\r\n" +
+			"milliseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"value\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write string slow",
 	},
@@ -3728,6 +6544,16 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n$7\r\npattern\r\n",
+		info3: "$10\r\npsubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$69\r\n" +
+			"Listen for messages published to channels matching the given patterns\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
+			"complexity\r\n$75\r\n" +
+			"O(N) where N is the number of patterns the client is already subscribed to.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
+			"$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n" +
+			"%2\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n$7\r\npattern\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -3739,6 +6565,14 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$13\r\nreplicationid\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n",
+		info3: "$5\r\npsync\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
+			"+no_multi\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$13\r\nreplicationid\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
 		docsLen: 8,
 		cats:    "admin slow dangerous",
@@ -3757,6 +6591,19 @@ var redisDocs = map[string]redisDoc{
 			"O(1)\r\n$7\r\nhistory\r\n*1\r\n*2\r\n$5\r\n2.8.0\r\n$19\r\n" +
 			"Added the -2 reply.\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$4\r\npttl\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@fast\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$46\r\n" +
+			"Get the time to live for a key in milliseconds\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.8.0\r\n$19\r\n" +
+			"Added the -2 reply.\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 12,
 		cats:    "keyspace read fast",
 	},
@@ -3769,12 +6616,24 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
+		info3: "$7\r\npublish\r\n:3\r\n~4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n" +
+			":0\r\n:0\r\n~2\r\n+@pubsub\r\n+@fast\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$27\r\nPost a message to a channel\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n$141\r\n" +
+			"O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).\r\n" +
+			"$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
 		docsLen: 10,
 		cats:    "pubsub fast",
 	},
 	"pubsub": {
 		info: "$6\r\npubsub\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$32\r\nA container for Pub/Sub commands\r\n$5\r\n" +
+			"since\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
+			"$22\r\nDepends on subcommand.\r\n",
+		info3: "$6\r\npubsub\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nA container for Pub/Sub commands\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
 		docsLen: 8,
@@ -3788,6 +6647,13 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$15\r\npubsub|channels\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$20\r\nList active channels\r\n$5\r\nsince\r\n$5\r\n" +
+			"2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n$131\r\n" +
+			"O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
+			"$7\r\npattern\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -3798,6 +6664,12 @@ var redisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
+		info3: "$11\r\npubsub|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "slow",
 	},
@@ -3805,6 +6677,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$13\r\npubsub|numpat\r\n:2\r\n*3\r\n+pubsub\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n*2\r\n+@pubsub\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$54\r\n" +
+			"Get the count of unique patterns pattern subscriptions\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$13\r\npubsub|numpat\r\n:2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n:0\r\n" +
+			":0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$54\r\n" +
 			"Get the count of unique patterns pattern subscriptions\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -3820,6 +6698,14 @@ var redisDocs = map[string]redisDoc{
 			"O(N) for the NUMSUB subcommand, where N is the number of requested channels\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$13\r\npubsub|numsub\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n" +
+			":0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"Get the count of subscribers for channels\r\n$5\r\nsince\r\n$5\r\n" +
+			"2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n$75\r\n" +
+			"O(N) for the NUMSUB subcommand, where N is the number of requested channels\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -3831,6 +6717,13 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$20\r\npubsub|shardchannels\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$26\r\nList active shard channels\r\n$5\r\nsince\r\n" +
+			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n$131\r\n" +
+			"O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
+			"$7\r\npattern\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -3844,6 +6737,15 @@ var redisDocs = map[string]redisDoc{
 			"O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$18\r\npubsub|shardnumsub\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Get the count of subscribers for shard channels\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
+			"$86\r\n" +
+			"O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -3857,6 +6759,15 @@ var redisDocs = map[string]redisDoc{
 			"O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$12\r\npunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$74\r\n" +
+			"Stop listening for messages posted to channels matching the given patterns\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
+			"complexity\r\n$153\r\n" +
+			"O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
+			"$7\r\npattern\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -3865,6 +6776,12 @@ var redisDocs = map[string]redisDoc{
 			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n" +
 			"+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$20\r\nClose the connection\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
+		info3: "$4\r\nquit\r\n:-1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$20\r\nClose the connection\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
 		docsLen: 8,
@@ -3878,6 +6795,13 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$37\r\nReturn a random key from the keyspace\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$9\r\nrandomkey\r\n:1\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@slow\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$23\r\nnondeterministic_output\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nReturn a random key from the keyspace\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "keyspace read slow",
 	},
@@ -3888,6 +6812,12 @@ var redisDocs = map[string]redisDoc{
 			"Enables read queries for a connection to a cluster replica node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$8\r\nreadonly\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@fast\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$63\r\n" +
+			"Enables read queries for a connection to a cluster replica node\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
 		cats:    "fast connection",
 	},
@@ -3895,6 +6825,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$9\r\nreadwrite\r\n:1\r\n*3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n" +
 			":0\r\n*2\r\n+@fast\r\n+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$64\r\n" +
+			"Disables read queries for a connection to a cluster replica node\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$9\r\nreadwrite\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n" +
+			":0\r\n~2\r\n+@fast\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$64\r\n" +
 			"Disables read queries for a connection to a cluster replica node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -3915,6 +6851,20 @@ var redisDocs = map[string]redisDoc{
 			"group\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nnewkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
+		info3: "$6\r\nrename\r\n:3\r\n~1\r\n+write\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@keyspace\r\n" +
+			"+@write\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$12\r\nRename a key\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\n" +
+			"group\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nnewkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
 		docsLen: 10,
 		cats:    "keyspace write slow",
@@ -3938,6 +6888,24 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nnewkey\r\n" +
 			"$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
+		info3: "$8\r\nrenamenx\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
+			"+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$48\r\n" +
+			"Rename a key, only if the new key does not exist\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n3.2.0\r\n$86\r\n" +
+			"The command no longer returns an error when source and destination names are the same.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nnewkey\r\n" +
+			"$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
 		docsLen: 12,
 		cats:    "keyspace write fast",
 	},
@@ -3949,6 +6917,13 @@ var redisDocs = map[string]redisDoc{
 			"An internal command for configuring the replication stream\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n*1\r\n+syscmd\r\n",
+		info3: "$8\r\nreplconf\r\n:-1\r\n~5\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$58\r\n" +
+			"An internal command for configuring the replication stream\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -3968,6 +6943,21 @@ var redisDocs = map[string]redisDoc{
 			"name\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n" +
 			"NO\r\n*6\r\n$4\r\nname\r\n$3\r\none\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$3\r\nONE\r\n",
+		info3: "$9\r\nreplicaof\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$71\r\n" +
+			"Make the server a replica of another instance, or promote it as master.\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\n" +
+			"args\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$9\r\nhost-port\r\n$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$4\r\nhost\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\n" +
+			"name\r\n$4\r\nport\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
+			"no-one\r\n$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n" +
+			"NO\r\n%3\r\n$4\r\nname\r\n$3\r\none\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nONE\r\n",
 		docsLen: 10,
 		cats:    "admin slow dangerous",
 	},
@@ -3976,6 +6966,12 @@ var redisDocs = map[string]redisDoc{
 			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n" +
 			"+@connection\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$20\r\nReset the connection\r\n$5\r\nsince\r\n$5\r\n" +
+			"6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
+		info3: "$5\r\nreset\r\n:1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
+			"+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$20\r\nReset the connection\r\n$5\r\nsince\r\n$5\r\n" +
 			"6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
 		docsLen: 8,
@@ -4009,6 +7005,33 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\n" +
 			"name\r\n$9\r\nfrequency\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\n" +
 			"FREQ\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$7\r\nrestore\r\n:-4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~4\r\n" +
+			"+@keyspace\r\n+@write\r\n+@slow\r\n+@dangerous\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$81\r\n" +
+			"Create a key using the provided serialized value, previously obtained using DUMP.\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$386\r\n" +
+			"O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).\r\n" +
+			"$7\r\nhistory\r\n~3\r\n*2\r\n$5\r\n3.0.0\r\n$29\r\n" +
+			"Added the `REPLACE` modifier.\r\n*2\r\n$5\r\n5.0.0\r\n$28\r\n" +
+			"Added the `ABSTTL` modifier.\r\n*2\r\n$5\r\n5.0.0\r\n$40\r\n" +
+			"Added the `IDLETIME` and `FREQ` options.\r\n$9\r\narguments\r\n" +
+			"*7\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$3\r\nttl\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%2\r\n$4\r\nname\r\n$16\r\nserialized-value\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$7\r\nREPLACE\r\n$5\r\nsince\r\n$5\r\n3.0.0\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$6\r\nabsttl\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nABSTTL\r\n$5\r\nsince\r\n" +
+			"$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$7\r\n" +
+			"seconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$8\r\nIDLETIME\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\n" +
+			"name\r\n$9\r\nfrequency\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\n" +
+			"FREQ\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "keyspace write slow dangerous",
 	},
@@ -4040,6 +7063,33 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\n" +
 			"name\r\n$9\r\nfrequency\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\n" +
 			"FREQ\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$14\r\nrestore-asking\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+asking\r\n" +
+			":1\r\n:1\r\n:1\r\n~4\r\n+@keyspace\r\n+@write\r\n+@slow\r\n+@dangerous\r\n" +
+			"~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$51\r\n" +
+			"An internal command for migrating keys in a cluster\r\n$5\r\n" +
+			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$386\r\n" +
+			"O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n$7\r\nhistory\r\n~3\r\n*2\r\n$5\r\n" +
+			"3.0.0\r\n$29\r\nAdded the `REPLACE` modifier.\r\n*2\r\n$5\r\n5.0.0\r\n" +
+			"$28\r\nAdded the `ABSTTL` modifier.\r\n*2\r\n$5\r\n5.0.0\r\n$40\r\n" +
+			"Added the `IDLETIME` and `FREQ` options.\r\n$9\r\narguments\r\n" +
+			"*7\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$3\r\nttl\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%2\r\n$4\r\nname\r\n$16\r\nserialized-value\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$7\r\nREPLACE\r\n$5\r\nsince\r\n$5\r\n3.0.0\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$6\r\nabsttl\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nABSTTL\r\n$5\r\nsince\r\n" +
+			"$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$7\r\n" +
+			"seconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$8\r\nIDLETIME\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\n" +
+			"name\r\n$9\r\nfrequency\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\n" +
+			"FREQ\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 14,
 		cats:    "keyspace write slow dangerous",
 	},
@@ -4047,6 +7097,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$4\r\nrole\r\n:1\r\n*4\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n" +
 			":0\r\n:0\r\n*3\r\n+@admin\r\n+@fast\r\n+@dangerous\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$61\r\n" +
+			"Return the role of the instance in the context of replication\r\n" +
+			"$5\r\nsince\r\n$6\r\n2.8.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$4\r\nrole\r\n:1\r\n~4\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n" +
+			":0\r\n:0\r\n~3\r\n+@admin\r\n+@fast\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$61\r\n" +
 			"Return the role of the instance in the context of replication\r\n" +
 			"$5\r\nsince\r\n$6\r\n2.8.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -4069,6 +7125,21 @@ var redisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$4\r\nrpop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$42\r\n" +
+			"Remove and get the last elements in a list\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$47\r\n" +
+			"O(N) where N is the number of elements returned\r\n$7\r\n" +
+			"history\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$27\r\n" +
+			"Added the `count` argument.\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
+			"$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "write list fast",
 	},
@@ -4092,6 +7163,25 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$11\r\n" +
 			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
+		info3: "$9\r\nrpoplpush\r\n:3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
+			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$75\r\n" +
+			"Remove the last element in a list, prepend it to another list and return it\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
+			"deprecated_since\r\n$5\r\n6.2.0\r\n$11\r\nreplaced_by\r\n$45\r\n" +
+			"`LMOVE` with the `RIGHT` and `LEFT` arguments\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$11\r\n" +
+			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
 		docsLen: 16,
 		cats:    "write list slow",
 	},
@@ -4111,6 +7201,21 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$5\r\nrpush\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"Append one or multiple elements to a list\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$106\r\n" +
+			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.4.0\r\n$37\r\n" +
+			"Accepts multiple `element` arguments.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "write list fast",
 	},
@@ -4131,6 +7236,22 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$6\r\nrpushx\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$52\r\n" +
+			"Append an element to a list, only if the list exists\r\n$5\r\n" +
+			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
+			"$106\r\n" +
+			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$37\r\n" +
+			"Accepts multiple `element` arguments.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "write list fast",
 	},
@@ -4150,6 +7271,21 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$4\r\nsadd\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nAdd one or more members to a set\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$106\r\n" +
+			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.4.0\r\n$36\r\n" +
+			"Accepts multiple `member` arguments.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "write set fast",
 	},
@@ -4158,6 +7294,13 @@ var redisDocs = map[string]redisDoc{
 			"+no_multi\r\n:0\r\n:0\r\n:0\r\n*3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$38\r\nSynchronously save the dataset to disk\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$57\r\n" +
+			"O(N) where N is the total number of keys in all databases\r\n",
+		info3: "$4\r\nsave\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
+			"+no_multi\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$38\r\nSynchronously save the dataset to disk\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$57\r\n" +
 			"O(N) where N is the total number of keys in all databases\r\n",
@@ -4181,6 +7324,22 @@ var redisDocs = map[string]redisDoc{
 			"+optional\r\n*10\r\n$4\r\nname\r\n$4\r\ntype\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
 			"$5\r\ntoken\r\n$4\r\nTYPE\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
+		info3: "$4\r\nscan\r\n:-2\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@keyspace\r\n" +
+			"+@read\r\n+@slow\r\n~2\r\n$23\r\nnondeterministic_output\r\n$22\r\n" +
+			"request_policy:special\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$36\r\nIncrementally iterate the keys space\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$169\r\n" +
+			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.0.0\r\n$28\r\n" +
+			"Added the `TYPE` subcommand.\r\n$9\r\narguments\r\n*4\r\n%2\r\n$4\r\n" +
+			"name\r\n$6\r\ncursor\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$7\r\n" +
+			"pattern\r\n$4\r\ntype\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%5\r\n$4\r\nname\r\n$4\r\ntype\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
+			"$5\r\ntoken\r\n$4\r\nTYPE\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n",
 		docsLen: 12,
 		cats:    "keyspace read slow",
 	},
@@ -4194,12 +7353,26 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$5\r\nscard\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nGet the number of members in a set\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read set fast",
 	},
 	"script": {
 		info: "$6\r\nscript\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$47\r\n" +
+			"A container for Lua scripts management commands\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$22\r\nDepends on subcommand.\r\n",
+		info3: "$6\r\nscript\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"A container for Lua scripts management commands\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$22\r\nDepends on subcommand.\r\n",
@@ -4218,6 +7391,17 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nsync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n" +
 			"*6\r\n$4\r\nname\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$2\r\nNO\r\n",
+		info3: "$12\r\nscript|debug\r\n:3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@slow\r\n+@scripting\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$40\r\n" +
+			"Set the debug mode for executed scripts.\r\n$5\r\nsince\r\n$5\r\n" +
+			"3.2.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\nmode\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nyes\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nYES\r\n%3\r\n$4\r\nname\r\n" +
+			"$4\r\nsync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n" +
+			"%3\r\n$4\r\nname\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$2\r\nNO\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -4232,6 +7416,16 @@ var redisDocs = map[string]redisDoc{
 			"O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\nsha1\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$13\r\nscript|exists\r\n:-3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@slow\r\n+@scripting\r\n~2\r\n$25\r\nrequest_policy:all_shards\r\n" +
+			"$31\r\nresponse_policy:agg_logical_and\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Check existence of scripts in the script cache.\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$100\r\n" +
+			"O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\nsha1\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -4250,6 +7444,20 @@ var redisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nASYNC\r\n*6\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n",
+		info3: "$12\r\nscript|flush\r\n:-2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@slow\r\n+@scripting\r\n~2\r\n$24\r\nrequest_policy:all_nodes\r\n" +
+			"$29\r\nresponse_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
+			"Remove all the scripts from the script cache.\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$48\r\n" +
+			"O(N) with N being the number of scripts in cache\r\n$7\r\n" +
+			"history\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$53\r\n" +
+			"Added the `ASYNC` and `SYNC` flushing mode modifiers.\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%5\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nASYNC\r\n%3\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n",
 		docsLen: 12,
 		cats:    "slow scripting",
 	},
@@ -4257,6 +7465,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$11\r\nscript|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*2\r\n+@slow\r\n+@scripting\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$11\r\nscript|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -4269,6 +7483,13 @@ var redisDocs = map[string]redisDoc{
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:one_succeeded\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$39\r\nKill the script currently in execution.\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$11\r\nscript|kill\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n:0\r\n" +
+			":0\r\n~2\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
+			"request_policy:all_shards\r\n$29\r\n" +
+			"response_policy:one_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$39\r\nKill the script currently in execution.\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
@@ -4286,6 +7507,17 @@ var redisDocs = map[string]redisDoc{
 			"O(N) with N being the length in bytes of the script body.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$6\r\nscript\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
+		info3: "$11\r\nscript|load\r\n:3\r\n~2\r\n+noscript\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@slow\r\n+@scripting\r\n~2\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$52\r\n" +
+			"Load the specified Lua script into the script cache.\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
+			"complexity\r\n$57\r\n" +
+			"O(N) with N being the length in bytes of the script body.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$6\r\nscript\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
 		docsLen: 10,
 		cats:    "slow scripting",
 	},
@@ -4301,6 +7533,17 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the total number of elements in all given sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$5\r\nsdiff\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@set\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n~1\r\n" +
+			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$22\r\nSubtract multiple sets\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$63\r\n" +
+			"O(N) where N is the total number of elements in all given sets.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read set slow",
 	},
@@ -4324,6 +7567,25 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
+		info3: "$10\r\nsdiffstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@set\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
+			":0\r\n",
+		docs3: "$7\r\nsummary\r\n$59\r\n" +
+			"Subtract multiple sets and store the resulting set in a key\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$63\r\n" +
+			"O(N) where N is the total number of elements in all given sets.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$11\r\ndestination\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
+			"flags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "write set slow",
 	},
@@ -4334,6 +7596,13 @@ var redisDocs = map[string]redisDoc{
 			"Change the selected database for the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
+			"index\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$6\r\nselect\r\n:2\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@fast\r\n+@connection\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$55\r\n" +
+			"Change the selected database for the current connection\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
 			"index\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "fast connection",
@@ -4374,6 +7643,41 @@ var redisDocs = map[string]redisDoc{
 			"unix-time\r\n$5\r\ntoken\r\n$4\r\nPXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n*8\r\n" +
 			"$4\r\nname\r\n$7\r\nkeepttl\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$7\r\nKEEPTTL\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n",
+		info3: "$3\r\nset\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@slow\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$48\r\n" +
+			"RW and ACCESS due to the optional `GET` argument\r\n$5\r\n" +
+			"flags\r\n~4\r\n+RW\r\n+access\r\n+update\r\n+variable_flags\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$29\r\nSet the string value of a key\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~4\r\n*2\r\n$6\r\n2.6.12\r\n$44\r\n" +
+			"Added the `EX`, `PX`, `NX` and `XX` options.\r\n*2\r\n$5\r\n" +
+			"6.0.0\r\n$27\r\nAdded the `KEEPTTL` option.\r\n*2\r\n$5\r\n6.2.0\r\n" +
+			"$42\r\nAdded the `GET`, `EXAT` and `PXAT` option.\r\n*2\r\n$5\r\n" +
+			"7.0.0\r\n$55\r\n" +
+			"Allowed the `NX` and `GET` options to be used together.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$9\r\ncondition\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$5\r\nsince\r\n$6\r\n2.6.12\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nxx\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n%5\r\n" +
+			"$4\r\nname\r\n$3\r\nget\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$3\r\nGET\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"%4\r\n$4\r\nname\r\n$10\r\nexpiration\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*5\r\n%4\r\n$4\r\nname\r\n$7\r\n" +
+			"seconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\nEX\r\n$5\r\n" +
+			"since\r\n$6\r\n2.6.12\r\n%4\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$2\r\nPX\r\n$5\r\nsince\r\n$6\r\n" +
+			"2.6.12\r\n%4\r\n$4\r\nname\r\n$17\r\nunix-time-seconds\r\n$4\r\ntype\r\n" +
+			"$9\r\nunix-time\r\n$5\r\ntoken\r\n$4\r\nEXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n" +
+			"%4\r\n$4\r\nname\r\n$22\r\nunix-time-milliseconds\r\n$4\r\ntype\r\n$9\r\n" +
+			"unix-time\r\n$5\r\ntoken\r\n$4\r\nPXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n%4\r\n" +
+			"$4\r\nname\r\n$7\r\nkeepttl\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$7\r\nKEEPTTL\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n",
 		docsLen: 12,
 		cats:    "write string slow",
 	},
@@ -4391,6 +7695,19 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"value\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$6\r\nsetbit\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@bitmap\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
+			"+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$66\r\n" +
+			"Sets or clears the bit at offset in the string value stored at key\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"value\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "write bitmap slow",
 	},
@@ -4407,6 +7724,18 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$7\r\nseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n" +
 			"$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$5\r\nsetex\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nSet the value and expiration of a key\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$7\r\nseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n" +
+			"$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write string slow",
 	},
@@ -4422,6 +7751,18 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
+			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$5\r\nsetnx\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+OW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$54\r\n" +
+			"Set the value of a key, only if the key does not exist\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write string fast",
@@ -4441,6 +7782,21 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n",
+		info3: "$8\r\nsetrange\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$66\r\n" +
+			"Overwrite part of a string at key starting at the specified offset\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
+			"complexity\r\n$215\r\n" +
+			"O(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write string slow",
@@ -4467,6 +7823,27 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\n" +
 			"name\r\n$5\r\nabort\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
 			"ABORT\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$8\r\nshutdown\r\n:-1\r\n~6\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n+no_multi\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n" +
+			"+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$68\r\n" +
+			"Synchronously save the dataset to disk and then shut down the server\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$103\r\n" +
+			"O(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$47\r\n" +
+			"Added the `NOW`, `FORCE` and `ABORT` modifiers.\r\n$9\r\n" +
+			"arguments\r\n*4\r\n%4\r\n$4\r\nname\r\n$11\r\nnosave_save\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$6\r\nnosave\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$6\r\nNOSAVE\r\n%3\r\n$4\r\nname\r\n$4\r\nsave\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nSAVE\r\n%5\r\n$4\r\nname\r\n$3\r\nnow\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nNOW\r\n$5\r\nsince\r\n" +
+			"$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$5\r\n" +
+			"force\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nFORCE\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\n" +
+			"name\r\n$5\r\nabort\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
+			"ABORT\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous",
 	},
@@ -4482,6 +7859,17 @@ var redisDocs = map[string]redisDoc{
 			"O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$6\r\nsinter\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@set\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n~1\r\n" +
+			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$23\r\nIntersect multiple sets\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$93\r\n" +
+			"O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read set slow",
 	},
@@ -4502,6 +7890,22 @@ var redisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n*8\r\n$4\r\n" +
 			"name\r\n$5\r\nlimit\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\n" +
 			"LIMIT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$10\r\nsintercard\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n" +
+			":0\r\n~3\r\n+@read\r\n+@set\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n" +
+			":1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$64\r\n" +
+			"Intersect multiple sets and return the cardinality of the result\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$93\r\n" +
+			"O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%4\r\n$4\r\n" +
+			"name\r\n$5\r\nlimit\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\n" +
+			"LIMIT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read set slow",
 	},
@@ -4525,6 +7929,25 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
+		info3: "$11\r\nsinterstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@set\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
+			":0\r\n",
+		docs3: "$7\r\nsummary\r\n$60\r\n" +
+			"Intersect multiple sets and store the resulting set in a key\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$93\r\n" +
+			"O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$11\r\ndestination\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
+			"flags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "write set slow",
 	},
@@ -4539,6 +7962,17 @@ var redisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$6\r\n" +
+			"member\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$9\r\nsismember\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Determine if a given value is a member of a set\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$6\r\n" +
 			"member\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "read set fast",
@@ -4561,12 +7995,33 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nNO\r\n*6\r\n$4\r\n" +
 			"name\r\n$3\r\none\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\n" +
 			"ONE\r\n",
+		info3: "$7\r\nslaveof\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+stale\r\n" +
+			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$71\r\n" +
+			"Make the server a replica of another instance, or promote it as master.\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
+			"deprecated_since\r\n$5\r\n5.0.0\r\n$11\r\nreplaced_by\r\n$11\r\n" +
+			"`REPLICAOF`\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\nargs\r\n" +
+			"$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$9\r\n" +
+			"host-port\r\n$4\r\ntype\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\n" +
+			"name\r\n$4\r\nhost\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$4\r\n" +
+			"port\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$6\r\nno-one\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$2\r\nno\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nNO\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\none\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\n" +
+			"ONE\r\n",
 		docsLen: 16,
 		cats:    "admin slow dangerous",
 	},
 	"slowlog": {
 		info: "$7\r\nslowlog\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$33\r\nA container for slow log commands\r\n$5\r\n" +
+			"since\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$22\r\nDepends on subcommand.\r\n",
+		info3: "$7\r\nslowlog\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$33\r\nA container for slow log commands\r\n$5\r\n" +
 			"since\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
 		docsLen: 8,
@@ -4584,6 +8039,17 @@ var redisDocs = map[string]redisDoc{
 			"Added client IP address, port and name to the reply.\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$11\r\nslowlog|get\r\n:-2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
+			":0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~2\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$23\r\nnondeterministic_output\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$26\r\nGet the slow log's entries\r\n$5\r\nsince\r\n" +
+			"$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$46\r\n" +
+			"O(N) where N is the number of entries returned\r\n$7\r\n" +
+			"history\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$52\r\n" +
+			"Added client IP address, port and name to the reply.\r\n$9\r\n" +
+			"arguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "admin slow dangerous",
 	},
@@ -4591,6 +8057,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$12\r\nslowlog|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$12\r\nslowlog|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -4605,6 +8077,13 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$25\r\nGet the slow log's length\r\n$5\r\nsince\r\n" +
 			"$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
+		info3: "$11\r\nslowlog|len\r\n:2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
+			":0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$23\r\nresponse_policy:agg_sum\r\n" +
+			"$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$25\r\nGet the slow log's length\r\n$5\r\nsince\r\n" +
+			"$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n",
 		docsLen: 8,
 		cats:    "admin slow dangerous",
 	},
@@ -4614,6 +8093,13 @@ var redisDocs = map[string]redisDoc{
 			"request_policy:all_nodes\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n$5\r\n" +
+			"since\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$52\r\nO(N) where N is the number of entries in the slowlog\r\n",
+		info3: "$13\r\nslowlog|reset\r\n:2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
+			":0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~2\r\n$24\r\n" +
+			"request_policy:all_nodes\r\n$29\r\n" +
+			"response_policy:all_succeeded\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n$5\r\n" +
 			"since\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$52\r\nO(N) where N is the number of entries in the slowlog\r\n",
 		docsLen: 8,
@@ -4630,6 +8116,17 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$36\r\n" +
 			"O(N) where N is the set cardinality.\r\n$9\r\narguments\r\n*1\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n",
+		info3: "$8\r\nsmembers\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@set\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n~1\r\n" +
+			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$28\r\nGet all the members in a set\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$36\r\n" +
+			"O(N) where N is the set cardinality.\r\n$9\r\narguments\r\n*1\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read set slow",
@@ -4649,6 +8146,20 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$10\r\nsmismember\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@read\r\n+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$67\r\n" +
+			"Returns the membership associated with the given elements for a set\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$67\r\n" +
+			"O(N) where N is the number of elements being checked for membership\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read set fast",
 	},
@@ -4668,6 +8179,21 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$11\r\n" +
 			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n" +
 			"*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$5\r\nsmove\r\n:4\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@set\r\n+@fast\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+insert\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nMove a member from one set to another\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$11\r\n" +
+			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n" +
+			"%2\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write set fast",
 	},
@@ -4710,6 +8236,44 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\nname\r\n$11\r\ndestination\r\n" +
 			"$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:2\r\n$5\r\ntoken\r\n$5\r\n" +
 			"STORE\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$4\r\nsort\r\n:-2\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n:1\r\n:1\r\n" +
+			":1\r\n~6\r\n+@write\r\n+@set\r\n+@sortedset\r\n+@list\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~3\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n" +
+			"%4\r\n$5\r\nnotes\r\n$120\r\n" +
+			"For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n%4\r\n$5\r\nnotes\r\n$116\r\n" +
+			"For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array\r\n" +
+			"$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n",
+		docs3: "$7\r\nsummary\r\n$46\r\n" +
+			"Sort the elements in a list, set or sorted set\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$168\r\n" +
+			"O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).\r\n" +
+			"$9\r\narguments\r\n*7\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%5\r\n$4\r\nname\r\n$7\r\npattern\r\n" +
+			"$4\r\ntype\r\n$7\r\npattern\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\ntoken\r\n" +
+			"$2\r\nBY\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$12\r\n" +
+			"offset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n" +
+			"$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"count\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$7\r\npattern\r\n" +
+			"$4\r\ntype\r\n$7\r\npattern\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\ntoken\r\n" +
+			"$3\r\nGET\r\n$5\r\nflags\r\n~3\r\n+optional\r\n+multiple\r\n" +
+			"+multiple_token\r\n%4\r\n$4\r\nname\r\n$5\r\norder\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n" +
+			"$4\r\nname\r\n$3\r\nasc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$3\r\nASC\r\n%3\r\n$4\r\nname\r\n$4\r\ndesc\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n%4\r\n$4\r\nname\r\n$7\r\n" +
+			"sorting\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nALPHA\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$11\r\ndestination\r\n" +
+			"$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:2\r\n$5\r\ntoken\r\n$5\r\n" +
+			"STORE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "write set sortedset list slow dangerous",
 	},
@@ -4747,6 +8311,39 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n*8\r\n$4\r\nname\r\n$7\r\n" +
 			"sorting\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nALPHA\r\n" +
 			"$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$7\r\nsort_ro\r\n:-2\r\n~2\r\n+readonly\r\n+movablekeys\r\n:1\r\n:1\r\n:1\r\n" +
+			"~6\r\n+@read\r\n+@set\r\n+@sortedset\r\n+@list\r\n+@slow\r\n" +
+			"+@dangerous\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n" +
+			"%4\r\n$5\r\nnotes\r\n$120\r\n" +
+			"For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n",
+		docs3: "$7\r\nsummary\r\n$74\r\n" +
+			"Sort the elements in a list, set or sorted set. Read-only variant of SORT.\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$168\r\n" +
+			"O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).\r\n" +
+			"$9\r\narguments\r\n*6\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%5\r\n$4\r\nname\r\n$7\r\npattern\r\n" +
+			"$4\r\ntype\r\n$7\r\npattern\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\ntoken\r\n" +
+			"$2\r\nBY\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$12\r\n" +
+			"offset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n" +
+			"$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"count\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%5\r\n$4\r\nname\r\n$7\r\npattern\r\n" +
+			"$4\r\ntype\r\n$7\r\npattern\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\ntoken\r\n" +
+			"$3\r\nGET\r\n$5\r\nflags\r\n~3\r\n+optional\r\n+multiple\r\n" +
+			"+multiple_token\r\n%4\r\n$4\r\nname\r\n$5\r\norder\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n" +
+			"$4\r\nname\r\n$3\r\nasc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$3\r\nASC\r\n%3\r\n$4\r\nname\r\n$4\r\ndesc\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n%4\r\n$4\r\nname\r\n$7\r\n" +
+			"sorting\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nALPHA\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read set sortedset list slow dangerous",
 	},
@@ -4767,6 +8364,22 @@ var redisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$4\r\nspop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@set\r\n+@fast\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n" +
+			"$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$59\r\n" +
+			"Remove and return one or multiple random members from a set\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$89\r\n" +
+			"Without the count argument O(1), otherwise O(N) where N is the value of the passed count.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n3.2.0\r\n$27\r\n" +
+			"Added the `count` argument.\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "write set fast",
 	},
@@ -4783,6 +8396,19 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of clients subscribed to the receiving shard channel.\r\n" +
 			"$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
+		info3: "$8\r\nspublish\r\n:3\r\n~4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			":1\r\n:1\r\n:1\r\n~2\r\n+@pubsub\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
+			"~1\r\n+not_key\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$33\r\nPost a message to a shard channel\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
+			"$80\r\n" +
+			"O(N) where N is the number of clients subscribed to the receiving shard channel.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
 		docsLen: 10,
 		cats:    "pubsub fast",
@@ -4803,6 +8429,21 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$11\r\nsrandmember\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@set\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
+			"Get one or multiple random members from a set\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$98\r\n" +
+			"Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.6.0\r\n$36\r\n" +
+			"Added the optional `count` argument.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "read set slow",
 	},
@@ -4820,6 +8461,19 @@ var redisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$4\r\nsrem\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nRemove one or more members from a set\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$52\r\nO(N) where N is the number of members to be removed.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.4.0\r\n$36\r\n" +
+			"Accepts multiple `member` arguments.\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "write set fast",
 	},
@@ -4840,6 +8494,22 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
 			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$5\r\nsscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@set\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$34\r\nIncrementally iterate Set elements\r\n$5\r\n" +
+			"since\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$170\r\n" +
+			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$6\r\ncursor\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\n" +
+			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read set slow",
 	},
@@ -4857,6 +8527,19 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of shard channels to subscribe to.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$10\r\nssubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:1\r\n:-1\r\n:1\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
+			"flags\r\n~1\r\n+not_key\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$57\r\n" +
+			"Listen for messages published to the given shard channels\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
+			"complexity\r\n$61\r\n" +
+			"O(N) where N is the number of shard channels to subscribe to.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -4871,6 +8554,16 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$6\r\nstrlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$43\r\n" +
+			"Get the length of the value stored in a key\r\n$5\r\nsince\r\n" +
+			"$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read string fast",
 	},
@@ -4884,6 +8577,15 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of channels to subscribe to.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$9\r\nsubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$51\r\n" +
+			"Listen for messages published to the given channels\r\n$5\r\n" +
+			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
+			"$55\r\n" +
+			"O(N) where N is the number of channels to subscribe to.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -4902,6 +8604,20 @@ var redisDocs = map[string]redisDoc{
 			"*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n*4\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$6\r\nsubstr\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
+			"Get a substring of the string stored at a key\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$231\r\n" +
+			"O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"2.0.0\r\n$11\r\nreplaced_by\r\n$10\r\n`GETRANGE`\r\n$9\r\narguments\r\n" +
+			"*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%2\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 16,
 		cats:    "read string slow",
 	},
@@ -4917,6 +8633,17 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the total number of elements in all given sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$6\r\nsunion\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@set\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n~1\r\n" +
+			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$17\r\nAdd multiple sets\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n" +
+			"$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$63\r\n" +
+			"O(N) where N is the total number of elements in all given sets.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read set slow",
 	},
@@ -4940,6 +8667,25 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
+		info3: "$11\r\nsunionstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@set\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
+			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
+			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
+			":0\r\n",
+		docs3: "$7\r\nsummary\r\n$54\r\n" +
+			"Add multiple sets and store the resulting set in a key\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
+			"$63\r\n" +
+			"O(N) where N is the total number of elements in all given sets.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$11\r\ndestination\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
+			"flags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "write set slow",
 	},
@@ -4957,6 +8703,19 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of clients already subscribed to a shard channel.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$12\r\nsunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:1\r\n:-1\r\n:1\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
+			"flags\r\n~1\r\n+not_key\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$62\r\n" +
+			"Stop listening for messages posted to the given shard channels\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
+			"complexity\r\n$76\r\n" +
+			"O(N) where N is the number of clients already subscribed to a shard channel.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -4968,6 +8727,13 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the count of clients watching or blocking on keys from both databases.\r\n" +
 			"$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$6\r\nindex1\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n*4\r\n$4\r\nname\r\n$6\r\nindex2\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$6\r\nswapdb\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~4\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n+@dangerous\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$25\r\nSwaps two Redis databases\r\n$5\r\nsince\r\n" +
+			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$86\r\n" +
+			"O(N) where N is the count of clients watching or blocking on keys from both databases.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$6\r\nindex1\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%2\r\n$4\r\nname\r\n$6\r\nindex2\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "keyspace write fast dangerous",
 	},
@@ -4977,6 +8743,11 @@ var redisDocs = map[string]redisDoc{
 			"*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n",
+		info3: "$4\r\nsync\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
+			"+no_multi\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
+			"~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n",
 		docsLen: 6,
 		cats:    "admin slow dangerous",
 	},
@@ -4984,6 +8755,11 @@ var redisDocs = map[string]redisDoc{
 		info: "$4\r\ntime\r\n:1\r\n*3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n*1\r\n" +
 			"+@fast\r\n*1\r\n$23\r\nnondeterministic_output\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$30\r\nReturn the current server time\r\n$5\r\n" +
+			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$4\r\ntime\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+			"+@fast\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$30\r\nReturn the current server time\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
 		docsLen: 8,
@@ -5004,6 +8780,20 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of keys that will be touched.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$5\r\ntouch\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@fast\r\n~2\r\n$26\r\n" +
+			"request_policy:multi_shard\r\n$23\r\nresponse_policy:agg_sum\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$87\r\n" +
+			"Alters the last access time of a key(s). Returns the number of existing keys specified.\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.2.1\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$56\r\n" +
+			"O(N) where N is the number of keys that will be touched.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "keyspace read fast",
 	},
@@ -5021,6 +8811,19 @@ var redisDocs = map[string]redisDoc{
 			"$7\r\nhistory\r\n*1\r\n*2\r\n$5\r\n2.8.0\r\n$19\r\nAdded the -2 reply.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$3\r\nttl\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@fast\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"Get the time to live for a key in seconds\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.8.0\r\n$19\r\nAdded the -2 reply.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 12,
 		cats:    "keyspace read fast",
 	},
@@ -5034,6 +8837,16 @@ var redisDocs = map[string]redisDoc{
 		docs: "$7\r\nsummary\r\n$32\r\nDetermine the type stored at key\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$4\r\ntype\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@read\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n" +
+			"+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n" +
+			"%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n" +
+			"$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
+			":0\r\n",
+		docs3: "$7\r\nsummary\r\n$32\r\nDetermine the type stored at key\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "keyspace read fast",
@@ -5053,6 +8866,20 @@ var redisDocs = map[string]redisDoc{
 			"O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$6\r\nunlink\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+			"+@keyspace\r\n+@write\r\n+@fast\r\n~2\r\n$26\r\n" +
+			"request_policy:multi_shard\r\n$23\r\nresponse_policy:agg_sum\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RM\r\n+delete\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$93\r\n" +
+			"Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.\r\n" +
+			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$207\r\n" +
+			"O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "keyspace write fast",
 	},
@@ -5066,6 +8893,15 @@ var redisDocs = map[string]redisDoc{
 			"O(N) where N is the number of clients already subscribed to a channel.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
+		info3: "$11\r\nunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$56\r\n" +
+			"Stop listening for messages posted to the given channels\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
+			"complexity\r\n$70\r\n" +
+			"O(N) where N is the number of clients already subscribed to a channel.\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "pubsub slow",
 	},
@@ -5074,6 +8910,12 @@ var redisDocs = map[string]redisDoc{
 			"+allow_busy\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n+@transaction\r\n*0\r\n" +
 			"*0\r\n",
 		docs: "$7\r\nsummary\r\n$29\r\nForget about all watched keys\r\n$5\r\n" +
+			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n",
+		info3: "$7\r\nunwatch\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			"+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n+@transaction\r\n~0\r\n" +
+			"~0\r\n",
+		docs3: "$7\r\nsummary\r\n$29\r\nForget about all watched keys\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		docsLen: 8,
@@ -5088,6 +8930,15 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n" +
 			"$11\r\nnumreplicas\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$7\r\n" +
+			"timeout\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$4\r\nwait\r\n:3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
+			"+@connection\r\n~2\r\n$25\r\nrequest_policy:all_shards\r\n$23\r\n" +
+			"response_policy:agg_min\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$108\r\n" +
+			"Wait for the synchronous replication of all the write commands sent in the context of the current connection\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n" +
+			"$11\r\nnumreplicas\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
 			"timeout\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "slow connection",
@@ -5105,6 +8956,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$19\r\nO(1) for every key.\r\n$9\r\narguments\r\n*1\r\n" +
 			"*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$5\r\nwatch\r\n:-2\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+			"+allow_busy\r\n:1\r\n:-1\r\n:1\r\n~2\r\n+@fast\r\n+@transaction\r\n~0\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$67\r\n" +
+			"Watch the given keys to determine execution of the MULTI/EXEC block\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
+			"complexity\r\n$19\r\nO(1) for every key.\r\n$9\r\narguments\r\n*1\r\n" +
+			"%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "fast transaction",
 	},
@@ -5122,6 +8985,19 @@ var redisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\ngroup\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n*6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$4\r\nxack\r\n:-4\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@stream\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+update\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$267\r\n" +
+			"Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$35\r\nO(1) for each message ID processed.\r\n$9\r\n" +
+			"arguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\ngroup\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "write stream fast",
 	},
@@ -5166,6 +9042,46 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n" +
 			"*2\r\n*4\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$4\r\nxadd\r\n:-5\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@stream\r\n+@fast\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$65\r\n" +
+			"UPDATE instead of INSERT because of the optional trimming feature\r\n" +
+			"$5\r\nflags\r\n~2\r\n+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$31\r\nAppends a new entry to a stream\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
+			"$93\r\n" +
+			"O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.\r\n" +
+			"$7\r\nhistory\r\n~2\r\n*2\r\n$5\r\n6.2.0\r\n$80\r\n" +
+			"Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option.\r\n" +
+			"*2\r\n$5\r\n7.0.0\r\n$48\r\n" +
+			"Added support for the `<ms>-*` explicit ID form.\r\n$9\r\n" +
+			"arguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%5\r\n$4\r\nname\r\n$10\r\nnomkstream\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$10\r\nNOMKSTREAM\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n" +
+			"$4\r\ntrim\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$8\r\nstrategy\r\n$4\r\ntype\r\n" +
+			"$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$6\r\nmaxlen\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nMAXLEN\r\n%4\r\n$4\r\n" +
+			"name\r\n$5\r\nminid\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
+			"MINID\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n%4\r\n$4\r\nname\r\n$8\r\noperator\r\n" +
+			"$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$5\r\nequal\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$1\r\n=\r\n%3\r\n$4\r\nname\r\n$13\r\n" +
+			"approximately\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$1\r\n" +
+			"~\r\n%2\r\n$4\r\nname\r\n$9\r\nthreshold\r\n$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n" +
+			"$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\n" +
+			"LIMIT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%3\r\n" +
+			"$4\r\nname\r\n$10\r\nid_or_auto\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$7\r\nauto_id\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$1\r\n*\r\n%2\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n$11\r\nfield_value\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\n" +
+			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 12,
 		cats:    "write stream fast",
 	},
@@ -5192,6 +9108,28 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n$6\r\n" +
 			"justid\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nJUSTID\r\n" +
 			"$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$10\r\nxautoclaim\r\n:-6\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@stream\r\n+@fast\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$125\r\n" +
+			"Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$23\r\nO(1) if COUNT is small.\r\n$7\r\nhistory\r\n~1\r\n" +
+			"*2\r\n$5\r\n7.0.0\r\n$96\r\n" +
+			"Added an element to the reply array, containing deleted entries the command cleared from the PEL\r\n" +
+			"$9\r\narguments\r\n*7\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\ngroup\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$8\r\nconsumer\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$13\r\nmin-idle-time\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
+			"%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n" +
+			"$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$6\r\n" +
+			"justid\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nJUSTID\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "write stream fast",
 	},
@@ -5225,6 +9163,35 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\ntoken\r\n$6\r\nLASTID\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
+		info3: "$6\r\nxclaim\r\n:-6\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@stream\r\n+@fast\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$124\r\n" +
+			"Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$78\r\n" +
+			"O(log N) with N being the number of messages in the PEL of the consumer group.\r\n" +
+			"$9\r\narguments\r\n*11\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\ngroup\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$8\r\nconsumer\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$13\r\nmin-idle-time\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
+			"$5\r\nflags\r\n~1\r\n+multiple\r\n%4\r\n$4\r\nname\r\n$2\r\nms\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\nIDLE\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$22\r\nunix-time-milliseconds\r\n$4\r\n" +
+			"type\r\n$9\r\nunix-time\r\n$5\r\ntoken\r\n$4\r\nTIME\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"$5\r\ntoken\r\n$10\r\nRETRYCOUNT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n" +
+			"$4\r\nname\r\n$5\r\nforce\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$5\r\nFORCE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$6\r\n" +
+			"justid\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nJUSTID\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n$5\r\ntoken\r\n$6\r\nLASTID\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n",
 		docsLen: 10,
 		cats:    "write stream fast",
 	},
@@ -5242,12 +9209,30 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$4\r\nxdel\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@stream\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$178\r\n" +
+			"Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$81\r\n" +
+			"O(1) for each single item to delete in the stream, regardless of the stream size.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "write stream fast",
 	},
 	"xgroup": {
 		info: "$6\r\nxgroup\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$40\r\n" +
+			"A container for consumer groups commands\r\n$5\r\nsince\r\n$5\r\n" +
+			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$22\r\n" +
+			"Depends on subcommand.\r\n",
+		info3: "$6\r\nxgroup\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$40\r\n" +
 			"A container for consumer groups commands\r\n$5\r\nsince\r\n$5\r\n" +
 			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -5275,6 +9260,26 @@ var redisDocs = map[string]redisDoc{
 			"+optional\r\n*8\r\n$4\r\nname\r\n$12\r\nentries_read\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\ntoken\r\n$11\r\nENTRIESREAD\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
+		info3: "$13\r\nxgroup|create\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n:2\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$24\r\nCreate a consumer group.\r\n$5\r\nsince\r\n$5\r\n" +
+			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$40\r\n" +
+			"Added the `entries_read` named argument.\r\n$9\r\narguments\r\n" +
+			"*5\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\ngroupname\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
+			"%3\r\n$4\r\nname\r\n$6\r\nnew_id\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$1\r\n$\r\n%4\r\n$4\r\nname\r\n$8\r\nmkstream\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$8\r\nMKSTREAM\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$12\r\nentries_read\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\ntoken\r\n$11\r\nENTRIESREAD\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n",
 		docsLen: 12,
 		cats:    "write stream slow",
 	},
@@ -5290,6 +9295,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\ngroupname\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n" +
+			"$12\r\nconsumername\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$21\r\nxgroup|createconsumer\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n" +
+			":2\r\n:1\r\n~3\r\n+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$38\r\nCreate a consumer in a consumer group.\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$9\r\ngroupname\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n" +
 			"$12\r\nconsumername\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write stream slow",
@@ -5308,6 +9325,19 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$9\r\ngroupname\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$12\r\nconsumername\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
+		info3: "$18\r\nxgroup|delconsumer\r\n:5\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$40\r\n" +
+			"Delete a consumer from a consumer group.\r\n$5\r\nsince\r\n$5\r\n" +
+			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\ngroupname\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$12\r\nconsumername\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write stream slow",
 	},
@@ -5324,6 +9354,18 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$9\r\ngroupname\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$14\r\nxgroup|destroy\r\n:4\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$25\r\nDestroy a consumer group.\r\n$5\r\nsince\r\n" +
+			"$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$80\r\n" +
+			"O(N) where N is the number of entries in the group's pending entries list (PEL).\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\ngroupname\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write stream slow",
 	},
@@ -5331,6 +9373,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$11\r\nxgroup|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"*2\r\n+@stream\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$11\r\nxgroup|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+			"~2\r\n+@stream\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -5357,12 +9405,36 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$1\r\n$\r\n*8\r\n$4\r\nname\r\n$12\r\n" +
 			"entries_read\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$11\r\n" +
 			"ENTRIESREAD\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$12\r\nxgroup|setid\r\n:-5\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$61\r\n" +
+			"Set a consumer group to an arbitrary last delivered ID value.\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$43\r\n" +
+			"Added the optional `entries_read` argument.\r\n$9\r\n" +
+			"arguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\ngroupname\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%3\r\n$4\r\nname\r\n$6\r\nnew_id\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$1\r\n$\r\n%4\r\n$4\r\nname\r\n$12\r\n" +
+			"entries_read\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$11\r\n" +
+			"ENTRIESREAD\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "write stream slow",
 	},
 	"xinfo": {
 		info: "$5\r\nxinfo\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$45\r\n" +
+			"A container for stream introspection commands\r\n$5\r\nsince\r\n" +
+			"$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$22\r\n" +
+			"Depends on subcommand.\r\n",
+		info3: "$5\r\nxinfo\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"A container for stream introspection commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -5382,6 +9454,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\ngroupname\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$15\r\nxinfo|consumers\r\n:4\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@stream\r\n+@slow\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$38\r\nList the consumers in a consumer group\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
+			"name\r\n$9\r\ngroupname\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "read stream slow",
 	},
@@ -5398,6 +9482,18 @@ var redisDocs = map[string]redisDoc{
 			"Added the `entries-read` and `lag` fields\r\n$9\r\narguments\r\n" +
 			"*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
+		info3: "$12\r\nxinfo|groups\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$36\r\nList the consumer groups of a stream\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
+			"Added the `entries-read` and `lag` fields\r\n$9\r\narguments\r\n" +
+			"*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
+			"key_spec_index\r\n:0\r\n",
 		docsLen: 12,
 		cats:    "read stream slow",
 	},
@@ -5405,6 +9501,12 @@ var redisDocs = map[string]redisDoc{
 		info: "$10\r\nxinfo|help\r\n:2\r\n*2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n*2\r\n" +
 			"+@stream\r\n+@slow\r\n*0\r\n*0\r\n",
 		docs: "$7\r\nsummary\r\n$49\r\n" +
+			"Show helpful text about the different subcommands\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n",
+		info3: "$10\r\nxinfo|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+			"+@stream\r\n+@slow\r\n~0\r\n~0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -5429,6 +9531,23 @@ var redisDocs = map[string]redisDoc{
 			"+optional\r\n$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
+		info3: "$12\r\nxinfo|stream\r\n:-3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$30\r\nGet information about a stream\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~2\r\n*2\r\n$5\r\n6.0.0\r\n$26\r\n" +
+			"Added the `FULL` modifier.\r\n*2\r\n$5\r\n7.0.0\r\n$109\r\n" +
+			"Added the `max-deleted-entry-id`, `entries-added`, `recorded-first-entry-id`, `entries-read` and `lag` fields\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%5\r\n$4\r\nname\r\n$4\r\nfull\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$4\r\nFULL\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n",
 		docsLen: 12,
 		cats:    "read stream slow",
 	},
@@ -5442,6 +9561,16 @@ var redisDocs = map[string]redisDoc{
 			"Return the number of entries in a stream\r\n$5\r\nsince\r\n$5\r\n" +
 			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$4\r\nxlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@stream\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$40\r\n" +
+			"Return the number of entries in a stream\r\n$5\r\nsince\r\n$5\r\n" +
+			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
+			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read stream fast",
@@ -5470,6 +9599,29 @@ var redisDocs = map[string]redisDoc{
 			"*4\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n" +
 			"$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*6\r\n$4\r\nname\r\n$8\r\n" +
 			"consumer\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$8\r\nxpending\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@stream\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n" +
+			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$131\r\n" +
+			"Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$364\r\n" +
+			"O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$54\r\n" +
+			"Added the `IDLE` option and exclusive range intervals.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\ngroup\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n$7\r\nfilters\r\n$4\r\ntype\r\n$5\r\n" +
+			"block\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*5\r\n%5\r\n" +
+			"$4\r\nname\r\n$13\r\nmin-idle-time\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n" +
+			"token\r\n$4\r\nIDLE\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
+			"%2\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n" +
+			"$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$8\r\n" +
+			"consumer\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "read stream slow",
 	},
@@ -5491,6 +9643,23 @@ var redisDocs = map[string]redisDoc{
 			"$3\r\nend\r\n$4\r\ntype\r\n$6\r\nstring\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
+		info3: "$6\r\nxrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$84\r\n" +
+			"Return a range of elements in a stream, with IDs matching the specified IDs interval\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$158\r\n" +
+			"O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$23\r\n" +
+			"Added exclusive ranges.\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n" +
+			"$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n" +
+			"$4\r\nname\r\n$5\r\nstart\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n" +
+			"$3\r\nend\r\n$4\r\ntype\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "read stream slow",
 	},
@@ -5516,6 +9685,27 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n" +
 			"+multiple\r\n*6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
+		info3: "$5\r\nxread\r\n:-4\r\n~3\r\n+readonly\r\n+blocking\r\n+movablekeys\r\n" +
+			":0\r\n:0\r\n:0\r\n~4\r\n+@read\r\n+@stream\r\n+@slow\r\n+@blocking\r\n~0\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$7\r\n" +
+			"STREAMS\r\n$9\r\nstartfrom\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n" +
+			":1\r\n$5\r\nlimit\r\n:2\r\n",
+		docs3: "$7\r\nsummary\r\n$129\r\n" +
+			"Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$272\r\n" +
+			"For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"%4\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"$5\r\ntoken\r\n$5\r\nBLOCK\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\n" +
+			"name\r\n$7\r\nstreams\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$7\r\n" +
+			"STREAMS\r\n$9\r\narguments\r\n*2\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n" +
+			"+multiple\r\n%3\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
+			"flags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read stream slow blocking",
 	},
@@ -5546,6 +9736,32 @@ var redisDocs = map[string]redisDoc{
 			"$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$10\r\nxreadgroup\r\n:-7\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n" +
+			":0\r\n:0\r\n:0\r\n~4\r\n+@write\r\n+@stream\r\n+@slow\r\n+@blocking\r\n~0\r\n" +
+			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
+			"%2\r\n$4\r\ntype\r\n$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$7\r\n" +
+			"STREAMS\r\n$9\r\nstartfrom\r\n:4\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n" +
+			":1\r\n$5\r\nlimit\r\n:2\r\n",
+		docs3: "$7\r\nsummary\r\n$134\r\n" +
+			"Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$321\r\n" +
+			"For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%4\r\n$4\r\nname\r\n$14\r\ngroup_consumer\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nGROUP\r\n$9\r\narguments\r\n*2\r\n" +
+			"%2\r\n$4\r\nname\r\n$5\r\ngroup\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\n" +
+			"name\r\n$8\r\nconsumer\r\n$4\r\ntype\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n" +
+			"$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nBLOCK\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n%4\r\n$4\r\nname\r\n$5\r\nnoack\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nNOACK\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$7\r\nstreams\r\n$4\r\ntype\r\n$5\r\nblock\r\n" +
+			"$5\r\ntoken\r\n$7\r\nSTREAMS\r\n$9\r\narguments\r\n*2\r\n%4\r\n$4\r\nname\r\n" +
+			"$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\n" +
+			"flags\r\n~1\r\n+multiple\r\n%3\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "write stream slow blocking",
 	},
@@ -5566,6 +9782,23 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"start\r\n$4\r\ntype\r\n$6\r\nstring\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n" +
+			"+optional\r\n",
+		info3: "$9\r\nxrevrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
+			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
+			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
+			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$151\r\n" +
+			"Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$152\r\n" +
+			"O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$23\r\n" +
+			"Added exclusive ranges.\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n" +
+			"$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n" +
+			"$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"start\r\n$4\r\ntype\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n" +
 			"+optional\r\n",
 		docsLen: 12,
 		cats:    "read stream slow",
@@ -5590,6 +9823,25 @@ var redisDocs = map[string]redisDoc{
 			"$20\r\nmax_deleted_entry_id\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"token\r\n$12\r\nMAXDELETEDID\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
+		info3: "$6\r\nxsetid\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@stream\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$49\r\n" +
+			"An internal command for replicating stream values\r\n$5\r\n" +
+			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
+			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$63\r\n" +
+			"Added the `entries_added` and `max_deleted_entry_id` arguments.\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\nlast-id\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$13\r\nentries_added\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$12\r\nENTRIESADDED\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n" +
+			"$20\r\nmax_deleted_entry_id\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
+			"token\r\n$12\r\nMAXDELETEDID\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "write stream fast",
 	},
@@ -5622,6 +9874,34 @@ var redisDocs = map[string]redisDoc{
 			"$6\r\nstring\r\n*10\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\n" +
 			"flags\r\n*1\r\n+optional\r\n",
+		info3: "$5\r\nxtrim\r\n:-4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@stream\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n" +
+			"%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$67\r\n" +
+			"Trims the stream to (approximately if '~' is passed) a certain size\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
+			"complexity\r\n$208\r\n" +
+			"O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$59\r\n" +
+			"Added the `MINID` trimming strategy and the `LIMIT` option.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$4\r\ntrim\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$8\r\n" +
+			"strategy\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$6\r\nmaxlen\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$6\r\nMAXLEN\r\n%4\r\n$4\r\nname\r\n$5\r\nminid\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$5\r\nMINID\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n" +
+			"%4\r\n$4\r\nname\r\n$8\r\noperator\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$5\r\n" +
+			"equal\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$1\r\n=\r\n%3\r\n" +
+			"$4\r\nname\r\n$13\r\napproximately\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
+			"$5\r\ntoken\r\n$1\r\n~\r\n%2\r\n$4\r\nname\r\n$9\r\nthreshold\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "write stream slow",
 	},
@@ -5660,6 +9940,40 @@ var redisDocs = map[string]redisDoc{
 			"*1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$5\r\nscore\r\n" +
 			"$4\r\ntype\r\n$6\r\ndouble\r\n*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
+		info3: "$4\r\nzadd\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
+			"~2\r\n+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$81\r\n" +
+			"Add one or more members to a sorted set, or update its score if it already exists\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$83\r\n" +
+			"O(log(N)) for each item added, where N is the number of elements in the sorted set.\r\n" +
+			"$7\r\nhistory\r\n~3\r\n*2\r\n$5\r\n2.4.0\r\n$26\r\n" +
+			"Accepts multiple elements.\r\n*2\r\n$5\r\n3.0.2\r\n$46\r\n" +
+			"Added the `XX`, `NX`, `CH` and `INCR` options.\r\n*2\r\n$5\r\n" +
+			"6.2.0\r\n$32\r\nAdded the `GT` and `LT` options.\r\n$9\r\n" +
+			"arguments\r\n*6\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%5\r\n$4\r\nname\r\n$9\r\ncondition\r\n$4\r\n" +
+			"type\r\n$5\r\noneof\r\n$5\r\nsince\r\n$5\r\n3.0.2\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$2\r\nnx\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nNX\r\n%3\r\n$4\r\nname\r\n" +
+			"$2\r\nxx\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nXX\r\n%5\r\n" +
+			"$4\r\nname\r\n$10\r\ncomparison\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\nsince\r\n" +
+			"$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$2\r\nGT\r\n%3\r\n$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$2\r\nLT\r\n%5\r\n$4\r\nname\r\n$6\r\nchange\r\n" +
+			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nCH\r\n$5\r\nsince\r\n" +
+			"$5\r\n3.0.2\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$9\r\n" +
+			"increment\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nINCR\r\n" +
+			"$5\r\nsince\r\n$5\r\n3.0.2\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%4\r\n$4\r\n" +
+			"name\r\n$12\r\nscore_member\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n" +
+			"~1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$5\r\nscore\r\n" +
+			"$4\r\ntype\r\n$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n",
 		docsLen: 12,
 		cats:    "write sortedset fast",
 	},
@@ -5674,6 +9988,17 @@ var redisDocs = map[string]redisDoc{
 			"Get the number of members in a sorted set\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
+			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
+		info3: "$5\r\nzcard\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n" +
+			"+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n" +
+			"%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n" +
+			"$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
+			":0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"Get the number of members in a sorted set\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n$4\r\n" +
+			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
 		docsLen: 10,
 		cats:    "read sortedset fast",
@@ -5694,6 +10019,21 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$6\r\ndouble\r\n*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
 			"double\r\n",
+		info3: "$6\r\nzcount\r\n:4\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$69\r\n" +
+			"Count the members in a sorted set with scores within the given values\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$64\r\n" +
+			"O(log(N)) with N being the number of elements in the sorted set.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
+			"type\r\n$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
+			"double\r\n",
 		docsLen: 10,
 		cats:    "read sortedset fast",
 	},
@@ -5713,6 +10053,21 @@ var redisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n*8\r\n$4\r\n" +
 			"name\r\n$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$5\r\nzdiff\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
+			"~3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
+			"~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$29\r\nSubtract multiple sorted sets\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$155\r\n" +
+			"O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%4\r\n$4\r\n" +
+			"name\r\n$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$10\r\nWITHSCORES\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read sortedset slow",
 	},
@@ -5737,6 +10092,26 @@ var redisDocs = map[string]redisDoc{
 			"numkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\nflags\r\n*1\r\n" +
 			"+multiple\r\n",
+		info3: "$10\r\nzdiffstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
+			":1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n" +
+			"$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$77\r\n" +
+			"Subtract multiple sorted sets and store the resulting sorted set in a new key\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$155\r\n" +
+			"O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$11\r\ndestination\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
+			"numkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\nflags\r\n~1\r\n" +
+			"+multiple\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow",
 	},
@@ -5755,6 +10130,21 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$9\r\nincrement\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n",
+		info3: "$7\r\nzincrby\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
+			"~3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Increment the score of a member in a sorted set\r\n$5\r\n" +
+			"since\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$62\r\n" +
+			"O(log(N)) where N is the number of elements in the sorted set.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$9\r\nincrement\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "write sortedset fast",
@@ -5783,6 +10173,29 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n*8\r\n$4\r\nname\r\n" +
 			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$6\r\nzinter\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
+			"~3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
+			"~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$30\r\nIntersect multiple sorted sets\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$177\r\n" +
+			"O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%4\r\n$4\r\n" +
+			"name\r\n$6\r\nweight\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$7\r\n" +
+			"WEIGHTS\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n%5\r\n$4\r\n" +
+			"name\r\n$9\r\naggregate\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\ntoken\r\n$9\r\n" +
+			"AGGREGATE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*3\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nsum\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nSUM\r\n%3\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nMIN\r\n%3\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n%4\r\n$4\r\nname\r\n" +
+			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read sortedset slow",
 	},
@@ -5803,6 +10216,22 @@ var redisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n*8\r\n$4\r\n" +
 			"name\r\n$5\r\nlimit\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\n" +
 			"LIMIT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$10\r\nzintercard\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n" +
+			":0\r\n~3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$71\r\n" +
+			"Intersect multiple sorted sets and return the cardinality of the result\r\n" +
+			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$102\r\n" +
+			"O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%4\r\n$4\r\n" +
+			"name\r\n$5\r\nlimit\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\n" +
+			"LIMIT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read sortedset slow",
 	},
@@ -5834,6 +10263,33 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nSUM\r\n*6\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMIN\r\n*6\r\n$4\r\nname\r\n" +
 			"$3\r\nmax\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n",
+		info3: "$11\r\nzinterstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
+			":1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n" +
+			"$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$78\r\n" +
+			"Intersect multiple sorted sets and store the resulting sorted set in a new key\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$177\r\n" +
+			"O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$11\r\ndestination\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
+			"numkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\nflags\r\n~1\r\n" +
+			"+multiple\r\n%4\r\n$4\r\nname\r\n$6\r\nweight\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\ntoken\r\n$7\r\nWEIGHTS\r\n$5\r\nflags\r\n~2\r\n+optional\r\n" +
+			"+multiple\r\n%5\r\n$4\r\nname\r\n$9\r\naggregate\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\ntoken\r\n$9\r\nAGGREGATE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nsum\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nSUM\r\n%3\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMIN\r\n%3\r\n$4\r\nname\r\n" +
+			"$3\r\nmax\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow",
 	},
@@ -5852,6 +10308,21 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
+		info3: "$9\r\nzlexcount\r\n:4\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$81\r\n" +
+			"Count the number of members in a sorted set between a given lexicographical range\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$64\r\n" +
+			"O(log(N)) with N being the number of elements in the sorted set.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
 		docsLen: 10,
 		cats:    "read sortedset fast",
@@ -5877,6 +10348,26 @@ var redisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
+		info3: "$5\r\nzmpop\r\n:-4\r\n~2\r\n+write\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
+			"+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$53\r\n" +
+			"Remove and return members with scores in a sorted set\r\n$5\r\n" +
+			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$151\r\n" +
+			"O(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.\r\n" +
+			"$9\r\narguments\r\n*4\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%3\r\n$4\r\n" +
+			"name\r\n$5\r\nwhere\r\n$4\r\ntype\r\n$5\r\noneof\r\n$9\r\narguments\r\n*2\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nMIN\r\n%3\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
+			"~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow",
 	},
@@ -5895,6 +10386,20 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
+		info3: "$7\r\nzmscore\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$63\r\n" +
+			"Get the score associated with the given members in a sorted set\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$54\r\n" +
+			"O(N) where N is the number of members being requested.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
+			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n",
 		docsLen: 10,
 		cats:    "read sortedset fast",
 	},
@@ -5913,6 +10418,20 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$7\r\nzpopmax\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$65\r\n" +
+			"Remove and return members with the highest scores in a sorted set\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$109\r\n" +
+			"O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "write sortedset fast",
 	},
@@ -5931,6 +10450,20 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$7\r\nzpopmin\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
+			"+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$64\r\n" +
+			"Remove and return members with the lowest scores in a sorted set\r\n" +
+			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$109\r\n" +
+			"O(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.\r\n" +
+			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "write sortedset fast",
 	},
@@ -5953,6 +10486,24 @@ var redisDocs = map[string]redisDoc{
 			"*2\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n" +
 			"$4\r\nname\r\n$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$11\r\nzrandmember\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@slow\r\n~1\r\n$23\r\n" +
+			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$53\r\n" +
+			"Get one or multiple random elements from a sorted set\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$47\r\n" +
+			"O(N) where N is the number of elements returned\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%4\r\n$4\r\nname\r\n$7\r\noptions\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n" +
+			"$4\r\nname\r\n$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$10\r\nWITHSCORES\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read sortedset slow",
 	},
@@ -5986,6 +10537,34 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n$4\r\nname\r\n$10\r\nwithscores\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$10\r\nWITHSCORES\r\n$5\r\n" +
 			"flags\r\n*1\r\n+optional\r\n",
+		info3: "$6\r\nzrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$41\r\n" +
+			"Return a range of members in a sorted set\r\n$5\r\nsince\r\n$5\r\n" +
+			"1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n$104\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$56\r\n" +
+			"Added the `REV`, `BYSCORE`, `BYLEX` and `LIMIT` options.\r\n" +
+			"$9\r\narguments\r\n*7\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n%5\r\n$4\r\nname\r\n$6\r\nsortby\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n" +
+			"*2\r\n%3\r\n$4\r\nname\r\n$7\r\nbyscore\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
+			"$5\r\ntoken\r\n$7\r\nBYSCORE\r\n%3\r\n$4\r\nname\r\n$5\r\nbylex\r\n$4\r\ntype\r\n" +
+			"$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nBYLEX\r\n%5\r\n$4\r\nname\r\n$3\r\n" +
+			"rev\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nREV\r\n$5\r\n" +
+			"since\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%6\r\n$4\r\nname\r\n" +
+			"$12\r\noffset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\n" +
+			"LIMIT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\n" +
+			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n%2\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"%4\r\n$4\r\nname\r\n$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
+			"$5\r\ntoken\r\n$10\r\nWITHSCORES\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 12,
 		cats:    "read sortedset slow",
 	},
@@ -6010,6 +10589,27 @@ var redisDocs = map[string]redisDoc{
 			"offset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n" +
 			"$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n" +
 			"$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
+			"count\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$11\r\nzrangebylex\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$67\r\n" +
+			"Return a range of members in a sorted set, by lexicographical range\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$217\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$34\r\n" +
+			"`ZRANGE` with the `BYLEX` argument\r\n$9\r\narguments\r\n*4\r\n%3\r\n" +
+			"$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n" +
+			":0\r\n%2\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\n" +
+			"name\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$12\r\n" +
+			"offset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n" +
+			"$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
 			"count\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 16,
 		cats:    "read sortedset slow",
@@ -6039,6 +10639,31 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n",
+		info3: "$13\r\nzrangebyscore\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$51\r\n" +
+			"Return a range of members in a sorted set, by score\r\n$5\r\n" +
+			"since\r\n$5\r\n1.0.5\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$217\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$36\r\n" +
+			"`ZRANGE` with the `BYSCORE` argument\r\n$7\r\nhistory\r\n~1\r\n*2\r\n" +
+			"$5\r\n2.0.0\r\n$32\r\nAdded the `WITHSCORES` modifier.\r\n$9\r\n" +
+			"arguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\ntype\r\n" +
+			"$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\ndouble\r\n" +
+			"%5\r\n$4\r\nname\r\n$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
+			"$5\r\ntoken\r\n$10\r\nWITHSCORES\r\n$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$12\r\noffset_count\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n",
 		docsLen: 18,
 		cats:    "read sortedset slow",
@@ -6074,6 +10699,36 @@ var redisDocs = map[string]redisDoc{
 			"+optional\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n",
+		info3: "$11\r\nzrangestore\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n" +
+			"~3\r\n+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n" +
+			"~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
+			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$57\r\n" +
+			"Store a range of members from sorted set into another key\r\n" +
+			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$127\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.\r\n" +
+			"$9\r\narguments\r\n*7\r\n%3\r\n$4\r\nname\r\n$3\r\ndst\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$3\r\nsrc\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n%2\r\n$4\r\nname\r\n$3\r\n" +
+			"min\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%4\r\n$4\r\nname\r\n$6\r\nsortby\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%3\r\n" +
+			"$4\r\nname\r\n$7\r\nbyscore\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$7\r\nBYSCORE\r\n%3\r\n$4\r\nname\r\n$5\r\nbylex\r\n$4\r\ntype\r\n" +
+			"$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nBYLEX\r\n%4\r\n$4\r\nname\r\n$3\r\n" +
+			"rev\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nREV\r\n$5\r\n" +
+			"flags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$12\r\noffset_count\r\n$4\r\n" +
+			"type\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow",
 	},
@@ -6090,6 +10745,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$9\r\nO(log(N))\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\n" +
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$5\r\nzrank\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$47\r\n" +
+			"Determine the index of a member in a sorted set\r\n$5\r\n" +
+			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$9\r\nO(log(N))\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%2\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "read sortedset fast",
 	},
@@ -6110,6 +10777,22 @@ var redisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*6\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
 			"*1\r\n+multiple\r\n",
+		info3: "$4\r\nzrem\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+			"+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
+			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$44\r\n" +
+			"Remove one or more members from a sorted set\r\n$5\r\nsince\r\n" +
+			"$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n" +
+			"$109\r\n" +
+			"O(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.\r\n" +
+			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.4.0\r\n$26\r\n" +
+			"Accepts multiple elements.\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%3\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
+			"~1\r\n+multiple\r\n",
 		docsLen: 12,
 		cats:    "write sortedset fast",
 	},
@@ -6128,6 +10811,21 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
+			"string\r\n",
+		info3: "$14\r\nzremrangebylex\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$74\r\n" +
+			"Remove all members in a sorted set between the given lexicographical range\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$120\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
+			"type\r\n$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow",
@@ -6148,6 +10846,21 @@ var redisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
+		info3: "$15\r\nzremrangebyrank\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$59\r\n" +
+			"Remove all members in a sorted set within the given indexes\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$120\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
+			"type\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow",
 	},
@@ -6166,6 +10879,21 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$6\r\ndouble\r\n*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
+			"double\r\n",
+		info3: "$16\r\nzremrangebyscore\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RW\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$58\r\n" +
+			"Remove all members in a sorted set within the given scores\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$120\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
+			"type\r\n$6\r\ndouble\r\n%2\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
 			"double\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow",
@@ -6190,6 +10918,25 @@ var redisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n$4\r\nname\r\n" +
 			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$9\r\nzrevrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
+			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
+			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
+			"limit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$89\r\n" +
+			"Return a range of members in a sorted set, by index, with scores ordered from high to low\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$104\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$32\r\n" +
+			"`ZRANGE` with the `REV` argument\r\n$9\r\narguments\r\n*4\r\n%3\r\n" +
+			"$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n" +
+			":0\r\n%2\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n" +
+			"$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n" +
+			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 16,
 		cats:    "read sortedset slow",
 	},
@@ -6214,6 +10961,27 @@ var redisDocs = map[string]redisDoc{
 			"*10\r\n$4\r\nname\r\n$12\r\noffset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n" +
 			"token\r\n$5\r\nLIMIT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n" +
 			"*2\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n" +
+			"$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$14\r\nzrevrangebylex\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$106\r\n" +
+			"Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$217\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$45\r\n" +
+			"`ZRANGE` with the `REV` and `BYLEX` arguments\r\n$9\r\n" +
+			"arguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n" +
+			"$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
+			"%5\r\n$4\r\nname\r\n$12\r\noffset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\n" +
+			"token\r\n$5\r\nLIMIT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n" +
+			"*2\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n" +
 			"$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 16,
 		cats:    "read sortedset slow",
@@ -6244,6 +11012,31 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n" +
 			"$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"count\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
+		info3: "$16\r\nzrevrangebyscore\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$89\r\n" +
+			"Return a range of members in a sorted set, by score, with scores ordered from high to low\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$217\r\n" +
+			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).\r\n" +
+			"$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\ndeprecated_since\r\n$5\r\n" +
+			"6.2.0\r\n$11\r\nreplaced_by\r\n$47\r\n" +
+			"`ZRANGE` with the `REV` and `BYSCORE` arguments\r\n$7\r\n" +
+			"history\r\n~1\r\n*2\r\n$5\r\n2.1.6\r\n$33\r\n" +
+			"`min` and `max` can be exclusive.\r\n$9\r\narguments\r\n*5\r\n%3\r\n" +
+			"$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n" +
+			":0\r\n%2\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\ndouble\r\n%2\r\n$4\r\n" +
+			"name\r\n$3\r\nmin\r\n$4\r\ntype\r\n$6\r\ndouble\r\n%4\r\n$4\r\nname\r\n$10\r\n" +
+			"withscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$10\r\n" +
+			"WITHSCORES\r\n$5\r\nflags\r\n~1\r\n+optional\r\n%5\r\n$4\r\nname\r\n$12\r\n" +
+			"offset_count\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n" +
+			"$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n" +
+			"$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
+			"count\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
 		docsLen: 18,
 		cats:    "read sortedset slow",
 	},
@@ -6260,6 +11053,18 @@ var redisDocs = map[string]redisDoc{
 			"complexity\r\n$9\r\nO(log(N))\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\n" +
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$8\r\nzrevrank\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$85\r\n" +
+			"Determine the index of a member in a sorted set, with scores ordered from high to low\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$9\r\nO(log(N))\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
+			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
+			"%2\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "read sortedset fast",
 	},
@@ -6281,6 +11086,23 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
 			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$5\r\nzscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+			"+@sortedset\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n" +
+			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
+			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$64\r\n" +
+			"Incrementally iterate sorted sets elements and associated scores\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$170\r\n" +
+			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..\r\n" +
+			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
+			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$6\r\ncursor\r\n" +
+			"$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\n" +
+			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n~1\r\n" +
+			"+optional\r\n%4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
+			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read sortedset slow",
 	},
@@ -6296,6 +11118,18 @@ var redisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
+			"name\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
+		info3: "$6\r\nzscore\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
+			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
+			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
+			"$5\r\nlimit\r\n:0\r\n",
+		docs3: "$7\r\nsummary\r\n$62\r\n" +
+			"Get the score associated with the given member in a sorted set\r\n" +
+			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
+			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
 			"name\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
 		docsLen: 10,
 		cats:    "read sortedset fast",
@@ -6323,6 +11157,28 @@ var redisDocs = map[string]redisDoc{
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n*8\r\n$4\r\nname\r\n" +
 			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
+		info3: "$6\r\nzunion\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
+			"~3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
+			"~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
+			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
+			"type\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$24\r\nAdd multiple sorted sets\r\n$5\r\nsince\r\n$5\r\n" +
+			"6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n$140\r\n" +
+			"O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
+			"$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
+			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n~1\r\n+multiple\r\n%4\r\n$4\r\n" +
+			"name\r\n$6\r\nweight\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$7\r\n" +
+			"WEIGHTS\r\n$5\r\nflags\r\n~2\r\n+optional\r\n+multiple\r\n%5\r\n$4\r\n" +
+			"name\r\n$9\r\naggregate\r\n$4\r\ntype\r\n$5\r\noneof\r\n$5\r\ntoken\r\n$9\r\n" +
+			"AGGREGATE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n$9\r\narguments\r\n*3\r\n" +
+			"%3\r\n$4\r\nname\r\n$3\r\nsum\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
+			"token\r\n$3\r\nSUM\r\n%3\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nMIN\r\n%3\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n%4\r\n$4\r\nname\r\n" +
+			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
+			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
 		docsLen: 10,
 		cats:    "read sortedset slow",
 	},
@@ -6353,6 +11209,33 @@ var redisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*3\r\n*6\r\n$4\r\nname\r\n$3\r\nsum\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nSUM\r\n*6\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMIN\r\n*6\r\n$4\r\nname\r\n" +
+			"$3\r\nmax\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n",
+		info3: "$11\r\nzunionstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
+			":1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n" +
+			"$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
+			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
+			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
+			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n%3\r\n$5\r\n" +
+			"flags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
+			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n" +
+			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
+			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
+		docs3: "$7\r\nsummary\r\n$72\r\n" +
+			"Add multiple sorted sets and store the resulting sorted set in a new key\r\n" +
+			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
+			"complexity\r\n$140\r\n" +
+			"O(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.\r\n" +
+			"$9\r\narguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$11\r\ndestination\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
+			"numkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
+			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\nflags\r\n~1\r\n" +
+			"+multiple\r\n%4\r\n$4\r\nname\r\n$6\r\nweight\r\n$4\r\ntype\r\n$7\r\n" +
+			"integer\r\n$5\r\ntoken\r\n$7\r\nWEIGHTS\r\n$5\r\nflags\r\n~2\r\n+optional\r\n" +
+			"+multiple\r\n%5\r\n$4\r\nname\r\n$9\r\naggregate\r\n$4\r\ntype\r\n$5\r\n" +
+			"oneof\r\n$5\r\ntoken\r\n$9\r\nAGGREGATE\r\n$5\r\nflags\r\n~1\r\n+optional\r\n" +
+			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nsum\r\n$4\r\ntype\r\n$10\r\n" +
+			"pure-token\r\n$5\r\ntoken\r\n$3\r\nSUM\r\n%3\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
+			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMIN\r\n%3\r\n$4\r\nname\r\n" +
 			"$3\r\nmax\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n",
 		docsLen: 10,
 		cats:    "write sortedset slow",

@@ -384,7 +384,7 @@ func cmdConfigGet(x *Ctx) {
 			}
 		}
 	}
-	x.W.Array(2 * len(out))
+	x.W.Map(len(out))
 	for _, m := range out {
 		x.W.BulkString(m.key)
 		x.W.BulkString(m.p.get(x.E.Cfg))

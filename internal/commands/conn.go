@@ -129,22 +129,21 @@ func cmdHello(x *Ctx) {
 		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
-	// limitkv speaks RESP2 only; clients such as go-redis v9 take this
-	// refusal of RESP3 as "stay on RESP2".
-	if ver == 3 {
-		x.W.Error(ErrNoProto)
-		return
-	}
 	if name != nil {
 		x.C.Name = string(name)
 	}
-	x.W.Array(14)
+	if ver != 0 {
+		// The reply itself is in the new protocol, as in Redis.
+		x.C.Proto = int(ver)
+		x.W.SetRESP3(ver == 3)
+	}
+	x.W.Map(7)
 	x.W.BulkString("server")
 	x.W.BulkString("redis")
 	x.W.BulkString("version")
 	x.W.BulkString(RedisVersion)
 	x.W.BulkString("proto")
-	x.W.Int(2)
+	x.W.Int(int64(x.C.Resp()))
 	x.W.BulkString("id")
 	x.W.Int(x.C.ID)
 	x.W.BulkString("mode")
@@ -172,5 +171,7 @@ func cmdReset(x *Ctx) {
 	c.DB = 0
 	c.Name = ""
 	c.Authed = !x.E.Cfg.AuthRequired()
+	c.Proto = 2
+	x.W.SetRESP3(false)
 	x.W.Simple("RESET")
 }

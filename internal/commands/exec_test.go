@@ -80,7 +80,7 @@ func TestDispatch(t *testing.T) {
 		{[]string{"SELECT", "16"}, errReply(ErrDBIndex)},
 		{[]string{"SELECT", "x"}, errReply(ErrNotInt)},
 		{[]string{"SELECT", "1"}, okReply},
-		{[]string{"HELLO", "3"}, errReply(ErrNoProto)},
+		{[]string{"HELLO", "4"}, errReply(ErrNoProto)},
 		{[]string{"AUTH", "x"}, errReply(ErrNoPasswordSet)},
 	}
 	for _, tc := range tests {

@@ -70,7 +70,7 @@ func cmdInfo(x *Ctx) {
 		b.s = append(b.s, "\r\n"...)
 		sec.produce(x, b)
 	}
-	x.W.Bulk(b.s)
+	x.W.Verbatim("txt", string(b.s))
 }
 
 type infoBuf struct{ s []byte }

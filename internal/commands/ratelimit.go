@@ -167,7 +167,7 @@ func (res *rlResult) reply(x *Ctx, r *rlRequest) {
 	if res.allowed {
 		allowed = 1
 	}
-	x.W.Array(12)
+	x.W.Map(6) // a map in RESP3
 	x.W.BulkString("allowed")
 	x.W.Int(allowed)
 	x.W.BulkString("count")

@@ -418,13 +418,18 @@ func setWasNoop(args [][]byte, reply []byte) bool {
 			get = true
 		}
 	}
-	isNil := bytes.Equal(reply, []byte("$-1\r\n"))
+	isNil := isNullReply(reply)
 	if !get {
 		return isNil
 	}
 	// With GET the reply is the old value: NX did nothing if there was one,
 	// XX did nothing if there was none.
 	return (nx && !isNil) || (xx && isNil)
+}
+
+// isNullReply reports whether reply is a null in either protocol.
+func isNullReply(reply []byte) bool {
+	return bytes.Equal(reply, []byte("$-1\r\n")) || bytes.Equal(reply, []byte("_\r\n"))
 }
 
 // zaddWasNoop tells from ZADD's options and reply whether it changed
@@ -445,7 +450,7 @@ func zaddWasNoop(args [][]byte, reply []byte) bool {
 	}
 done:
 	if incr {
-		return bytes.Equal(reply, []byte("$-1\r\n"))
+		return isNullReply(reply)
 	}
 	return ch && bytes.Equal(reply, []byte(":0\r\n"))
 }

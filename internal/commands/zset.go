@@ -137,10 +137,33 @@ var zsetCommands = []*Command{
 // keep it (Score, Remove, Rank, map probes).
 func zview(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-// zReplyScore writes a score as Redis's addReplyDouble does in RESP2.
-func zReplyScore(w *resp.Writer, sc float64) {
-	var buf [32]byte
-	w.Bulk(num.AppendFloat(buf[:0], sc))
+// zReplyScore writes a score as Redis's addReplyDouble does: a bulk string
+// in RESP2, a double in RESP3.
+func zReplyScore(w *resp.Writer, sc float64) { w.Double(sc) }
+
+// zPairsHeader writes the header of a reply of n members, with their scores
+// if withScores: one flat array in RESP2, an array of [member, score] pairs
+// in RESP3 (each opened by zPairStart), as Redis 7.0 replies WITHSCORES.
+func zPairsHeader(w *resp.Writer, n int, withScores bool) {
+	if withScores && !w.RESP3() {
+		n *= 2
+	}
+	w.Array(n)
+}
+
+// zPairStart opens one member's pair in a RESP3 WITHSCORES reply.
+func zPairStart(w *resp.Writer, withScores bool) {
+	if withScores && w.RESP3() {
+		w.Array(2)
+	}
+}
+
+// zPairsCount is the header count zPairsHeader writes, for placeholders.
+func zPairsCount(w *resp.Writer, n int, withScores bool) int {
+	if withScores && !w.RESP3() {
+		return 2 * n
+	}
+	return n
 }
 
 // zsetOf returns the sorted set held by e (nil for a missing key), or
@@ -600,10 +623,6 @@ func zrandWithCount(x *Ctx, l int64, withScores bool) {
 		return
 	}
 	size := s.Len()
-	per := 1
-	if withScores {
-		per = 2
-	}
 	if l < 0 || l == 1 {
 		count := uint64(1)
 		if l < 0 {
@@ -613,7 +632,7 @@ func zrandWithCount(x *Ctx, l int64, withScores bool) {
 			x.W.Error(ErrValueOutOfRange)
 			return
 		}
-		x.W.Array(int(count) * per)
+		zPairsHeader(x.W, int(count), withScores)
 		var z zrandPicker
 		for count > 0 {
 			k := int(min(count, zrandSampleLimit))
@@ -628,9 +647,10 @@ func zrandWithCount(x *Ctx, l int64, withScores bool) {
 		return
 	}
 	count := int(min(l, int64(size)))
-	x.W.Array(count * per)
+	zPairsHeader(x.W, count, withScores)
 	if count == size {
 		s.RangeByRank(0, size-1, true, func(m []byte, sc float64) bool {
+			zPairStart(x.W, withScores)
 			x.W.Bulk(m)
 			if withScores {
 				zReplyScore(x.W, sc)
@@ -700,6 +720,7 @@ func (z *zrandPicker) emit(x *Ctx, s *zset.Set, withScores bool) {
 		i++
 	})
 	for p := range k {
+		zPairStart(x.W, withScores)
 		x.W.Bulk(z.members[p])
 		if withScores {
 			zReplyScore(x.W, z.scores[p])

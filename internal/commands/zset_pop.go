@@ -49,12 +49,18 @@ func zpopMinMax(x *Ctx, max bool) {
 		x.W.Array(0)
 		return
 	}
+	// RESP3 nests the pairs only when a count was given, as Redis 7.0.
+	nested := x.W.RESP3() && count != -1
 	if count == -1 {
 		count = 1
 	}
 	n := int(min(count, int64(s.Len())))
-	x.W.Array(n * 2)
-	zpop(x, e, s, max, n, false)
+	if nested {
+		x.W.Array(n)
+	} else {
+		x.W.Array(2 * n)
+	}
+	zpop(x, e, s, max, n, nested)
 }
 
 // zpop pops n members from e's set s and writes each as member, score (an

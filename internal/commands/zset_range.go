@@ -50,6 +50,7 @@ func (o *zrangeOut) visit(m []byte, sc float64) bool {
 		}
 		return true
 	}
+	zPairStart(o.x.W, o.withScores)
 	o.x.W.Bulk(m)
 	if o.withScores {
 		zReplyScore(o.x.W, sc)
@@ -154,10 +155,6 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 		return
 	}
 
-	per := 1
-	if withScores {
-		per = 2
-	}
 	switch kind {
 	case zrangeRank:
 		lo, hi, ok := rankRange(start, end, s.Len())
@@ -170,7 +167,7 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 			return
 		}
 		if !store {
-			x.W.Array((hi - lo + 1) * per)
+			zPairsHeader(x.W, hi-lo+1, withScores)
 		}
 		s.RangeByRank(lo, hi, reverse, out.visit)
 		// Redis builds a result longer than zset-max-listpack-entries in a
@@ -190,7 +187,7 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 			s.RangeByScore(sr, reverse, int(offset), int(limit), out.visit)
 		}
 		if !store {
-			x.W.PatchArray(off, out.n*per)
+			x.W.PatchArray(off, zPairsCount(x.W, out.n, withScores))
 		}
 	default:
 		var off int
@@ -199,7 +196,7 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 		}
 		s.RangeByLex(lr, reverse, int(offset), int(limit), out.visit)
 		if !store {
-			x.W.PatchArray(off, out.n*per)
+			x.W.PatchArray(off, zPairsCount(x.W, out.n, withScores))
 		}
 	}
 	if store {

@@ -172,12 +172,9 @@ func zsetOpGeneric(x *Ctx, store bool, op int, cardOnly bool) {
 	if op != zopDiff {
 		zsortPairs(res)
 	}
-	per := 1
-	if withScores {
-		per = 2
-	}
-	x.W.Array(len(res) * per)
+	zPairsHeader(x.W, len(res), withScores)
 	for _, p := range res {
+		zPairStart(x.W, withScores)
 		x.W.BulkString(p.member)
 		if withScores {
 			zReplyScore(x.W, p.score)

@@ -171,7 +171,9 @@ func parseInt(b []byte) int64 {
 // itself would otherwise recurse forever).
 const maxReplyDepth = 1000
 
-// writeReply converts the script's return value to RESP2 as Redis does.
+// writeReply converts the script's return value to a reply as Redis does
+// for a script in RESP2 mode: the writer's protocol (the client's) decides
+// how nulls, doubles, maps, sets and big numbers are written.
 func (vm *VM) writeReply(w *resp.Writer, v glua.LValue, depth int) {
 	switch v := v.(type) {
 	case glua.LString:
@@ -205,11 +207,11 @@ func (vm *VM) writeTable(w *resp.Writer, t *glua.LTable, depth int) {
 		return
 	}
 	if d, ok := t.RawGetString("double").(glua.LNumber); ok {
-		w.BulkString(formatDouble(float64(d)))
+		w.DoubleBytes([]byte(formatDouble(float64(d))))
 		return
 	}
 	if s, ok := t.RawGetString("big_number").(glua.LString); ok {
-		w.BulkString(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(s)))
+		w.BigNumber(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(s)))
 		return
 	}
 	if m, ok := t.RawGetString("map").(*glua.LTable); ok {
@@ -218,9 +220,9 @@ func (vm *VM) writeTable(w *resp.Writer, t *glua.LTable, depth int) {
 		m.ForEach(func(k, v glua.LValue) {
 			vm.writeReply(w, k, depth+1)
 			vm.writeReply(w, v, depth+1)
-			n += 2
+			n++
 		})
-		w.PatchArray(off, n)
+		w.PatchMap(off, n)
 		return
 	}
 	if s, ok := t.RawGetString("set").(*glua.LTable); ok {
@@ -230,7 +232,7 @@ func (vm *VM) writeTable(w *resp.Writer, t *glua.LTable, depth int) {
 			vm.writeReply(w, k, depth+1)
 			n++
 		})
-		w.PatchArray(off, n)
+		w.PatchSet(off, n)
 		return
 	}
 	n := 0

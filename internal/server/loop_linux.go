@@ -291,10 +291,21 @@ func (l *loop) run() {
 			time.Sleep(time.Millisecond)
 			continue
 		}
+		events := l.events[:max(n, 0)]
+		// The eventfd is drained before the control inputs are read, never
+		// after: a wake-up that comes in between then stays pending for
+		// the next epoll_wait instead of being swallowed.
+		for _, ev := range events {
+			if int(ev.Fd) == l.wfd {
+				var b [8]byte
+				unix.Read(l.wfd, b[:])
+				break
+			}
+		}
 		if l.control() {
 			return
 		}
-		l.safeTurn(l.events[:max(n, 0)])
+		l.safeTurn(events)
 	}
 }
 
@@ -368,8 +379,6 @@ func (l *loop) turn(events []unix.EpollEvent) {
 	clear(l.scratch)
 	for _, ev := range events {
 		if int(ev.Fd) == l.wfd {
-			var b [8]byte
-			unix.Read(l.wfd, b[:])
 			continue
 		}
 		c := l.conns[ev.Fd]

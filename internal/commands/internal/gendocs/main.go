@@ -74,76 +74,22 @@ func run(out, addr, server string) error {
 		return fmt.Errorf("redis-server is version %q; limitkv documents Redis 7.0.x", version)
 	}
 
-	infos, err := rc.do("COMMAND", "INFO")
-	if err != nil {
-		return err
-	}
-	docs, err := rc.do("COMMAND", "DOCS")
-	if err != nil {
-		return err
-	}
 	entries := map[string]*entry{}
-	get := func(name string) *entry {
-		e := entries[name]
-		if e == nil {
-			e = &entry{name: name}
-			entries[name] = e
-		}
-		return e
+	if err := collect(rc, entries, false); err != nil {
+		return err
 	}
-	var addInfo func(v *value) error
-	addInfo = func(v *value) error {
-		if v.typ != '*' || len(v.elems) != 10 {
-			return fmt.Errorf("unexpected COMMAND INFO entry %q", v.raw)
-		}
-		e := get(string(v.elems[0].str))
-		for _, el := range v.elems[:9] {
-			e.info = append(e.info, el.raw...)
-		}
-		for _, c := range v.elems[6].elems {
-			e.cats = append(e.cats, strings.TrimPrefix(string(c.str), "@"))
-		}
-		for _, sub := range v.elems[9].elems {
-			if err := addInfo(sub); err != nil {
-				return err
-			}
-		}
-		return nil
+	// The same again in RESP3, whose replies use maps and sets where RESP2
+	// has flat arrays: a RESP3 client gets these bytes.
+	if _, err := rc.do("HELLO", "3"); err != nil {
+		return err
 	}
-	for _, v := range infos.elems {
-		if err := addInfo(v); err != nil {
-			return err
-		}
-	}
-	var addDocs func(m *value) error
-	addDocs = func(m *value) error {
-		if m.typ != '*' || len(m.elems)%2 != 0 {
-			return fmt.Errorf("unexpected COMMAND DOCS map %q", m.raw)
-		}
-		for i := 0; i < len(m.elems); i += 2 {
-			name, doc := string(m.elems[i].str), m.elems[i+1]
-			e := get(name)
-			for j := 0; j < len(doc.elems); j += 2 {
-				if string(doc.elems[j].str) == "subcommands" {
-					if err := addDocs(doc.elems[j+1]); err != nil {
-						return err
-					}
-					continue
-				}
-				e.docs = append(e.docs, doc.elems[j].raw...)
-				e.docs = append(e.docs, doc.elems[j+1].raw...)
-				e.docsLen += 2
-			}
-		}
-		return nil
-	}
-	if err := addDocs(docs); err != nil {
+	if err := collect(rc, entries, true); err != nil {
 		return err
 	}
 
 	names := make([]string, 0, len(entries))
 	for n, e := range entries {
-		if e.info == nil || e.docsLen == 0 {
+		if e.info == nil || e.docsLen == 0 || e.info3 == nil || e.docs3 == nil {
 			return fmt.Errorf("%s: missing COMMAND INFO or DOCS", n)
 		}
 		names = append(names, n)
@@ -159,8 +105,8 @@ func run(out, addr, server string) error {
 	b.WriteString("var redisDocs = map[string]redisDoc{\n")
 	for _, n := range names {
 		e := entries[n]
-		fmt.Fprintf(&b, "\t%q: {\n\t\tinfo: %s,\n\t\tdocs: %s,\n\t\tdocsLen: %d,\n\t\tcats: %q,\n\t},\n",
-			n, quote(e.info), quote(e.docs), e.docsLen, strings.Join(e.cats, " "))
+		fmt.Fprintf(&b, "\t%q: {\n\t\tinfo: %s,\n\t\tdocs: %s,\n\t\tinfo3: %s,\n\t\tdocs3: %s,\n\t\tdocsLen: %d,\n\t\tcats: %q,\n\t},\n",
+			n, quote(e.info), quote(e.docs), quote(e.info3), quote(e.docs3), e.docsLen, strings.Join(e.cats, " "))
 	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
@@ -168,6 +114,85 @@ func run(out, addr, server string) error {
 		return fmt.Errorf("gofmt: %w", err)
 	}
 	return os.WriteFile(out, src, 0o644)
+}
+
+// collect reads COMMAND INFO and COMMAND DOCS on rc and files each
+// command's fragments in entries, as RESP2 or (resp3) RESP3 bytes.
+func collect(rc *client, entries map[string]*entry, resp3 bool) error {
+	infos, err := rc.do("COMMAND", "INFO")
+	if err != nil {
+		return err
+	}
+	docs, err := rc.do("COMMAND", "DOCS")
+	if err != nil {
+		return err
+	}
+	get := func(name string) *entry {
+		e := entries[name]
+		if e == nil {
+			e = &entry{name: name}
+			entries[name] = e
+		}
+		return e
+	}
+	var addInfo func(v *value) error
+	addInfo = func(v *value) error {
+		if v.typ != '*' || len(v.elems) != 10 {
+			return fmt.Errorf("unexpected COMMAND INFO entry %q", v.raw)
+		}
+		e := get(string(v.elems[0].str))
+		if resp3 {
+			for _, el := range v.elems[:9] {
+				e.info3 = append(e.info3, el.raw...)
+			}
+		} else {
+			for _, el := range v.elems[:9] {
+				e.info = append(e.info, el.raw...)
+			}
+			for _, c := range v.elems[6].elems {
+				e.cats = append(e.cats, strings.TrimPrefix(string(c.str), "@"))
+			}
+		}
+		for _, sub := range v.elems[9].elems {
+			if err := addInfo(sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, v := range infos.elems {
+		if err := addInfo(v); err != nil {
+			return err
+		}
+	}
+	var addDocs func(m *value) error
+	addDocs = func(m *value) error {
+		if (m.typ != '*' && m.typ != '%') || len(m.elems)%2 != 0 {
+			return fmt.Errorf("unexpected COMMAND DOCS map %q", m.raw)
+		}
+		for i := 0; i < len(m.elems); i += 2 {
+			name, doc := string(m.elems[i].str), m.elems[i+1]
+			e := get(name)
+			for j := 0; j < len(doc.elems); j += 2 {
+				if string(doc.elems[j].str) == "subcommands" {
+					if err := addDocs(doc.elems[j+1]); err != nil {
+						return err
+					}
+					continue
+				}
+				if resp3 {
+					e.docs3 = append(e.docs3, doc.elems[j].raw...)
+					e.docs3 = append(e.docs3, doc.elems[j+1].raw...)
+					continue
+				}
+				e.docs = append(e.docs, doc.elems[j].raw...)
+				e.docs = append(e.docs, doc.elems[j+1].raw...)
+				e.docsLen += 2
+			}
+		}
+		return nil
+	}
+	return addDocs(docs)
 }
 
 // quote writes s as a Go string literal split after each CRLF, so the file
@@ -196,6 +221,8 @@ type entry struct {
 	name    string
 	info    []byte
 	docs    []byte
+	info3   []byte // the same in RESP3
+	docs3   []byte
 	docsLen int
 	cats    []string
 }
@@ -255,7 +282,7 @@ func (c *client) do(args ...string) (*value, error) {
 	return v, nil
 }
 
-// value is a parsed RESP2 reply with the exact bytes it was read from.
+// value is a parsed RESP2 or RESP3 reply with the exact bytes it was read from.
 type value struct {
 	typ   byte
 	str   []byte
@@ -274,9 +301,10 @@ func parse(r *bufio.Reader) (*value, error) {
 	v := &value{typ: line[0], raw: append([]byte(nil), line...)}
 	body := line[1 : len(line)-2]
 	switch v.typ {
-	case '+', '-', ':':
+	case '+', '-', ':', ',', '#', '(':
 		v.str = append([]byte(nil), body...)
-	case '$':
+	case '_':
+	case '$', '=':
 		n, err := strconv.Atoi(string(body))
 		if err != nil {
 			return nil, err
@@ -289,10 +317,13 @@ func parse(r *bufio.Reader) (*value, error) {
 			v.str = buf[:n]
 			v.raw = append(v.raw, buf...)
 		}
-	case '*':
+	case '*', '~', '%':
 		n, err := strconv.Atoi(string(body))
 		if err != nil {
 			return nil, err
+		}
+		if v.typ == '%' {
+			n *= 2 // a map's elements are its keys and values
 		}
 		for range max(n, 0) {
 			el, err := parse(r)
