@@ -403,7 +403,7 @@ func FuzzBitfield(f *testing.F) {
 				}
 				continue
 			}
-			need := int((off + uint64(width) - 1) >> 3 + 1)
+			need := int((off+uint64(width)-1)>>3 + 1)
 			if len(buf) < need {
 				buf = append(buf, make([]byte, need-len(buf))...)
 			}
