@@ -253,7 +253,7 @@ func cmdBitPos(x *Ctx) {
 		return
 	}
 	if e == nil {
-		x.W.Int(bit - 1) // 0 for a clear bit, -1 for a set one
+		x.W.Int(-bit) // 0 for a clear bit, -1 for a set one
 		return
 	}
 	n := int64(len(v))
