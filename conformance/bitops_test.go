@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -57,6 +58,8 @@ func TestBitopsSetGetBit(t *testing.T) {
 		{Name: "expired key is recreated", Cmds: []Cmd{C("SET", "k", "\xff\xff", "PX", "20"), Sleep(40 * time.Millisecond), C("SETBIT", "k", "3", "1"), C("GET", "k"), C("TTL", "k")}},
 		{Name: "offset limit follows proto-max-bulk-len", Cmds: []Cmd{bitSmallBulk, C("SETBIT", "k", "8388608", "1"), C("SETBIT", "k", "8388607", "1"),
 			C("STRLEN", "k"), C("GETBIT", "k", "8388608"), C("GETBIT", "k", "8388607"), bitBulkReset}},
+		{Name: "growth after a shorter integer", Cmds: []Cmd{C("SET", "k", "100000000000"), C("INCRBY", "k", "-99999999999"), C("SETBIT", "k", "95", "0"), C("GET", "k"),
+			C("SET", "j", "100000000000"), C("DECRBY", "j", "99999999999"), C("BITFIELD", "j", "SET", "u8", "40", "1"), C("GET", "j")}},
 		{Name: "large offset", Cmds: []Cmd{C("SETBIT", "k", "8000000", "1"), C("STRLEN", "k"), C("BITCOUNT", "k"), C("BITPOS", "k", "1"), C("GETBIT", "k", "8000000")}},
 	})
 }
@@ -242,6 +245,39 @@ func TestBitopsSubstrLCS(t *testing.T) {
 		{Name: "lcs memory guard", Cmds: []Cmd{bitSmallBulk, C("SET", "a", strings.Repeat("ab", 300)), C("SET", "b", strings.Repeat("ba", 300)), C("LCS", "a", "b", "LEN"),
 			C("LCS", "a", "b", "IDX", "FOO"), C("SET", "b", strings.Repeat("ba", 100)), C("LCS", "a", "b", "LEN"), C("SET", "b", strings.Repeat("b", 435)),
 			C("LCS", "a", "b", "LEN"), C("SET", "b", strings.Repeat("b", 436)), C("LCS", "a", "b", "LEN"), bitBulkReset}},
+	})
+}
+
+// bitHits compares INFO's keyspace_hits and keyspace_misses, which say
+// which lookups count as reads (lookupKeyRead) and which do not.
+func bitHits() Cmd {
+	stat := func(r *Reply) string {
+		var out []string
+		for _, l := range strings.Split(r.Str, "\r\n") {
+			if strings.HasPrefix(l, "keyspace_hits:") || strings.HasPrefix(l, "keyspace_misses:") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	c := C("INFO", "stats").Check("keyspace hits", func(rds, lkv *Reply) error {
+		if a, b := stat(rds), stat(lkv); a != b || a == "" {
+			return fmt.Errorf("redis %q, limitkv %q", a, b)
+		}
+		return nil
+	})
+	c.where = caller()
+	return c
+}
+
+func TestBitopsKeyspaceStats(t *testing.T) {
+	runCases(t, []Case{
+		{Name: "hits and misses", Cmds: []Cmd{C("SET", "k", "ab"), C("CONFIG", "RESETSTAT"),
+			C("GETBIT", "k", "1"), C("GETBIT", "nokey", "1"), C("BITCOUNT", "k"), C("BITCOUNT", "nokey"), C("BITPOS", "k", "1"), C("BITPOS", "nokey", "1"), bitHits(),
+			C("SETBIT", "k", "1", "1"), C("SETBIT", "n1", "1", "1"), C("BITFIELD", "k", "SET", "u8", "0", "1"), C("BITFIELD", "n2", "INCRBY", "u8", "0", "1"), bitHits(),
+			C("BITFIELD", "k", "GET", "u8", "0"), C("BITFIELD", "nokey", "GET", "u8", "0"), C("BITFIELD_RO", "k", "GET", "u8", "0"), C("BITFIELD_RO", "nokey"), bitHits(),
+			C("BITOP", "AND", "d", "k", "nokey", "k"), C("BITOP", "OR", "d", "nokey"), C("LCS", "k", "nokey"), C("LCS", "k", "d", "LEN"), C("SUBSTR", "k", "0", "1"), bitHits(),
+			C("BITPOS", "k", "2"), C("GETBIT", "k", "-1"), C("BITCOUNT", "k", "x", "y"), C("BITFIELD", "k", "GET", "u99", "0"), C("LCS", "k", "d", "FOO"), bitHits()}},
 	})
 }
 

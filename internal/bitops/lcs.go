@@ -14,21 +14,31 @@ func LCSCells(n, m int) uint64 { return uint64(n+1) * uint64(m+1) }
 func LCSLen(a, b []byte) int {
 	prev := make([]uint32, len(b)+1)
 	cur := make([]uint32, len(b)+1)
-	for i := range a {
-		ai := a[i]
-		for j, bj := range b {
-			switch {
-			case ai == bj:
-				cur[j+1] = prev[j] + 1
-			case prev[j+1] > cur[j]:
-				cur[j+1] = prev[j+1]
-			default:
-				cur[j+1] = cur[j]
-			}
-		}
+	for _, ai := range a {
+		lcsRow(cur[1:], prev, ai, b)
 		prev, cur = cur, prev
 	}
 	return int(prev[len(b)])
+}
+
+// lcsRow fills one row of the table: cur[j] is the cell for b[:j+1] (the
+// row's first cell, always 0, is not in cur) and prev the whole previous
+// row. The slices are cut to len(b) so the compiler drops the bounds
+// checks of the inner loop, which runs len(a)*len(b) times.
+func lcsRow(cur, prev []uint32, ai byte, b []byte) {
+	n := len(b)
+	diag, above, cur := prev[:n], prev[1:n+1], cur[:n]
+	var left uint32
+	for j, bj := range b {
+		v := left
+		if ai == bj {
+			v = diag[j] + 1
+		} else if above[j] > v {
+			v = above[j]
+		}
+		cur[j] = v
+		left = v
+	}
 }
 
 // Match is one run of consecutive matched bytes: a[AStart..AEnd] equals
@@ -47,18 +57,7 @@ func LCS(a, b []byte) ([]byte, []Match) {
 	w := len(b) + 1
 	t := make([]uint32, (len(a)+1)*w)
 	for i := 1; i <= len(a); i++ {
-		row, up := t[i*w:(i+1)*w], t[(i-1)*w:i*w]
-		ai := a[i-1]
-		for j := 1; j < w; j++ {
-			switch {
-			case ai == b[j-1]:
-				row[j] = up[j-1] + 1
-			case up[j] > row[j-1]:
-				row[j] = up[j]
-			default:
-				row[j] = row[j-1]
-			}
-		}
+		lcsRow(t[i*w+1:(i+1)*w], t[(i-1)*w:i*w], a[i-1], b)
 	}
 	n := int(t[len(a)*w+len(b)])
 	seq := make([]byte, n)

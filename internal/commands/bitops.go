@@ -503,6 +503,10 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 	}
 }
 
+// lcsReturnTable is the LCS table size (bytes) from which the memory is
+// handed back to the OS after the command (see Engine.returnMemory).
+const lcsReturnTable = 64 << 20
+
 // cmdLCS checks in Redis's order: both keys' types (one error text for
 // either), the options, LEN with IDX, the strings' lengths and then the
 // table's size: Redis refuses a table of more than proto-max-bulk-len
@@ -556,7 +560,8 @@ func cmdLCS(x *Ctx) {
 		x.W.Error(ErrLCSTooLong)
 		return
 	}
-	if bitops.LCSCells(len(a), len(b))*4 > uint64(x.E.Cfg.ProtoMaxBulkLen.Load()) {
+	table := bitops.LCSCells(len(a), len(b)) * 4
+	if table > uint64(x.E.Cfg.ProtoMaxBulkLen.Load()) {
 		x.W.Error(ErrLCSMemory)
 		return
 	}
@@ -565,6 +570,11 @@ func cmdLCS(x *Ctx) {
 		return
 	}
 	seq, runs := bitops.LCS(a, b)
+	if table >= lcsReturnTable {
+		// Redis frees the table at once; here it is garbage the heap
+		// would otherwise keep until it is reused or scavenged.
+		x.E.returnPending = true
+	}
 	if !getIdx {
 		x.W.Bulk(seq)
 		return
