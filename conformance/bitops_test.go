@@ -60,6 +60,8 @@ func TestBitopsSetGetBit(t *testing.T) {
 			C("STRLEN", "k"), C("GETBIT", "k", "8388608"), C("GETBIT", "k", "8388607"), bitBulkReset}},
 		{Name: "growth after a shorter integer", Cmds: []Cmd{C("SET", "k", "100000000000"), C("INCRBY", "k", "-99999999999"), C("SETBIT", "k", "95", "0"), C("GET", "k"),
 			C("SET", "j", "100000000000"), C("DECRBY", "j", "99999999999"), C("BITFIELD", "j", "SET", "u8", "40", "1"), C("GET", "j")}},
+		{Name: "copy and rename keep raw", Cmds: []Cmd{C("SET", "k", "5"), C("SETBIT", "k", "7", "0"), C("COPY", "k", "c"), bitEnc("c"), C("SETBIT", "c", "0", "1"),
+			C("GET", "k"), C("GET", "c"), C("RENAME", "c", "r"), bitEnc("r"), C("GETRANGE", "r", "0", "-1"), C("SET", "r", "5"), bitEnc("r")}},
 		{Name: "large offset", Cmds: []Cmd{C("SETBIT", "k", "8000000", "1"), C("STRLEN", "k"), C("BITCOUNT", "k"), C("BITPOS", "k", "1"), C("GETBIT", "k", "8000000")}},
 	})
 }
