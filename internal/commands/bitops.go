@@ -17,6 +17,9 @@ import (
 // the bit changed or the string was created or grew, BITFIELD only when a
 // field's value changed (or the string was created or grew and a write was
 // applied), BITOP only its destination.
+//
+// SUBSTR and LCS, string commands of t_string.c that limitkv lacked, are
+// here too: LCS is the other user of internal/bitops.
 var bitopsCommands = []*Command{
 	{Name: "setbit", Arity: 4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Handler: cmdSetBit},
 	{Name: "getbit", Arity: 3, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "bitmap", Handler: cmdGetBit},
@@ -432,21 +435,18 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 	}
 	var v []byte
 	grown := false
-	if !writes {
-		if _, val, ok := strRead(x, args[1]); !ok {
-			return
-		} else {
-			v = val
-		}
-	} else {
-		if readOnly {
-			x.W.Error(ErrBitfieldRO)
-			return
-		}
-		var ok bool
-		if _, v, grown, ok = bitWriteTarget(x, args[1], highest); !ok {
-			return
-		}
+	var ok bool
+	switch {
+	case !writes:
+		_, v, ok = strRead(x, args[1])
+	case readOnly:
+		x.W.Error(ErrBitfieldRO)
+		return
+	default:
+		_, v, grown, ok = bitWriteTarget(x, args[1], highest)
+	}
+	if !ok {
+		return
 	}
 	x.W.Array(len(ops))
 	changes := 0
