@@ -95,6 +95,20 @@ const (
 	ErrDecrOverflow = "ERR decrement would overflow" // DECRBY of LLONG_MIN
 )
 
+// BITMAPS family (bitops.c) and LCS (t_string.c).
+const (
+	ErrBitValue         = "ERR bit is not an integer or out of range" // SETBIT's value
+	ErrBitArg           = "ERR The bit argument must be 1 or 0."      // BITPOS
+	ErrBitOpNot         = "ERR BITOP NOT must be called with a single source key."
+	ErrBitfieldType     = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	ErrBitfieldOverflow = "ERR Invalid OVERFLOW type specified"
+	ErrBitfieldRO       = "ERR BITFIELD_RO only supports the GET subcommand"
+	ErrLCSType          = "ERR The specified keys must contain string values"
+	ErrLCSLenIdx        = "ERR If you want both the length and indexes, please just use IDX."
+	ErrLCSTooLong       = "ERR String too long for LCS"
+	ErrLCSMemory        = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+)
+
 // SERVER family (server administration: SHUTDOWN, CLIENT, CONFIG, COMMAND).
 const (
 	ErrNotInMulti       = "ERR Command not allowed inside a transaction"

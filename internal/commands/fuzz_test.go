@@ -69,6 +69,24 @@ func tooExpensive(args [][]byte) bool {
 	switch strings.ToLower(string(args[0])) {
 	case "zrandmember", "srandmember", "hrandfield":
 		return len(args) > 2 && big(args[2])
+	case "setbit", "bitfield":
+		// A bit offset up to 2^32 makes a 512 MB string, as on Redis.
+		far := func(a []byte) bool {
+			mul := int64(1)
+			if len(a) > 0 && a[0] == '#' {
+				a, mul = a[1:], 64
+			}
+			n, err := strconv.ParseInt(string(a), 10, 64)
+			return err == nil && n > (8<<20)/mul
+		}
+		if args[0][0]|0x20 == 's' {
+			return len(args) > 2 && far(args[2])
+		}
+		for i := 2; i+2 < len(args); i++ {
+			if w := strings.ToLower(string(args[i])); (w == "set" || w == "incrby") && far(args[i+2]) {
+				return true
+			}
+		}
 	case "rl.check", "rl.peek":
 		for i := 1; i+1 < len(args); i++ {
 			if strings.EqualFold(string(args[i]), "cost") && big(args[i+1]) {
@@ -172,6 +190,10 @@ func fuzzSeeds() [][]byte {
 		fuzzInput(c("rl.check", "rl", "-1", "140737488355328", "9223372036854775807", "m", "COST", "1000")),
 		fuzzInput(c("rl.check", "z", "1700000000000", "1", "1", "a", "COST", "2", "INFO")),
 		fuzzInput(c("rl.peek", "rl", "*", "1000", "10", "INFO"), c("rl.peek", "s", "*", "1000", "10")),
+		fuzzInput(c("setbit", "s", "100", "1"), c("bitcount", "s", "-1", "-100", "BIT"), c("bitpos", "s", "0", "0", "-1", "BIT")),
+		fuzzInput(c("bitfield", "s", "OVERFLOW", "SAT", "INCRBY", "i64", "#3", "-9223372036854775808", "SET", "u63", "7", "-1", "GET", "i1", "0")),
+		fuzzInput(c("bitfield_ro", "z", "GET", "u8", "0"), c("bitop", "NOT", "d", "s"), c("bitop", "AND", "d", "s", "nokey", "n")),
+		fuzzInput(c("lcs", "s", "n", "IDX", "MINMATCHLEN", "1", "WITHMATCHLEN"), c("substr", "s", "-3", "-1")),
 		fuzzInput(c("multi"), c("set", "a", "1"), c("exec")),
 		fuzzInput(c("multi"), c("multi"), c("nosuch"), c("exec")),
 		fuzzInput(c("watch", "s"), c("set", "s", "2"), c("multi"), c("exec")),
