@@ -26,7 +26,7 @@ var hllCommands = []*Command{
 	{Name: "pfadd", Arity: -2, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hyperloglog",
 		Summary: "Adds the specified elements to the specified HyperLogLog.", Since: "2.8.9",
 		Complexity: "O(1) to add every element.", Handler: cmdPFAdd},
-	{Name: "pfcount", Arity: -2, Flags: FlagReadOnly, FirstKey: 1, LastKey: -1, Step: 1, Group: "hyperloglog",
+	{Name: "pfcount", Arity: -2, Flags: FlagReadOnly | FlagMayReplicate, FirstKey: 1, LastKey: -1, Step: 1, Group: "hyperloglog",
 		Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Since: "2.8.9",
 		Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.",
 		Handler:    cmdPFCount},

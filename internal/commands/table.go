@@ -26,6 +26,10 @@ const (
 	FlagSkipMonitor
 	FlagSkipSlowlog
 	FlagAllowBusy // allowed while a script runs too long
+	// FlagMayReplicate is Redis's may_replicate: a read command that can
+	// still change data (PFCOUNT stores its cached cardinality), refused in
+	// read-only scripts like a write. COMMAND INFO does not list it.
+	FlagMayReplicate
 )
 
 var flagNames = []struct {

@@ -192,6 +192,7 @@ func valLen(c byte) int     { return int(c&3) + 1 }
 func valOp(val uint8, n int) byte {
 	return byte((int(val)-1)<<2|(n-1)) | 0x80
 }
+
 // after is the byte after p, reading Redis's terminating NUL past the end.
 func after(v []byte, p int) byte {
 	if p+1 < len(v) {
