@@ -193,10 +193,21 @@ func valOp(val uint8, n int) byte {
 	return byte((int(val)-1)<<2|(n-1)) | 0x80
 }
 
-// after is the byte after p, reading Redis's terminating NUL past the end.
+// after is the byte after p, reading Redis's terminating byte (see sds)
+// past the end.
 func after(v []byte, p int) byte {
 	if p+1 < len(v) {
 		return v[p+1]
+	}
+	return term(v)
+}
+
+// term is the terminating byte of a stored value: the first byte of its
+// spare capacity, which this package leaves holding what Redis's
+// terminator holds, or 0 for a value without spare capacity.
+func term(v []byte) byte {
+	if cap(v) > len(v) {
+		return v[:len(v)+1][len(v)]
 	}
 	return 0
 }
@@ -207,10 +218,14 @@ func setXZero(p []byte, n int) {
 	p[1] = byte(n)
 }
 
-// sds is a value being edited the way Redis edits its sds string: b[n] is
-// the terminating byte, which Redis reads when a corrupt body ends in the
-// first half of an XZERO opcode, and which one of its in-place edits can
-// overwrite. Outside one call it is always taken to be 0.
+// sds is a value being edited the way Redis edits its sds string. b[n] is
+// the terminating byte, normally 0, which Redis reads when a corrupt body
+// ends in the first half of an XZERO opcode, and which one of its in-place
+// edits (splitting that half opcode) overwrites; the changed byte then
+// stays with the string until something rewrites it. A stored value keeps
+// it in the first byte of its spare capacity, and every byte after that is
+// left zero, so that a string command that appends in place (terminating
+// its result with a zero, as Redis does) finds zeroes there.
 type sds struct {
 	b []byte // len(b) >= n+1
 	n int
@@ -224,11 +239,15 @@ func load(v []byte) *sds {
 		s.b = make([]byte, len(v)+1, len(v)+1+len(v)/2+8)
 		copy(s.b, v)
 	}
-	s.b[s.n] = 0
 	return s
 }
 
-func (s *sds) bytes() []byte { return s.b[:s.n:cap(s.b)] }
+// bytes is the value to store: its spare capacity past the terminator is
+// cleared (the edits leave stale bytes there).
+func (s *sds) bytes() []byte {
+	clear(s.b[s.n+1 : cap(s.b)])
+	return s.b[:s.n:cap(s.b)]
+}
 
 // at reads byte i, where i may be the terminator.
 func (s *sds) at(i int) byte { return s.b[i] }
