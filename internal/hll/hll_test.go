@@ -306,7 +306,7 @@ func TestModel(t *testing.T) {
 }
 
 func TestSelfTest(t *testing.T) {
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		t.Skip("ten million additions")
 	}
 	if err := SelfTest(DefaultSparseMaxBytes, rand.New(rand.NewPCG(3, 4))); err != nil {
