@@ -229,7 +229,17 @@ func setXZero(p []byte, n int) {
 type sds struct {
 	b []byte // len(b) >= n+1
 	n int
+	// marks, when not nil, are the opcodes the last sparseSet scanned
+	// past (their offsets and first registers), for a caller setting
+	// registers in ascending order (Store): the next scan starts at the
+	// last of them, the previous edit's prev opcode, instead of at the
+	// start of the body. Nothing before that opcode changed, and the
+	// opcode itself is still one starting at the same register, so the
+	// scan finds what a scan from the start would.
+	marks []mark
 }
+
+type mark struct{ pos, first int }
 
 func load(v []byte) *sds {
 	s := &sds{n: len(v)}
@@ -334,6 +344,15 @@ func (s *sds) sparseSet(index int, count uint8, maxBytes int) (*sds, int, error)
 	const sparse = HeaderSize
 	end := s.n
 	p, first, prev, span := sparse, 0, -1, 0
+	if n := len(s.marks); n > 0 {
+		// Resume at the previous edit's prev opcode: everything before it
+		// is as that scan found it.
+		p, first = s.marks[n-1].pos, s.marks[n-1].first
+		s.marks = s.marks[:n-1]
+		if n > 1 {
+			prev = s.marks[n-2].pos
+		}
+	}
 	for p < end {
 		c := s.at(p)
 		oplen := 1
@@ -350,6 +369,9 @@ func (s *sds) sparseSet(index int, count uint8, maxBytes int) (*sds, int, error)
 			break
 		}
 		prev = p
+		if s.marks != nil {
+			s.marks = append(s.marks, mark{p, first})
+		}
 		p += oplen
 		first += span
 	}
@@ -597,6 +619,9 @@ func Store(dst []byte, r *Regs, dense bool, maxBytes int) ([]byte, error) {
 		if s, err = s.toDense(); err != nil {
 			return dst, err
 		}
+	}
+	if s.b[4] == Sparse {
+		s.marks = make([]mark, 0, 64)
 	}
 	for i, x := range r {
 		if x == 0 {

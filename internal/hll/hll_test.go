@@ -301,6 +301,9 @@ func TestModel(t *testing.T) {
 			if _, ok := Cached(dst); ok {
 				t.Fatal("store left the cache valid")
 			}
+			if ref := storeFromStart(New(), &model, dense, maxBytes); !bytes.Equal(dst, ref) {
+				t.Fatalf("store (dense %v) differs from scanning from the start each time", dense)
+			}
 		}
 	}
 }
@@ -321,5 +324,59 @@ func TestDecodeDense(t *testing.T) {
 	}
 	if c, ok := Cached(v); c != 0 || !ok {
 		t.Fatal("ToDense lost the cached cardinality")
+	}
+}
+
+// storeFromStart is Store without the resumed scans: every register set
+// scans the body from its start, as Redis does.
+func storeFromStart(dst []byte, r *Regs, dense bool, maxBytes int) []byte {
+	s := load(dst)
+	if dense {
+		s, _ = s.toDense()
+	}
+	for i, x := range r {
+		if x != 0 {
+			s, _, _ = s.set(i, x, maxBytes)
+		}
+	}
+	Invalidate(s.b)
+	return s.bytes()
+}
+
+// TestStoreResumes: Store into hand-made sparse destinations (runs of ZERO,
+// of VAL, mergeable neighbours) gives the bytes of from-the-start scans.
+func TestStoreResumes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 200 {
+		var body []byte
+		covered := 0
+		for covered < Registers {
+			switch n := min(Registers-covered, 1+rng.IntN(64)); rng.IntN(3) {
+			case 0:
+				body = append(body, byte(n-1))
+				covered += n
+			case 1:
+				n = min(Registers-covered, 1+rng.IntN(4))
+				body = append(body, valOp(uint8(1+rng.IntN(32)), n))
+				covered += n
+			default:
+				n = min(Registers-covered, 1+rng.IntN(3000))
+				body = append(body, byte((n-1)>>8)|0x40, byte(n-1))
+				covered += n
+			}
+		}
+		dst := append(header(Sparse), body...)
+		var r Regs
+		for range rng.IntN(3000) {
+			r[rng.IntN(Registers)] = uint8(1 + rng.IntN(34))
+		}
+		maxBytes := []int{0, 3000, 100000}[round%3]
+		got, err := Store(append([]byte(nil), dst...), &r, false, maxBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := storeFromStart(append([]byte(nil), dst...), &r, false, maxBytes); !bytes.Equal(got, want) {
+			t.Fatalf("round %d: resumed scans give different bytes", round)
+		}
 	}
 }
