@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,6 +290,9 @@ func TestHLLMultiEval(t *testing.T) {
 			C("EVAL_RO", "return redis.call('PFCOUNT', KEYS[1])", "1", "k"),
 			C("EVAL_RO", "return redis.call('PFADD', KEYS[1], 'z')", "1", "k"),
 			C("EVAL", "return redis.call('PFDEBUG', 'ENCODING', KEYS[1])", "1", "k"),
+			C("EVAL", "#!lua flags=no-writes\nreturn redis.call('PFCOUNT', KEYS[1])", "1", "k"),
+			C("EVAL", "#!lua\nreturn redis.call('PFCOUNT', KEYS[1])", "1", "k"),
+			C("EVAL", "return redis.pcall('PFCOUNT', KEYS[1], 'nokey', KEYS[1])", "1", "k"),
 		}},
 		{Name: "del set interplay", Cmds: []Cmd{hlElems("k", "x", 0, 10), C("DEL", "k"), C("PFCOUNT", "k"), C("PFADD", "k", "x0"), C("GET", "k"),
 			C("SET", "k", "plain"), C("PFADD", "k", "a"), C("PFCOUNT", "k"), C("DEL", "k"), C("PFMERGE", "k"), C("GET", "k"),
@@ -341,4 +345,22 @@ func TestHLLKeyspaceStats(t *testing.T) {
 			t.Errorf("redis:   %s\n        limitkv: %s", got[0][i], got[1][i])
 		}
 	}
+}
+
+// TestHLLKnownGaps holds the known divergences, skipped unless
+// LIMITKV_HLL_GAPS=1 (to see whether they still diverge).
+func TestHLLKnownGaps(t *testing.T) {
+	cases := []Case{
+		{Name: "terminator after an empty append", Skip: "known divergence: a PFADD that splits half an XZERO at the end of a corrupt " +
+			"sparse body writes Redis's sds terminator, which limitkv keeps in the value's spare capacity; Redis's APPEND of an empty " +
+			"string then rewrites the terminator to 0, limitkv's APPEND (strings.go) leaves it, so a later decode of that half opcode differs",
+			Cmds: []Cmd{C("SET", "k", hlStale(1)+"\x40\xfe\x7f"), C("PFADD", "k", "a"), C("GET", "k"), C("PFCOUNT", "k"),
+				C("APPEND", "k", ""), C("PFCOUNT", "k"), C("PFDEBUG", "DECODE", "k")}},
+	}
+	if os.Getenv("LIMITKV_HLL_GAPS") != "" {
+		for i := range cases {
+			cases[i].Skip = ""
+		}
+	}
+	runCases(t, cases)
 }
