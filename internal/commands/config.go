@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/limitkv/limitkv/internal/hll"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -28,6 +29,7 @@ type Config struct {
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
+	HllSparseMaxBytes      atomic.Int64 // hll-sparse-max-bytes
 
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
@@ -45,6 +47,7 @@ func DefaultConfig() *Config {
 	lim := zset.DefaultLimits()
 	c.ZsetMaxListpackEntries.Store(lim.Entries)
 	c.ZsetMaxListpackValue.Store(lim.Value)
+	c.HllSparseMaxBytes.Store(hll.DefaultSparseMaxBytes)
 	return c
 }
 

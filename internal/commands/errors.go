@@ -169,3 +169,16 @@ const (
 	// ZRANDMEMBER's count, read by getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX).
 	ErrZRandCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
+
+// HYPERLOGLOG family (hyperloglog.c).
+const (
+	ErrHLLNotHLL    = "WRONGTYPE Key is not a valid HyperLogLog string value."
+	ErrHLLCorrupt   = "INVALIDOBJ Corrupted HLL object detected"
+	ErrHLLNoKey     = "ERR The specified key does not exist" // PFDEBUG
+	ErrHLLNotSparse = "ERR HLL encoding is not sparse"       // PFDEBUG DECODE
+)
+
+// errPFDebugUnknown names the subcommand as C's %s prints it, up to a NUL.
+func errPFDebugUnknown(sub []byte) string {
+	return "ERR Unknown PFDEBUG subcommand '" + string(cstr(sub)) + "'"
+}

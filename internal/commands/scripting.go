@@ -211,7 +211,7 @@ func (h *scriptHost) Call(args [][]byte) ([]byte, string) {
 	if cmd.Flags&FlagNoScript != 0 {
 		return nil, refusedNoScript
 	}
-	if h.ro && cmd.Flags&FlagWrite != 0 {
+	if h.ro && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
 		return nil, refusedWriteRO
 	}
 	if h.oom && cmd.Flags&FlagDenyOOM != 0 {

@@ -26,6 +26,10 @@ const (
 	FlagSkipMonitor
 	FlagSkipSlowlog
 	FlagAllowBusy // allowed while a script runs too long
+	// FlagMayReplicate is Redis's may_replicate: a read command that can
+	// still change data (PFCOUNT stores its cached cardinality), refused in
+	// read-only scripts like a write. COMMAND INFO does not list it.
+	FlagMayReplicate
 )
 
 var flagNames = []struct {
@@ -91,7 +95,7 @@ func init() {
 	table = make(map[string]*Command)
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
-		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, transactionCommands,
+		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, transactionCommands, hllCommands,
 	} {
 		for _, c := range family {
 			register(c)
