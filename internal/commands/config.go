@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -28,6 +29,8 @@ type Config struct {
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
+	HashMaxListpackEntries atomic.Int64 // hash-max-listpack-entries
+	HashMaxListpackValue   atomic.Int64 // hash-max-listpack-value, bytes
 
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
@@ -45,6 +48,9 @@ func DefaultConfig() *Config {
 	lim := zset.DefaultLimits()
 	c.ZsetMaxListpackEntries.Store(lim.Entries)
 	c.ZsetMaxListpackValue.Store(lim.Value)
+	hlim := hash.DefaultLimits()
+	c.HashMaxListpackEntries.Store(hlim.Entries)
+	c.HashMaxListpackValue.Store(hlim.Value)
 	return c
 }
 
@@ -52,6 +58,12 @@ func DefaultConfig() *Config {
 // zset call that may convert a set.
 func (c *Config) ZsetLimits() zset.Limits {
 	return zset.Limits{Entries: c.ZsetMaxListpackEntries.Load(), Value: c.ZsetMaxListpackValue.Load()}
+}
+
+// HashLimits are the hash encoding thresholds to pass to every hash call
+// that may convert a hash.
+func (c *Config) HashLimits() hash.Limits {
+	return hash.Limits{Entries: c.HashMaxListpackEntries.Load(), Value: c.HashMaxListpackValue.Load()}
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -155,3 +155,10 @@ const (
 	// ZRANDMEMBER's count, read by getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX).
 	ErrZRandCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
+
+// HASHES family (t_hash.c).
+const (
+	ErrHashNotInt     = "ERR hash value is not an integer"
+	ErrHashNotFloat   = "ERR hash value is not a float"
+	ErrHashIncrNaNInf = "ERR value is NaN or Infinity" // HINCRBYFLOAT's increment
+)
