@@ -42,7 +42,9 @@ func hAll(key string) Cmd {
 }
 
 // hWatchCase is zsWatchCase for hashes.
-func hWatchCase(name string, setup []Cmd, between ...Cmd) Case { return zsWatchCase(name, setup, between...) }
+func hWatchCase(name string, setup []Cmd, between ...Cmd) Case {
+	return zsWatchCase(name, setup, between...)
+}
 
 // hRandCheck compares HRANDFIELD replies whose content is random: same
 // length as Redis's, every field one of the hash's (fields maps field ->
