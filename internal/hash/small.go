@@ -185,8 +185,7 @@ func lpFind(lp []byte, field []byte) (f, v, end int, ok bool) {
 
 // lpSetCount rewrites the count, moving the pairs when its length changes.
 func lpSetCount(lp []byte, n int) []byte {
-	old, k := lpCount(lp)
-	_ = old
+	_, k := lpCount(lp)
 	var buf [binary.MaxVarintLen64]byte
 	c := binary.PutUvarint(buf[:], uint64(n))
 	if len(lp) == 0 {
@@ -239,6 +238,9 @@ func lpDelete(lp, field []byte) ([]byte, bool) {
 	}
 	lp = splice(lp, fi, ve, nil)
 	n, _ := lpCount(lp)
+	if n == 1 {
+		return lp[:0], true
+	}
 	return lpSetCount(lp, n-1), true
 }
 
