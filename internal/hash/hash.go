@@ -23,6 +23,7 @@
 package hash
 
 import (
+	"math"
 	"math/rand/v2"
 	"unsafe"
 )
@@ -44,26 +45,58 @@ func DefaultLimits() Limits { return Limits{Entries: 512, Value: 64} }
 var maxSmallBytes = 1 << 30
 
 // Hash is a hash. The zero value is an empty small hash.
+//
+// A Hash is 16 bytes, since one is allocated per key (Redis's robj is 16
+// too): a pointer to either the small encoding's buffer or the table, and
+// the buffer's length and capacity, the capacity largeCap marking a table.
 type Hash struct {
-	lp []byte // small encoding; nil when large (or empty)
-	t  *table // large encoding; nil while small
+	p    unsafe.Pointer
+	n, c uint32
 }
+
+const largeCap = math.MaxUint32
+
+// lp returns the small encoding's buffer (nil when empty or large).
+func (h *Hash) lp() []byte {
+	if h.c == largeCap || h.p == nil {
+		return nil
+	}
+	return unsafe.Slice((*byte)(h.p), h.c)[:h.n]
+}
+
+func (h *Hash) setLP(b []byte) {
+	if cap(b) == 0 {
+		h.p, h.n, h.c = nil, 0, 0
+		return
+	}
+	h.p, h.n, h.c = unsafe.Pointer(unsafe.SliceData(b)), uint32(len(b)), uint32(cap(b))
+}
+
+// tb returns the large encoding, nil while small.
+func (h *Hash) tb() *table {
+	if h.c != largeCap {
+		return nil
+	}
+	return (*table)(h.p)
+}
+
+func (h *Hash) setTB(t *table) { h.p, h.n, h.c = unsafe.Pointer(t), 0, largeCap }
 
 // New returns an empty hash.
 func New() *Hash { return &Hash{} }
 
 // Len is the number of fields (HLEN).
 func (h *Hash) Len() int {
-	if h.t != nil {
-		return h.t.len()
+	if t := h.tb(); t != nil {
+		return t.len()
 	}
-	n, _ := lpCount(h.lp)
+	n, _ := lpCount(h.lp())
 	return n
 }
 
 // Encoding is what OBJECT ENCODING says.
 func (h *Hash) Encoding() string {
-	if h.t != nil {
+	if h.c == largeCap {
 		return "hashtable"
 	}
 	return "listpack"
@@ -73,42 +106,44 @@ func (h *Hash) Encoding() string {
 // (an integer-encoded value is formatted into it; 20 bytes suffice): it is
 // valid until the hash is next modified.
 func (h *Hash) Get(field, buf []byte) ([]byte, bool) {
-	if h.t != nil {
-		if e := h.t.find(field); e != nil {
+	if t := h.tb(); t != nil {
+		if e := t.find(field); e != nil {
 			return e.value(), true
 		}
 		return nil, false
 	}
-	_, vi, _, ok := lpFind(h.lp, field)
+	lp := h.lp()
+	_, vi, _, ok := lpFind(lp, field)
 	if !ok {
 		return nil, false
 	}
-	s, _ := readStr(h.lp, vi)
+	s, _ := readStr(lp, vi)
 	return s.bytes(buf), true
 }
 
 // Exists reports whether field is present.
 func (h *Hash) Exists(field []byte) bool {
-	if h.t != nil {
-		return h.t.find(field) != nil
+	if t := h.tb(); t != nil {
+		return t.find(field) != nil
 	}
-	_, _, _, ok := lpFind(h.lp, field)
+	_, _, _, ok := lpFind(h.lp(), field)
 	return ok
 }
 
 // ValueLen is the length of field's value, 0 when absent (HSTRLEN).
 func (h *Hash) ValueLen(field []byte) int {
-	if h.t != nil {
-		if e := h.t.find(field); e != nil {
+	if t := h.tb(); t != nil {
+		if e := t.find(field); e != nil {
 			return len(e.kv) - int(e.flen)
 		}
 		return 0
 	}
-	_, vi, _, ok := lpFind(h.lp, field)
+	lp := h.lp()
+	_, vi, _, ok := lpFind(lp, field)
 	if !ok {
 		return 0
 	}
-	s, _ := readStr(h.lp, vi)
+	s, _ := readStr(lp, vi)
 	return s.textLen()
 }
 
@@ -116,7 +151,7 @@ func (h *Hash) ValueLen(field []byte) int {
 // args (fields and values) converts if any is longer than lim.Value, or if
 // together they could take the buffer past the safety limit.
 func (h *Hash) TryConversion(args [][]byte, lim Limits) {
-	if h.t != nil {
+	if h.c == largeCap {
 		return
 	}
 	sum := 0
@@ -127,7 +162,7 @@ func (h *Hash) TryConversion(args [][]byte, lim Limits) {
 		}
 		sum += len(a)
 	}
-	if len(h.lp)+sum > maxSmallBytes {
+	if int(h.n)+sum > maxSmallBytes {
 		h.convert()
 	}
 }
@@ -136,15 +171,16 @@ func (h *Hash) TryConversion(args [][]byte, lim Limits) {
 // existed. As hashTypeSet, a small hash converts first when field or
 // value is longer than lim.Value, and after an insertion that takes it
 // over lim.Entries.
-func (h *Hash) Set(field, value []byte, lim Limits) (updated bool) {
-	if h.t == nil && (int64(len(field)) > lim.Value || int64(len(value)) > lim.Value ||
-		len(h.lp)+len(field)+len(value)+20 > maxSmallBytes) {
+func (h *Hash) Set(field, value []byte, lim Limits) bool {
+	if h.c != largeCap && (int64(len(field)) > lim.Value || int64(len(value)) > lim.Value ||
+		int(h.n)+len(field)+len(value)+20 > maxSmallBytes) {
 		h.convert()
 	}
-	if h.t != nil {
-		return h.t.set(field, value)
+	if t := h.tb(); t != nil {
+		return t.set(field, value)
 	}
-	h.lp, updated = lpSet(h.lp, field, value)
+	lp, updated := lpSet(h.lp(), field, value)
+	h.setLP(lp)
 	if !updated && int64(h.Len()) > lim.Entries {
 		h.convert()
 	}
@@ -154,11 +190,11 @@ func (h *Hash) Set(field, value []byte, lim Limits) (updated bool) {
 // Delete removes field and reports whether it was present. The encoding
 // stays, as in Redis.
 func (h *Hash) Delete(field []byte) bool {
-	if h.t != nil {
-		return h.t.delete(field)
+	if t := h.tb(); t != nil {
+		return t.delete(field)
 	}
-	var ok bool
-	h.lp, ok = lpDelete(h.lp, field)
+	lp, ok := lpDelete(h.lp(), field)
+	h.setLP(lp)
 	return ok
 }
 
@@ -170,7 +206,7 @@ func (h *Hash) convert() {
 		t.insert(f, v)
 		return true
 	})
-	h.lp, h.t = nil, t
+	h.setTB(t)
 }
 
 // Visitor receives a field and its value. Both alias the hash's memory or
@@ -182,12 +218,12 @@ type Visitor func(field, value []byte) bool
 // ForEach visits every pair: in insertion order for a small hash, in table
 // order for a large one.
 func (h *Hash) ForEach(fn Visitor) {
-	if h.t != nil {
-		h.t.forEach(func(e *entry) bool { return fn(e.field(), e.value()) })
+	if t := h.tb(); t != nil {
+		t.forEach(func(e *entry) bool { return fn(e.field(), e.value()) })
 		return
 	}
 	var bufs [2][20]byte
-	lp := h.lp
+	lp := h.lp()
 	n, i := lpCount(lp)
 	for range n {
 		f, vi := readStr(lp, i)
@@ -205,11 +241,12 @@ func (h *Hash) ForEach(fn Visitor) {
 // field present from the first call to the last is visited at least once,
 // even across resizes. fn must not modify the hash.
 func (h *Hash) Scan(cursor uint64, fn func(field, value []byte)) uint64 {
-	if h.t == nil {
+	t := h.tb()
+	if t == nil {
 		h.ForEach(func(f, v []byte) bool { fn(f, v); return true })
 		return 0
 	}
-	return h.t.scan(cursor, func(e *entry) { fn(e.field(), e.value()) })
+	return t.scan(cursor, func(e *entry) { fn(e.field(), e.value()) })
 }
 
 // Picker draws random pairs; it reuses its buffers between draws. A
@@ -222,8 +259,8 @@ type Picker struct {
 // NewPicker returns a Picker for a non-empty hash.
 func (h *Hash) NewPicker() *Picker {
 	p := &Picker{h: h}
-	if h.t == nil {
-		p.offs = lpPairs(h.lp, nil)
+	if h.c != largeCap {
+		p.offs = lpPairs(h.lp(), nil)
 	}
 	return p
 }
@@ -231,8 +268,8 @@ func (h *Hash) NewPicker() *Picker {
 // Random visits one pair drawn uniformly (for the large encoding, a
 // random bucket and then a random place in its chain, as Redis).
 func (p *Picker) Random(fn Visitor) {
-	if p.h.t != nil {
-		e := p.h.t.random()
+	if t := p.h.tb(); t != nil {
+		e := t.random()
 		fn(e.field(), e.value())
 		return
 	}
@@ -242,7 +279,7 @@ func (p *Picker) Random(fn Visitor) {
 // At visits the i-th pair of a small hash (insertion order).
 func (p *Picker) At(i int, fn Visitor) {
 	var bufs [2][20]byte
-	lp := p.h.lp
+	lp := p.h.lp()
 	f, vi := readStr(lp, p.offs[i])
 	v, _ := readStr(lp, vi)
 	fn(f.bytes(bufs[0][:]), v.bytes(bufs[1][:]))
@@ -250,23 +287,29 @@ func (p *Picker) At(i int, fn Visitor) {
 
 // Clone returns an independent copy with the same encoding (COPY).
 func (h *Hash) Clone() *Hash {
-	if h.t == nil {
-		return &Hash{lp: append([]byte(nil), h.lp...)}
+	c := &Hash{}
+	src := h.tb()
+	if src == nil {
+		if lp := h.lp(); len(lp) > 0 {
+			c.setLP(grow(lp, len(lp)))
+		}
+		return c
 	}
-	t := newTable(h.t.len())
-	h.t.forEach(func(e *entry) bool {
+	t := newTable(src.len())
+	src.forEach(func(e *entry) bool {
 		t.insert(e.field(), e.value())
 		return true
 	})
-	return &Hash{t: t}
+	c.setTB(t)
+	return c
 }
 
 // MemoryUsage estimates the heap bytes the hash holds (MEMORY USAGE, INFO
 // used_memory, maxmemory accounting); calibrated by the tests.
 func (h *Hash) MemoryUsage() int {
 	const hashSize = int(unsafe.Sizeof(Hash{}))
-	if h.t != nil {
-		return hashSize + h.t.memory()
+	if t := h.tb(); t != nil {
+		return hashSize + t.memory()
 	}
-	return hashSize + allocSize(cap(h.lp))
+	return hashSize + allocSize(int(h.c))
 }

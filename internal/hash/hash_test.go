@@ -31,14 +31,14 @@ func TestStringEncoding(t *testing.T) {
 		{"1", true}, {"-1", true}, {"9223372036854775807", true}, {"-9223372036854775808", true},
 		{"9223372036854775808", false}, {"-9223372036854775809", false}, {"12345678901234567890", false},
 		{"1.5", false}, {"1e3", false}, {"abc", false}, {"\x00", false}, {strings.Repeat("z", 200), false},
-		{"1700000000123", true},
+		{"1700000000123", true}, {"126", true}, {"127", true}, {"-1", true},
 	} {
 		enc := appendStr(nil, b(tc.s))
 		if len(enc) != encLen(b(tc.s)) {
 			t.Errorf("%q: encLen %d, encoded %d bytes", tc.s, encLen(b(tc.s)), len(enc))
 		}
-		if (enc[0] == intHdr) != tc.isInt {
-			t.Errorf("%q: integer form %v, want %v", tc.s, enc[0] == intHdr, tc.isInt)
+		if (enc[0]&1 == 1) != tc.isInt {
+			t.Errorf("%q: integer form %v, want %v", tc.s, enc[0]&1 == 1, tc.isInt)
 		}
 		if len(enc) > len(tc.s)+2 {
 			t.Errorf("%q: %d bytes encoded, more than listpack's %d", tc.s, len(enc), len(tc.s)+2)
@@ -55,8 +55,11 @@ func TestStringEncoding(t *testing.T) {
 			t.Errorf("%q: does not match itself", tc.s)
 		}
 	}
+	if encLen(b("126")) != 1 || encLen(b("127")) != 3 || encLen(b("-1")) != 2 {
+		t.Error("small integers must take one byte, others a header and a varint")
+	}
 	// Integers are never longer than their text.
-	for _, v := range []int64{0, 9, 10, 63, 64, 99, 100, 8191, 8192, 1 << 40, -(1 << 40), 1<<63 - 1, -1 << 63} {
+	for _, v := range []int64{0, 9, 10, 63, 64, 99, 100, 126, 127, 8191, 8192, 1 << 40, -(1 << 40), 1<<63 - 1, -1 << 63} {
 		s := strconv.FormatInt(v, 10)
 		if n := encLen(b(s)); n > len(s)+1 {
 			t.Errorf("%d: %d bytes", v, n)
@@ -194,11 +197,11 @@ func TestLargeResizeAndScan(t *testing.T) {
 			t.Fatalf("f%d never returned", i)
 		}
 	}
-	for h.t.rehashIdx >= 0 {
-		h.t.rehash(100)
+	for h.tb().rehashIdx >= 0 {
+		h.tb().rehash(100)
 	}
-	if h.Len() != 1000 || len(h.t.ht[0]) > 4096 {
-		t.Fatalf("len %d, buckets %d: did not shrink", h.Len(), len(h.t.ht[0]))
+	if h.Len() != 1000 || len(h.tb().ht[0]) > 4096 {
+		t.Fatalf("len %d, buckets %d: did not shrink", h.Len(), len(h.tb().ht[0]))
 	}
 }
 
@@ -329,7 +332,7 @@ func checkCanonical(t *testing.T, h *Hash) {
 		lp = appendStr(appendStr(lp, f), v)
 		return true
 	})
-	if !bytes.Equal(lp, h.lp) {
-		t.Fatalf("buffer not canonical:\n got %x\nwant %x", h.lp, lp)
+	if !bytes.Equal(lp, h.lp()) {
+		t.Fatalf("buffer not canonical:\n got %x\nwant %x", h.lp(), lp)
 	}
 }

@@ -14,27 +14,35 @@ import (
 //	pair*  field value                 in insertion order, as Redis's listpack
 //
 //	string = uvarint(len<<1) bytes     raw
-//	       | 0x01 varint(v)            a canonical decimal int64 (string2ll's
-//	                                   form: no '+', no leading zero, no "-0"),
-//	                                   stored as its zigzag varint
+//	       | byte((v+1)<<1 | 1)        a small integer v, 0 <= v <= 126
+//	       | 0x01 varint(v)            any other integer
 //
-// A string is stored as an integer exactly when it has that form, so each
-// string has one representation, and decoding formats it back to the very
-// bytes it came from. The integer form is never longer than the raw one
-// (a decimal of L digits needs at most 1+ceil((3.33L+1)/7) <= L+1 bytes),
-// so a string costs at most its length plus one byte for lengths up to 63
-// (Redis's listpack: its length plus two, one for the encoding and one for
-// the back-length), and integers less than Redis's 2 to 10 bytes: a 13-digit
-// millisecond timestamp takes 7 bytes here, 10 in a listpack.
+// where an integer is a canonical decimal int64 (string2ll's form: no '+',
+// no leading zero, no "-0"). A string is stored as an integer exactly when
+// it has that form, so each string has one representation, and decoding
+// formats it back to the very bytes it came from. Raw headers are even
+// (the low bit of len<<1), integer headers odd. The integer forms are never
+// longer than the raw one (a decimal of L digits needs at most
+// 1+ceil((3.33L+1)/7) <= L+1 bytes, and 0..126 one byte), so a string
+// costs at most its length plus one byte for lengths up to 63, where
+// Redis's listpack takes its length plus two (encoding and back-length),
+// and integers less than Redis's 2 to 10 bytes: a counter or a bucket
+// number below 127 takes 1 byte (2 in a listpack), a 13-digit millisecond
+// timestamp 7 (10).
 //
 // Replacing a value rewrites it in place (one memmove when its length
 // changes), so the pair keeps its position, as lpReplace does; HGETALL of a
 // small hash is therefore in Redis's order. Lookups are linear, as in Redis:
 // the default limit is 512 pairs. Entries decode only forward.
 
-// intHdr is the header byte of an integer-encoded string; raw headers are
-// even.
-const intHdr = 0x01
+// intHdr is the header byte of a varint-encoded integer; other odd bytes
+// are small integers.
+const (
+	intHdr   = 0x01
+	maxSmall = 126
+)
+
+func smallHdr(v int64) byte { return byte((v+1)<<1 | 1) }
 
 // canonInt reports whether b is a canonical decimal int64 and its value.
 func canonInt(b []byte) (int64, bool) {
@@ -47,6 +55,9 @@ func canonInt(b []byte) (int64, bool) {
 // encLen is the encoded size of b.
 func encLen(b []byte) int {
 	if v, ok := canonInt(b); ok {
+		if 0 <= v && v <= maxSmall {
+			return 1
+		}
 		return 1 + varintLen(v)
 	}
 	return uvarintLen(uint64(len(b))<<1) + len(b)
@@ -72,6 +83,9 @@ func uvarintLen(u uint64) int {
 // appendStr appends b's encoding.
 func appendStr(dst, b []byte) []byte {
 	if v, ok := canonInt(b); ok {
+		if 0 <= v && v <= maxSmall {
+			return append(dst, smallHdr(v))
+		}
 		dst = append(dst, intHdr)
 		return binary.AppendVarint(dst, v)
 	}
@@ -106,7 +120,10 @@ func (s str) textLen() int {
 // readStr decodes the string at offset i and returns it with the offset
 // of the next one. The buffer is trusted: it is only ever built here.
 func readStr(lp []byte, i int) (str, int) {
-	if lp[i] == intHdr {
+	if h := lp[i]; h&1 == 1 {
+		if h != intHdr {
+			return str{iv: int64(h>>1) - 1, isInt: true}, i + 1
+		}
 		v, n := binary.Varint(lp[i+1:])
 		return str{iv: v, isInt: true}, i + 1 + n
 	}
@@ -118,7 +135,10 @@ func readStr(lp []byte, i int) (str, int) {
 
 // skipStr returns the offset after the string at i.
 func skipStr(lp []byte, i int) int {
-	if lp[i] == intHdr {
+	if h := lp[i]; h&1 == 1 {
+		if h != intHdr {
+			return i + 1
+		}
 		i++
 		for lp[i] >= 0x80 {
 			i++
@@ -144,9 +164,12 @@ func newQuery(b []byte) query {
 
 // matchAt reports whether the string at i is q, and the offset after it.
 func (q *query) matchAt(lp []byte, i int) (bool, int) {
-	if lp[i] == intHdr {
+	if h := lp[i]; h&1 == 1 {
 		if !q.isInt {
 			return false, skipStr(lp, i)
+		}
+		if h != intHdr {
+			return int64(h>>1)-1 == q.iv, i + 1
 		}
 		v, n := binary.Varint(lp[i+1:])
 		return v == q.iv, i + 1 + n
@@ -189,7 +212,7 @@ func lpSetCount(lp []byte, n int) []byte {
 	var buf [binary.MaxVarintLen64]byte
 	c := binary.PutUvarint(buf[:], uint64(n))
 	if len(lp) == 0 {
-		return append(lp, buf[:c]...)
+		return append(lp[:0], buf[:c]...)
 	}
 	if c == k {
 		copy(lp, buf[:c])
@@ -206,7 +229,10 @@ func splice(lp []byte, from, to int, repl []byte) []byte {
 	switch {
 	case d > 0:
 		n := len(lp)
-		lp = append(lp, make([]byte, d)...)
+		if n+d > cap(lp) {
+			lp = grow(lp, n+d)
+		}
+		lp = lp[:n+d]
 		copy(lp[to+d:], lp[to:n])
 	case d < 0:
 		copy(lp[to+d:], lp[to:])
@@ -214,6 +240,15 @@ func splice(lp []byte, from, to int, repl []byte) []byte {
 	}
 	copy(lp[from:], repl)
 	return lp
+}
+
+// grow returns a copy of lp with room for need bytes: exactly the
+// allocator's size class for need (appending to a nil slice rounds the
+// capacity up to it), not append's doubling, since a hash's buffer is
+// most of what it costs and most hashes stop growing soon.
+func grow(lp []byte, need int) []byte {
+	nb := append([]byte(nil), make([]byte, need)...)
+	return nb[:copy(nb, lp)]
 }
 
 // lpSet sets field to value, appending a new pair at the end; it reports
@@ -224,7 +259,10 @@ func lpSet(lp, field, value []byte) ([]byte, bool) {
 		enc := appendStr(tmp[:0], value)
 		return splice(lp, vi, ve, enc), true
 	}
-	n, _ := lpCount(lp)
+	n, k := lpCount(lp)
+	if need := len(lp) - k + uvarintLen(uint64(n+1)) + encLen(field) + encLen(value); need > cap(lp) {
+		lp = grow(lp, need)
+	}
 	lp = lpSetCount(lp, n+1)
 	lp = appendStr(lp, field)
 	return appendStr(lp, value), false

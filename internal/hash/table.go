@@ -70,12 +70,16 @@ func allocSize(n int) int {
 	switch {
 	case n == 0:
 		return 0
-	case n <= 16:
+	case n <= 32:
 		return (n + 7) / 8 * 8
-	case n <= 128:
+	case n <= 256:
 		return (n + 15) / 16 * 16
+	case n <= 512:
+		return (n + 31) / 32 * 32
+	case n <= 1024:
+		return (n + 63) / 64 * 64
 	}
-	return n + n/8
+	return n + n/16
 }
 
 func (t *table) hashOf(field []byte) uint64 { return maphash.Bytes(t.seed, field) }
