@@ -254,6 +254,7 @@ func (h *Hash) Scan(cursor uint64, fn func(field, value []byte)) uint64 {
 type Picker struct {
 	h    *Hash
 	offs []int // small: offsets of the fields
+	bufs [2][20]byte
 }
 
 // NewPicker returns a Picker for a non-empty hash.
@@ -278,11 +279,10 @@ func (p *Picker) Random(fn Visitor) {
 
 // At visits the i-th pair of a small hash (insertion order).
 func (p *Picker) At(i int, fn Visitor) {
-	var bufs [2][20]byte
 	lp := p.h.lp()
 	f, vi := readStr(lp, p.offs[i])
 	v, _ := readStr(lp, vi)
-	fn(f.bytes(bufs[0][:]), v.bytes(bufs[1][:]))
+	fn(f.bytes(p.bufs[0][:]), v.bytes(p.bufs[1][:]))
 }
 
 // Clone returns an independent copy with the same encoding (COPY).
