@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/limitkv/limitkv/internal/hll"
+	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -30,6 +31,8 @@ type Config struct {
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
 	HllSparseMaxBytes      atomic.Int64 // hll-sparse-max-bytes
+	HashMaxListpackEntries atomic.Int64 // hash-max-listpack-entries
+	HashMaxListpackValue   atomic.Int64 // hash-max-listpack-value, bytes
 
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
@@ -48,6 +51,9 @@ func DefaultConfig() *Config {
 	c.ZsetMaxListpackEntries.Store(lim.Entries)
 	c.ZsetMaxListpackValue.Store(lim.Value)
 	c.HllSparseMaxBytes.Store(hll.DefaultSparseMaxBytes)
+	hlim := hash.DefaultLimits()
+	c.HashMaxListpackEntries.Store(hlim.Entries)
+	c.HashMaxListpackValue.Store(hlim.Value)
 	return c
 }
 
@@ -55,6 +61,12 @@ func DefaultConfig() *Config {
 // zset call that may convert a set.
 func (c *Config) ZsetLimits() zset.Limits {
 	return zset.Limits{Entries: c.ZsetMaxListpackEntries.Load(), Value: c.ZsetMaxListpackValue.Load()}
+}
+
+// HashLimits are the hash encoding thresholds to pass to every hash call
+// that may convert a hash.
+func (c *Config) HashLimits() hash.Limits {
+	return hash.Limits{Entries: c.HashMaxListpackEntries.Load(), Value: c.HashMaxListpackValue.Load()}
 }
 
 func ptr[T any](v T) *T { return &v }

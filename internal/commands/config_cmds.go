@@ -265,6 +265,10 @@ var configParams = []configParam{
 		func(c *Config) int64 { return c.ZsetMaxListpackValue.Load() }, func(c *Config, n int64) { c.ZsetMaxListpackValue.Store(n) }),
 	numParam("hll-sparse-max-bytes", "", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.HllSparseMaxBytes.Load() }, func(c *Config, n int64) { c.HllSparseMaxBytes.Store(n) }),
+	numParam("hash-max-listpack-entries", "hash-max-ziplist-entries", numSpec{unsigned: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.HashMaxListpackEntries.Load() }, func(c *Config, n int64) { c.HashMaxListpackEntries.Store(n) }),
+	numParam("hash-max-listpack-value", "hash-max-ziplist-value", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.HashMaxListpackValue.Load() }, func(c *Config, n int64) { c.HashMaxListpackValue.Store(n) }),
 	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.BusyThreshold.Load() }, func(c *Config, n int64) { c.BusyThreshold.Store(n) }),
 	{

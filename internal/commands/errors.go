@@ -182,3 +182,9 @@ const (
 func errPFDebugUnknown(sub []byte) string {
 	return "ERR Unknown PFDEBUG subcommand '" + string(cstr(sub)) + "'"
 }
+// HASHES family (t_hash.c).
+const (
+	ErrHashNotInt     = "ERR hash value is not an integer"
+	ErrHashNotFloat   = "ERR hash value is not a float"
+	ErrHashIncrNaNInf = "ERR value is NaN or Infinity" // HINCRBYFLOAT's increment
+)

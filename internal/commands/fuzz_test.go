@@ -198,6 +198,10 @@ func fuzzSeeds() [][]byte {
 		fuzzInput(c("bitfield", "s", "OVERFLOW", "SAT", "INCRBY", "i64", "#3", "-9223372036854775808", "SET", "u63", "7", "-1", "GET", "i1", "0")),
 		fuzzInput(c("bitfield_ro", "z", "GET", "u8", "0"), c("bitop", "NOT", "d", "s"), c("bitop", "AND", "d", "s", "nokey", "n")),
 		fuzzInput(c("lcs", "s", "n", "IDX", "MINMATCHLEN", "1", "WITHMATCHLEN"), c("substr", "s", "-3", "-1")),
+		fuzzInput(c("hset", "h", "a", "1", "b"), c("hmset", "h", "n", "9223372036854775807")),
+		fuzzInput(c("hincrby", "h", "n", "1"), c("hincrbyfloat", "h", "a", "1e4000")),
+		fuzzInput(c("hrandfield", "h", "-9223372036854775807"), c("hrandfield", "h", "5", "WITHVALUES")),
+		fuzzInput(c("hscan", "h", "0", "MATCH", "[", "COUNT", "1"), c("hgetall", "h"), c("hdel", "h", "a", "b")),
 		fuzzInput(c("multi"), c("set", "a", "1"), c("exec")),
 		fuzzInput(c("multi"), c("multi"), c("nosuch"), c("exec")),
 		fuzzInput(c("watch", "s"), c("set", "s", "2"), c("multi"), c("exec")),
@@ -280,6 +284,7 @@ func newFuzzEngine(t *testing.T) *fuzzEngine {
 	for _, args := range [][]string{
 		{"SET", "s", "hello"}, {"SET", "n", "42"}, {"SET", "f", "3.5"}, {"SET", "e", "x", "PX", "100000"},
 		{"ZADD", "z", "1", "a", "2", "b", "2", "c", "-inf", "d"}, {"ZADD", "zb", "1", "x" + strings.Repeat("y", 100)},
+		{"HSET", "h", "a", "1", "b", "x", "-5", "1.5"}, {"HSET", "hb", "x", strings.Repeat("y", 100)},
 	} {
 		b := make([][]byte, len(args))
 		for i, a := range args {
