@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/limitkv/limitkv/internal/hll"
 	"github.com/limitkv/limitkv/internal/hash"
+	"github.com/limitkv/limitkv/internal/hll"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 

@@ -182,6 +182,7 @@ const (
 func errPFDebugUnknown(sub []byte) string {
 	return "ERR Unknown PFDEBUG subcommand '" + string(cstr(sub)) + "'"
 }
+
 // HASHES family (t_hash.c).
 const (
 	ErrHashNotInt     = "ERR hash value is not an integer"
