@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -29,6 +30,9 @@ type Config struct {
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
 
+	ListMaxListpackSize atomic.Int64 // list-max-listpack-size: node entries (>0) or size class (<0)
+	ListCompressDepth   atomic.Int64 // list-compress-depth (validated, not applied)
+
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
 
@@ -45,6 +49,7 @@ func DefaultConfig() *Config {
 	lim := zset.DefaultLimits()
 	c.ZsetMaxListpackEntries.Store(lim.Entries)
 	c.ZsetMaxListpackValue.Store(lim.Value)
+	c.ListMaxListpackSize.Store(int64(list.DefaultFill))
 	return c
 }
 
@@ -53,6 +58,10 @@ func DefaultConfig() *Config {
 func (c *Config) ZsetLimits() zset.Limits {
 	return zset.Limits{Entries: c.ZsetMaxListpackEntries.Load(), Value: c.ZsetMaxListpackValue.Load()}
 }
+
+// ListFill is the node limit new lists take (Redis applies
+// list-max-listpack-size when a list is created).
+func (c *Config) ListFill() list.Fill { return list.Fill(c.ListMaxListpackSize.Load()) }
 
 func ptr[T any](v T) *T { return &v }
 

@@ -155,3 +155,11 @@ const (
 	// ZRANDMEMBER's count, read by getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX).
 	ErrZRandCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
+
+// The list family's errors (t_list.c).
+const (
+	ErrIndexOutOfRange = "ERR index out of range" // LSET
+	ErrLPosRank        = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	ErrLPosCount       = "ERR COUNT can't be negative"
+	ErrLPosMaxLen      = "ERR MAXLEN can't be negative"
+)

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -21,6 +22,8 @@ func typeName(e *keyspace.Entry) string {
 		return "string"
 	case *zset.Set:
 		return "zset"
+	case *list.List:
+		return "list"
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -32,6 +35,8 @@ func valueEncoding(e *keyspace.Entry) string {
 		return stringEncoding(v, e.Enc)
 	case *zset.Set:
 		return v.Encoding()
+	case *list.List:
+		return "quicklist" // Redis 7.0 has no other list encoding
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -50,6 +55,8 @@ func copyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
 		return append([]byte(nil), v...), enc
 	case *zset.Set:
 		return v.Clone(), keyspace.EncAuto
+	case *list.List:
+		return v.Clone(), keyspace.EncAuto
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -62,6 +69,8 @@ func valueMemory(e *keyspace.Entry) uint64 {
 		return bytesOverhead + roundAlloc(cap(v))
 	case *zset.Set:
 		return uint64(v.MemoryUsage())
+	case *list.List:
+		return uint64(v.MemoryUsage())
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -72,7 +81,7 @@ func valueMemory(e *keyspace.Entry) uint64 {
 // key that BZPOPMIN waits for serves it; other types never unblock a pop.
 func wakesBlocked(e *keyspace.Entry) bool {
 	switch e.Val.(type) {
-	case *zset.Set:
+	case *zset.Set, *list.List:
 		return true
 	}
 	return false
