@@ -118,8 +118,8 @@ func TestLibLimitsMovingWindow(t *testing.T) {
 		acquire(0, 3, 10, 1), acquire(0.125, 3, 10, 1), window(0.2, 3, 10), acquire(1.5, 3, 10, 1),
 		acquire(2, 3, 10, 1), // full
 		window(2, 3, 10), lAll(key), C("TTL", key),
-		acquire(10.2, 3, 10, 1),                                                                      // the oldest entry left the window
-		acquire(10.3, 3, 10, 1), window(10.3, 3, 10), acquire(11.6, 3, 10, 2), acquire(12, 3, 10, 4), // amount > limit
+		// The oldest entry leaves the window; then an amount over the limit.
+		acquire(10.2, 3, 10, 1), acquire(10.3, 3, 10, 1), window(10.3, 3, 10), acquire(11.6, 3, 10, 2), acquire(12, 3, 10, 4),
 		acquire(25, 3, 10, 3), window(25, 3, 10), lAll(key),
 		// A large limit and amount exercise the 5000-element LPUSH batches.
 		acquire(30, 12000, 60, 6000), C("LLEN", key), acquire(31, 12000, 60, 6000), acquire(32, 12000, 60, 1),
