@@ -256,6 +256,8 @@ func TestListWatch(t *testing.T) {
 		zsWatchCase("blpop", l, C("BLPOP", "k2", "k", "0")),
 		zsWatchCase("blmpop", l, C("BLMPOP", "0", "2", "k2", "k", "LEFT")),
 		zsWatchCase("brpoplpush", l, C("BRPOPLPUSH", "k", "k2", "0")),
+		zsWatchCase("blocking pops of nothing in multi", nil, C("MULTI"), C("BLPOP", "k", "0"), C("BLMPOP", "0", "1", "k", "LEFT"),
+			C("BLMOVE", "k", "d", "LEFT", "LEFT", "0"), C("EXEC")),
 		zsWatchCase("reads", l, C("LRANGE", "k", "0", "-1"), C("LLEN", "k"), C("LINDEX", "k", "0"), C("LPOS", "k", "a")),
 	})
 }
