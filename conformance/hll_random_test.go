@@ -45,7 +45,7 @@ func TestHLLRandom(t *testing.T) {
 			t.Logf("seed %d: replay with LIMITKV_SEED=%d go test ./conformance/ -run TestHLLRandom", seed, seed)
 		}
 	})
-	g := &hrGen{r: rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32|1))}
+	g := &hllHrGen{r: rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32|1))}
 	rds, lkv := dialPair(t)
 	for _, c := range []*RawConn{rds, lkv} {
 		c.Timeout = 10 * time.Second
@@ -59,8 +59,8 @@ func TestHLLRandom(t *testing.T) {
 	start := time.Now()
 	for sent := 0; sent < total; {
 		steps := g.chunk(100)
-		rr := hrPipeline(t, rds, steps)
-		lr := hrPipeline(t, lkv, steps)
+		rr := hllPipeline(t, rds, steps)
+		lr := hllPipeline(t, lkv, steps)
 		for i := range steps {
 			if bytes.Equal(rr[i].Raw, lr[i].Raw) {
 				continue
@@ -77,7 +77,7 @@ func TestHLLRandom(t *testing.T) {
 	t.Logf("%d commands in %v", total, time.Since(start).Round(time.Millisecond))
 }
 
-func hrPipeline(t *testing.T, c *RawConn, steps [][]string) []*Reply {
+func hllPipeline(t *testing.T, c *RawConn, steps [][]string) []*Reply {
 	t.Helper()
 	var buf bytes.Buffer
 	for _, st := range steps {
@@ -99,22 +99,22 @@ func hrPipeline(t *testing.T, c *RawConn, steps [][]string) []*Reply {
 	return out
 }
 
-type hrGen struct {
+type hllHrGen struct {
 	r *rand.Rand
 }
 
-var hrKeys = []string{"h0", "h1", "h2", "h3"}
+var hllHrKeys = []string{"h0", "h1", "h2", "h3"}
 
-func (g *hrGen) key() string { return hrKeys[g.r.IntN(len(hrKeys))] }
+func (g *hllHrGen) key() string { return hllHrKeys[g.r.IntN(len(hllHrKeys))] }
 
 // elem draws from a pool large enough to fill a dense HLL but small enough
 // that elements repeat.
-func (g *hrGen) elem() string { return "e" + strconv.Itoa(g.r.IntN(30000)) }
+func (g *hllHrGen) elem() string { return "e" + strconv.Itoa(g.r.IntN(30000)) }
 
 // body is a random sparse body: mostly well-formed opcodes in random
 // proportions (which may or may not cover exactly 16384 registers), or
 // raw random bytes.
-func (g *hrGen) body() string {
+func (g *hllHrGen) body() string {
 	var b []byte
 	if g.r.IntN(4) == 0 {
 		for range g.r.IntN(12) {
@@ -146,7 +146,7 @@ func (g *hrGen) body() string {
 	return string(b)
 }
 
-func (g *hrGen) header() string {
+func (g *hllHrGen) header() string {
 	enc := byte(1)
 	if g.r.IntN(10) == 0 {
 		enc = byte(g.r.IntN(3))
@@ -160,7 +160,7 @@ func (g *hrGen) header() string {
 	return "HYLL" + string([]byte{enc, 0, 0, 0}) + string(card)
 }
 
-func (g *hrGen) chunk(n int) [][]string {
+func (g *hllHrGen) chunk(n int) [][]string {
 	var out [][]string
 	for len(out) < n {
 		k := g.key()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/hll"
+	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -34,6 +35,9 @@ type Config struct {
 	HashMaxListpackEntries atomic.Int64 // hash-max-listpack-entries
 	HashMaxListpackValue   atomic.Int64 // hash-max-listpack-value, bytes
 
+	ListMaxListpackSize atomic.Int64 // list-max-listpack-size: node entries (>0) or size class (<0)
+	ListCompressDepth   atomic.Int64 // list-compress-depth (validated, not applied)
+
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
 
@@ -54,6 +58,7 @@ func DefaultConfig() *Config {
 	hlim := hash.DefaultLimits()
 	c.HashMaxListpackEntries.Store(hlim.Entries)
 	c.HashMaxListpackValue.Store(hlim.Value)
+	c.ListMaxListpackSize.Store(int64(list.DefaultFill))
 	return c
 }
 
@@ -68,6 +73,10 @@ func (c *Config) ZsetLimits() zset.Limits {
 func (c *Config) HashLimits() hash.Limits {
 	return hash.Limits{Entries: c.HashMaxListpackEntries.Load(), Value: c.HashMaxListpackValue.Load()}
 }
+
+// ListFill is the node limit new lists take (Redis applies
+// list-max-listpack-size when a list is created).
+func (c *Config) ListFill() list.Fill { return list.Fill(c.ListMaxListpackSize.Load()) }
 
 func ptr[T any](v T) *T { return &v }
 

@@ -50,6 +50,10 @@ const (
 	uintMax = math.MaxUint32
 )
 
+// intMinSigned is INT_MIN, the lower bound of signed int settings, stored in
+// numSpec.lo as its two's complement.
+var intMinSigned int64 = math.MinInt32
+
 // parseNumber is Redis's numericParseString + numericBoundaryCheck.
 func (s numSpec) parseNumber(v string) (int64, string) {
 	var n int64
@@ -74,7 +78,12 @@ func (s numSpec) parseNumber(v string) (int64, string) {
 		out = n > int64(s.hi) || n < int64(s.lo)
 	}
 	if out {
-		return 0, "argument must be between " + strconv.FormatUint(s.lo, 10) + " and " + strconv.FormatUint(s.hi, 10) + " inclusive"
+		lo, hi := strconv.FormatUint(s.lo, 10), strconv.FormatUint(s.hi, 10)
+		if !s.unsigned {
+			// A signed setting may have a negative lower bound (list-max-listpack-size).
+			lo, hi = strconv.FormatInt(int64(s.lo), 10), strconv.FormatInt(int64(s.hi), 10)
+		}
+		return 0, "argument must be between " + lo + " and " + hi + " inclusive"
 	}
 	return n, ""
 }
@@ -269,6 +278,11 @@ var configParams = []configParam{
 		func(c *Config) int64 { return c.HashMaxListpackEntries.Load() }, func(c *Config, n int64) { c.HashMaxListpackEntries.Store(n) }),
 	numParam("hash-max-listpack-value", "hash-max-ziplist-value", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.HashMaxListpackValue.Load() }, func(c *Config, n int64) { c.HashMaxListpackValue.Store(n) }),
+	numParam("list-max-listpack-size", "list-max-ziplist-size", numSpec{lo: uint64(intMinSigned), hi: intMax},
+		func(c *Config) int64 { return c.ListMaxListpackSize.Load() }, func(c *Config, n int64) { c.ListMaxListpackSize.Store(n) }),
+	// Accepted and validated as Redis does; limitkv does not compress nodes.
+	numParam("list-compress-depth", "", numSpec{lo: 0, hi: intMax},
+		func(c *Config) int64 { return c.ListCompressDepth.Load() }, func(c *Config, n int64) { c.ListCompressDepth.Store(n) }),
 	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.BusyThreshold.Load() }, func(c *Config, n int64) { c.BusyThreshold.Store(n) }),
 	{

@@ -189,3 +189,11 @@ const (
 	ErrHashNotFloat   = "ERR hash value is not a float"
 	ErrHashIncrNaNInf = "ERR value is NaN or Infinity" // HINCRBYFLOAT's increment
 )
+
+// The list family's errors (t_list.c).
+const (
+	ErrIndexOutOfRange = "ERR index out of range" // LSET
+	ErrLPosRank        = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	ErrLPosCount       = "ERR COUNT can't be negative"
+	ErrLPosMaxLen      = "ERR MAXLEN can't be negative"
+)

@@ -278,3 +278,56 @@ func TestMemoryOutputLimitsConfig(t *testing.T) {
 		t.Fatal("limits leaked to another config")
 	}
 }
+
+// TestMemoryListEstimate checks the list estimate (valueMemory) against
+// what the heap holds, for small lists and for lists of many nodes.
+func TestMemoryListEstimate(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		keys, elems int
+		el          func(i int) string
+	}{
+		{"5 short strings", 20000, 5, func(i int) string { return fmt.Sprintf("job:%06d", i) }},
+		{"50 timestamps", 5000, 50, func(i int) string { return strconv.Itoa(1_700_000_000_000 + i) }},
+		{"5000 strings", 40, 5000, func(i int) string { return fmt.Sprintf("element-%08d", i) }},
+		{"200 of 1 KB", 200, 200, func(i int) string { return strings.Repeat("v", 1000) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := newTester(t)
+			args := make([][]string, tc.keys)
+			for k := range args {
+				a := []string{"RPUSH", fmt.Sprintf("key:%08d", k)}
+				for i := range tc.elems {
+					a = append(a, tc.el(k*tc.elems+i))
+				}
+				args[k] = a
+			}
+			// Keys first, so that the keyspace's own growth is not counted.
+			for _, a := range args {
+				tt.Do("SET", a[1], "x")
+			}
+			var est float64
+			tt.E.Lock()
+			tt.E.DB(0).ForEach(func(e *keyspace.Entry) bool { est -= float64(valueMemory(e)); return true })
+			tt.E.Unlock()
+			runtime.GC()
+			before := heapObjects()
+			for _, a := range args {
+				tt.Do("DEL", a[1])
+				tt.Do(a...)
+			}
+			runtime.GC()
+			heap := float64(heapObjects()) - float64(before)
+			tt.E.Lock()
+			tt.E.DB(0).ForEach(func(e *keyspace.Entry) bool { est += float64(valueMemory(e)); return true })
+			tt.E.Unlock()
+			runtime.KeepAlive(args)
+			n := float64(tc.keys * tc.elems)
+			ratio := est / heap
+			t.Logf("heap %.1f B/element, estimate %.1f B/element (ratio %.2f)", heap/n, est/n, ratio)
+			if ratio < 0.7 || ratio > 1.3 {
+				t.Errorf("estimate off by more than 30%%: ratio %.2f", ratio)
+			}
+		})
+	}
+}

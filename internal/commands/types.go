@@ -3,6 +3,7 @@ package commands
 import (
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -24,6 +25,8 @@ func typeName(e *keyspace.Entry) string {
 		return "zset"
 	case *hash.Hash:
 		return "hash"
+	case *list.List:
+		return "list"
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -37,6 +40,8 @@ func valueEncoding(e *keyspace.Entry) string {
 		return v.Encoding()
 	case *hash.Hash:
 		return v.Encoding()
+	case *list.List:
+		return "quicklist" // Redis 7.0 has no other list encoding
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -57,6 +62,8 @@ func copyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
 		return v.Clone(), keyspace.EncAuto
 	case *hash.Hash:
 		return v.Clone(), keyspace.EncAuto
+	case *list.List:
+		return v.Clone(), keyspace.EncAuto
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -71,6 +78,8 @@ func valueMemory(e *keyspace.Entry) uint64 {
 		return uint64(v.MemoryUsage())
 	case *hash.Hash:
 		return uint64(v.MemoryUsage())
+	case *list.List:
+		return uint64(v.MemoryUsage())
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -81,7 +90,7 @@ func valueMemory(e *keyspace.Entry) uint64 {
 // key that BZPOPMIN waits for serves it; other types never unblock a pop.
 func wakesBlocked(e *keyspace.Entry) bool {
 	switch e.Val.(type) {
-	case *zset.Set:
+	case *zset.Set, *list.List:
 		return true
 	}
 	return false

@@ -1,0 +1,287 @@
+package commands
+
+import (
+	"time"
+
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/list"
+	"github.com/limitkv/limitkv/internal/num"
+)
+
+// LMOVE, RPOPLPUSH, LMPOP and the blocking BLPOP, BRPOP, BLMOVE,
+// BRPOPLPUSH and BLMPOP, after Redis 7.0's lmoveGenericCommand,
+// mpopGenericCommand and blockingPopGenericCommand.
+//
+// As for the sorted-set pops (zset_pop.go), a blocked client is served by
+// running its command again when a key it waits for is created; that run
+// (x.C.blocked set) reads only the key whose write woke it (x.readyKey) and
+// leaves the client blocked if that key holds another type, as Redis serves
+// list waiters only from a list. A served BLMOVE whose destination holds
+// another type gets WRONGTYPE and is unblocked, as in Redis. A move that
+// creates its destination signals it, so a woken BLMOVE can wake the
+// clients waiting on its destination in the same round.
+
+// listWhere reads LEFT or RIGHT (Redis's getListPositionFromObjectOrReply);
+// it reports the head as true.
+func listWhere(x *Ctx, arg []byte) (front, ok bool) {
+	switch {
+	case cEqualFold(arg, "left"):
+		return true, true
+	case cEqualFold(arg, "right"):
+		return false, true
+	}
+	x.W.Error(ErrSyntax)
+	return false, false
+}
+
+func cmdLMove(x *Ctx) {
+	from, ok := listWhere(x, x.Args[3])
+	if !ok {
+		return
+	}
+	to, ok := listWhere(x, x.Args[4])
+	if !ok {
+		return
+	}
+	lmoveGeneric(x, from, to)
+}
+
+func cmdRPopLPush(x *Ctx) { lmoveGeneric(x, false, true) }
+
+// lmoveGeneric pops from Args[1] and pushes onto Args[2], which may be the
+// same key (a rotation: the list never empties on the way).
+func lmoveGeneric(x *Ctx, from, to bool) {
+	src, dst := x.Args[1], x.Args[2]
+	se, sl, ok := x.listWrite(src)
+	if !ok {
+		return
+	}
+	if sl == nil {
+		x.Unchanged()
+		x.W.Null()
+		return
+	}
+	_, dl, ok := x.listWrite(dst)
+	if !ok {
+		return
+	}
+	var v []byte
+	lpop(sl, from, func(b []byte) { v = append([]byte(nil), b...) })
+	if dl == nil {
+		_, dl = x.listCreate(dst)
+	}
+	lpush(dl, v, to)
+	x.W.Bulk(v)
+	x.lDropIfEmpty(se, sl)
+}
+
+// lmpopArgs is the parsed tail of LMPOP and BLMPOP.
+type lmpopArgs struct {
+	keys  [][]byte
+	front bool
+	count int64
+}
+
+// parseLMPop is the parsing part of lmpopGenericCommand, numkeys at numIdx.
+func parseLMPop(x *Ctx, numIdx int) (lmpopArgs, bool) {
+	args := x.Args
+	var p lmpopArgs
+	numkeys, ok := num.ParseInt(args[numIdx])
+	if !ok || numkeys < 1 {
+		x.W.Error(ErrZNumKeysPositive)
+		return p, false
+	}
+	if numkeys >= int64(len(args)) || numIdx+int(numkeys)+1 >= len(args) {
+		x.W.Error(ErrSyntax)
+		return p, false
+	}
+	whereIdx := numIdx + int(numkeys) + 1
+	if p.front, ok = listWhere(x, args[whereIdx]); !ok {
+		return p, false
+	}
+	p.count = -1
+	for j := whereIdx + 1; j < len(args); j++ {
+		more := len(args) - 1 - j
+		if p.count == -1 && cEqualFold(args[j], "count") && more > 0 {
+			j++
+			n, ok := num.ParseInt(args[j])
+			if !ok || n < 1 {
+				x.W.Error(ErrZCountPositive)
+				return p, false
+			}
+			p.count = n
+			continue
+		}
+		x.W.Error(ErrSyntax)
+		return p, false
+	}
+	if p.count == -1 {
+		p.count = 1
+	}
+	p.keys = args[numIdx+1 : whereIdx]
+	return p, true
+}
+
+func cmdLMPop(x *Ctx) {
+	p, ok := parseLMPop(x, 1)
+	if !ok {
+		return
+	}
+	x.Unchanged()
+	for _, key := range p.keys {
+		e := x.DB.Get(key, x.Now)
+		if e == nil {
+			continue
+		}
+		l, ok := listOf(x, e)
+		if !ok {
+			return
+		}
+		lmpopReply(x, key, e, l, p.front, p.count)
+		return
+	}
+	x.W.NullArray()
+}
+
+// lmpopReply answers LMPOP and BLMPOP: the key, then the popped elements.
+func lmpopReply(x *Ctx, key []byte, e *keyspace.Entry, l *list.List, front bool, count int64) {
+	n := int(min(count, int64(l.Len())))
+	x.W.Array(2)
+	x.W.Bulk(key)
+	x.W.Array(n)
+	for range n {
+		lpop(l, front, x.W.Bulk)
+	}
+	x.lTouch(key)
+	x.lDropIfEmpty(e, l)
+}
+
+// lblockFind returns the first of keys holding a list (Redis deletes empty
+// lists, so it has elements), or nil if there is none. A key of another type
+// answers WRONGTYPE, except when a blocked client is being served (see the
+// file comment).
+func lblockFind(x *Ctx, keys [][]byte) (*keyspace.Entry, *list.List, []byte, bool) {
+	serving := x.C.blocked != nil
+	for _, key := range keys {
+		if serving && string(key) != x.readyKey {
+			continue
+		}
+		e := x.DB.Get(key, x.Now)
+		if e == nil {
+			continue
+		}
+		l, isList := e.Val.(*list.List)
+		if !isList {
+			if serving {
+				continue
+			}
+			x.W.Error(ErrWrongType)
+			return nil, nil, nil, false
+		}
+		if l.Len() > 0 {
+			return e, l, key, true
+		}
+	}
+	return nil, nil, nil, true
+}
+
+func cmdBLPop(x *Ctx) { bpopGeneric(x, true) }
+func cmdBRPop(x *Ctx) { bpopGeneric(x, false) }
+
+func bpopGeneric(x *Ctx, front bool) {
+	args := x.Args
+	timeout, errMsg := parseBlockTimeout(args[len(args)-1])
+	if errMsg != "" {
+		x.W.Error(errMsg)
+		return
+	}
+	keys := args[1 : len(args)-1]
+	e, l, key, ok := lblockFind(x, keys)
+	if !ok {
+		return
+	}
+	x.Unchanged()
+	if l != nil {
+		x.W.Array(2)
+		x.W.Bulk(key)
+		lpop(l, front, x.W.Bulk)
+		x.lTouch(key)
+		x.lDropIfEmpty(e, l)
+		return
+	}
+	if !x.Block(keys, timeout) {
+		x.W.NullArray()
+	}
+}
+
+func cmdBLMPop(x *Ctx) {
+	p, ok := parseLMPop(x, 2)
+	if !ok {
+		return
+	}
+	timeout, errMsg := parseBlockTimeout(x.Args[1])
+	if errMsg != "" {
+		x.W.Error(errMsg)
+		return
+	}
+	e, l, key, ok := lblockFind(x, p.keys)
+	if !ok {
+		return
+	}
+	x.Unchanged()
+	if l != nil {
+		lmpopReply(x, key, e, l, p.front, p.count)
+		return
+	}
+	if !x.Block(p.keys, timeout) {
+		x.W.NullArray()
+	}
+}
+
+func cmdBLMove(x *Ctx) {
+	from, ok := listWhere(x, x.Args[3])
+	if !ok {
+		return
+	}
+	to, ok := listWhere(x, x.Args[4])
+	if !ok {
+		return
+	}
+	timeout, errMsg := parseBlockTimeout(x.Args[5])
+	if errMsg != "" {
+		x.W.Error(errMsg)
+		return
+	}
+	blmoveGeneric(x, from, to, timeout)
+}
+
+func cmdBRPopLPush(x *Ctx) {
+	timeout, errMsg := parseBlockTimeout(x.Args[3])
+	if errMsg != "" {
+		x.W.Error(errMsg)
+		return
+	}
+	blmoveGeneric(x, false, true, timeout)
+}
+
+func blmoveGeneric(x *Ctx, from, to bool, timeout time.Duration) {
+	src := x.Args[1]
+	e := x.DB.Get(src, x.Now)
+	if e != nil {
+		if _, isList := e.Val.(*list.List); !isList {
+			if x.C.blocked != nil {
+				// Being served after a write of another type: keep waiting.
+				x.Block(x.Args[1:2], timeout)
+				return
+			}
+			x.W.Error(ErrWrongType)
+			return
+		}
+		lmoveGeneric(x, from, to)
+		return
+	}
+	x.Unchanged()
+	if !x.Block(x.Args[1:2], timeout) {
+		x.W.Null()
+	}
+}
