@@ -28,6 +28,7 @@ type Config struct {
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
+	SetMaxIntsetEntries    atomic.Int64 // set-max-intset-entries
 
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
@@ -45,6 +46,7 @@ func DefaultConfig() *Config {
 	lim := zset.DefaultLimits()
 	c.ZsetMaxListpackEntries.Store(lim.Entries)
 	c.ZsetMaxListpackValue.Store(lim.Value)
+	c.SetMaxIntsetEntries.Store(512)
 	return c
 }
 

@@ -263,6 +263,8 @@ var configParams = []configParam{
 		func(c *Config) int64 { return c.ZsetMaxListpackEntries.Load() }, func(c *Config, n int64) { c.ZsetMaxListpackEntries.Store(n) }),
 	numParam("zset-max-listpack-value", "zset-max-ziplist-value", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.ZsetMaxListpackValue.Load() }, func(c *Config, n int64) { c.ZsetMaxListpackValue.Store(n) }),
+	numParam("set-max-intset-entries", "", numSpec{unsigned: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.SetMaxIntsetEntries.Load() }, func(c *Config, n int64) { c.SetMaxIntsetEntries.Store(n) }),
 	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.BusyThreshold.Load() }, func(c *Config, n int64) { c.BusyThreshold.Store(n) }),
 	{

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/set"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -21,6 +22,8 @@ func typeName(e *keyspace.Entry) string {
 		return "string"
 	case *zset.Set:
 		return "zset"
+	case *set.Set:
+		return "set"
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -31,6 +34,8 @@ func valueEncoding(e *keyspace.Entry) string {
 	case []byte:
 		return stringEncoding(v, e.Enc)
 	case *zset.Set:
+		return v.Encoding()
+	case *set.Set:
 		return v.Encoding()
 	}
 	panic("keyspace holds an unknown value type")
@@ -50,6 +55,8 @@ func copyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
 		return append([]byte(nil), v...), enc
 	case *zset.Set:
 		return v.Clone(), keyspace.EncAuto
+	case *set.Set:
+		return v.Clone(), keyspace.EncAuto
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -61,6 +68,8 @@ func valueMemory(e *keyspace.Entry) uint64 {
 	case []byte:
 		return bytesOverhead + roundAlloc(cap(v))
 	case *zset.Set:
+		return uint64(v.MemoryUsage())
+	case *set.Set:
 		return uint64(v.MemoryUsage())
 	}
 	panic("keyspace holds an unknown value type")
