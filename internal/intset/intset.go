@@ -10,7 +10,7 @@
 //
 // Complexity, n = Len(): Find O(log n); Add and Remove O(n) (one memmove,
 // binary search for the position); an upgrade O(n). Memory: Len()*Width()
-// bytes plus a little slack for growth.
+// bytes rounded up to the allocator's size class (an eighth at most).
 //
 // A Set is not safe for concurrent use. The zero value is an empty set of
 // 16-bit width.
@@ -19,7 +19,9 @@ package intset
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"math/rand/v2"
+	"unsafe"
 )
 
 // Widths, in bytes per element.
@@ -29,10 +31,58 @@ const (
 	Width64 = 8
 )
 
-// Set is an intset.
+// Set is an intset: 16 bytes, so that a small set costs no more than in
+// Redis. The element array's capacity is not stored: it is always
+// capBytes of the bytes in use, which Add and Remove maintain by
+// reallocating when that figure changes.
 type Set struct {
+	p *byte  // the element array (nil when empty)
+	n uint32 // members
 	w uint8  // element width in bytes; 0 means Width16 (the zero value)
-	b []byte // len(b) == Len()*width
+}
+
+// capBytes is the allocation for need bytes of elements: Go's size class
+// up to 128 bytes, and above that need rounded up to an eighth of its
+// power of two, close to the allocator's classes. A run of additions
+// therefore reallocates at most eight times per doubling.
+func capBytes(need int) int {
+	switch {
+	case need == 0:
+		return 0
+	case need <= 8:
+		return 8
+	case need <= 128:
+		return (need + 15) &^ 15
+	}
+	unit := 1 << (bits.Len(uint(need)) - 4)
+	return (need + unit - 1) &^ (unit - 1)
+}
+
+// buf is the element array, len = the bytes in use.
+func (s *Set) buf() []byte {
+	if s.p == nil {
+		return nil
+	}
+	used := int(s.n) * s.Width()
+	return unsafe.Slice(s.p, capBytes(used))[:used]
+}
+
+func (s *Set) setBuf(b []byte) {
+	s.n = uint32(len(b) / s.Width())
+	if cap(b) == 0 {
+		s.p = nil
+		return
+	}
+	s.p = unsafe.SliceData(b)
+}
+
+// alloc returns a zeroed array of used bytes with the capacity capBytes
+// gives.
+func alloc(used int) []byte {
+	if used == 0 {
+		return nil
+	}
+	return make([]byte, used, capBytes(used))
 }
 
 // widthFor is the narrowest width holding v.
@@ -55,7 +105,7 @@ func (s *Set) Width() int {
 }
 
 // Len is the number of members.
-func (s *Set) Len() int { return len(s.b) / s.Width() }
+func (s *Set) Len() int { return int(s.n) }
 
 func get(b []byte, w int, i int) int64 {
 	switch w {
@@ -79,27 +129,27 @@ func put(b []byte, w int, i int, v int64) {
 }
 
 // At returns the member of rank i (0 is the smallest).
-func (s *Set) At(i int) int64 { return get(s.b, s.Width(), i) }
+func (s *Set) At(i int) int64 { return get(s.buf(), s.Width(), i) }
 
 // search finds v: its position if present, else where it would go.
 func (s *Set) search(v int64) (int, bool) {
-	w := s.Width()
-	n := len(s.b) / w
+	w, b := s.Width(), s.buf()
+	n := int(s.n)
 	if n == 0 {
 		return 0, false
 	}
 	// The ends first: appends of growing values (ids, timestamps) are the
 	// common case and need no search.
-	if v > get(s.b, w, n-1) {
+	if v > get(b, w, n-1) {
 		return n, false
 	}
-	if v < get(s.b, w, 0) {
+	if v < get(b, w, 0) {
 		return 0, false
 	}
 	lo, hi := 0, n-1
 	for lo <= hi {
 		mid := int(uint(lo+hi) >> 1)
-		cur := get(s.b, w, mid)
+		cur := get(b, w, mid)
 		switch {
 		case v > cur:
 			lo = mid + 1
@@ -121,19 +171,6 @@ func (s *Set) Find(v int64) bool {
 	return ok
 }
 
-// grow makes room for extra more bytes, with a sixteenth of slack so a run
-// of additions does not copy the array each time.
-func (s *Set) grow(extra int) {
-	need := len(s.b) + extra
-	if need <= cap(s.b) {
-		s.b = s.b[:need]
-		return
-	}
-	nb := make([]byte, need, need+need/16)
-	copy(nb, s.b)
-	s.b = nb
-}
-
 // Add inserts v and reports whether it was absent.
 func (s *Set) Add(v int64) bool {
 	if vw := widthFor(v); vw > uint8(s.Width()) {
@@ -144,11 +181,18 @@ func (s *Set) Add(v int64) bool {
 	if found {
 		return false
 	}
-	w := s.Width()
-	n := len(s.b)
-	s.grow(w)
-	copy(s.b[(pos+1)*w:], s.b[pos*w:n])
-	put(s.b, w, pos, v)
+	w, b := s.Width(), s.buf()
+	n := len(b)
+	if n+w <= cap(b) {
+		b = b[:n+w]
+	} else {
+		nb := alloc(n + w)
+		copy(nb, b)
+		b = nb
+	}
+	copy(b[(pos+1)*w:], b[pos*w:n])
+	put(b, w, pos, v)
+	s.setBuf(b)
 	return true
 }
 
@@ -156,9 +200,9 @@ func (s *Set) Add(v int64) bool {
 // width and therefore lies beyond every member: first if negative, last if
 // not.
 func (s *Set) upgradeAndAdd(v int64, nw uint8) {
-	ow, w := s.Width(), int(nw)
-	n := len(s.b) / ow
-	nb := make([]byte, (n+1)*w, (n+1)*w+(n+1)*w/16)
+	ow, w, ob := s.Width(), int(nw), s.buf()
+	n := int(s.n)
+	nb := alloc((n + 1) * w)
 	off := 0
 	if v < 0 {
 		off = 1
@@ -167,9 +211,10 @@ func (s *Set) upgradeAndAdd(v int64, nw uint8) {
 		put(nb, w, n, v)
 	}
 	for i := range n {
-		put(nb, w, i+off, get(s.b, ow, i))
+		put(nb, w, i+off, get(ob, ow, i))
 	}
-	s.w, s.b = nw, nb
+	s.w = nw
+	s.setBuf(nb)
 }
 
 // Remove deletes v and reports whether it was present. The width stays.
@@ -181,12 +226,16 @@ func (s *Set) Remove(v int64) bool {
 	if !found {
 		return false
 	}
-	w := s.Width()
-	copy(s.b[pos*w:], s.b[(pos+1)*w:])
-	s.b = s.b[:len(s.b)-w]
-	if cap(s.b) > 64 && len(s.b) < cap(s.b)/2 {
-		s.b = append([]byte(nil), s.b...) // give back what a big removal freed
+	w, b := s.Width(), s.buf()
+	copy(b[pos*w:], b[(pos+1)*w:])
+	b = b[:len(b)-w]
+	if capBytes(len(b)) < cap(b) {
+		// Keep the invariant (and give memory back as the set shrinks).
+		nb := alloc(len(b))
+		copy(nb, b)
+		b = nb
 	}
+	s.setBuf(b)
 	return true
 }
 
@@ -196,9 +245,9 @@ func (s *Set) Random() int64 { return s.At(rand.IntN(s.Len())) }
 // Each calls fn for the members in ascending order until it returns false.
 // fn must not modify the set.
 func (s *Set) Each(fn func(v int64) bool) {
-	w := s.Width()
-	for i := range len(s.b) / w {
-		if !fn(get(s.b, w, i)) {
+	w, b := s.Width(), s.buf()
+	for i := range int(s.n) {
+		if !fn(get(b, w, i)) {
 			return
 		}
 	}
@@ -206,13 +255,17 @@ func (s *Set) Each(fn func(v int64) bool) {
 
 // Clone returns an independent copy with the same width.
 func (s *Set) Clone() *Set {
-	return &Set{w: s.w, b: append([]byte(nil), s.b...)}
+	c := &Set{w: s.w}
+	b := alloc(int(s.n) * s.Width())
+	copy(b, s.buf())
+	c.setBuf(b)
+	return c
 }
 
 // BlobLen is the size of Redis's intset blob for this set: an 8-byte
 // header (encoding and length) and the elements.
-func (s *Set) BlobLen() int { return 8 + len(s.b) }
+func (s *Set) BlobLen() int { return 8 + int(s.n)*s.Width() }
 
 // MemoryUsage is the heap bytes the set holds beyond its struct: the
-// element array's capacity.
-func (s *Set) MemoryUsage() int { return cap(s.b) }
+// element array's allocation.
+func (s *Set) MemoryUsage() int { return capBytes(int(s.n) * s.Width()) }

@@ -23,6 +23,7 @@ import (
 	"hash/maphash"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"unsafe"
 
@@ -192,22 +193,25 @@ func (s *Set) Clone() *Set {
 	return &Set{ht: t}
 }
 
-// Heap accounting for MemoryUsage, calibrated by TestMemoryPerMember: a
-// node is one 32-byte allocation (next, member string header, hash) and
-// the member's bytes another, rounded up to the allocator's size class.
+// Heap accounting for MemoryUsage, calibrated by TestMemoryPerMember and
+// internal/commands's TestMemorySetEstimate: the Set and the table are
+// one allocation each, a node is one 32-byte allocation (next, member
+// string header, hash) and the member's bytes another, all rounded up to
+// the allocator's size classes.
 const (
 	setSize   = int(unsafe.Sizeof(Set{}))
 	tableSize = int(unsafe.Sizeof(table{}))
-	nodeSize  = 32
+	nodeSize  = int(unsafe.Sizeof(node{}))
 )
 
 // MemoryUsage estimates the heap bytes the set holds (MEMORY USAGE, INFO
 // used_memory, maxmemory).
 func (s *Set) MemoryUsage() int {
 	if s.ht == nil {
-		return setSize + s.is.MemoryUsage()
+		return allocSize(setSize) + allocSize(s.is.MemoryUsage())
 	}
-	return setSize + tableSize + 8*len(s.ht.buckets) + s.ht.used*nodeSize + s.ht.bytes
+	t := s.ht
+	return allocSize(setSize) + allocSize(tableSize) + allocSize(8*len(t.buckets)) + t.used*allocSize(nodeSize) + t.bytes
 }
 
 // The hash table.
@@ -326,18 +330,21 @@ func (t *table) random() *node {
 	return n
 }
 
-// allocSize is the size class Go's allocator gives a string of n bytes
-// (close enough above 128 bytes).
+// sizeClasses are Go's small-object size classes (runtime/sizeclasses.go).
+var sizeClasses = [...]int{8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256,
+	288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792,
+	2048, 2304, 2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240,
+	10880, 12288, 13568, 14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
+
+// allocSize is what Go's allocator takes for an object of n bytes: its
+// size class, or whole 8 KB pages for a large object.
 func allocSize(n int) int {
-	switch {
-	case n == 0:
+	if n == 0 {
 		return 0
-	case n <= 8:
-		return 8
-	case n <= 16:
-		return 16
-	case n <= 128:
-		return (n + 15) / 16 * 16
 	}
-	return (n + 63) / 64 * 64
+	if n > sizeClasses[len(sizeClasses)-1] {
+		return (n + 8191) &^ 8191
+	}
+	i, _ := slices.BinarySearch(sizeClasses[:], n)
+	return sizeClasses[i]
 }
