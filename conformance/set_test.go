@@ -404,3 +404,18 @@ func TestSetTTLWatchMultiEval(t *testing.T) {
 		sWatchCase("sintercard", k, C("SINTERCARD", "1", "k")),
 	})
 }
+
+// Sorted-set operations take plain sets as inputs, every member scoring 1.
+func TestSetAsZsetSource(t *testing.T) {
+	runCases(t, []Case{
+		{Name: "zunion and zinter with sets", Cmds: []Cmd{C("SADD", "s", "a", "b", "c"), C("SADD", "i", "3", "1", "2"), C("ZADD", "z", "5", "a", "0.5", "x", "2", "1"),
+			C("ZUNION", "2", "s", "z", "WITHSCORES"), C("ZUNION", "3", "s", "z", "i", "WEIGHTS", "2", "1", "3", "WITHSCORES"), C("ZINTER", "2", "s", "z", "WITHSCORES"),
+			C("ZINTER", "2", "i", "z", "AGGREGATE", "MAX", "WITHSCORES"), C("ZDIFF", "2", "s", "z", "WITHSCORES"), C("ZDIFF", "2", "s", "s"), C("ZDIFF", "1", "i", "WITHSCORES"),
+			C("ZINTERCARD", "2", "s", "z"), C("ZINTERCARD", "2", "s", "s", "LIMIT", "2"), C("ZUNIONSTORE", "d", "2", "s", "i"), C("ZRANGE", "d", "0", "-1", "WITHSCORES"),
+			C("OBJECT", "ENCODING", "d"), C("ZINTERSTORE", "d", "1", "s", "WEIGHTS", "inf"), C("ZRANGE", "d", "0", "-1", "WITHSCORES"), C("ZDIFFSTORE", "d", "2", "i", "s"),
+			C("TYPE", "d"), C("SET", "str", "x"), C("ZUNION", "2", "s", "str"), C("ZUNION", "2", "nokey", "s")}},
+		{Name: "big set source", Cmds: []Cmd{sBig("s", "m", 300), C("ZUNIONSTORE", "d", "1", "s"), C("OBJECT", "ENCODING", "d"), C("ZCARD", "d"),
+			C("ZRANGE", "d", "0", "5", "WITHSCORES"), C("ZINTERCARD", "1", "s")}},
+		{Name: "zrangestore and zrange refuse sets", Cmds: []Cmd{C("SADD", "s", "a"), C("ZRANGE", "s", "0", "-1"), C("ZRANGESTORE", "d", "s", "0", "-1"), C("ZCARD", "s"), C("ZMPOP", "1", "s", "MIN")}},
+	})
+}
