@@ -130,6 +130,8 @@ func fuzzSeeds() [][]byte {
 	c := func(cmd string, args ...string) []string { return append([]string{cmd}, args...) }
 	seeds := [][]byte{
 		fuzzInput(c("set", "s", "v", "EX", "10", "NX", "GET")),
+		fuzzInput(c("spop", "sh", "2"), c("smove", "si", "sh", "1"), c("sinterstore", "si", "sh", "si")),
+		fuzzInput(c("sdiffstore", "d", "si", "sh"), c("sscan", "sh", "0", "COUNT", "1", "MATCH", "*y*")),
 		fuzzInput(c("set", "s", "v", "PXAT", "9223372036854775807")),
 		fuzzInput(c("set", "n", "1", "KEEPTTL", "XX")),
 		fuzzInput(c("getex", "e", "PERSIST")),
@@ -254,6 +256,7 @@ func newFuzzEngine(t *testing.T) *fuzzEngine {
 	for _, args := range [][]string{
 		{"SET", "s", "hello"}, {"SET", "n", "42"}, {"SET", "f", "3.5"}, {"SET", "e", "x", "PX", "100000"},
 		{"ZADD", "z", "1", "a", "2", "b", "2", "c", "-inf", "d"}, {"ZADD", "zb", "1", "x" + strings.Repeat("y", 100)},
+		{"SADD", "si", "1", "-70000", "5000000000"}, {"SADD", "sh", "a", "1", "b" + strings.Repeat("y", 100)},
 	} {
 		b := make([][]byte, len(args))
 		for i, a := range args {
