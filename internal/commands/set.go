@@ -410,7 +410,6 @@ func srandWithCount(x *Ctx) {
 	}
 	count := int(l)
 	x.W.Array(count)
-	picked := make(map[string]struct{}, count)
 	if count*srandSubStrategyMul > size {
 		// Close to the whole set: take it all and drop random members.
 		all := make([]string, 0, size)
@@ -421,6 +420,7 @@ func srandWithCount(x *Ctx) {
 		}
 		return
 	}
+	picked := make(map[string]struct{}, count)
 	for len(picked) < count {
 		buf = s.Random(buf[:0])
 		if _, dup := picked[string(buf)]; dup {
