@@ -37,6 +37,7 @@ type Config struct {
 
 	ListMaxListpackSize atomic.Int64 // list-max-listpack-size: node entries (>0) or size class (<0)
 	ListCompressDepth   atomic.Int64 // list-compress-depth (validated, not applied)
+	SetMaxIntsetEntries atomic.Int64 // set-max-intset-entries
 
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 }
@@ -59,6 +60,7 @@ func DefaultConfig() *Config {
 	c.HashMaxListpackEntries.Store(hlim.Entries)
 	c.HashMaxListpackValue.Store(hlim.Value)
 	c.ListMaxListpackSize.Store(int64(list.DefaultFill))
+	c.SetMaxIntsetEntries.Store(512)
 	return c
 }
 

@@ -152,6 +152,8 @@ func fuzzSeeds() [][]byte {
 		fuzzInput(c("set", "s", "v", "EX", "10", "NX", "GET")),
 		fuzzInput(c("pfadd", "h", "a", "b"), c("pfcount", "h"), c("pfmerge", "h2", "h", "s"), c("pfdebug", "decode", "h")),
 		fuzzInput(c("set", "h", "HYLL\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x81\x40\xfe\x7f"), c("pfadd", "h", "x", "y"), c("pfcount", "h", "h2")),
+		fuzzInput(c("spop", "sh", "2"), c("smove", "si", "sh", "1"), c("sinterstore", "si", "sh", "si")),
+		fuzzInput(c("sdiffstore", "d", "si", "sh"), c("sscan", "sh", "0", "COUNT", "1", "MATCH", "*y*")),
 		fuzzInput(c("set", "s", "v", "PXAT", "9223372036854775807")),
 		fuzzInput(c("set", "n", "1", "KEEPTTL", "XX")),
 		fuzzInput(c("getex", "e", "PERSIST")),
@@ -285,6 +287,7 @@ func newFuzzEngine(t *testing.T) *fuzzEngine {
 		{"SET", "s", "hello"}, {"SET", "n", "42"}, {"SET", "f", "3.5"}, {"SET", "e", "x", "PX", "100000"},
 		{"ZADD", "z", "1", "a", "2", "b", "2", "c", "-inf", "d"}, {"ZADD", "zb", "1", "x" + strings.Repeat("y", 100)},
 		{"HSET", "h", "a", "1", "b", "x", "-5", "1.5"}, {"HSET", "hb", "x", strings.Repeat("y", 100)},
+		{"SADD", "si", "1", "-70000", "5000000000"}, {"SADD", "sh", "a", "1", "b" + strings.Repeat("y", 100)},
 	} {
 		b := make([][]byte, len(args))
 		for i, a := range args {

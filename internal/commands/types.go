@@ -4,6 +4,7 @@ import (
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/list"
+	"github.com/limitkv/limitkv/internal/set"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -27,6 +28,8 @@ func typeName(e *keyspace.Entry) string {
 		return "hash"
 	case *list.List:
 		return "list"
+	case *set.Set:
+		return "set"
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -42,6 +45,8 @@ func valueEncoding(e *keyspace.Entry) string {
 		return v.Encoding()
 	case *list.List:
 		return "quicklist" // Redis 7.0 has no other list encoding
+	case *set.Set:
+		return v.Encoding()
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -64,6 +69,8 @@ func copyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
 		return v.Clone(), keyspace.EncAuto
 	case *list.List:
 		return v.Clone(), keyspace.EncAuto
+	case *set.Set:
+		return v.Clone(), keyspace.EncAuto
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -79,6 +86,8 @@ func valueMemory(e *keyspace.Entry) uint64 {
 	case *hash.Hash:
 		return uint64(v.MemoryUsage())
 	case *list.List:
+		return uint64(v.MemoryUsage())
+	case *set.Set:
 		return uint64(v.MemoryUsage())
 	}
 	panic("keyspace holds an unknown value type")

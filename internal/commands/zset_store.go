@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/set"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -15,8 +16,9 @@ import (
 // such small arrays, and folds each member's weighted scores in that order,
 // so the same floating-point additions happen here in the same order.
 //
-// Redis also accepts plain sets (score 1) as inputs; limitkv has no set
-// type, so every non-sorted-set key is WRONGTYPE.
+// Redis also accepts plain sets as inputs, every member with score 1:
+// such a source is copied into a sorted set for the call (once per set,
+// so that the same key given twice is still one source for ZDIFF).
 
 // Operations.
 const (
@@ -92,11 +94,26 @@ func zsetOpGeneric(x *Ctx, store bool, op int, cardOnly bool) {
 	}
 	src := make([]zsrc, setnum)
 	j := numIdx + 1
+	var fromSets map[*set.Set]*zset.Set
 	for i := range src {
 		// Types are checked as the keys are looked up, before the options.
-		_, s, ok := x.zsetRead(args[j])
-		if !ok {
-			return
+		var s *zset.Set
+		if e := x.Lookup(args[j]); e != nil {
+			switch v := e.Val.(type) {
+			case *zset.Set:
+				s = v
+			case *set.Set:
+				if fromSets == nil {
+					fromSets = make(map[*set.Set]*zset.Set)
+				}
+				if s = fromSets[v]; s == nil {
+					s = zsetOfSet(v)
+					fromSets[v] = s
+				}
+			default:
+				x.W.Error(ErrWrongType)
+				return
+			}
 		}
 		src[i] = zsrc{s: s, weight: 1}
 		j++
@@ -180,6 +197,14 @@ func zsetOpGeneric(x *Ctx, store bool, op int, cardOnly bool) {
 			zReplyScore(x.W, p.score)
 		}
 	}
+}
+
+// zsetOfSet is a set's members with score 1, for use as a source.
+func zsetOfSet(s *set.Set) *zset.Set {
+	z := zset.New()
+	lim := zset.DefaultLimits()
+	s.Each(func(m []byte) bool { z.AddBytes(m, 1, lim); return true })
+	return z
 }
 
 // zpair is a member of a computed result.

@@ -1,0 +1,233 @@
+package commands
+
+import (
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/set"
+)
+
+// SINTER (and SMEMBERS, which is SINTER of one key), SINTERCARD,
+// SINTERSTORE, SUNION, SUNIONSTORE, SDIFF and SDIFFSTORE, after Redis's
+// sinterGenericCommand and sunionDiffGenericCommand. Every source is
+// looked up (lookupKeyRead) and type-checked before anything is computed,
+// so one WRONGTYPE key fails the command even when another is missing.
+
+func cmdSInter(x *Ctx)      { sinterGeneric(x, x.Args[1:], nil, false, 0) }
+func cmdSInterStore(x *Ctx) { sinterGeneric(x, x.Args[2:], x.Args[1], false, 0) }
+
+func cmdSInterCard(x *Ctx) {
+	args := x.Args
+	numkeys, ok := num.ParseInt(args[1])
+	if !ok || numkeys < 1 {
+		x.W.Error(ErrZNumKeysPositive)
+		return
+	}
+	if numkeys > int64(len(args)-2) {
+		x.W.Error(errNumKeysTooBig)
+		return
+	}
+	limit := int64(0)
+	for j := 2 + int(numkeys); j < len(args); j++ {
+		if cEqualFold(args[j], "limit") && j+1 < len(args) {
+			j++
+			n, ok := num.ParseInt(args[j])
+			if !ok || n < 0 {
+				x.W.Error(ErrZLimitNegative)
+				return
+			}
+			limit = n
+			continue
+		}
+		x.W.Error(ErrSyntax)
+		return
+	}
+	sinterGeneric(x, args[2:2+numkeys], nil, true, limit)
+}
+
+// setSources looks up and type-checks keys; missing keys are nil.
+func setSources(x *Ctx, keys [][]byte) ([]*set.Set, bool) {
+	sets := make([]*set.Set, len(keys))
+	for i, k := range keys {
+		_, s, ok := x.setRead(k)
+		if !ok {
+			return nil, false
+		}
+		sets[i] = s
+	}
+	return sets, true
+}
+
+// sinterGeneric is sinterGenericCommand: the members of the smallest set
+// that every other set holds, in the smallest set's order. A stored result
+// starts as an intset.
+func sinterGeneric(x *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64) {
+	if dst != nil {
+		x.Unchanged()
+	}
+	sets, ok := setSources(x, keys)
+	if !ok {
+		return
+	}
+	for _, s := range sets {
+		if s == nil {
+			switch {
+			case dst != nil:
+				setStoreResult(x, dst, set.New())
+			case cardOnly:
+				x.W.Int(0)
+			default:
+				x.W.Array(0)
+			}
+			return
+		}
+	}
+	sortBySize(sets, false)
+	first := sets[0]
+	var res *set.Set
+	var off int
+	switch {
+	case dst != nil:
+		res = set.New()
+	case !cardOnly:
+		off = x.W.ArrayPlaceholder()
+	}
+	lim := x.maxIntset()
+	card := int64(0)
+	first.Each(func(m []byte) bool {
+		for _, s := range sets[1:] {
+			if s != first && !s.Has(m) {
+				return true
+			}
+		}
+		switch {
+		case cardOnly:
+			card++
+			return limit == 0 || card < limit
+		case dst != nil:
+			res.Add(m, lim)
+		default:
+			x.W.Bulk(m)
+			card++
+		}
+		return true
+	})
+	switch {
+	case cardOnly:
+		x.W.Int(card)
+	case dst != nil:
+		setStoreResult(x, dst, res)
+	default:
+		x.W.PatchArray(off, int(card))
+	}
+}
+
+func cmdSUnion(x *Ctx)      { sunionDiffGeneric(x, x.Args[1:], nil, false) }
+func cmdSUnionStore(x *Ctx) { sunionDiffGeneric(x, x.Args[2:], x.Args[1], false) }
+func cmdSDiff(x *Ctx)       { sunionDiffGeneric(x, x.Args[1:], nil, true) }
+func cmdSDiffStore(x *Ctx)  { sunionDiffGeneric(x, x.Args[2:], x.Args[1], true) }
+
+// setUnion adds every member of sets, in order, to a new intset.
+func setUnion(sets []*set.Set, lim int64) *set.Set {
+	res := set.New()
+	for _, s := range sets {
+		if s != nil {
+			s.Each(func(m []byte) bool { res.Add(m, lim); return true })
+		}
+	}
+	return res
+}
+
+// sunionDiffGeneric is sunionDiffGenericCommand. SDIFF picks between
+// Redis's two algorithms by the same estimate of work, because they build
+// the result differently (the second adds the whole first set before
+// removing), and so may leave it in different encodings.
+func sunionDiffGeneric(x *Ctx, keys [][]byte, dst []byte, diff bool) {
+	if dst != nil {
+		x.Unchanged()
+	}
+	sets, ok := setSources(x, keys)
+	if !ok {
+		return
+	}
+	lim := x.maxIntset()
+	var res *set.Set
+	switch {
+	case !diff:
+		res = setUnion(sets, lim)
+	case sets[0] == nil:
+		res = set.New()
+	default:
+		res = setDiff(sets, lim)
+	}
+	if dst != nil {
+		setStoreResult(x, dst, res)
+		return
+	}
+	replyMembers(x.W, res)
+}
+
+func setDiff(sets []*set.Set, lim int64) *set.Set {
+	res := set.New()
+	first := sets[0]
+	for _, s := range sets[1:] {
+		if s == first {
+			return res // a set minus itself
+		}
+	}
+	var one, two int64
+	for _, s := range sets {
+		if s != nil {
+			one += int64(first.Len())
+			two += int64(s.Len())
+		}
+	}
+	if one/2 <= two {
+		rest := append([]*set.Set(nil), sets[1:]...)
+		sortBySize(rest, true)
+		first.Each(func(m []byte) bool {
+			for _, s := range rest {
+				if s != nil && s.Has(m) {
+					return true
+				}
+			}
+			res.Add(m, lim)
+			return true
+		})
+		return res
+	}
+	card := 0
+	for i, s := range sets {
+		if s == nil {
+			continue
+		}
+		s.Each(func(m []byte) bool {
+			if i == 0 {
+				if res.Add(m, lim) {
+					card++
+				}
+			} else if res.Remove(m) {
+				card--
+			}
+			return true
+		})
+		if card == 0 {
+			break
+		}
+	}
+	return res
+}
+
+// setStoreResult stores a computed set under dst as Redis's setKey does
+// (the old value and its TTL go, and watchers are told even when the
+// value is the same) and replies its size; an empty result deletes dst
+// instead and replies 0.
+func setStoreResult(x *Ctx, dst []byte, res *set.Set) {
+	if res.Len() == 0 {
+		x.DB.Delete(dst, x.Now)
+		x.W.Int(0)
+		return
+	}
+	x.DB.Get(dst, x.Now) // an expired dst is gone, not overwritten
+	x.DB.Set(dst, res, false)
+	x.setTouch(dst)
+	x.W.Int(int64(res.Len()))
+}
