@@ -91,7 +91,7 @@ func init() {
 	table = make(map[string]*Command)
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
-		zsetCommands, rateLimitCommands, scriptingCommands, transactionCommands,
+		zsetCommands, geoCommands, rateLimitCommands, scriptingCommands, transactionCommands,
 	} {
 		for _, c := range family {
 			register(c)
