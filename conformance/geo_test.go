@@ -310,3 +310,20 @@ func TestGeoMultiEval(t *testing.T) {
 			C("COMMAND", "GETKEYS", "GEORADIUS", "s", "1", "1", "1", "km", "STORE", "d")}},
 	})
 }
+
+// TestGeoKnownDivergence records where limitkv and Redis differ: a
+// distance's last bit. Redis computes it with glibc's sin, cos and asin,
+// which misround about one result in a thousand; limitkv's are correctly
+// rounded (internal/geo/mathdd.go), so for about one distance in 300 the
+// two differ by an ulp (more near the antipode, where asin amplifies it).
+// Only STOREDIST's 17-digit scores show it in practice: GEODIST and
+// WITHDIST print 4 decimals, and a radius boundary falling inside that ulp
+// is vanishingly rare.
+func TestGeoKnownDivergence(t *testing.T) {
+	runCases(t, []Case{
+		{Name: "storedist last bit", Skip: "glibc's libm misrounds sin/cos/asin for ~0.1% of inputs; limitkv rounds correctly (Redis 5794146.425146495, limitkv 5794146.425146496)",
+			Cmds: []Cmd{C("GEOADD", "k", "-97.80187278985977", "-27.425397787917024", "m"),
+				C("GEOSEARCHSTORE", "d", "k", "FROMLONLAT", "-148.00585815141952", "-6.176211635097076", "BYRADIUS", "6000000", "m", "STOREDIST"),
+				C("ZSCORE", "d", "m")}},
+	})
+}
