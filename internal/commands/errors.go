@@ -17,6 +17,8 @@ const (
 	ErrNotFloat        = "ERR value is not a valid float"
 	ErrNoSuchKey       = "ERR no such key"
 	ErrDBIndex         = "ERR DB index is out of range"
+	ErrSwapDBFirst     = "ERR invalid first DB index"
+	ErrSwapDBSecond    = "ERR invalid second DB index"
 	ErrInvalidDB       = "ERR invalid DB index" // COPY ... DB, MOVE
 	ErrSameObject      = "ERR source and destination objects are the same"
 	ErrOverflow        = "ERR increment or decrement would overflow"
