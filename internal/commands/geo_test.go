@@ -3,6 +3,8 @@ package commands
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -118,4 +120,49 @@ func TestGeoSearchModel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestGeoMemoryPerMember measures Go heap bytes per geo member
+// (GEO_MEASURE=1): 20,000 small (listpack) sets of 10 members named like
+// "member:1234" and one large (skiplist) set of 200,000, all scored by
+// GEOADD's 52-bit geohash. Compare with Redis's MEMORY USAGE of the same.
+func TestGeoMemoryPerMember(t *testing.T) {
+	if os.Getenv("GEO_MEASURE") == "" {
+		t.Skip("set GEO_MEASURE=1 to measure bytes per member")
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	r := rand.New(rand.NewPCG(1, 1))
+	lim := zset.DefaultLimits()
+	score := func() float64 {
+		sc, _ := geo.Score(r.Float64()*360-180, r.Float64()*170-85)
+		return float64(sc)
+	}
+	const sets, per = 20000, 10
+	before := heap()
+	small := make([]*zset.Set, sets)
+	for i := range small {
+		small[i] = zset.New()
+		for j := range per {
+			small[i].Add("member:"+strconv.Itoa(i*per+j), score(), lim)
+		}
+	}
+	after := heap()
+	t.Logf("small: %.1f bytes/member (heap)", float64(after-before)/float64(sets*per))
+	runtime.KeepAlive(small)
+	small = nil
+	before = heap()
+	big := zset.New()
+	const n = 200000
+	for i := range n {
+		big.Add("member:"+strconv.Itoa(i), score(), lim)
+	}
+	after = heap()
+	t.Logf("large: %.1f bytes/member (heap), encoding %s", float64(after-before)/float64(n), big.Encoding())
+	runtime.KeepAlive(big)
 }
