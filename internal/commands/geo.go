@@ -527,6 +527,9 @@ func geoSearchGeneric(x *Ctx, srcIdx int, flags int) {
 	if count != 0 && int64(n) > count {
 		n = int(count)
 	}
+	if sort != geoSortNone || withDist || storeDist {
+		geoMeasure(pts, &shape)
+	}
 	if sort != geoSortNone {
 		cmp := geoCmpAsc
 		if sort == geoSortDesc {
@@ -574,7 +577,8 @@ func geoSearchGeneric(x *Ctx, srcIdx int, flags int) {
 
 // geoScan is membersOfAllNeighbors: the members of each cell's score range
 // in score order, cells in Redis's order, kept if inside the shape;
-// with limit > 0 (COUNT n ANY) it stops once limit matched.
+// with limit > 0 (COUNT n ANY) it stops once limit matched. The matches'
+// distances are left to geoMeasure: only a sort or the reply needs them.
 func geoScan(s *zset.Set, shape *geo.Shape, limit int) []geoPoint {
 	var pts []geoPoint
 	for _, r := range shape.ScanRanges() {
@@ -584,13 +588,20 @@ func geoScan(s *zset.Set, shape *geo.Shape, limit int) []geoPoint {
 		sr := zset.ScoreRange{Min: float64(r.Min), Max: float64(r.Max), MaxEx: true}
 		s.RangeByScore(sr, false, 0, -1, func(m []byte, sc float64) bool {
 			lon, lat := geo.DecodeScore(sc)
-			if d, in := shape.Contains(lon, lat); in {
-				pts = append(pts, geoPoint{lon: lon, lat: lat, dist: d, score: sc, member: string(m)})
+			if shape.Within(lon, lat) {
+				pts = append(pts, geoPoint{lon: lon, lat: lat, score: sc, member: string(m)})
 			}
 			return !(limit > 0 && len(pts) >= limit)
 		})
 	}
 	return pts
+}
+
+// geoMeasure sets the matches' distances from the shape's centre.
+func geoMeasure(pts []geoPoint, shape *geo.Shape) {
+	for i := range pts {
+		pts[i].dist = shape.DistanceTo(pts[i].lon, pts[i].lat)
+	}
 }
 
 // geoStore saves the matches as a sorted set under dst, scored by geohash

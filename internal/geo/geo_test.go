@@ -258,3 +258,23 @@ func TestCorrectlyRounded(t *testing.T) {
 		}
 	}
 }
+
+// TestNotFarther checks the fast path of the shape tests against the
+// precise distance, with limits at, and one ulp either side of, the
+// distance itself, where the fast path must defer to the precise one.
+func TestNotFarther(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for range 20000 {
+		lon1, lat1 := r.Float64()*360-180, r.Float64()*170-85
+		lon2, lat2 := lon1+(r.Float64()*2-1)*math.Pow(10, r.Float64()*3-1), lat1+(r.Float64()*2-1)*math.Pow(10, r.Float64()*2-1)
+		if r.IntN(10) == 0 {
+			lon2, lat2 = -lon1+180, -lat1 // near the antipode
+		}
+		d := Distance(lon1, lat1, lon2, lat2)
+		for _, limit := range []float64{d, math.Nextafter(d, 0), math.Nextafter(d, math.Inf(1)), d * 0.9, d * 1.1, 0} {
+			if got, want := notFarther(lon1, lat1, lon2, lat2, limit), !(d > limit); got != want {
+				t.Fatalf("(%v,%v)-(%v,%v) within %v: %v, precise %v (distance %v)", lon1, lat1, lon2, lat2, limit, got, want, d)
+			}
+		}
+	}
+}

@@ -86,46 +86,91 @@ const (
 // coordinates in degrees converted to radians) math's functions are used.
 const reduceBound = 1 << 20
 
-// sincosDD returns sin and cos of r, |r| <= π/4, by Taylor series.
-func sincosDD(r dd) (s, c dd) {
-	r2 := ddMul(r, r)
-	// sin r = r (1 - r²/3! + r⁴/5! - ...), cos r = 1 - r²/2! + r⁴/4! - ...
-	s = invFact[29]
-	for n := 27; n >= 1; n -= 2 {
-		s = ddMul(s, r2)
-		s = ddNeg(s)
-		s = ddAdd(s, invFact[n])
+// seriesDD evaluates Σ (-1)^k z^k / (2k+off)! for z = r², the sine
+// (off 1, times r) or cosine (off 0) series of a reduced argument
+// |r| <= π/4. Terms from k = 7 on are below 2^-41 and are summed in plain
+// doubles; the first seven, which carry the result's low bits, in
+// double-double.
+func seriesDD(z dd, off int) dd {
+	const split = 7
+	t := 0.0
+	for k := 15 - off; k >= split; k-- {
+		t = t*z.hi + invFactF[2*k+off]*sign(k)
 	}
-	s = ddMul(s, r)
-	c = invFact[30]
-	for n := 28; n >= 0; n -= 2 {
-		c = ddMul(c, r2)
-		c = ddNeg(c)
-		c = ddAdd(c, invFact[n])
+	acc := dd{t, 0}
+	for k := split - 1; k >= 0; k-- {
+		c := invFact[2*k+off]
+		if k&1 == 1 {
+			c = ddNeg(c)
+		}
+		acc = ddAdd(ddMul(acc, z), c)
 	}
-	return s, c
+	return acc
 }
 
-// sincosOf returns sin and cos of x in double-double; ok is false beyond
-// reduceBound.
-func sincosOf(x dd) (s, c dd, ok bool) {
+func sign(k int) float64 {
+	if k&1 == 1 {
+		return -1
+	}
+	return 1
+}
+
+// invFactF is invFact rounded to doubles, for the series' tails.
+var invFactF = func() [len(invFact)]float64 {
+	var t [len(invFact)]float64
+	for i, v := range invFact {
+		t[i] = v.hi
+	}
+	return t
+}()
+
+// reduce returns r = x - k·π/2 in double-double and k mod 4; ok is false
+// beyond reduceBound.
+func reduce(x dd) (r dd, quadrant int, ok bool) {
 	if !(math.Abs(x.hi) <= reduceBound) {
-		return dd{}, dd{}, false
+		return dd{}, 0, false
 	}
 	k := math.RoundToEven(x.hi / pio2a)
-	r := ddAdd(x, ddNeg(ddMulF(dd{pio2a, 0}, k)))
+	r = ddAdd(x, ddNeg(ddMulF(dd{pio2a, 0}, k)))
 	r = ddAdd(r, dd{-pio2b * k, -math.FMA(pio2b, k, -pio2b*k)})
 	r = ddAdd(r, dd{-pio2c * k, 0})
-	s, c = sincosDD(r)
-	switch int64(k) & 3 {
-	case 1:
-		s, c = c, ddNeg(s)
-	case 2:
-		s, c = ddNeg(s), ddNeg(c)
-	case 3:
-		s, c = ddNeg(c), s
+	return r, int(int64(k) & 3), true
+}
+
+// sinOf is sin(x) in double-double.
+func sinOf(x dd) (dd, bool) {
+	r, q, ok := reduce(x)
+	if !ok {
+		return dd{}, false
 	}
-	return s, c, true
+	z := ddMul(r, r)
+	switch q {
+	case 0:
+		return ddMul(seriesDD(z, 1), r), true
+	case 1:
+		return seriesDD(z, 0), true
+	case 2:
+		return ddNeg(ddMul(seriesDD(z, 1), r)), true
+	}
+	return ddNeg(seriesDD(z, 0)), true
+}
+
+// cosOf is cos(x) in double-double.
+func cosOf(x dd) (dd, bool) {
+	r, q, ok := reduce(x)
+	if !ok {
+		return dd{}, false
+	}
+	z := ddMul(r, r)
+	switch q {
+	case 0:
+		return seriesDD(z, 0), true
+	case 1:
+		return ddNeg(ddMul(seriesDD(z, 1), r)), true
+	case 2:
+		return ddNeg(seriesDD(z, 0)), true
+	}
+	return ddMul(seriesDD(z, 1), r), true
 }
 
 func (x dd) round() float64 { return x.hi + x.lo }
@@ -135,7 +180,7 @@ func Sin(x float64) float64 {
 	if x == 0 {
 		return x // keeps the sign of zero
 	}
-	s, _, ok := sincosOf(dd{x, 0})
+	s, ok := sinOf(dd{x, 0})
 	if !ok {
 		return math.Sin(x)
 	}
@@ -144,29 +189,30 @@ func Sin(x float64) float64 {
 
 // Cos is cos(x), correctly rounded in practice.
 func Cos(x float64) float64 {
-	_, c, ok := sincosOf(dd{x, 0})
+	c, ok := cosOf(dd{x, 0})
 	if !ok {
 		return math.Cos(x)
 	}
 	return c.round()
 }
 
-// Asin is asin(x), correctly rounded in practice: math.Asin refined by
-// Newton steps on sin(y) = x in double-double (three near |x| = 1, where
-// asin is steep and the first guess is further off).
+// Asin is asin(x), correctly rounded in practice: math.Asin (a few ulps
+// off) refined by Newton steps y -= (sin y - x) / cos y, the sine in
+// double-double; the derivative needs no more than a double. One step
+// squares the error; near |x| = 1, where asin is steep, three are taken.
 func Asin(x float64) float64 {
 	if !(math.Abs(x) < 1) || x == 0 {
 		return math.Asin(x) // ±π/2 correctly rounded at ±1, NaN beyond, ±0
 	}
 	y := dd{math.Asin(x), 0}
-	steps := 2
+	steps := 1
 	if math.Abs(x) > 0.99 {
 		steps = 3
 	}
 	for range steps {
-		s, c, _ := sincosOf(y)
+		s, _ := sinOf(y)
 		f := ddAdd(s, dd{-x, 0})
-		y = ddAdd(y, ddNeg(ddDivF(f, c.hi)))
+		y = ddAdd(y, ddNeg(ddDivF(f, math.Cos(y.hi))))
 	}
 	return y.round()
 }

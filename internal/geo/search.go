@@ -108,22 +108,69 @@ func Distance(lon1, lat1, lon2, lat2 float64) float64 {
 	return 2.0 * EarthRadius * Asin(math.Sqrt(a))
 }
 
-// Contains is geoWithinShape after the decoding: whether the point is in
-// the shape, and its distance in metres from the shape's centre.
-func (s *Shape) Contains(lon, lat float64) (dist float64, ok bool) {
-	if !s.Box {
-		d := Distance(s.Lon, s.Lat, lon, lat)
-		return d, !(d > s.Radius*s.Conversion)
+// fastDistance is Distance with Go's math functions, a few times faster,
+// and a bound on how far it may be from Distance: 0 on the meridian
+// shortcut (the same arithmetic), +Inf near the antipode, where asin
+// amplifies any error.
+func fastDistance(lon1, lat1, lon2, lat2 float64) (d, tol float64) {
+	lon1r := degRad(lon1)
+	lon2r := degRad(lon2)
+	v := math.Sin((lon2r - lon1r) / 2) // zero exactly when Sin's is
+	if v == 0 {
+		return LatDistance(lat1, lat2), 0
 	}
-	// geohashGetDistanceIfInRectangle: latitude first, as it is cheaper.
+	lat1r := degRad(lat1)
+	lat2r := degRad(lat2)
+	u := math.Sin((lat2r - lat1r) / 2)
+	a := u*u + math.Cos(lat1r)*math.Cos(lat2r)*v*v
+	if !(a < 1-1e-6) {
+		return 0, math.Inf(1)
+	}
+	d = 2.0 * EarthRadius * math.Asin(math.Sqrt(a))
+	// Each function is within a few ulps, and asin amplifies them at most
+	// a thousandfold below the antipode's neighbourhood.
+	return d, 1e-11*d + 1e-9
+}
+
+// notFarther is Redis's !(distance > limit) for the precise distance,
+// decided from the fast one when it is clear.
+func notFarther(lon1, lat1, lon2, lat2, limit float64) bool {
+	d, tol := fastDistance(lon1, lat1, lon2, lat2)
+	switch {
+	case d+tol <= limit:
+		return true
+	case d-tol > limit:
+		return false
+	}
+	return !(Distance(lon1, lat1, lon2, lat2) > limit)
+}
+
+// Within is geoWithinShape's test after the decoding: whether the point is
+// in the shape (geohashGetDistanceIfInRadiusWGS84 or InRectangle).
+func (s *Shape) Within(lon, lat float64) bool {
+	if !s.Box {
+		return notFarther(s.Lon, s.Lat, lon, lat, s.Radius*s.Conversion)
+	}
+	// Latitude first, as Redis does: it is cheaper.
 	w, h := s.Width*s.Conversion, s.Height*s.Conversion
 	if LatDistance(lat, s.Lat) > h/2 {
+		return false
+	}
+	return notFarther(lon, lat, s.Lon, lat, w/2)
+}
+
+// DistanceTo is a point's distance in metres from the shape's centre, as
+// Redis measures it for the reply.
+func (s *Shape) DistanceTo(lon, lat float64) float64 {
+	return Distance(s.Lon, s.Lat, lon, lat)
+}
+
+// Contains is Within and DistanceTo together.
+func (s *Shape) Contains(lon, lat float64) (dist float64, ok bool) {
+	if !s.Within(lon, lat) {
 		return 0, false
 	}
-	if Distance(lon, lat, s.Lon, lat) > w/2 {
-		return 0, false
-	}
-	return Distance(s.Lon, s.Lat, lon, lat), true
+	return s.DistanceTo(lon, lat), true
 }
 
 // EstimateSteps is geohashEstimateStepsByRadius: the coarsest step whose
