@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Conformance of the GEO family: GEOADD's options and coordinate errors,
@@ -284,6 +285,23 @@ func TestGeoWatch(t *testing.T) {
 		zsWatchCase("reads then write", g, C("GEOSEARCH", "k", "FROMMEMBER", "a", "BYRADIUS", "500", "km"), C("GEOPOS", "k", "a"), C("GEORADIUS_RO", "k", "1", "1", "1", "km"),
 			C("SET", "other", "1")),
 		zsWatchCase("read then geoadd no-op", g, C("GEOSEARCH", "k", "FROMMEMBER", "a", "BYRADIUS", "500", "km"), C("GEOADD", "k", "2", "2", "b")),
+	})
+}
+
+// TestGeoBlocking checks that a sorted set created by GEOADD or a STORE
+// form serves a blocked BZPOPMIN, as Redis's dbAdd signals it.
+func TestGeoBlocking(t *testing.T) {
+	wait := Sleep(25 * time.Millisecond)
+	read := func(conn int) Cmd { return Raw("").On(conn) }
+	runCases(t, []Case{
+		{Name: "woken by geoadd", Cmds: []Cmd{C("BZPOPMIN", "k", "5").NoReply(), wait, C("GEOADD", "k", "1", "1", "a", "2", "2", "b").On(1), read(0),
+			C("ZRANGE", "k", "0", "-1", "WITHSCORES").On(1)}},
+		{Name: "woken by geosearchstore", Cmds: []Cmd{C("GEOADD", "src", "1", "1", "a"), C("BZPOPMAX", "d", "5").NoReply(), wait,
+			C("GEOSEARCHSTORE", "d", "src", "FROMLONLAT", "1", "1", "BYRADIUS", "10", "km", "STOREDIST").On(1), read(0)}},
+		{Name: "woken by georadius store", Cmds: []Cmd{C("GEOADD", "src", "1", "1", "a"), C("BZMPOP", "5", "1", "d", "MIN").NoReply(), wait,
+			C("GEORADIUS", "src", "1", "1", "10", "km", "STORE", "d").On(1), read(0)}},
+		{Name: "empty store does not wake", Cmds: []Cmd{C("GEOADD", "src", "1", "1", "a"), C("BZPOPMIN", "d", "0.2").NoReply(), wait,
+			C("GEORADIUS", "src", "50", "50", "1", "km", "STORE", "d").On(1), read(0)}},
 	})
 }
 
