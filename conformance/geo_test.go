@@ -169,6 +169,14 @@ func TestGeoSearchEdges(t *testing.T) {
 	}
 	runCases(t, []Case{
 		{Name: "ring", Cmds: cmds},
+		{Name: "infinite and huge sizes", Cmds: []Cmd{C("GEOADD", "k", "1", "1", "a", "-170", "80", "b", "100", "-60", "c", "0", "0", "d"),
+			C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "inf", "km", "WITHDIST"), C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "+inf", "m", "ASC"),
+			C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYBOX", "inf", "inf", "km", "WITHDIST"), C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYBOX", "inf", "0", "km"),
+			C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYBOX", "0", "inf", "km"), C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "1e308", "mi", "COUNT", "2"),
+			C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "-0", "m"), C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "-inf", "m"),
+			C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "1e-300", "m", "WITHDIST"), C("GEOSEARCH", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "5e-324", "m"),
+			C("GEORADIUS", "k", "0", "0", "inf", "km", "COUNT", "9223372036854775807", "DESC"), C("GEOSEARCHSTORE", "d", "k", "FROMLONLAT", "0", "0", "BYRADIUS", "inf", "km", "STOREDIST"),
+			C("ZRANGE", "d", "0", "-1", "WITHSCORES")}},
 		{Name: "zero radius", Cmds: []Cmd{C("GEOADD", "k", "1", "1", "a", "1", "1", "b"), C("GEOSEARCH", "k", "FROMMEMBER", "a", "BYRADIUS", "0", "m"),
 			C("GEORADIUSBYMEMBER", "k", "a", "0", "m", "WITHDIST"), C("GEOSEARCH", "k", "FROMMEMBER", "a", "BYBOX", "0", "0", "m", "COUNT", "1")}},
 		{Name: "equal distances with count", Cmds: []Cmd{C("GEOADD", "k", "1", "1", "a", "1", "1", "b", "1", "1", "c", "1", "1", "d", "1", "1", "e", "1", "1", "f", "1", "1", "g",
