@@ -137,22 +137,60 @@ func reduce(x dd) (r dd, quadrant int, ok bool) {
 	return r, int(int64(k) & 3), true
 }
 
+// sinCosTable holds sin and cos of j/64 for |j| <= 51 (up to just past
+// π/4), computed once with the series: the reduced argument is split into
+// a table point and a remainder below 1/128, whose sine and cosine need only
+// a few terms.
+var sinCosTable = func() (t [103][2]dd) {
+	for j := -51; j <= 51; j++ {
+		a := dd{float64(j) / 64, 0}
+		z := ddMul(a, a)
+		t[j+51] = [2]dd{ddMul(seriesDD(z, 1), a), seriesDD(z, 0)}
+	}
+	return t
+}()
+
+// sinCosReduced returns sin and cos of r, |r| <= π/4 + a little, to about
+// 2^-70 relative: sin(a+t) = S cos t + C sin t, cos(a+t) = C cos t - S sin t,
+// with cos t = 1 + w and sin t = t (1 + q), w and q small enough that doubles
+// carry all they need but w's leading term, -t²/2, kept exact.
+func sinCosReduced(r dd) (sin, cos dd) {
+	j := math.RoundToEven(r.hi * 64)
+	t := ddAdd(r, dd{-j / 64, 0})
+	sc := sinCosTable[int(j)+51]
+	S, C := sc[0], sc[1]
+	th := t.hi
+	t2 := th * th
+	p := t2
+	e := math.FMA(th, th, -p)
+	// w = cos t - 1 = -t²/2 + t⁴/24 - t⁶/720, the -t²/2 of t.hi exact.
+	wlo := -e/2 - th*t.lo + t2*t2*(1.0/24-t2*(1.0/720-t2*(1.0/40320)))
+	w := dd{-p / 2, 0}
+	w = ddAdd(w, dd{wlo, 0})
+	// tq = sin t - t = t (-t²/6 + t⁴/120 - t⁶/5040).
+	tq := th * t2 * (-1.0/6 + t2*(1.0/120-t2*(1.0/5040-t2*(1.0/362880))))
+	// sin = S + S w + C t + C tq; cos = C + C w - S t - S tq.
+	sin = ddAdd(ddAdd(S, ddMul(S, w)), ddAdd(ddMul(C, t), dd{C.hi * tq, 0}))
+	cos = ddAdd(ddAdd(C, ddMul(C, w)), ddNeg(ddAdd(ddMul(S, t), dd{S.hi * tq, 0})))
+	return sin, cos
+}
+
 // sinOf is sin(x) in double-double.
 func sinOf(x dd) (dd, bool) {
 	r, q, ok := reduce(x)
 	if !ok {
 		return dd{}, false
 	}
-	z := ddMul(r, r)
+	s, c := sinCosReduced(r)
 	switch q {
 	case 0:
-		return ddMul(seriesDD(z, 1), r), true
+		return s, true
 	case 1:
-		return seriesDD(z, 0), true
+		return c, true
 	case 2:
-		return ddNeg(ddMul(seriesDD(z, 1), r)), true
+		return ddNeg(s), true
 	}
-	return ddNeg(seriesDD(z, 0)), true
+	return ddNeg(c), true
 }
 
 // cosOf is cos(x) in double-double.
@@ -161,16 +199,16 @@ func cosOf(x dd) (dd, bool) {
 	if !ok {
 		return dd{}, false
 	}
-	z := ddMul(r, r)
+	s, c := sinCosReduced(r)
 	switch q {
 	case 0:
-		return seriesDD(z, 0), true
+		return c, true
 	case 1:
-		return ddNeg(ddMul(seriesDD(z, 1), r)), true
+		return ddNeg(s), true
 	case 2:
-		return ddNeg(seriesDD(z, 0)), true
+		return ddNeg(c), true
 	}
-	return ddMul(seriesDD(z, 1), r), true
+	return s, true
 }
 
 func (x dd) round() float64 { return x.hi + x.lo }
