@@ -3,6 +3,8 @@ package commands
 import (
 	"bytes"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 )
 
@@ -15,6 +17,8 @@ const (
 	ErrNotFloat        = "ERR value is not a valid float"
 	ErrNoSuchKey       = "ERR no such key"
 	ErrDBIndex         = "ERR DB index is out of range"
+	ErrSwapDBFirst     = "ERR invalid first DB index"
+	ErrSwapDBSecond    = "ERR invalid second DB index"
 	ErrInvalidDB       = "ERR invalid DB index" // COPY ... DB, MOVE
 	ErrSameObject      = "ERR source and destination objects are the same"
 	ErrOverflow        = "ERR increment or decrement would overflow"
@@ -197,3 +201,46 @@ const (
 	ErrLPosCount       = "ERR COUNT can't be negative"
 	ErrLPosMaxLen      = "ERR MAXLEN can't be negative"
 )
+
+// GEO family (geo.c).
+const (
+	ErrGeoUnit       = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	ErrGeoNeedRadius = "ERR need numeric radius"
+	ErrGeoRadiusNeg  = "ERR radius cannot be negative"
+	ErrGeoNeedWidth  = "ERR need numeric width"
+	ErrGeoNeedHeight = "ERR need numeric height"
+	ErrGeoBoxNeg     = "ERR height or width cannot be negative"
+	ErrGeoMember     = "ERR could not decode requested zset member"
+	ErrGeoCount      = "ERR COUNT must be > 0"
+	ErrGeoAnyCount   = "ERR the ANY argument requires COUNT argument"
+	ErrGeoStoreWith  = "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+	ErrGeoSStoreWith = "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+)
+
+// errGeoPair is extractLongLatOrReply's range error: the pair printed
+// with C's "%f".
+func errGeoPair(lon, lat float64) string {
+	return "ERR invalid longitude,latitude pair " + cFixed6(lon) + "," + cFixed6(lat)
+}
+
+// cFixed6 is C's printf("%f"): six decimals, "inf"/"-inf" for the
+// infinities (NaN never reaches it: the parser refuses it).
+func cFixed6(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
+
+// errGeoFrom and errGeoBy name the command as the client spelled it, as
+// Redis prints argv[0].
+func errGeoFrom(name []byte) string {
+	return "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(name)
+}
+
+func errGeoBy(name []byte) string {
+	return "ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(name)
+}

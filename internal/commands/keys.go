@@ -50,6 +50,9 @@ var keyCommands = []*Command{
 	{Name: "move", Arity: 3, Flags: FlagWrite | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic",
 		Summary: "Move a key to another database", Since: "1.0.0", Complexity: "O(1)",
 		Handler: cmdMove},
+	{Name: "swapdb", Arity: 3, Flags: FlagWrite | FlagFast, Group: "server",
+		Summary: "Swaps two Redis databases", Since: "4.0.0",
+		Complexity: "O(N) where N is the count of clients watching or blocking on keys from both databases.", Handler: cmdSwapDB},
 	{Name: "touch", Arity: -2, Flags: FlagReadOnly | FlagFast, FirstKey: 1, LastKey: -1, Step: 1, Group: "generic",
 		Summary: "Alters the last access time of a key(s). Returns the number of existing keys specified.", Since: "3.2.1",
 		Complexity: "O(N) where N is the number of keys that will be touched.",
@@ -574,5 +577,114 @@ func cmdObjectHelp(x *Ctx) {
 	x.W.Array(len(objectHelp))
 	for _, l := range objectHelp {
 		x.W.Simple(l)
+	}
+}
+
+// cmdSwapDB is Redis's swapdbCommand: the two databases' contents change
+// places while clients, their watched keys and their blocked commands stay
+// with the database number they chose. A watch is invalidated as Redis's
+// touchAllWatchedKeysInDb decides (the key exists on either side, with
+// its rules for keys whose deadline has passed), and clients blocked on a
+// key the swap brings in are served.
+func cmdSwapDB(x *Ctx) {
+	a, ok := swapDBIndex(x.Args[1])
+	if !ok {
+		x.W.Error(ErrSwapDBFirst)
+		return
+	}
+	b, ok := swapDBIndex(x.Args[2])
+	if !ok {
+		x.W.Error(ErrSwapDBSecond)
+		return
+	}
+	if a < 0 || a >= NumDBs || b < 0 || b >= NumDBs {
+		x.W.Error(ErrDBIndex)
+		return
+	}
+	// Watchers are invalidated here, before the swap, by Redis's rules;
+	// the generic after-write pass must not touch anything more.
+	x.Unchanged()
+	if a != b {
+		e := x.E
+		e.touchWatchedOnSwap(a, b, x.Now)
+		e.touchWatchedOnSwap(b, a, x.Now)
+		e.dbs[a], e.dbs[b] = e.dbs[b], e.dbs[a]
+		// Each database reports deletions under its new number.
+		for _, i := range []int{a, b} {
+			e.dbs[i].OnDelete = func(key string) { e.keyDeleted(i, key) }
+		}
+		x.DB = e.dbs[x.C.DB]
+		e.signalSwapped(a, b)
+	}
+	x.W.OK()
+}
+
+// swapDBIndex is getIntFromObjectOrReply: an integer that fits in 32 bits.
+func swapDBIndex(arg []byte) (int, bool) {
+	n, ok := num.ParseInt(arg)
+	if !ok || n < -1<<31 || n > 1<<31-1 {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// touchWatchedOnSwap is touchAllWatchedKeysInDb(emptied, replaced): for a
+// key watched in database emptied that exists (even past its deadline) in
+// either database, the watch fails, except that a watch taken on an
+// expired key stays valid if the key is gone or still expired after the
+// swap, and a missing key replaced by an expired one marks the watch as
+// taken on an expired key.
+func (e *Engine) touchWatchedOnSwap(emptied, replaced int, now int64) {
+	if e.watching == 0 {
+		return
+	}
+	ext := e.ext()
+	expired := func(ent *keyspace.Entry) bool { return ent.Expiry() != 0 && now > ent.Expiry() }
+	for id, clients := range ext.watchers {
+		if id.db != emptied {
+			continue
+		}
+		k := []byte(id.key)
+		inEmptied := e.dbs[emptied].Peek(k) != nil
+		repl := e.dbs[replaced].Peek(k)
+		if !inEmptied && repl == nil {
+			continue
+		}
+		for _, c := range clients {
+			ws := ext.watches[c]
+			if ws == nil {
+				continue
+			}
+			for i := range ws.keys {
+				wk := &ws.keys[i]
+				if wk.db != emptied || wk.key != id.key {
+					continue
+				}
+				switch {
+				case wk.expired && repl == nil:
+					wk.expired = false
+					continue
+				case wk.expired && expired(repl):
+					continue
+				case !wk.expired && !inEmptied && expired(repl):
+					wk.expired = true
+					continue
+				}
+				ws.dirty = true
+			}
+		}
+	}
+}
+
+// signalSwapped is scanDatabaseForReadyKeys for both databases: every key
+// a client blocks on that now holds a value able to serve it is ready.
+func (e *Engine) signalSwapped(a, b int) {
+	for k := range e.waiting {
+		if k.db != a && k.db != b {
+			continue
+		}
+		if ent := e.dbs[k.db].Peek([]byte(k.key)); ent != nil && wakesBlocked(ent) {
+			e.ready = append(e.ready, k)
+		}
 	}
 }

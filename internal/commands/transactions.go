@@ -360,9 +360,6 @@ func (e *Engine) afterWrite(x *Ctx, mark int) {
 			ext.touch(dst, args[2])
 		}
 		return
-	case "swapdb":
-		e.touchSwapped(ext, args)
-		return
 	}
 	touchKeys(ext, x.Cmd, args, db)
 }
@@ -383,25 +380,6 @@ func touchKeys(ext *engineExt, cmd *Command, args [][]byte, db int) {
 	}
 	for i := cmd.FirstKey; i <= last && i < len(args); i += step {
 		ext.touch(db, args[i])
-	}
-}
-
-// touchSwapped invalidates, as Redis's touchAllWatchedKeysInDb, the watched
-// keys of both swapped databases that exist in either.
-func (e *Engine) touchSwapped(ext *engineExt, args [][]byte) {
-	a, ok1 := num.ParseInt(args[1])
-	b, ok2 := num.ParseInt(args[2])
-	if !ok1 || !ok2 || a < 0 || b < 0 || a >= NumDBs || b >= NumDBs {
-		return
-	}
-	for id := range ext.watchers {
-		if id.db != int(a) && id.db != int(b) {
-			continue
-		}
-		k := []byte(id.key)
-		if e.dbs[a].Peek(k) != nil || e.dbs[b].Peek(k) != nil {
-			ext.touch(id.db, k)
-		}
 	}
 }
 
