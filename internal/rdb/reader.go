@@ -22,6 +22,9 @@ type ReaderOptions struct {
 	Databases int
 	// SkipChecksum skips the CRC-64 check at the end of the file.
 	SkipChecksum bool
+	// Limits decide the Encoding reported for each value: the one a Redis
+	// with these settings would hold after loading it.
+	Limits Limits
 }
 
 func (o *ReaderOptions) withDefaults() ReaderOptions {
@@ -65,7 +68,7 @@ type Reader struct {
 func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	o := opts.withDefaults()
 	rd := &Reader{opts: o, ResizeHints: map[int][2]uint64{}}
-	rd.d = decoder{r: bufio.NewReaderSize(r, 64<<10), max: o.MaxStringLen, crcOn: true}
+	rd.d = decoder{r: bufio.NewReaderSize(r, 64<<10), max: o.MaxStringLen, crcOn: true, limits: o.Limits.withDefaults()}
 	var magic [9]byte
 	if err := rd.d.full(magic[:]); err != nil {
 		return nil, err
@@ -299,7 +302,7 @@ func DecodeDump(payload []byte, opts *ReaderOptions) (*Value, error) {
 		return nil, err
 	}
 	body := payload[:len(payload)-10]
-	d := decoder{r: bufio.NewReader(bytes.NewReader(body)), max: o.MaxStringLen}
+	d := decoder{r: bufio.NewReader(bytes.NewReader(body)), max: o.MaxStringLen, limits: o.Limits.withDefaults()}
 	typ, err := d.u8()
 	if err != nil {
 		return nil, err
@@ -320,10 +323,11 @@ func DecodeDump(payload []byte, opts *ReaderOptions) (*Value, error) {
 
 // decoder reads RDB items from a stream, updating the running CRC.
 type decoder struct {
-	r     *bufio.Reader
-	crc   uint64
-	crcOn bool
-	max   int64
+	r      *bufio.Reader
+	crc    uint64
+	crcOn  bool
+	max    int64
+	limits Limits
 }
 
 func truncated(err error) error {
@@ -655,7 +659,7 @@ func (d *decoder) object(typ byte, v *Value) (empty bool, err error) {
 			set = append(set, s)
 		}
 		enc := EncodingHashtable
-		if allInt && n <= 512 {
+		if allInt && n <= uint64(d.limits.SetMaxIntsetEntries) {
 			enc = EncodingIntset
 		}
 		*v = Value{Type: TypeSet, Encoding: enc, Set: set}
@@ -691,7 +695,7 @@ func (d *decoder) object(typ byte, v *Value) (empty bool, err error) {
 			z = append(z, ZMember{Member: m, Score: score})
 		}
 		*v = Value{Type: TypeZSet, Encoding: EncodingSkiplist, ZSet: z}
-		v.Encoding = AutoEncoding(v, Limits{}) // Redis converts small ones after loading
+		v.Encoding = AutoEncoding(v, d.limits) // Redis converts small ones after loading
 		return n == 0, nil
 	case rdbTypeHash:
 		n, err := d.count()
@@ -716,7 +720,7 @@ func (d *decoder) object(typ byte, v *Value) (empty bool, err error) {
 			h = append(h, HashField{Field: f, Value: val})
 		}
 		*v = Value{Type: TypeHash, Hash: h}
-		v.Encoding = AutoEncoding(v, Limits{})
+		v.Encoding = AutoEncoding(v, d.limits)
 		return n == 0, nil
 	case rdbTypeListQuicklist, rdbTypeListQuicklist2:
 		n, err := d.count()
@@ -764,7 +768,7 @@ func (d *decoder) object(typ byte, v *Value) (empty bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		return decodeBlob(typ, blob, v)
+		return decodeBlob(typ, blob, v, d.limits)
 	case rdbTypeStreamListpacks, rdbTypeStreamListpack2:
 		return false, fmt.Errorf("%w: stream (RDB type %d)", ErrUnsupported, typ)
 	case rdbTypeModule, rdbTypeModule2:
@@ -774,7 +778,7 @@ func (d *decoder) object(typ byte, v *Value) (empty bool, err error) {
 }
 
 // decodeBlob decodes the single-string encodings.
-func decodeBlob(typ byte, blob []byte, v *Value) (bool, error) {
+func decodeBlob(typ byte, blob []byte, v *Value, l Limits) (bool, error) {
 	var elems [][]byte
 	var err error
 	switch typ {
@@ -796,6 +800,9 @@ func decodeBlob(typ byte, blob []byte, v *Value) (bool, error) {
 		return len(elems) == 0, nil
 	case rdbTypeSetIntset:
 		*v = Value{Type: TypeSet, Encoding: EncodingIntset, Set: elems}
+		if len(elems) > l.SetMaxIntsetEntries {
+			v.Encoding = EncodingHashtable
+		}
 		return false, nil
 	}
 	if len(elems)%2 != 0 {
@@ -819,7 +826,7 @@ func decodeBlob(typ byte, blob []byte, v *Value) (bool, error) {
 			z = append(z, ZMember{Member: elems[i], Score: s})
 		}
 		*v = Value{Type: TypeZSet, Encoding: EncodingListpack, ZSet: z}
-		if len(z) > 128 {
+		if len(z) > l.ZSetMaxListpackEntries {
 			v.Encoding = EncodingSkiplist
 		}
 		return len(z) == 0, nil
@@ -829,11 +836,11 @@ func decodeBlob(typ byte, blob []byte, v *Value) (bool, error) {
 			h = append(h, HashField{Field: elems[i], Value: elems[i+1]})
 		}
 		*v = Value{Type: TypeHash, Encoding: EncodingListpack, Hash: h}
-		if len(h) > 128 {
+		if len(h) > l.HashMaxListpackEntries {
 			v.Encoding = EncodingHashtable
 		}
 		if typ == rdbTypeHashZipmap {
-			v.Encoding = AutoEncoding(v, Limits{})
+			v.Encoding = AutoEncoding(v, l)
 		}
 		return len(h) == 0, nil
 	}

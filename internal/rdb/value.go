@@ -142,7 +142,9 @@ type AuxField struct {
 }
 
 // Limits are the encoding thresholds EncodingAuto uses, named after the
-// redis.conf settings; the zero value means Redis 7.0's defaults.
+// redis.conf settings; the zero value means Redis 7.0.15's built-in defaults
+// (those of a server started without a config file: note that
+// hash-max-listpack-entries is 512 there, while the sample redis.conf says 128).
 type Limits struct {
 	SetMaxIntsetEntries    int // set-max-intset-entries (512)
 	HashMaxListpackEntries int // hash-max-listpack-entries (128)
@@ -157,7 +159,7 @@ func (l Limits) withDefaults() Limits {
 		l.SetMaxIntsetEntries = 512
 	}
 	if l.HashMaxListpackEntries == 0 {
-		l.HashMaxListpackEntries = 128
+		l.HashMaxListpackEntries = 512
 	}
 	if l.HashMaxListpackValue == 0 {
 		l.HashMaxListpackValue = 64
