@@ -1,6 +1,9 @@
 package rdb
 
-import "errors"
+import (
+	"errors"
+	"sync"
+)
 
 // LZF, the compressor Redis uses for strings in RDB files (lzf_c.c/lzf_d.c
 // with HLOG 16 and VERY_FAST). The compressor follows the same match-finding
@@ -27,8 +30,24 @@ func lzfCompress(in []byte, outLen int) []byte {
 	if inLen == 0 || outLen <= 0 {
 		return nil
 	}
-	// htab holds position+1 of the last occurrence of each hash (0: none).
-	htab := make([]int32, lzfHSize)
+	st := lzfStates.Get().(*lzfState)
+	defer lzfStates.Put(st)
+	st.gen++
+	if st.gen == 0 { // wrapped: forget every old entry
+		clear(st.tab[:])
+		st.gen = 1
+	}
+	gen := uint64(st.gen) << 32
+	htab := &st.tab
+	// lookup returns the position stored for slot in this call, or -1.
+	lookup := func(slot uint32) int {
+		v := htab[slot]
+		if v&^0xffffffff != gen {
+			return -1
+		}
+		return int(uint32(v)) - 1
+	}
+	set := func(slot uint32, pos int) { htab[slot] = gen | uint64(pos+1) }
 	out := make([]byte, outLen)
 	ip, op := 0, 0
 	lit := 0
@@ -37,8 +56,8 @@ func lzfCompress(in []byte, outLen int) []byte {
 	for ip < inLen-2 {
 		hval = hval<<8 | uint32(in[ip+2])
 		slot := lzfIdx(hval)
-		ref := int(htab[slot]) - 1
-		htab[slot] = int32(ip + 1)
+		ref := lookup(slot)
+		set(slot, ip)
 		var off int
 		if ref >= 0 && ref < ip {
 			off = ip - ref - 1
@@ -103,10 +122,10 @@ func lzfCompress(in []byte, outLen int) []byte {
 			ip -= 2
 			hval = uint32(in[ip])<<8 | uint32(in[ip+1])
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[lzfIdx(hval)] = int32(ip + 1)
+			set(lzfIdx(hval), ip)
 			ip++
 			hval = hval<<8 | uint32(in[ip+2])
-			htab[lzfIdx(hval)] = int32(ip + 1)
+			set(lzfIdx(hval), ip)
 			ip++
 		} else {
 			if op >= outLen {
@@ -151,6 +170,16 @@ func lzfCompress(in []byte, outLen int) []byte {
 	}
 	return out[:op]
 }
+
+// lzfState is the compressor's hash table, reused between calls: entries
+// carry the generation (call) that wrote them, so a new call starts with an
+// empty table without clearing 512 KiB.
+type lzfState struct {
+	tab [lzfHSize]uint64
+	gen uint32
+}
+
+var lzfStates = sync.Pool{New: func() any { return new(lzfState) }}
 
 func at(b []byte, i int) byte {
 	if i < len(b) {
