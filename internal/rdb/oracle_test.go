@@ -522,3 +522,41 @@ func head(b []byte) []byte {
 	}
 	return b
 }
+
+// TestOracleLZF compares our LZF output with Redis's on many strings: the
+// DUMP of a string over 20 bytes holds Redis's compressed form.
+func TestOracleLZF(t *testing.T) {
+	p := startRedis(t, t.TempDir())
+	r := newTestRand(3)
+	same, compressed := 0, 0
+	for i := 0; i < 300; i++ {
+		n := 21 + r.Intn(3000)
+		alpha := 1 + r.Intn(12)
+		b := make([]byte, n)
+		for j := range b {
+			if r.Intn(8) == 0 {
+				b[j] = byte(r.Intn(256))
+			} else {
+				b[j] = byte('a' + r.Intn(alpha))
+			}
+		}
+		p.do("SET", "k", b)
+		theirs := []byte(p.do("DUMP", "k").(string))
+		ours, err := EncodeDump(&Value{Type: TypeString, String: b}, DumpOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if theirs[1] == 0xC3 {
+			compressed++
+		}
+		if bytes.Equal(ours, theirs) {
+			same++
+		} else if v, err := DecodeDump(theirs, nil); err != nil || !bytes.Equal(v.String, b) {
+			t.Fatalf("redis's payload does not decode: %v", err)
+		}
+	}
+	t.Logf("%d of 300 identical (%d compressed by Redis)", same, compressed)
+	if same < 295 || compressed < 100 {
+		t.Errorf("only %d of 300 LZF payloads identical (%d compressed)", same, compressed)
+	}
+}

@@ -68,7 +68,13 @@ type Reader struct {
 func NewReader(r io.Reader, opts *ReaderOptions) (*Reader, error) {
 	o := opts.withDefaults()
 	rd := &Reader{opts: o, ResizeHints: map[int][2]uint64{}}
-	rd.d = decoder{r: bufio.NewReaderSize(r, 64<<10), max: o.MaxStringLen, crcOn: true, limits: o.Limits.withDefaults()}
+	var br byteReader
+	if b, ok := r.(byteReader); ok {
+		br = b // bytes.Reader, bufio.Reader, ...
+	} else {
+		br = bufio.NewReaderSize(r, 64<<10)
+	}
+	rd.d = decoder{r: br, max: o.MaxStringLen, crcOn: true, limits: o.Limits.withDefaults()}
 	var magic [9]byte
 	if err := rd.d.full(magic[:]); err != nil {
 		return nil, err
@@ -277,32 +283,38 @@ func Decode(r io.Reader, opts *ReaderOptions) (*Snapshot, error) {
 
 // VerifyDump checks a DUMP payload's footer as RESTORE does: at least 10
 // bytes, an RDB version not above 10, and (unless skipChecksum) the CRC-64.
-// It returns the version found.
+// It returns the version found. Its errors wrap ErrBadDumpPayload (RESTORE's
+// "DUMP payload version or checksum are wrong") and ErrVersion or ErrChecksum.
 func VerifyDump(payload []byte, skipChecksum bool) (uint16, error) {
 	if len(payload) < 10 {
-		return 0, fmt.Errorf("%w: DUMP payload version or checksum are wrong", ErrCorrupt)
+		return 0, fmt.Errorf("%w (%w: shorter than its footer)", ErrBadDumpPayload, ErrChecksum)
 	}
 	footer := payload[len(payload)-10:]
 	ver := binary.LittleEndian.Uint16(footer)
 	if ver > Version {
-		return ver, fmt.Errorf("%w: DUMP payload version or checksum are wrong", ErrVersion)
+		return ver, fmt.Errorf("%w (%w: %d)", ErrBadDumpPayload, ErrVersion, ver)
 	}
 	if !skipChecksum && CRC64(0, payload[:len(payload)-8]) != binary.LittleEndian.Uint64(footer[2:]) {
-		return ver, fmt.Errorf("%w: DUMP payload version or checksum are wrong", ErrChecksum)
+		return ver, fmt.Errorf("%w (%w)", ErrBadDumpPayload, ErrChecksum)
 	}
 	return ver, nil
 }
 
+// ErrBadDumpPayload is wrapped by the errors of a DUMP payload's footer.
+var ErrBadDumpPayload = errors.New("DUMP payload version or checksum are wrong")
+
 // DecodeDump verifies and decodes a DUMP payload (as RESTORE reads it).
-// Errors from a bad footer say "DUMP payload version or checksum are wrong",
-// others correspond to RESTORE's "Bad data format".
+// Errors wrapping ErrBadDumpPayload are RESTORE's "DUMP payload version or
+// checksum are wrong"; any other error (wrapping ErrCorrupt or
+// ErrUnsupported) is RESTORE's "Bad data format". As Redis, bytes left over
+// between the value and the footer are ignored.
 func DecodeDump(payload []byte, opts *ReaderOptions) (*Value, error) {
 	o := opts.withDefaults()
 	if _, err := VerifyDump(payload, o.SkipChecksum); err != nil {
 		return nil, err
 	}
 	body := payload[:len(payload)-10]
-	d := decoder{r: bufio.NewReader(bytes.NewReader(body)), max: o.MaxStringLen, limits: o.Limits.withDefaults()}
+	d := decoder{r: bytes.NewReader(body), max: o.MaxStringLen, limits: o.Limits.withDefaults()}
 	typ, err := d.u8()
 	if err != nil {
 		return nil, err
@@ -321,9 +333,14 @@ func DecodeDump(payload []byte, opts *ReaderOptions) (*Value, error) {
 	return v, nil
 }
 
+type byteReader interface {
+	io.Reader
+	io.ByteReader
+}
+
 // decoder reads RDB items from a stream, updating the running CRC.
 type decoder struct {
-	r      *bufio.Reader
+	r      byteReader
 	crc    uint64
 	crcOn  bool
 	max    int64

@@ -7,7 +7,9 @@ import (
 	"math"
 	"math/rand"
 	"reflect"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -266,3 +268,88 @@ func sortZ(z []ZMember) {
 		}
 	}
 }
+
+func header() []byte { return []byte("REDIS0010") }
+
+func TestCorruptInputsBounded(t *testing.T) {
+	big := func(typ byte, rest ...byte) []byte {
+		b := append(header(), typ, 1, 'k')
+		return append(b, rest...)
+	}
+	cases := map[string][]byte{
+		"string 4 GiB":            big(0, 0x80, 0xff, 0xff, 0xff, 0xf0, 'a'),
+		"string 2^63":             big(0, 0x81, 0x7f, 0, 0, 0, 0, 0, 0, 0),
+		"list 2^62 elements":      big(1, 0x81, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x01, 'a'),
+		"lzf 1 GB from 3":         big(0, 0xC3, 3, 0x80, 0x40, 0, 0, 0, 0, 1, 2),
+		"bad length enc":          big(0, 0x82),
+		"bad string enc":          big(0, 0xC5),
+		"unknown type":            append(header(), 8, 1, 'k', 0),
+		"stream":                  big(15, 0),
+		"module":                  big(7, 0),
+		"quicklist empty node":    big(18, 1, 2, 0),
+		"quicklist bad container": big(18, 1, 3, 1, 'x'),
+		"intset empty":            big(11, 8, 2, 0, 0, 0, 0, 0, 0, 0),
+		"listpack bad":            big(16, 7, 7, 0, 0, 0, 0, 0, 0xff),
+		"zset nan":                big(5, 1, 1, 'a', 0, 0, 0, 0, 0, 0, 0xf8, 0x7f),
+		"dup set":                 big(2, 2, 1, 'a', 1, 'a'),
+		"dup hash listpack":       append(big(16), lpString(EncodeListpack([][]byte{[]byte("a"), []byte("1"), []byte("a"), []byte("2")}))...),
+		"odd hash listpack":       append(big(16), lpString(EncodeListpack([][]byte{[]byte("a")}))...),
+		"selectdb 16":             append(header(), 254, 16),
+		"bad magic":               []byte("REDIX0010"),
+		"version 11":              []byte("REDIS0011"),
+		"version 0":               []byte("REDIS0000"),
+		"module aux bad when":     append(header(), 247, 1, 3, 0),
+	}
+	var before, after runtime.MemStats
+	for name, data := range cases {
+		runtime.ReadMemStats(&before)
+		_, err := Decode(bytes.NewReader(data), &ReaderOptions{MaxStringLen: 1 << 40})
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+			continue
+		}
+		if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrVersion) {
+			t.Errorf("%s: error %v wraps none of the sentinels", name, err)
+		}
+		if d := after.TotalAlloc - before.TotalAlloc; d > 8<<20 {
+			t.Errorf("%s: allocated %d bytes", name, d)
+		}
+	}
+	// Over the default limit is refused before reading.
+	if _, err := Decode(bytes.NewReader(cases["string 4 GiB"]), nil); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("4 GiB string: %v", err)
+	}
+}
+
+func lpString(lp []byte) []byte {
+	e := encoder{}
+	e.str(lp)
+	return e.buf
+}
+
+// TestMutationsNeverPanic flips bytes of real files (the committed seeds and
+// our own output): every result is a value or an error.
+func TestMutationsNeverPanic(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Encode(&buf, sampleSnapshot(), WriterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	legacy, _ := legacyFile(9, true, true)
+	seeds := [][]byte{buf.Bytes(), legacy}
+	r := rand.New(rand.NewSource(7))
+	opts := &ReaderOptions{SkipChecksum: true}
+	for i := 0; i < 1500; i++ {
+		d := bytes.Clone(seeds[i%len(seeds)])
+		for k := 0; k < 1+r.Intn(3); k++ {
+			d[r.Intn(len(d))] = byte(r.Intn(256))
+		}
+		if r.Intn(4) == 0 {
+			d = d[:r.Intn(len(d))]
+		}
+		_, _ = Decode(bytes.NewReader(d), opts)
+		_, _ = DecodeDump(d, opts)
+	}
+}
+
+func newTestRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
