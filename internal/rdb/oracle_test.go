@@ -560,3 +560,51 @@ func TestOracleLZF(t *testing.T) {
 		t.Errorf("only %d of 300 LZF payloads identical (%d compressed)", same, compressed)
 	}
 }
+
+// TestOracleLRULFU: Redis writes IDLE under an LRU policy and FREQ under an
+// LFU one; we read both, and Redis loads ours into OBJECT IDLETIME/FREQ.
+func TestOracleLRULFU(t *testing.T) {
+	for _, policy := range []string{"allkeys-lru", "allkeys-lfu"} {
+		dir := t.TempDir()
+		p := startRedis(t, dir, "--maxmemory-policy", policy)
+		p.do("SET", "k", "v")
+		p.do("SAVE")
+		data, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Decode(bytes.NewReader(data), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := s.Entries[0]
+		if policy == "allkeys-lru" && (!e.HasLRUIdle || e.HasLFUFreq || e.LRUIdle > 5) {
+			t.Errorf("%s: %+v", policy, e)
+		}
+		if policy == "allkeys-lfu" && (!e.HasLFUFreq || e.HasLRUIdle) {
+			t.Errorf("%s: %+v", policy, e)
+		}
+		// Now ours.
+		e = Entry{Key: []byte("k"), Value: Value{Type: TypeString, String: []byte("v")}}
+		if policy == "allkeys-lru" {
+			e.LRUIdle, e.HasLRUIdle = 1000, true
+		} else {
+			e.LFUFreq, e.HasLFUFreq = 77, true
+		}
+		var buf bytes.Buffer
+		if err := Encode(&buf, &Snapshot{Entries: []Entry{e}}, WriterOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "ours.rdb"), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		q := startRedis(t, dir, "--maxmemory-policy", policy, "--dbfilename", "ours.rdb")
+		if policy == "allkeys-lru" {
+			if idle := q.do("OBJECT", "IDLETIME", "k").(int64); idle < 1000 || idle > 1005 {
+				t.Errorf("OBJECT IDLETIME %d", idle)
+			}
+		} else if freq := q.do("OBJECT", "FREQ", "k").(int64); freq != 77 {
+			t.Errorf("OBJECT FREQ %d", freq)
+		}
+	}
+}
