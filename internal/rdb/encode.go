@@ -200,10 +200,6 @@ func formatScore(d float64) []byte {
 	return strconv.AppendFloat(nil, d, 'g', 17, 64)
 }
 
-// largeElement is quicklist's packed_threshold: elements this big get a
-// PLAIN node of their own.
-const largeElement = 1 << 30
-
 var quicklistOptimizationLevel = [...]int{4096, 8192, 16384, 32768, 65536}
 
 // quicklistAllowInsert is _quicklistNodeAllowInsert for a packed node of
@@ -224,7 +220,8 @@ func quicklistAllowInsert(nodeBytes, count, sz, fill int) bool {
 
 // quicklist appends a list as QUICKLIST_2 nodes, split as RPUSH would.
 func (e *encoder) quicklist(list [][]byte) {
-	fill := e.limits.withDefaults().ListMaxListpackSize
+	l := e.limits.withDefaults()
+	fill := l.ListMaxListpackSize
 	type node struct {
 		plain []byte
 		lp    *listpackBuilder
@@ -232,7 +229,7 @@ func (e *encoder) quicklist(list [][]byte) {
 	var nodes []node
 	var cur *listpackBuilder
 	for _, el := range list {
-		if len(el) >= largeElement {
+		if len(el) >= l.ListPackedThreshold {
 			nodes = append(nodes, node{plain: el})
 			cur = nil
 			continue

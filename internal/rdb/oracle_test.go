@@ -332,11 +332,45 @@ func TestOracleReadRedisFiles(t *testing.T) {
 			if aux["redis-ver"] != "7.0.15" || aux["redis-bits"] != "64" || aux["aof-base"] != "0" {
 				t.Errorf("aux %q", aux)
 			}
+			// Our writer writes the same aux fields in the same order.
+			var ours bytes.Buffer
+			if err := Encode(&ours, &Snapshot{}, WriterOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			mine, err := Decode(bytes.NewReader(ours.Bytes()), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var theirKeys, ourKeys []string
+			for _, a := range s.Aux {
+				theirKeys = append(theirKeys, string(a.Key))
+			}
+			for _, a := range mine.Aux {
+				ourKeys = append(ourKeys, string(a.Key))
+			}
+			if !slices.Equal(theirKeys, ourKeys) {
+				t.Errorf("aux fields: redis %q, ours %q", theirKeys, ourKeys)
+			}
 			if len(s.Functions) != 1 || string(s.Functions[0]) != testLibrary {
 				t.Errorf("functions %q", s.Functions)
 			}
 			if len(s.Entries) != len(es) {
 				t.Fatalf("%d keys, want %d", len(s.Entries), len(es))
+			}
+			// Re-encoding what we read, in the file's order and with its aux
+			// values, gives Redis's file byte for byte.
+			ctime, _ := strconv.ParseInt(aux["ctime"], 10, 64)
+			usedMem, _ := strconv.ParseInt(aux["used-mem"], 10, 64)
+			var again bytes.Buffer
+			if err := Encode(&again, s, WriterOptions{NoCompression: compression == "no", CTime: time.Unix(ctime, 0), UsedMem: usedMem}); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again.Bytes(), data) {
+				n := 0
+				for n < len(data) && n < again.Len() && data[n] == again.Bytes()[n] {
+					n++
+				}
+				t.Errorf("re-encoded file differs from Redis's at byte %d of %d (ours %d bytes)", n, len(data), again.Len())
 			}
 			// compare with Redis (values, TTLs, encodings) and with the dataset
 			compareWithRedis(t, src, s.Entries, true)
@@ -607,4 +641,30 @@ func TestOracleLRULFU(t *testing.T) {
 			t.Errorf("OBJECT FREQ %d", freq)
 		}
 	}
+}
+
+// TestOracleQuicklistPlain lowers Redis's packed threshold so that big list
+// elements get PLAIN nodes, and compares DUMPs.
+func TestOracleQuicklistPlain(t *testing.T) {
+	p := startRedis(t, t.TempDir())
+	p.do("DEBUG", "QUICKLIST-PACKED-THRESHOLD", 100)
+	list := [][]byte{[]byte("a"), bytes.Repeat([]byte("P"), 150), []byte("b"), []byte("c"), bytes.Repeat([]byte("Q"), 100), []byte("d")}
+	args := []any{"RPUSH", "l"}
+	for _, x := range list {
+		args = append(args, x)
+	}
+	p.do(args...)
+	theirs := []byte(p.do("DUMP", "l").(string))
+	v, err := DecodeDump(theirs, nil)
+	if err != nil || !sameValue(*v, Value{Type: TypeList, List: list}) {
+		t.Fatalf("decoded %v: %s", err, describe(*v))
+	}
+	ours, err := EncodeDump(&Value{Type: TypeList, List: list}, DumpOptions{Limits: Limits{ListPackedThreshold: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ours, theirs) {
+		t.Errorf("DUMP differs\n ours % x\nredis % x", ours, theirs)
+	}
+	p.do("DEBUG", "QUICKLIST-PACKED-THRESHOLD", 0)
 }

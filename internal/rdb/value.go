@@ -152,6 +152,10 @@ type Limits struct {
 	ZSetMaxListpackEntries int // zset-max-listpack-entries (128)
 	ZSetMaxListpackValue   int // zset-max-listpack-value (64)
 	ListMaxListpackSize    int // list-max-listpack-size (-2); 0 means -2
+	// ListPackedThreshold is the element size from which a list element
+	// gets a PLAIN quicklist node of its own (1 GiB; DEBUG
+	// QUICKLIST-PACKED-THRESHOLD changes it in Redis).
+	ListPackedThreshold int
 }
 
 func (l Limits) withDefaults() Limits {
@@ -172,6 +176,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.ListMaxListpackSize == 0 {
 		l.ListMaxListpackSize = -2
+	}
+	if l.ListPackedThreshold <= 0 {
+		l.ListPackedThreshold = 1 << 30
 	}
 	return l
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -240,7 +241,7 @@ func Encode(w io.Writer, s *Snapshot, opts WriterOptions) error {
 		}
 		byDB[db] = append(byDB[db], i)
 	}
-	sortInts(dbs)
+	slices.Sort(dbs)
 	for _, db := range dbs {
 		idx := byDB[db]
 		var expires uint64
@@ -259,14 +260,6 @@ func Encode(w io.Writer, s *Snapshot, opts WriterOptions) error {
 		}
 	}
 	return wr.Close()
-}
-
-func sortInts(a []int) {
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // DumpOptions configure EncodeDump.
