@@ -88,6 +88,11 @@ func encodeZipmap(pairs [][]byte) []byte {
 // legacyFile builds an RDB file of the given version using old encodings,
 // and returns the entries it holds.
 func legacyFile(ver int, withModuleAux, withEmpty bool) ([]byte, []Entry) {
+	return legacyFileSized(ver, withModuleAux, withEmpty, 20000)
+}
+
+// legacyFileSized is legacyFile with the biggest ziplist element of size big.
+func legacyFileSized(ver int, withModuleAux, withEmpty bool, big int) ([]byte, []Entry) {
 	e := &encoder{}
 	e.buf = fmt.Appendf(nil, "REDIS%04d", ver)
 	var want []Entry
@@ -165,12 +170,12 @@ func legacyFile(ver int, withModuleAux, withEmpty bool) ([]byte, []Entry) {
 	}
 	want = append(want, Entry{Key: []byte("old:hash"), Value: Value{Type: TypeHash, Hash: []HashField{{[]byte("f"), []byte("v")}, {[]byte("g"), []byte("123")}}}})
 
-	zmPairs := bs("name", "redis", "n", "42", strings.Repeat("F", 300), strings.Repeat("V", 300))
+	zmPairs := bs("name", "redis", "n", "42", strings.Repeat("F", min(300, big)), strings.Repeat("V", min(300, big)))
 	key(rdbTypeHashZipmap, "old:zipmap")
 	e.str(encodeZipmap(zmPairs))
 	want = append(want, Entry{Key: []byte("old:zipmap"), Value: Value{Type: TypeHash, Hash: []HashField{{zmPairs[0], zmPairs[1]}, {zmPairs[2], zmPairs[3]}, {zmPairs[4], zmPairs[5]}}}})
 
-	zlElems := bs("0", "12", "13", "-1", "127", "-128", "300", "-32768", "70000", "-8388608", "2147483647", "-2147483649", "9223372036854775807", "str", "", strings.Repeat("s", 100), strings.Repeat("t", 20000), "007")
+	zlElems := bs("0", "12", "13", "-1", "127", "-128", "300", "-32768", "70000", "-8388608", "2147483647", "-2147483649", "9223372036854775807", "str", "", strings.Repeat("s", 100), strings.Repeat("t", big), "007")
 	key(rdbTypeListZiplist, "old:ziplist")
 	e.str(encodeZiplist(zlElems))
 	want = append(want, Entry{Key: []byte("old:ziplist"), Value: Value{Type: TypeList, List: zlElems}})
