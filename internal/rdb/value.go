@@ -48,6 +48,7 @@ package rdb
 import (
 	"errors"
 	"math"
+	"strconv"
 )
 
 // Type is a value's data type.
@@ -94,8 +95,13 @@ const (
 	EncodingSkiplist           // sorted sets
 )
 
+var encodingNames = [...]string{"auto", "raw", "quicklist", "intset", "hashtable", "listpack", "skiplist"}
+
 func (e Encoding) String() string {
-	return [...]string{"auto", "raw", "quicklist", "intset", "hashtable", "listpack", "skiplist"}[e]
+	if int(e) < len(encodingNames) {
+		return encodingNames[e]
+	}
+	return "encoding(" + strconv.Itoa(int(e)) + ")"
 }
 
 // ZMember is one sorted-set member.
