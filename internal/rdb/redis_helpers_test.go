@@ -24,9 +24,16 @@ func redisBinary(t testing.TB, name string) string {
 	t.Helper()
 	var path string
 	if name == "redis-server" {
-		path = os.Getenv("LIMITKV_REDIS_SERVER")
+		if p := os.Getenv("LIMITKV_REDIS_SERVER"); p != "" {
+			if !fileExists(p) {
+				requireOrSkip(t, fmt.Sprintf("LIMITKV_REDIS_SERVER=%s does not exist", p))
+			}
+			path = p
+		}
 	} else if s := os.Getenv("LIMITKV_REDIS_SERVER"); s != "" {
-		path = filepath.Join(filepath.Dir(s), name)
+		if p := filepath.Join(filepath.Dir(s), name); fileExists(p) {
+			path = p
+		}
 	}
 	if path == "" {
 		if p, err := exec.LookPath(name); err == nil {
@@ -36,12 +43,29 @@ func redisBinary(t testing.TB, name string) string {
 		}
 	}
 	if path == "" {
-		if os.Getenv("LIMITKV_REQUIRE_REDIS") == "1" {
-			t.Fatalf("LIMITKV_REQUIRE_REDIS=1 but %s is not installed (apt-get install redis-server)", name)
+		requireOrSkip(t, name+" not found (apt-get install redis-server redis-tools)")
+	}
+	if name == "redis-server" {
+		out, _ := exec.Command(path, "--version").Output()
+		if !strings.Contains(string(out), "v=7.0.") {
+			requireOrSkip(t, fmt.Sprintf("%s is not Redis 7.0.x (%s): the byte-for-byte comparisons need 7.0's RDB version 10", path, strings.TrimSpace(string(out))))
 		}
-		t.Skipf("%s not found: skipping this real-Redis test (LIMITKV_REQUIRE_REDIS=1 makes it a failure)", name)
 	}
 	return path
+}
+
+// requireOrSkip skips the test, or fails it under LIMITKV_REQUIRE_REDIS=1.
+func requireOrSkip(t testing.TB, msg string) {
+	t.Helper()
+	if os.Getenv("LIMITKV_REQUIRE_REDIS") == "1" {
+		t.Fatalf("LIMITKV_REQUIRE_REDIS=1 but %s", msg)
+	}
+	t.Skip(msg + ": skipping this real-Redis test (LIMITKV_REQUIRE_REDIS=1 makes it a failure)")
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 type redisProc struct {
