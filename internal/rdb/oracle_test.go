@@ -668,3 +668,34 @@ func TestOracleQuicklistPlain(t *testing.T) {
 	}
 	p.do("DEBUG", "QUICKLIST-PACKED-THRESHOLD", 0)
 }
+
+// TestOracleQuicklistFill checks node splitting for other list-max-listpack-size values.
+func TestOracleQuicklistFill(t *testing.T) {
+	p := startRedis(t, t.TempDir())
+	r := newTestRand(5)
+	for _, fill := range []int{-1, -3, -5, 1, 5, 100} {
+		p.do("CONFIG", "SET", "list-max-listpack-size", fill)
+		p.do("DEL", "l")
+		var list [][]byte
+		args := []any{"RPUSH", "l"}
+		for i := 0; i < 400; i++ {
+			var el []byte
+			if r.Intn(3) == 0 {
+				el = []byte(strconv.Itoa(r.Intn(1 << 20)))
+			} else {
+				el = bytes.Repeat([]byte{byte('a' + r.Intn(26))}, r.Intn(400))
+			}
+			list = append(list, el)
+			args = append(args, el)
+		}
+		p.do(args...)
+		theirs := []byte(p.do("DUMP", "l").(string))
+		ours, err := EncodeDump(&Value{Type: TypeList, List: list}, DumpOptions{Limits: Limits{ListMaxListpackSize: fill}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(ours, theirs) {
+			t.Errorf("fill %d: DUMP differs (ours %d bytes, redis %d)", fill, len(ours), len(theirs))
+		}
+	}
+}
