@@ -15,11 +15,21 @@
 //
 //	string: STRING, integer-looking strings in the 8/16/32-bit integer
 //	        forms, LZF when compression is on and the string is over 20 bytes
-//	list:   QUICKLIST_2 with listpack (PACKED) nodes split as quicklist does
-//	        for list-max-listpack-size -2; PLAIN nodes for elements of 1 GiB+
+//	list:   QUICKLIST_2 with listpack (PACKED) nodes split as RPUSH splits
+//	        them (Limits.ListMaxListpackSize, default -2: 8 KiB nodes);
+//	        PLAIN nodes for elements of 1 GiB and more
 //	set:    SET_INTSET (intset) or SET (hashtable)
 //	zset:   ZSET_LISTPACK (listpack) or ZSET_2 (skiplist, binary doubles)
 //	hash:   HASH_LISTPACK (listpack) or HASH (hashtable)
+//
+// Elements are written in the order given (Redis's own order matters only for
+// lists and listpack hashes; sorted sets are sorted by the writer). Members
+// of a set, sorted set or hash must be distinct, as in Redis: the writer
+// does not check. For the same elements in the same order the bytes are
+// Redis's: re-encoding what the Reader returns for a file Redis saved
+// reproduces that file, and EncodeDump reproduces Redis's DUMP. Not emulated:
+// list-compress-depth above 0 (Redis then writes LZF-compressed list nodes;
+// the reader reads them).
 //
 // EncodeDump writes DUMP payloads (value, RDB version 10 as 2 bytes, CRC-64).
 //
@@ -36,13 +46,22 @@
 //
 // The reader reports each key's expiry, LRU idle time and LFU counter as
 // found; dropping keys that have already expired (as Redis does when a
-// master loads a file) is the caller's job.
+// master loads a file, but not a replica nor an AOF preamble) is the
+// caller's job, and so is refusing a key that appears twice. Value.Encoding
+// on a read value is the encoding Redis would hold it in after loading it
+// (ReaderOptions.Limits). Expiry times of files older than RDB 9 are read as
+// little-endian (files from big-endian machines are not supported).
+//
+// Neither Reader nor Writer is safe for concurrent use; separate ones are.
 //
 // A corrupt or truncated input is refused with an error wrapping ErrCorrupt
 // (or ErrChecksum, ErrVersion, ErrUnsupported); nothing in the input can make
 // the reader panic or allocate much more than the input holds: lengths are
-// checked against Options limits, and data is read in bounded chunks so a
-// length larger than what remains fails at the end of the input.
+// checked against ReaderOptions limits, and data is read in bounded chunks so
+// a length larger than what remains fails at the end of the input. The
+// reader checks listpacks, ziplists, intsets and zipmaps deeply (as Redis
+// with sanitize-dump-payload yes), so it refuses some corrupt files Redis
+// would load without looking inside.
 package rdb
 
 import (
@@ -277,10 +296,10 @@ const (
 	opEOF           = 255
 	quicklistPlain  = 1
 	quicklistPacked = 2
-
-	// Version is the RDB version written, Redis 7.0's.
-	Version = 10
 )
+
+// Version is the RDB version written (Redis 7.0's) and the newest read.
+const Version = 10
 
 // double2ll reports whether d is an integer Redis prints without a fraction.
 func double2ll(d float64) (int64, bool) {
