@@ -370,7 +370,7 @@ func (d *decoder) u8() (byte, error) {
 		return 0, truncated(err)
 	}
 	if d.crcOn {
-		d.crc = CRC64(d.crc, []byte{b})
+		d.crc = crcTables[0][byte(d.crc)^b] ^ d.crc>>8
 	}
 	return b, nil
 }
