@@ -2,6 +2,7 @@ package rdb
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -697,5 +698,26 @@ func TestOracleQuicklistFill(t *testing.T) {
 		if !bytes.Equal(ours, theirs) {
 			t.Errorf("fill %d: DUMP differs (ours %d bytes, redis %d)", fill, len(ours), len(theirs))
 		}
+	}
+}
+
+// TestOracleStreamUnsupported: a file holding a stream is refused clearly.
+func TestOracleStreamUnsupported(t *testing.T) {
+	dir := t.TempDir()
+	p := startRedis(t, dir)
+	p.do("SET", "a", "1")
+	p.do("XADD", "s", "*", "f", "v")
+	p.do("SAVE")
+	data, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Decode(bytes.NewReader(data), nil)
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "stream") || !strings.Contains(err.Error(), `"s"`) {
+		t.Fatalf("got %v", err)
+	}
+	payload := []byte(p.do("DUMP", "s").(string))
+	if _, err := DecodeDump(payload, nil); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("DUMP of a stream: %v", err)
 	}
 }
