@@ -3,7 +3,7 @@
 // workloads, alternating servers round by round, plus the project's targets
 // as PASS/FAIL.
 //
-//	go run ./bench              # full run, about 7 minutes on 2 cores
+//	go run ./bench              # full run, about 9 minutes on 2 cores
 //	go run ./bench -quick       # about 1.5 minutes, smaller data, 1 round
 //	go run ./bench -out bench/results.md -profile /tmp/prof
 //
