@@ -281,8 +281,8 @@ func (r *report) markdown() string {
 				if !ok || ac.Requests == 0 {
 					continue
 				}
-				c := fmt.Sprintf("%s %s P%d: %d of %d requests recorded (%.1f%% allowed) in %d keys",
-					sd.srv, sd.sp.ID, rw.Pipeline, ac.Members, ac.Requests, 100*float64(ac.Members)/float64(ac.Requests), ac.Keys)
+				c := fmt.Sprintf("%s %s: %d of %d requests recorded (%.1f%% allowed) in %d keys",
+					sd.srv, sd.sp.ID, ac.Members, ac.Requests, 100*float64(ac.Members)/float64(ac.Requests), ac.Keys)
 				if !contains(counted, c) {
 					counted = append(counted, c)
 				}
