@@ -3,12 +3,14 @@
 // workloads, alternating servers round by round, plus the project's targets
 // as PASS/FAIL.
 //
-//	go run ./bench              # full run, about 7 minutes on 2 cores
+//	go run ./bench              # full run, about 9 minutes on 2 cores
 //	go run ./bench -quick       # about 1.5 minutes, smaller data, 1 round
 //	go run ./bench -out bench/results.md -profile /tmp/prof
 //
-// Both servers listen on 127.0.0.1 on free ports and are stopped by pid when
-// the run ends, fails or is interrupted. See bench/README.md.
+// The PING rows also run on bench/floor, a no-op event-loop server: the
+// floor this machine allows. Every server listens on 127.0.0.1 on a free
+// port and is stopped by pid when the run ends, fails or is interrupted.
+// See bench/README.md.
 package main
 
 import (
@@ -45,8 +47,9 @@ type config struct {
 	only       map[int]bool
 	profileDir string
 	nice       int
-	users      int  // -users: overrides the user/key count of workloads 4 and 5
-	noRedis    bool // -limitkv-only: skip Redis in workloads 4 and 5 (iteration, not a report)
+	users      int    // -users: overrides the user/key count of workloads 4 and 5
+	noRedis    bool   // -limitkv-only: skip Redis in workloads 4 and 5 (iteration, not a report)
+	serverCPUs string // -server-cpus as given
 }
 
 func main() {
@@ -66,6 +69,7 @@ func run() int {
 	flag.IntVar(&cfg.nice, "nice", 0, "run the harness, its servers and redis-benchmark at this nice value (e.g. -10, needs root) so that other processes on a shared machine disturb less")
 	flag.IntVar(&cfg.users, "users", 0, "users (workload 4) and keys (workload 5), overriding the default")
 	flag.BoolVar(&cfg.noRedis, "limitkv-only", false, "run workloads 4 and 5 on limitkv only, for quick iteration (the report then has no ratio)")
+	flag.StringVar(&cfg.serverCPUs, "server-cpus", "", "pin the servers (limitkv, redis-server, floor; not the load generators) with taskset: a count N takes the first N CPUs the harness may use, a list (0,1 or 1-1) names them")
 	flag.Parse()
 	cfg.seedUsers = 100_000
 	if cfg.quick {
@@ -94,6 +98,15 @@ func run() int {
 		cfg.only[n] = true
 	}
 
+	var cpusOf string
+	if cfg.serverCPUs != "" {
+		list, of, err := resolveServerCPUs(cfg.serverCPUs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "bench: -server-cpus:", err)
+			return 2
+		}
+		serverCPUs, cpusOf = list, of
+	}
 	if cfg.nice != 0 {
 		if err := reniceSelf(cfg.nice); err != nil {
 			fmt.Fprintln(os.Stderr, "bench: -nice:", err)
@@ -124,7 +137,7 @@ func run() int {
 		os.Exit(130)
 	}()
 
-	err = bench(cfg, tmp)
+	err = bench(cfg, tmp, cpusOf)
 	if interrupted.Load() {
 		select {} // the signal handler cleans up and exits
 	}
@@ -194,7 +207,7 @@ func cpuModel() string {
 	return "unknown"
 }
 
-func bench(cfg *config, tmp string) error {
+func bench(cfg *config, tmp, cpusOf string) error {
 	start := time.Now()
 	root, err := moduleRoot()
 	if err != nil {
@@ -220,6 +233,15 @@ func bench(cfg *config, tmp string) error {
 	if out, err := runChild(build); err != nil {
 		return fmt.Errorf("go build ./cmd/limitkv: %v\n%s", err, out)
 	}
+	floorBin := filepath.Join(tmp, "floor")
+	if cfg.only[1] {
+		logf("building bench/floor")
+		build := exec.Command("go", "build", "-o", floorBin, "./bench/floor")
+		build.Dir = root
+		if out, err := runChild(build); err != nil {
+			return fmt.Errorf("go build ./bench/floor: %v\n%s", err, out)
+		}
+	}
 	rv, _ := runChild(exec.Command("redis-server", "--version"))
 	commit, _ := runChild(gitCmd(root, "describe", "--always", "--dirty"))
 	e := env{
@@ -239,6 +261,13 @@ func bench(cfg *config, tmp string) error {
 	if cfg.nice != 0 {
 		e.Settings += fmt.Sprintf("; harness and servers at nice %d", cfg.nice)
 	}
+	if serverCPUs != "" {
+		n := len(strings.Split(serverCPUs, ","))
+		e.Settings += fmt.Sprintf("; servers (limitkv, redis-server, floor) pinned to %d CPU(s), %s of %s (taskset -c %s), load generators unpinned",
+			n, serverCPUs, cpusOf, serverCPUs)
+	} else {
+		e.Settings += "; servers unpinned"
+	}
 	rep := &report{cfg: cfg, env: e}
 	if busy := busyProcesses(time.Second, 0.05); len(busy) > 0 {
 		rep.noise = busy
@@ -256,6 +285,16 @@ func bench(cfg *config, tmp string) error {
 			return err
 		}
 		defer r.Stop()
+		servers := map[string]*server{"limitkv": l, "redis": r}
+		if cfg.only[1] {
+			f, err := startServer("floor", floorBin, tmp, false)
+			if err != nil {
+				return err
+			}
+			defer f.Stop()
+			servers["floor"] = f
+			logf("floor pid %d on %s", f.Pid(), f.Addr)
+		}
 		rep.env.Limitkv = l.Info("server", "limitkv_version") + " (reports redis_version " + l.Info("server", "redis_version") + ")"
 		logf("limitkv %s pid %d on %s; %s pid %d on %s", rep.env.Limitkv, l.Pid(), l.Addr, rep.env.Redis, r.Pid(), r.Addr)
 		var rows []row
@@ -264,7 +303,7 @@ func bench(cfg *config, tmp string) error {
 				rows = append(rows, rw)
 			}
 		}
-		run := &runner{cfg: cfg, servers: map[string]*server{"limitkv": l, "redis": r},
+		run := &runner{cfg: cfg, servers: servers,
 			results: map[string][]measurement{}, na: map[string]string{}, rbN: map[string]int{}, logf: logf}
 		if err := run.run(rows); err != nil {
 			return err
@@ -273,8 +312,9 @@ func bench(cfg *config, tmp string) error {
 		if cfg.profileDir != "" {
 			rep.profiles = profileRows(cfg, run, l, bin, rows)
 		}
-		l.Stop()
-		r.Stop()
+		for _, s := range servers {
+			s.Stop()
+		}
 	}
 	if cfg.only[4] {
 		logf("workload 4: memory, %d users x 5 requests", cfg.memUsers)

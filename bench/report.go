@@ -87,11 +87,18 @@ func (r *report) find(label string, pipeline int) (row, bool) {
 
 func (r *report) targets() []target {
 	var ts []target
-	ratio := func(name string, a, b measurement, want float64, what string) {
+	both := func(name string, a, b measurement) (target, bool) {
 		t := target{name: name}
 		if !a.OK || !b.OK {
 			t.na, t.measured = true, "n/a: "+strings.TrimSpace(a.Err+" "+b.Err)
-		} else {
+			return t, false
+		}
+		return t, true
+	}
+	// ratio: a's ops/s >= want x b's.
+	ratio := func(name string, a, b measurement, want float64, what string) {
+		t, ok := both(name, a, b)
+		if ok {
 			v := a.OpsPerSec / b.OpsPerSec
 			t.pass = v >= want
 			t.measured = fmt.Sprintf("%.2fx (%s vs %s %s; server CPU per request %s vs %s µs)", v, fmtOps(a.OpsPerSec), fmtOps(b.OpsPerSec), what,
@@ -99,38 +106,62 @@ func (r *report) targets() []target {
 		}
 		ts = append(ts, t)
 	}
-	if r.run != nil {
-		for _, p := range []int{1, 16} {
-			rl, ok := r.find("seed check: RL.CHECK vs Redis EVALSHA", p)
-			if !ok {
-				continue
-			}
-			L, R := r.run.median("limitkv", rl.L), r.run.median("redis", rl.R)
-			want := 2.5
-			if p == 16 {
-				want = 4
-			}
-			ratio(fmt.Sprintf("RL.CHECK >= %gx Redis EVALSHA, P%d", want, p), L, R, want, "Redis EVALSHA")
-			if ping, ok := r.find("PING (Go load generator)", p); ok {
-				ratio(fmt.Sprintf("RL.CHECK >= 0.9x limitkv's own PING (same Go load generator), P%d", p),
-					L, r.run.median("limitkv", ping.L), 0.9, "limitkv PING")
-			}
-			t := target{name: fmt.Sprintf("RL.CHECK p99 <= Redis EVALSHA p99, P%d", p)}
-			if !L.OK || !R.OK {
-				t.na, t.measured = true, "n/a"
+	// cpu: a's server CPU per request <= want x b's.
+	cpu := func(name string, a, b measurement, want float64) {
+		t, ok := both(name, a, b)
+		if ok {
+			if b.CPUPerOp <= 0 {
+				t.na, t.measured = true, "n/a: no server CPU measured"
 			} else {
-				t.pass = L.P99 <= R.P99
-				t.measured = fmt.Sprintf("%s ms vs %s ms", fmtMs(L.P99), fmtMs(R.P99))
+				v := float64(a.CPUPerOp) / float64(b.CPUPerOp)
+				t.pass = v <= want
+				t.measured = fmt.Sprintf("%.2fx (%s vs %s µs)", v, fmtUs(a.CPUPerOp), fmtUs(b.CPUPerOp))
 			}
-			ts = append(ts, t)
 		}
-		for _, w := range []string{"PING (redis-benchmark ping_mbulk)", "ZADD random keys"} {
-			for _, p := range []int{1, 16} {
-				if rw, ok := r.find(w, p); ok {
-					ratio(fmt.Sprintf("%s >= 1.0x Redis, P%d", strings.Fields(w)[0], p),
-						r.run.median("limitkv", rw.L), r.run.median("redis", rw.R), 1.0, "Redis")
-				}
+		ts = append(ts, t)
+	}
+	p99 := func(name string, a, b measurement) {
+		t, ok := both(name, a, b)
+		if ok {
+			t.pass = a.P99 <= b.P99
+			t.measured = fmt.Sprintf("%s ms vs %s ms", fmtMs(a.P99), fmtMs(b.P99))
+		}
+		ts = append(ts, t)
+	}
+	if r.run != nil {
+		med := func(label string, p int) (L, R, F measurement, ok bool) {
+			rw, ok := r.find(label, p)
+			if !ok {
+				return
 			}
+			L, R, F = r.medians(rw)
+			return L, R, F, true
+		}
+		// Issue #11's targets, all from redis-benchmark rows of this run.
+		pL, pR, pF, havePing := med(labelPingRB, 1)
+		sL, sR, _, haveSeed := med(labelSeedRB, 1)
+		if havePing {
+			ratio("PING (redis-benchmark) >= 1.0x Redis, P1", pL, pR, 1.0, "Redis")
+			ratio("PING (redis-benchmark) >= 0.95x the floor (no-op gnet server), P1", pL, pF, 0.95, "floor")
+		}
+		if haveSeed {
+			ratio("RL.CHECK (redis-benchmark) >= 1.25x Redis EVALSHA, P1", sL, sR, 1.25, "Redis EVALSHA")
+			if havePing {
+				ratio("RL.CHECK (redis-benchmark) >= 0.9x limitkv's own PING (redis-benchmark), P1", sL, pL, 0.9, "limitkv PING")
+			}
+			cpu("server CPU per RL.CHECK <= 0.65x Redis's per EVALSHA (redis-benchmark), P1", sL, sR, 0.65)
+		}
+		if havePing {
+			p99("PING p99 <= Redis's (redis-benchmark), P1", pL, pR)
+		}
+		if haveSeed {
+			p99("RL.CHECK p99 <= Redis EVALSHA's (redis-benchmark), P1", sL, sR)
+		}
+		if L, R, _, ok := med(labelPingRB, 16); ok {
+			ratio("PING (redis-benchmark) >= 1.0x Redis, P16", L, R, 1.0, "Redis")
+		}
+		if L, R, _, ok := med(labelSeedRB, 16); ok {
+			ratio("RL.CHECK (redis-benchmark) >= 5x Redis EVALSHA, P16", L, R, 5, "Redis EVALSHA")
 		}
 	}
 	if len(r.mem) == 2 {
@@ -186,11 +217,11 @@ func (r *report) markdown() string {
 
 	if r.run != nil {
 		p("## Workloads 1-3: throughput and latency\n\n")
-		p("| # | workload | pipeline | limitkv ops/s | Redis ops/s | limitkv/Redis | limitkv p50 ms | limitkv p99 ms | Redis p50 ms | Redis p99 ms | server CPU µs/op limitkv / Redis | client CPU µs/op limitkv run / Redis run | RSS MB limitkv / Redis | tool |\n")
-		p("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+		p("| # | workload | pipeline | limitkv ops/s | Redis ops/s | floor ops/s | limitkv/Redis | limitkv/floor | limitkv p50 ms | limitkv p99 ms | Redis p50 ms | Redis p99 ms | server CPU µs/op limitkv / Redis / floor | client CPU µs/op limitkv run / Redis run | RSS MB limitkv / Redis | tool |\n")
+		p("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 		var notes []string
 		for _, rw := range r.rows {
-			L, R := r.run.median("limitkv", rw.L), r.run.median("redis", rw.R)
+			L, R, F := r.medians(rw)
 			cell := func(m measurement, f func(measurement) string) string {
 				if !m.OK {
 					return "n/a"
@@ -203,9 +234,11 @@ func (r *report) markdown() string {
 				}
 				return fmtOps(m.OpsPerSec)
 			}
-			ratio := "n/a"
-			if L.OK && R.OK {
-				ratio = fmt.Sprintf("%.2f", L.OpsPerSec/R.OpsPerSec)
+			ratio := func(a, b measurement) string {
+				if a.OK && b.OK {
+					return fmt.Sprintf("%.2f", a.OpsPerSec/b.OpsPerSec)
+				}
+				return "n/a"
 			}
 			tool := L.Tool
 			if tool == "" {
@@ -213,16 +246,23 @@ func (r *report) markdown() string {
 			}
 			us := func(m measurement) string { return fmtUs(m.CPUPerOp) }
 			cus := func(m measurement) string { return fmtUs(m.ClientCPU) }
-			p("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s | %s / %s | %s |\n", rw.Group, rw.Label, rw.Pipeline,
-				cell(L, ops), cell(R, ops), ratio,
+			p("| %d | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s / %s | %s / %s | %s |\n", rw.Group, rw.Label, rw.Pipeline,
+				cell(L, ops), cell(R, ops), cell(F, ops), ratio(L, R), ratio(L, F),
 				cell(L, func(m measurement) string { return fmtMs(m.P50) }), cell(L, func(m measurement) string { return fmtMs(m.P99) }),
 				cell(R, func(m measurement) string { return fmtMs(m.P50) }), cell(R, func(m measurement) string { return fmtMs(m.P99) }),
-				cell(L, us), cell(R, us), cell(L, cus), cell(R, cus),
+				cell(L, us), cell(R, us), cell(F, us), cell(L, cus), cell(R, cus),
 				cell(L, func(m measurement) string { return fmtMB(m.RSS) }), cell(R, func(m measurement) string { return fmtMB(m.RSS) }), tool)
-			for _, side := range []struct {
+			sides := []struct {
 				name string
 				m    measurement
-			}{{"limitkv", L}, {"Redis", R}} {
+			}{{"limitkv", L}, {"Redis", R}}
+			if rw.F != nil {
+				sides = append(sides, struct {
+					name string
+					m    measurement
+				}{"floor", F})
+			}
+			for _, side := range sides {
 				if !side.m.OK {
 					n := fmt.Sprintf("%s P%d on %s: %s", rw.Label, rw.Pipeline, side.name, side.m.Err)
 					if !contains(notes, n) {
@@ -231,13 +271,40 @@ func (r *report) markdown() string {
 				}
 			}
 		}
+		if r.run.servers["floor"] != nil {
+			p("\nfloor: bench/floor, a no-op server on one gnet event loop that answers every command +PONG: the most this machine, client and kernel allow a single-threaded server.\n")
+		}
+		var counted []string
+		for _, rw := range r.rows {
+			for _, sd := range r.run.sides(rw) {
+				ac, ok := r.run.allowed[key(sd.srv, sd.sp)]
+				if !ok || ac.Requests == 0 {
+					continue
+				}
+				c := fmt.Sprintf("%s %s: %d of %d requests recorded (%.1f%% allowed) in %d keys",
+					sd.srv, sd.sp.ID, ac.Members, ac.Requests, 100*float64(ac.Members)/float64(ac.Requests), ac.Keys)
+				if !contains(counted, c) {
+					counted = append(counted, c)
+				}
+			}
+		}
+		if len(counted) > 0 {
+			p("\nredis-benchmark seed rows, what the last round's run recorded (sum of ZCARD; every allowed request adds a member):\n\n")
+			for _, c := range counted {
+				p("- %s\n", c)
+			}
+		}
 		if r.run.noisyRetries > 0 {
 			p("\n%d run(s) were made again because other processes used more than %.0f%% of a core meanwhile.\n", r.run.noisyRetries, 100*maxOthers)
 		}
-		p("\nops/s of every round (limitkv | Redis):\n\n")
+		p("\nops/s of every round (limitkv | Redis | floor):\n\n")
 		for _, rw := range r.rows {
-			L, R := r.run.median("limitkv", rw.L), r.run.median("redis", rw.R)
-			p("- %s P%d: %s | %s\n", rw.Label, rw.Pipeline, roundsList(L), roundsList(R))
+			L, R, F := r.medians(rw)
+			if rw.F != nil && r.run.servers["floor"] != nil {
+				p("- %s P%d: %s | %s | %s\n", rw.Label, rw.Pipeline, roundsList(L), roundsList(R), roundsList(F))
+			} else {
+				p("- %s P%d: %s | %s\n", rw.Label, rw.Pipeline, roundsList(L), roundsList(R))
+			}
 		}
 		if len(notes) > 0 {
 			p("\nn/a:\n\n")
@@ -387,4 +454,15 @@ func (s stormResult) pointAt(t time.Time) (stormPoint, bool) {
 		}
 	}
 	return best, bd <= 300*time.Millisecond
+}
+
+// medians are a row's median rounds on limitkv, Redis and the floor (the
+// floor's is "no floor run" where the row has none).
+func (r *report) medians(rw row) (L, R, F measurement) {
+	L, R = r.run.median("limitkv", rw.L), r.run.median("redis", rw.R)
+	F = measurement{Err: "no floor run"}
+	if rw.F != nil && r.run.servers["floor"] != nil {
+		F = r.run.median("floor", rw.F)
+	}
+	return L, R, F
 }

@@ -100,9 +100,14 @@ func freePort() (int, error) {
 	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
-// server is one running limitkv or redis-server.
+// serverCPUs, if set, is the taskset CPU list every server process (limitkv,
+// redis-server, floor) is started on (-server-cpus); the harness and the
+// load generators stay unpinned.
+var serverCPUs string
+
+// server is one running limitkv, redis-server or floor.
 type server struct {
-	Name    string // "limitkv" or "redis"
+	Name    string // "limitkv", "redis" or "floor"
 	Addr    string
 	Pprof   string // limitkv's pprof address, if started with one
 	cmd     *exec.Cmd
@@ -113,8 +118,9 @@ type server struct {
 
 func (s *server) Pid() int { return s.cmd.Process.Pid }
 
-// startServer starts a limitkv (bin != "") or redis-server on a free
-// loopback port and waits until it answers PING.
+// startServer starts a limitkv, redis-server or floor (bin: the built
+// binary; redis-server comes from PATH) on a free loopback port and waits
+// until it answers PING.
 func startServer(name, bin, dir string, pprof bool) (*server, error) {
 	port, err := freePort()
 	if err != nil {
@@ -137,6 +143,8 @@ func startServer(name, bin, dir string, pprof bool) (*server, error) {
 		bin = "redis-server"
 		args = []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--appendonly", "no",
 			"--daemonize", "no", "--dir", dir, "--logfile", ""}
+	case "floor":
+		args = []string{"--port", strconv.Itoa(port)}
 	default:
 		return nil, fmt.Errorf("unknown server %q", name)
 	}
@@ -146,6 +154,12 @@ func startServer(name, bin, dir string, pprof bool) (*server, error) {
 		return nil, err
 	}
 	defer logf.Close()
+	if serverCPUs != "" {
+		// taskset sets the affinity and execs the server: same pid, and
+		// every thread the server starts inherits the CPU list.
+		args = append([]string{"-c", serverCPUs, bin}, args...)
+		bin = "taskset"
+	}
 	s.cmd = exec.Command(bin, args...)
 	s.cmd.Stdout, s.cmd.Stderr = logf, logf
 	if err := startChild(s.cmd); err != nil {
@@ -323,4 +337,83 @@ func (s *server) FlushAll() error {
 		err = r.err()
 	}
 	return err
+}
+
+// cpusAllowed is the CPU list the harness may run on (Cpus_allowed_list).
+func cpusAllowed() ([]int, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return parseCPUList(strings.TrimSpace(v))
+		}
+	}
+	return nil, errors.New("no Cpus_allowed_list in /proc/self/status")
+}
+
+// parseCPUList parses a list such as "0-3,6".
+func parseCPUList(v string) ([]int, error) {
+	var cpus []int
+	for _, part := range strings.Split(v, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(lo)
+		if err != nil {
+			return nil, fmt.Errorf("bad CPU list %q", v)
+		}
+		b := a
+		if isRange {
+			if b, err = strconv.Atoi(hi); err != nil || b < a {
+				return nil, fmt.Errorf("bad CPU list %q", v)
+			}
+		}
+		for c := a; c <= b; c++ {
+			cpus = append(cpus, c)
+		}
+	}
+	return cpus, nil
+}
+
+// resolveServerCPUs turns -server-cpus into a taskset CPU list: a count N
+// takes the first N CPUs the harness may use; a list ("1", written "1-1"
+// or "0,1" when it is one CPU that is not the first) is used as given.
+func resolveServerCPUs(v string) (list string, of string, err error) {
+	allowed, err := cpusAllowed()
+	if err != nil {
+		return "", "", err
+	}
+	var ofs []string
+	for _, c := range allowed {
+		ofs = append(ofs, strconv.Itoa(c))
+	}
+	of = strings.Join(ofs, ",")
+	if _, err := exec.LookPath("taskset"); err != nil {
+		return "", "", errors.New("taskset not found (apt-get install util-linux)")
+	}
+	var cpus []int
+	if n, err := strconv.Atoi(v); err == nil {
+		if n < 1 || n > len(allowed) {
+			return "", "", fmt.Errorf("%d CPUs asked, the harness may use %d (%s)", n, len(allowed), of)
+		}
+		cpus = allowed[:n]
+	} else {
+		if cpus, err = parseCPUList(v); err != nil {
+			return "", "", err
+		}
+		ok := map[int]bool{}
+		for _, c := range allowed {
+			ok[c] = true
+		}
+		for _, c := range cpus {
+			if !ok[c] {
+				return "", "", fmt.Errorf("CPU %d is not one the harness may use (%s)", c, of)
+			}
+		}
+	}
+	var l []string
+	for _, c := range cpus {
+		l = append(l, strconv.Itoa(c))
+	}
+	return strings.Join(l, ","), of, nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -18,6 +19,10 @@ type spec struct {
 	Gen      func(int) genFunc
 	Probe    []string // a command that must not answer an error, or the row is n/a
 	State    string   // the data the run needs: see ensureState
+	// CountMatch, if set, is a key pattern whose sorted sets' members are
+	// summed (SCAN, ZCARD) after the last round's run: how many of the
+	// run's requests were recorded, that is allowed.
+	CountMatch string
 }
 
 func (s *spec) Tool() string {
@@ -27,13 +32,31 @@ func (s *spec) Tool() string {
 	return "Go RESP"
 }
 
-// row is one line of the table: a limitkv run against a Redis run.
+// row is one line of the table: a limitkv run against a Redis run, and for
+// the PING rows the same load on the no-op floor server (F; nil if none).
 type row struct {
 	Group    int // workload number in the brief
 	Label    string
 	Pipeline int
-	L, R     *spec
+	L, R, F  *spec
 }
+
+// Labels the targets look rows up by.
+const (
+	labelPingRB     = "PING (redis-benchmark ping_mbulk)"
+	labelPingGo     = "PING (Go load generator)"
+	labelSeedRB     = "seed check, redis-benchmark, fixed now, 1M keys: RL.CHECK vs Redis EVALSHA"
+	labelSeedRBEval = "seed check, redis-benchmark, fixed now, 1M keys: EVALSHA on both"
+	labelSeedGo     = "seed check, Go load generator, real clock, 100k users: RL.CHECK vs Redis EVALSHA"
+	labelSeedGoEval = "seed check, Go load generator, real clock, 100k users: EVALSHA on both"
+)
+
+// seedRBNow is the fixed now (ms) of the redis-benchmark seed rows: 2023-11-14.
+const seedRBNow = "1700000000000"
+
+// seedRBKeys is the redis-benchmark seed rows' -r: keys and members are
+// drawn from 1,000,000 values each.
+const seedRBKeys = 1_000_000
 
 // measurement is the median round of one spec on one server.
 type measurement struct {
@@ -42,6 +65,7 @@ type measurement struct {
 	OpsPerSec float64
 	P50, P99  time.Duration
 	Max       time.Duration
+	Requests  int // requests of the run (redis-benchmark -n; the Go runs' measured replies)
 	RSS       int64
 	CPUPerOp  time.Duration // server CPU (user+system) per request in the measured window
 	ClientCPU time.Duration // the load generator's CPU per request (same machine, same cores)
@@ -73,16 +97,16 @@ func buildRows(cfg *config) []row {
 	for _, p := range []int{1, 16} {
 		ps := "P" + strconv.Itoa(p)
 		ping := &spec{ID: "ping-rb-" + ps, Pipeline: p, RBArgs: []string{"-t", "ping_mbulk"}, Probe: []string{"PING"}}
-		rows = append(rows, row{1, "PING (redis-benchmark ping_mbulk)", p, ping, ping})
+		rows = append(rows, row{1, labelPingRB, p, ping, ping, ping})
 		pingGo := &spec{ID: "ping-go-" + ps, Pipeline: p, Gen: cmdGen("PING")}
-		rows = append(rows, row{1, "PING (Go load generator)", p, pingGo, pingGo})
+		rows = append(rows, row{1, labelPingGo, p, pingGo, pingGo, pingGo})
 	}
 	for _, p := range []int{1, 16} {
 		ps := "P" + strconv.Itoa(p)
 		zadd := &spec{ID: "zadd-" + ps, Pipeline: p, RBRand: 100000, State: "flushed",
 			RBArgs: []string{"ZADD", "zr:__rand_int__", "__rand_int__", "m:__rand_int__"},
 			Probe:  []string{"ZADD", "zr:probe", "1", "m"}}
-		rows = append(rows, row{2, "ZADD random keys", p, zadd, zadd})
+		rows = append(rows, row{2, "ZADD random keys", p, zadd, zadd, nil})
 	}
 	type zq struct {
 		label, cmd, prefix string
@@ -102,16 +126,30 @@ func buildRows(cfg *config) []row {
 			probe := append([]string{q.cmd, q.prefix + fmt.Sprintf("%012d", 0)}, q.args...)
 			s := &spec{ID: strings.ToLower(q.cmd) + "-" + q.prefix + ps, Pipeline: p, RBArgs: args, RBRand: q.keys,
 				Probe: probe, State: "zsets"}
-			rows = append(rows, row{2, q.label, p, s, s})
+			rows = append(rows, row{2, q.label, p, s, s, nil})
 		}
+	}
+	// The seed check as a user would measure it with redis-benchmark: the
+	// command line is fixed, so now is too (see bench/README.md).
+	rbKey, rbTail := "{t}:rl:__rand_int__", []string{seedRBNow, seedWindow, seedLimit, "m:__rand_int__"}
+	for _, p := range []int{1, 16} {
+		ps := "P" + strconv.Itoa(p)
+		rl := &spec{ID: "seed-rb-rlcheck-" + ps, Pipeline: p, RBRand: seedRBKeys, State: "flushed", CountMatch: "{t}:rl:*",
+			RBArgs: append([]string{"RL.CHECK", rbKey}, rbTail...),
+			Probe:  []string{"RL.CHECK", "{t}:rl:probe", seedRBNow, seedWindow, seedLimit, "probe"}}
+		ev := &spec{ID: "seed-rb-evalsha-" + ps, Pipeline: p, RBRand: seedRBKeys, State: "flushed+script", CountMatch: "{t}:rl:*",
+			RBArgs: append([]string{"EVALSHA", seedSHA, "1", rbKey}, rbTail...),
+			Probe:  []string{"EVALSHA", seedSHA, "1", "{t}:rl:probe", seedRBNow, seedWindow, seedLimit, "probe"}}
+		rows = append(rows, row{3, labelSeedRB, p, rl, ev, nil})
+		rows = append(rows, row{3, labelSeedRBEval, p, ev, ev, nil})
 	}
 	for _, p := range []int{1, 16} {
 		ps := "P" + strconv.Itoa(p)
 		rl := &spec{ID: "seed-rlcheck-" + ps, Pipeline: p, State: "flushed", Gen: seedGen(seedRLCheck, "", cfg.seedUsers)}
 		ev := &spec{ID: "seed-evalsha-" + ps, Pipeline: p, State: "flushed+script", Gen: seedGen(seedEvalSHA, seedSHA, cfg.seedUsers),
 			Probe: []string{"EVALSHA", seedSHA, "1", "{t}:ratelimit:ai:probe", "0", seedWindow, seedLimit, "probe"}}
-		rows = append(rows, row{3, "seed check: RL.CHECK vs Redis EVALSHA", p, rl, ev})
-		rows = append(rows, row{3, "seed check: EVALSHA on both", p, ev, ev})
+		rows = append(rows, row{3, labelSeedGo, p, rl, ev, nil})
+		rows = append(rows, row{3, labelSeedGoEval, p, ev, ev, nil})
 	}
 	return rows
 }
@@ -180,10 +218,13 @@ func preloadZsets(s *server) error {
 // runner runs rows over rounds, alternating servers, and keeps every result.
 type runner struct {
 	cfg     *config
-	servers map[string]*server // "limitkv", "redis"
+	servers map[string]*server // "limitkv", "redis", "floor" (if started)
 	results map[string][]measurement
 	na      map[string]string // server/spec ID -> why the run is n/a
 	rbN     map[string]int    // redis-benchmark request count per server/spec
+	// allowed is, per server/spec with a CountMatch, what the last round's
+	// run recorded.
+	allowed map[string]allowedCount
 	// noisyRetries counts runs made again because other processes took CPU.
 	noisyRetries int
 	logf         func(format string, args ...any)
@@ -236,9 +277,17 @@ func (r *runner) runOne(s *server, sp *spec, profileTo string) (measurement, err
 				return m, err
 			}
 			n = int(res.RPS * r.cfg.dur.Seconds())
+			// The measured run starts from the state it asks for, not
+			// from what the calibration left ("flushed" flushes again).
+			if err := ensureState(s, sp.State); err != nil {
+				return m, err
+			}
 		}
 		n = int(float64(n) * dur.Seconds() / r.cfg.dur.Seconds())
 		n = max(10000, min(n, 50_000_000))
+		// redis-benchmark issues whole pipelines while fewer than n have
+		// been issued: a multiple of the depth makes n exact.
+		n -= n % sp.Pipeline
 		cpu0 := s.CPUTime()
 		b0, t0 := machineCPU()
 		snap0 := snapCPU()
@@ -253,6 +302,7 @@ func (r *runner) runOne(s *server, sp *spec, profileTo string) (measurement, err
 			m.Busy = float64(b1-b0) / float64(t1-t0)
 		}
 		r.rbN[k] = int(res.RPS * r.cfg.dur.Seconds())
+		m.Requests = n
 		m.OK, m.OpsPerSec, m.P50, m.P99, m.Max = true, res.RPS, res.P50, res.P99, res.Max
 	} else {
 		var cpu0, cpu1, self0, self1 time.Duration
@@ -287,7 +337,7 @@ func (r *runner) runOne(s *server, sp *spec, profileTo string) (measurement, err
 		if res.Errors*100 > res.Ops {
 			return m, errNA{fmt.Sprintf("%d of %d replies were errors, first: %q", res.Errors, res.Ops, res.FirstErr)}
 		}
-		m.OK, m.OpsPerSec = true, res.OpsPerSec()
+		m.OK, m.OpsPerSec, m.Requests = true, res.OpsPerSec(), int(res.Ops)
 		m.P50, m.P99, m.Max = time.Duration(res.Hist.quantile(0.5)), time.Duration(res.Hist.quantile(0.99)), time.Duration(res.Hist.max)
 	}
 	if stopProfile != nil {
@@ -304,15 +354,30 @@ type errNA struct{ why string }
 
 func (e errNA) Error() string { return e.why }
 
-// run executes every row for cfg.rounds rounds: per row, limitkv then Redis.
+// sides are the servers a row runs on, in order.
+func (r *runner) sides(rw row) []side {
+	ss := []side{{"limitkv", rw.L}, {"redis", rw.R}}
+	if rw.F != nil && r.servers["floor"] != nil {
+		ss = append(ss, side{"floor", rw.F})
+	}
+	return ss
+}
+
+type side struct {
+	srv string
+	sp  *spec
+}
+
+// run executes every row for cfg.rounds rounds: per row, limitkv, then
+// Redis, then (PING rows) the floor.
 func (r *runner) run(rows []row) error {
+	if r.allowed == nil {
+		r.allowed = map[string]allowedCount{}
+	}
 	for round := 0; round < r.cfg.rounds; round++ {
 		r.logf("round %d/%d", round+1, r.cfg.rounds)
 		for _, rw := range rows {
-			for _, side := range []struct {
-				srv string
-				sp  *spec
-			}{{"limitkv", rw.L}, {"redis", rw.R}} {
+			for _, side := range r.sides(rw) {
 				k := key(side.srv, side.sp)
 				if _, na := r.na[k]; na || len(r.results[k]) > round {
 					continue
@@ -337,6 +402,15 @@ func (r *runner) run(rows []row) error {
 					continue
 				}
 				r.results[k] = append(r.results[k], m)
+				if side.sp.CountMatch != "" && round == r.cfg.rounds-1 {
+					ac, err := countAllowed(s, side.sp.CountMatch)
+					if err != nil {
+						return fmt.Errorf("counting what %s recorded on %s: %w", side.sp.ID, side.srv, err)
+					}
+					ac.Requests = m.Requests
+					r.allowed[k] = ac
+					r.logf("  %-8s %-28s recorded %d of %d requests in %d keys", side.srv, side.sp.ID, ac.Members, ac.Requests, ac.Keys)
+				}
 				r.logf("  %-8s %-28s %10.0f ops/s  p50 %s  p99 %s  cpu/op %s µs, client %s µs, machine busy %.0f%%, others %.0f%%", side.srv, side.sp.ID, m.OpsPerSec, fmtMs(m.P50), fmtMs(m.P99), fmtUs(m.CPUPerOp), fmtUs(m.ClientCPU), 100*m.Busy, 100*m.Others)
 			}
 		}
@@ -361,4 +435,65 @@ func (r *runner) median(srv string, sp *spec) measurement {
 		m.Rounds = append(m.Rounds, x.OpsPerSec)
 	}
 	return m
+}
+
+// allowedCount is what a seed run recorded: each allowed request adds one
+// member (redis-benchmark's random members over 1M values rarely repeat
+// within a key), refused ones add nothing.
+type allowedCount struct {
+	Requests int
+	Keys     int64
+	Members  int64
+}
+
+// countAllowed sums ZCARD over the keys matching pattern (SCAN, then the
+// batch's ZCARDs pipelined).
+func countAllowed(s *server, pattern string) (allowedCount, error) {
+	var ac allowedCount
+	c, err := dial(s.Addr)
+	if err != nil {
+		return ac, err
+	}
+	defer c.Close()
+	cursor := "0"
+	for {
+		rep, err := c.Do("SCAN", cursor, "MATCH", pattern, "COUNT", "1000")
+		if err != nil {
+			return ac, err
+		}
+		if err := rep.err(); err != nil {
+			return ac, err
+		}
+		if rep.kind != '*' || len(rep.elems) != 2 {
+			return ac, fmt.Errorf("SCAN answered %s", rep.String())
+		}
+		cursor = rep.elems[0].str
+		keys := rep.elems[1].elems
+		if len(keys) > 0 {
+			c.w = c.w[:0]
+			keys = slices.DeleteFunc(slices.Clone(keys), func(k reply) bool { return strings.HasSuffix(k.str, ":probe") })
+			for _, k := range keys {
+				c.w = appendCmd(c.w, "ZCARD", k.str)
+			}
+			c.nc.SetDeadline(time.Now().Add(30 * time.Second))
+			if _, err := c.nc.Write(c.w); err != nil {
+				return ac, err
+			}
+			for range keys {
+				z, err := c.read()
+				if err != nil {
+					return ac, err
+				}
+				if z.kind != ':' {
+					return ac, fmt.Errorf("ZCARD answered %s", z.String())
+				}
+				ac.Keys++
+				ac.Members += z.n
+			}
+			c.nc.SetDeadline(time.Time{})
+		}
+		if cursor == "0" {
+			return ac, nil
+		}
+	}
 }
