@@ -66,19 +66,23 @@ func hRandCheck(fields map[string]string, withValues, distinct bool) func(rds, l
 		if len(rds.Elems) != len(lkv.Elems) {
 			return fmt.Errorf("length %d, redis %d", len(lkv.Elems), len(rds.Elems))
 		}
+		if withValues && rds.Type == '*' && len(flatPairs(rds)) != len(flatPairs(lkv)) {
+			return fmt.Errorf("pairs nested on one side only: %q vs %q", rds.Raw, lkv.Raw)
+		}
+		elems := flatPairs(lkv)
 		step := 1
 		if withValues {
 			step = 2
 		}
 		seen := map[string]bool{}
-		for i := 0; i < len(lkv.Elems); i += step {
-			f := lkv.Elems[i].Str
+		for i := 0; i < len(elems); i += step {
+			f := elems[i].Str
 			v, ok := fields[f]
 			if !ok {
 				return fmt.Errorf("field %q is not in the hash", f)
 			}
-			if withValues && lkv.Elems[i+1].Str != v {
-				return fmt.Errorf("field %q with value %q, want %q", f, lkv.Elems[i+1].Str, v)
+			if withValues && elems[i+1].Str != v {
+				return fmt.Errorf("field %q with value %q, want %q", f, elems[i+1].Str, v)
 			}
 			if distinct && seen[f] {
 				return fmt.Errorf("field %q twice", f)

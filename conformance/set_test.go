@@ -54,8 +54,9 @@ func sInts(n int) []string {
 // (n < 0: as many as Redis gave), all from universe, distinct if asked.
 func sShape(n int, universe []string, distinct bool) func(rds, lkv *Reply) error {
 	return func(rds, lkv *Reply) error {
-		if rds.Type != '*' || lkv.Type != '*' {
-			return fmt.Errorf("not arrays: %q / %q", rds.Raw, lkv.Raw)
+		// SPOP answers a set in RESP3, SRANDMEMBER an array: same type on both.
+		if !isArray(rds) || rds.Type != lkv.Type {
+			return fmt.Errorf("not arrays of one type: %q / %q", rds.Raw, lkv.Raw)
 		}
 		want := n
 		if want < 0 {

@@ -579,8 +579,8 @@ func cmdLCS(x *Ctx) {
 		x.W.Bulk(seq)
 		return
 	}
-	// RESP2's form of Redis's map reply: matches, then len.
-	x.W.Array(4)
+	// Redis's map of matches, then len (a flat array in RESP2).
+	x.W.Map(2)
 	x.W.BulkString("matches")
 	n := 0
 	for _, m := range runs {

@@ -225,8 +225,8 @@ func appendGeoCoord(dst []byte, f float64) []byte {
 func (x *Ctx) geoReplyCoords(lon, lat float64) {
 	var buf [48]byte
 	x.W.Array(2)
-	x.W.Bulk(appendGeoCoord(buf[:0], lon))
-	x.W.Bulk(appendGeoCoord(buf[:0], lat))
+	x.W.DoubleBytes(appendGeoCoord(buf[:0], lon))
+	x.W.DoubleBytes(appendGeoCoord(buf[:0], lat))
 }
 
 func cmdGeoPos(x *Ctx) {

@@ -334,15 +334,20 @@ func hgetallGeneric(x *Ctx, what int) {
 	if !ok {
 		return
 	}
+	both := what == hashFields|hashValues
 	if h == nil {
-		x.W.Array(0)
+		if both {
+			x.W.Map(0) // HGETALL: Redis's empty map in RESP3
+		} else {
+			x.W.Array(0)
+		}
 		return
 	}
-	n := h.Len()
-	if what == hashFields|hashValues {
-		n *= 2
+	if both {
+		x.W.Map(h.Len())
+	} else {
+		x.W.Array(h.Len())
 	}
-	x.W.Array(n)
 	h.ForEach(func(f, v []byte) bool {
 		if what&hashFields != 0 {
 			x.W.Bulk(f)
@@ -468,11 +473,8 @@ func hrandWithCount(x *Ctx, l int64, withValues bool) {
 		x.W.Array(0)
 		return
 	}
-	per := 1
-	if withValues {
-		per = 2
-	}
 	emit := func(f, v []byte) bool {
+		zPairStart(x.W, withValues)
 		x.W.Bulk(f)
 		if withValues {
 			x.W.Bulk(v)
@@ -489,7 +491,7 @@ func hrandWithCount(x *Ctx, l int64, withValues bool) {
 			x.W.Error(ErrValueOutOfRange)
 			return
 		}
-		x.W.Array(int(count) * per)
+		zPairsHeader(x.W, int(count), withValues)
 		p := h.NewPicker()
 		for range count {
 			p.Random(emit)
@@ -497,7 +499,7 @@ func hrandWithCount(x *Ctx, l int64, withValues bool) {
 		return
 	}
 	count := int(min(l, int64(size)))
-	x.W.Array(count * per)
+	zPairsHeader(x.W, count, withValues)
 	if count == size {
 		h.ForEach(emit)
 		return

@@ -296,7 +296,7 @@ func spopWithCount(x *Ctx) {
 	}
 	if s == nil || l == 0 {
 		x.Unchanged()
-		x.W.Array(0)
+		x.W.Set(0)
 		return
 	}
 	count, size := uint64(l), uint64(s.Len())
@@ -309,7 +309,7 @@ func spopWithCount(x *Ctx) {
 		x.DB.Remove(e)
 		return
 	}
-	x.W.Array(int(count))
+	x.W.Set(int(count))
 	remaining := size - count
 	var buf []byte
 	if remaining*spopMoveStrategyMul > count {
@@ -405,7 +405,9 @@ func srandWithCount(x *Ctx) {
 		return
 	}
 	if l >= int64(size) {
-		replyMembers(x.W, s)
+		// An array, not a set, as Redis's SRANDMEMBER replies.
+		x.W.Array(s.Len())
+		s.Each(func(m []byte) bool { x.W.Bulk(m); return true })
 		return
 	}
 	count := int(l)
@@ -431,9 +433,10 @@ func srandWithCount(x *Ctx) {
 	}
 }
 
-// replyMembers writes every member of s as an array, in iteration order.
+// replyMembers writes every member of s as a set (an array in RESP2), in
+// iteration order, as Redis's SUNION, SDIFF and SPOP reply.
 func replyMembers(w *resp.Writer, s *set.Set) {
-	w.Array(s.Len())
+	w.Set(s.Len())
 	s.Each(func(m []byte) bool { w.Bulk(m); return true })
 }
 

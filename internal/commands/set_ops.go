@@ -75,7 +75,7 @@ func sinterGeneric(x *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64
 			case cardOnly:
 				x.W.Int(0)
 			default:
-				x.W.Array(0)
+				x.W.Set(0)
 			}
 			return
 		}
@@ -116,7 +116,7 @@ func sinterGeneric(x *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64
 	case dst != nil:
 		setStoreResult(x, dst, res)
 	default:
-		x.W.PatchArray(off, int(card))
+		x.W.PatchSet(off, int(card))
 	}
 }
 
