@@ -168,6 +168,11 @@ func run(args []string) error {
 	if *port == 0 && *tlsPort == 0 {
 		return errors.New("nothing to listen on: --port and --tls-port are both 0")
 	}
+	// Signals are taken before the first listener exists: a SIGTERM that
+	// comes as soon as the port accepts must stop the server, not kill it.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	var lns []net.Listener
 	var kinds []string
 	defer func() {
@@ -196,9 +201,6 @@ func run(args []string) error {
 
 	stop := make(chan string, 1)
 	eng.Shutdown = func() { stop <- "SHUTDOWN command" }
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sig)
 	go func() {
 		s := <-sig
 		stop <- s.String()
