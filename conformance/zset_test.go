@@ -723,6 +723,10 @@ func TestZsetWatch(t *testing.T) {
 		zsWatchCase("zmpop other key", append(z, C("ZADD", "k2", "1", "x")), C("ZMPOP", "2", "k2", "k", "MIN")),
 		zsWatchCase("zmpop nothing", z, C("ZMPOP", "1", "k2", "MIN")),
 		zsWatchCase("bzpopmin", z, C("BZPOPMIN", "k2", "k", "0")),
+		// Inside MULTI a blocking pop that finds nothing answers null and
+		// changes nothing, so the watch holds.
+		zsWatchCase("bzpopmin empty in multi", nil, C("MULTI"), C("BZPOPMIN", "k", "d", "0"), C("BZPOPMAX", "k", "0"),
+			C("BZMPOP", "0", "2", "k", "d", "MIN"), C("EXEC")),
 		zsWatchCase("bzpopmin other key", append(z, C("ZADD", "k2", "1", "x")), C("BZPOPMIN", "k2", "k", "0")),
 		zsWatchCase("bzmpop", z, C("BZMPOP", "0", "2", "k2", "k", "MIN")),
 		zsWatchCase("bzmpop other key", append(z, C("ZADD", "k2", "1", "x")), C("BZMPOP", "0", "2", "k2", "k", "MAX")),

@@ -189,6 +189,8 @@ func bzpopGeneric(x *Ctx, max bool) {
 		return
 	}
 	if !x.Block(keys, timeout) {
+		// Inside MULTI or a script: nothing popped, nothing changed.
+		x.Unchanged()
 		x.W.NullArray()
 	}
 }
@@ -212,6 +214,7 @@ func cmdBZMPop(x *Ctx) {
 		return
 	}
 	if !x.Block(p.keys, timeout) {
+		x.Unchanged()
 		x.W.NullArray()
 	}
 }
