@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -23,28 +22,8 @@ import (
 // changes its length.
 func TestGeoRandom(t *testing.T) {
 	requireServers(t)
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("LIMITKV_SEED"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("LIMITKV_SEED=%q: %v", s, err)
-		}
-		seed = n
-	}
-	total := 4000
-	if s := os.Getenv("LIMITKV_GEO_OPS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("LIMITKV_GEO_OPS=%q: not a positive number", s)
-		}
-		total = n
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("seed %d: replay with LIMITKV_SEED=%d go test ./conformance/ -run TestGeoRandom", seed, seed)
-		}
-	})
-	g := &grGen{r: rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32|1))}
+	r, total := randomRun(t, "LIMITKV_GEO_OPS", 4000)
+	g := &grGen{r: r}
 	rds, lkv := dialPair(t)
 	for _, c := range []*RawConn{rds, lkv} {
 		c.Timeout = 10 * time.Second

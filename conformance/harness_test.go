@@ -79,7 +79,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -817,4 +819,35 @@ func cmpIgnore(rds, lkv *Reply) error {
 		return fmt.Errorf("null-ness differs (redis null=%v, limitkv null=%v)", rds.Null, lkv.Null)
 	}
 	return nil
+}
+
+// randomRun is the start every randomized differential test shares: its
+// random source, seeded from the clock or from LIMITKV_SEED=<n> (to replay
+// a run; the seed and the command to replay it are logged if the test
+// fails), and its number of operations, def or opsEnv=<n>.
+func randomRun(t *testing.T, opsEnv string, def int) (*rand.Rand, int) {
+	t.Helper()
+	seed := time.Now().UnixNano()
+	if s := os.Getenv("LIMITKV_SEED"); s != "" {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("LIMITKV_SEED=%q: %v", s, err)
+		}
+		seed = n
+	}
+	total := def
+	if s := os.Getenv(opsEnv); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: not a positive number", opsEnv, s)
+		}
+		total = n
+	}
+	name := t.Name()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("seed %d: replay with LIMITKV_SEED=%d go test ./conformance/ -run '^%s$'", seed, seed, name)
+		}
+	})
+	return rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32|1)), total
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,28 +23,8 @@ import (
 // LIMITKV_SEED=<n> replays a run; LIMITKV_HLL_OPS=<n> changes its length.
 func TestHLLRandom(t *testing.T) {
 	requireServers(t)
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("LIMITKV_SEED"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("LIMITKV_SEED=%q: %v", s, err)
-		}
-		seed = n
-	}
-	total := 4000
-	if s := os.Getenv("LIMITKV_HLL_OPS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("LIMITKV_HLL_OPS=%q: not a positive number", s)
-		}
-		total = n
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("seed %d: replay with LIMITKV_SEED=%d go test ./conformance/ -run TestHLLRandom", seed, seed)
-		}
-	})
-	g := &hllHrGen{r: rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32|1))}
+	r, total := randomRun(t, "LIMITKV_HLL_OPS", 4000)
+	g := &hllHrGen{r: r}
 	rds, lkv := dialPair(t)
 	for _, c := range []*RawConn{rds, lkv} {
 		c.Timeout = 10 * time.Second

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,28 +29,8 @@ import (
 // skiplist's random levels.
 func TestZsetRandom(t *testing.T) {
 	requireServers(t)
-	seed := time.Now().UnixNano()
-	if s := os.Getenv("LIMITKV_SEED"); s != "" {
-		n, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			t.Fatalf("LIMITKV_SEED=%q: %v", s, err)
-		}
-		seed = n
-	}
-	total := 10000
-	if s := os.Getenv("LIMITKV_ZSET_OPS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			t.Fatalf("LIMITKV_ZSET_OPS=%q: not a positive number", s)
-		}
-		total = n
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("seed %d: replay with LIMITKV_SEED=%d go test ./conformance/ -run TestZsetRandom", seed, seed)
-		}
-	})
-	g := &zrGen{r: rand.New(rand.NewPCG(uint64(seed), uint64(seed)>>32|1))}
+	r, total := randomRun(t, "LIMITKV_ZSET_OPS", 10000)
+	g := &zrGen{r: r}
 	rds, lkv := dialPair(t)
 	for _, c := range []*RawConn{rds, lkv} {
 		c.Timeout = 10 * time.Second
