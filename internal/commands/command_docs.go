@@ -690,10 +690,16 @@ func commandGetKeys(x *Ctx, withFlags bool) {
 		return
 	}
 	keys, ok := keysFromSpecs(specs, args)
-	if c.Name == "sort" {
+	switch c.Name {
+	case "sort":
 		// SORT's specs are incomplete (STORE can be anywhere): Redis asks
 		// its getkeys procedure instead.
 		keys, ok = sortGetKeys(args), true
+	case "sort_ro":
+		// No getkeys procedure: Redis keeps what the complete spec (the
+		// sorted key) finds and passes over the one for BY/GET patterns.
+		known := slices.DeleteFunc(slices.Clone(specs), func(s keySpec) bool { return s.unknown })
+		keys, ok = keysFromSpecs(known, args)
 	}
 	if !ok || len(keys) == 0 {
 		if slices.Contains(cmdFlags, "no_mandatory_keys") {

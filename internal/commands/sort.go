@@ -89,8 +89,11 @@ func parseSort(x *Ctx, readonly bool) (*sortOpts, bool) {
 		case asciiEq(a, "by") && left >= 1:
 			o.by = args[j+1]
 			// A constant pattern names no per-element key: nothing to
-			// sort by. Redis looks for '*' with strchr, up to a NUL.
-			o.dontsort = bytes.IndexByte(cString(o.by), '*') < 0
+			// sort by. Redis looks for '*' with strchr, up to a NUL, and
+			// a later BY with a '*' does not undo it.
+			if bytes.IndexByte(cString(o.by), '*') < 0 {
+				o.dontsort = true
+			}
 			j++
 		case asciiEq(a, "get") && left >= 1:
 			o.gets = append(o.gets, args[j+1])
