@@ -289,12 +289,15 @@ func TestSortRandom(t *testing.T) {
 		return strconv.Itoa(r.IntN(12))
 	}
 	deadline := time.Now().Add(time.Second)
-	for round := 0; time.Now().Before(deadline); round++ {
+	rounds := 0
+	defer func() { t.Logf("%d rounds", rounds) }()
+	for ; time.Now().Before(deadline); rounds++ {
+		round := rounds
 		var steps [][]string
 		steps = append(steps, []string{"FLUSHALL"})
 		kind := r.IntN(4)
 		src := []string{"RPUSH", "SADD", "SADD", "ZADD"}[kind]
-		n := r.IntN(30)
+		n := r.IntN([]int{8, 30, 80}[r.IntN(3)])
 		args := []string{src, "k"}
 		var elems []string
 		for range n {
