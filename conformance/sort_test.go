@@ -155,6 +155,9 @@ func TestSortPatterns(t *testing.T) {
 			C("SORT", "l", "BY", "const", "GET", "const"), C("SORT", "sh", "BY", "nosort", "GET", "w_*", "STORE", "d"), C("SORT", "l", "LIMIT", "x", "1"),
 			C("SORT", "z", "BY", "w_*", "LIMIT", "0", "2", "GET", "h_*->w"), C("SORT", "f", "STORE", "l"), C("RPUSH", "bad", "x"), C("SORT", "bad", "GET", "w_*"),
 			C("INFO", "stats").Check("hits/misses", infoStatsEqual("keyspace_hits", "keyspace_misses")))},
+		{Name: "expired pattern keys", Cmds: []Cmd{C("RPUSH", "l", "1", "2", "3"), C("SET", "w_1", "9", "PX", "20"), C("SET", "w_2", "5"),
+			C("HSET", "h_3", "f", "x"), C("PEXPIRE", "h_3", "20"), Sleep(40 * time.Millisecond), C("SORT", "l", "BY", "w_*", "GET", "w_*", "GET", "h_*->f"),
+			C("DBSIZE"), C("SORT", "l", "BY", "w_*", "STORE", "w_2"), C("LRANGE", "w_2", "0", "-1")}},
 		{Name: "hash field values of both encodings", Cmds: []Cmd{C("RPUSH", "l", "1", "2", "3"), C("HSET", "h_1", "f", "30"), C("HSET", "h_2", "f", "-2"),
 			srtBig("HSET", "h_3", 200, func(i int) string { return []string{"f", "x" + strconv.Itoa(i)}[min(i, 1)] }), C("HSET", "h_3", "f", "7"),
 			C("OBJECT", "ENCODING", "h_3"), C("SORT", "l", "BY", "h_*->f"), C("SORT", "l", "GET", "h_*->f"), C("SORT", "l", "GET", "h_*->x5")}},
@@ -172,7 +175,8 @@ func TestSortSyntax(t *testing.T) {
 			C("COMMAND", "GETKEYS", "SORT", "k", "LIMIT", "0", "1", "GET", "store", "BY", "store", "STORE", "x"), C("COMMAND", "GETKEYS", "SORT", "k", "STORE"),
 			C("COMMAND", "GETKEYS", "SORT", "k", "store", "store", "d"), C("COMMAND", "GETKEYSANDFLAGS", "SORT", "k", "STORE", "d"),
 			C("COMMAND", "GETKEYSANDFLAGS", "SORT", "k"), C("COMMAND", "GETKEYS", "SORT", "k", "LIMIT", "STORE", "x"), C("COMMAND", "GETKEYS", "SORT"),
-			C("COMMAND", "GETKEYS", "SORT_RO", "k"), C("COMMAND", "GETKEYS", "SORT_RO", "k", "STORE", "d")}},
+			C("COMMAND", "GETKEYS", "SORT_RO", "k"), C("COMMAND", "GETKEYS", "SORT_RO", "k", "STORE", "d"),
+			C("COMMAND", "GETKEYSANDFLAGS", "SORT_RO", "k", "BY", "w_*"), C("COMMAND", "GETKEYS", "SORT_RO")}},
 	})
 }
 

@@ -690,16 +690,11 @@ func commandGetKeys(x *Ctx, withFlags bool) {
 		return
 	}
 	keys, ok := keysFromSpecs(specs, args)
-	switch c.Name {
-	case "sort":
-		// SORT's specs are incomplete (STORE can be anywhere): Redis asks
-		// its getkeys procedure instead.
-		keys, ok = sortGetKeys(args), true
-	case "sort_ro":
-		// No getkeys procedure: Redis keeps what the complete spec (the
-		// sorted key) finds and passes over the one for BY/GET patterns.
-		known := slices.DeleteFunc(slices.Clone(specs), func(s keySpec) bool { return s.unknown })
-		keys, ok = keysFromSpecs(known, args)
+	if c.Name == "sort" || c.Name == "sort_ro" {
+		// Their specs are incomplete (BY/GET patterns name keys from the
+		// data, STORE can be anywhere): Redis asks their getkeys
+		// procedures instead.
+		keys, ok = sortGetKeys(args, c.Name == "sort_ro"), true
 	}
 	if !ok || len(keys) == 0 {
 		if slices.Contains(cmdFlags, "no_mandatory_keys") {

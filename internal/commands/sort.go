@@ -504,9 +504,13 @@ func sortPartial(v []sortItem, cmp func(a, b *sortItem) int, lrange, rrange int)
 
 // sortGetKeys is Redis's sortGetKeys for COMMAND GETKEYS: the sorted key,
 // and the destination of the last STORE. Like Redis it skips the arguments
-// of LIMIT, GET and BY but not STORE's, so "STORE STORE k" finds k.
-func sortGetKeys(args [][]byte) []keyRef {
+// of LIMIT, GET and BY but not STORE's, so "STORE STORE k" finds k. For
+// SORT_RO (sortROGetKeys) it is the sorted key alone.
+func sortGetKeys(args [][]byte, readonly bool) []keyRef {
 	keys := []keyRef{{1, []string{"RO", "access"}}}
+	if readonly {
+		return keys
+	}
 	store := 0
 	for i := 2; i < len(args); i++ {
 		switch {

@@ -45,11 +45,14 @@ func TestSortGetKeys(t *testing.T) {
 			args = append(args, a)
 		}
 		var got []int
-		for _, k := range sortGetKeys(args) {
+		for _, k := range sortGetKeys(args, false) {
 			got = append(got, k.pos)
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q: keys at %v, want %v", c.args, got, c.want)
+		}
+		if ro := sortGetKeys(args, true); len(ro) != 1 || ro[0].pos != 1 {
+			t.Errorf("%q as SORT_RO: keys %v", c.args, ro)
 		}
 	}
 }
