@@ -113,7 +113,8 @@ func asciiEq(a []byte, w string) bool { return len(a) == len(w) && strings.Equal
 type sortItem struct {
 	obj   []byte
 	score float64
-	cmp   []byte // the BY value with ALPHA; nil when missing
+	cmp   []byte // the BY value with ALPHA
+	has   bool   // cmp was found (an empty value is not a missing one)
 }
 
 func sortGeneric(x *Ctx, readonly bool) {
@@ -217,7 +218,7 @@ func sortGeneric(x *Ctx, readonly bool) {
 			}
 			if o.alpha {
 				if o.by != nil {
-					vec[i].cmp = by
+					vec[i].cmp, vec[i].has = by, true
 				}
 				continue
 			}
@@ -327,10 +328,10 @@ func sortCompare(o *sortOpts, a, b *sortItem) int {
 		}
 	case o.by != nil:
 		switch {
-		case a.cmp == nil || b.cmp == nil:
-			if a.cmp == nil && b.cmp == nil {
+		case !a.has || !b.has:
+			if a.has == b.has {
 				c = 0
-			} else if a.cmp == nil {
+			} else if !a.has {
 				c = -1
 			} else {
 				c = 1

@@ -87,7 +87,7 @@ func TestSortCompare(t *testing.T) {
 	it := func(obj, cmp string, score float64) *sortItem {
 		s := &sortItem{obj: []byte(obj), score: score}
 		if cmp != "-" {
-			s.cmp = []byte(cmp)
+			s.cmp, s.has = []byte(cmp), true
 		}
 		return s
 	}
@@ -104,7 +104,8 @@ func TestSortCompare(t *testing.T) {
 		{sortOpts{alpha: true, by: []byte("w_*")}, it("a", "-", 0), it("b", "x", 0), -1}, // missing first
 		{sortOpts{alpha: true, by: []byte("w_*")}, it("a", "-", 0), it("b", "-", 0), 0},
 		{sortOpts{alpha: true, by: []byte("w_*")}, it("a", "y", 0), it("b", "x", 0), 1},
-		{sortOpts{alpha: true}, it("\xff", "-", 0), it("a", "-", 0), 1}, // unsigned bytes
+		{sortOpts{alpha: true}, it("\xff", "-", 0), it("a", "-", 0), 1},                 // unsigned bytes
+		{sortOpts{alpha: true, by: []byte("w_*")}, it("a", "-", 0), it("b", "", 0), -1}, // empty is not missing
 	} {
 		if got := sortCompare(&c.o, c.a, c.b); got != c.want {
 			t.Errorf("%+v: compare(%q, %q) = %d, want %d", c.o, c.a.obj, c.b.obj, got, c.want)
