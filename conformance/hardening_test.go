@@ -607,6 +607,7 @@ func TestHardeningMaxMemoryReplies(t *testing.T) {
 			send(mb("MSET", "mm:b", "1")), send(mb("INCR", "mm:a")), send(mb("INCRBYFLOAT", "mm:a", "1.5")), send(mb("APPEND", "mm:a", "x")),
 			send(mb("SETRANGE", "mm:a", "0", "x")), send(mb("GETSET", "mm:a", "x")), send(mb("EXISTS", "mm:a")), send(mb("STRLEN", "mm:a")),
 			send(mb("EXPIRE", "mm:a", "100")), send(mb("TTL", "mm:a")), send(mb("PERSIST", "mm:a")), send(mb("TYPE", "mm:a")),
+			send(mb("SORT", "mm:nokey")), send(mb("SORT_RO", "mm:nokey")), send(mb("SORT_RO", "mm:a")),
 			send(mb("GETDEL", "mm:a")), send(mb("DEL", "mm:a")), send(mb("DBSIZE")), send(mb("PING")),
 			send(mb("MULTI")), send(mb("DISCARD")),
 			send(restore), send(mb("SET", "mm:b", "2")), send(mb("GET", "mm:b")),

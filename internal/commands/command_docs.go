@@ -663,7 +663,7 @@ func cmdCommandGetKeysAndFlags(x *Ctx) { commandGetKeys(x, true) }
 
 // commandGetKeys is COMMAND GETKEYS / GETKEYSANDFLAGS from the key specs.
 // Redis falls back to per-command code for the few commands whose specs are
-// incomplete (SORT, MIGRATE...); limitkv has none of those.
+// incomplete (SORT, MIGRATE...); limitkv has SORT's (sortGetKeys).
 func commandGetKeys(x *Ctx, withFlags bool) {
 	args := x.Args[2:]
 	c := Lookup(args[0])
@@ -690,6 +690,12 @@ func commandGetKeys(x *Ctx, withFlags bool) {
 		return
 	}
 	keys, ok := keysFromSpecs(specs, args)
+	if c.Name == "sort" || c.Name == "sort_ro" {
+		// Their specs are incomplete (BY/GET patterns name keys from the
+		// data, STORE can be anywhere): Redis asks their getkeys
+		// procedures instead.
+		keys, ok = sortGetKeys(args, c.Name == "sort_ro"), true
+	}
 	if !ok || len(keys) == 0 {
 		if slices.Contains(cmdFlags, "no_mandatory_keys") {
 			x.W.Array(0)

@@ -241,6 +241,11 @@ func errGeoFrom(name []byte) string {
 	return "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(name)
 }
 
+// SORT family (sort.c).
+const (
+	ErrSortScore = "ERR One or more scores can't be converted into double"
+)
+
 func errGeoBy(name []byte) string {
 	return "ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(name)
 }

@@ -340,6 +340,10 @@ func (e *Engine) afterWrite(x *Ctx, mark int) {
 			ext.touch(db, args[1])
 		}
 		return
+	case "sort":
+		// Only a STORE writes, and the handler signals its destination
+		// itself (an empty result deletes it: keyDeleted reports that).
+		return
 	case "move":
 		if !zero {
 			if n, ok := num.ParseInt(args[2]); ok && n >= 0 && n < NumDBs {

@@ -236,6 +236,38 @@ func ParseStrtod(b []byte) (float64, bool) {
 	return f, true
 }
 
+// StrtodRange is ParseStrtod that also reports whether glibc's strtod sets
+// ERANGE: on overflow, on underflow to zero, and on an inexact subnormal
+// result (SORT rejects every ERANGE). An exact subnormal, such as
+// "0x1p-1074", is not a range error.
+func StrtodRange(b []byte) (f float64, ok, rangeErr bool) {
+	for i, c := range b {
+		if c == 0 {
+			b = b[:i]
+			break
+		}
+	}
+	if len(b) == 0 {
+		return 0, true, false
+	}
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	r := scanFloat(b[i:])
+	if r.kind == floatBad {
+		return 0, false, false
+	}
+	f, rangeErr = convert(b[i:], r)
+	if !rangeErr && f != 0 && math.Abs(f) < 0x1p-1022 {
+		var exact big.Rat
+		if _, ok := exact.SetString(string(b[i:])); !ok || exact.Cmp(new(big.Rat).SetFloat64(f)) != 0 {
+			rangeErr = true
+		}
+	}
+	return f, true, rangeErr
+}
+
 // AppendFloat appends d as Redis 7.0 replies a double in RESP2
 // (addReplyDouble): C's "%.17g", and "inf"/"-inf" for the infinities.
 // Negative zero prints "-0"; note that a small (listpack) sorted set never

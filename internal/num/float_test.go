@@ -697,3 +697,23 @@ func BenchmarkIncrByFloat(b *testing.B) {
 		buf = AppendLongDoubleHuman(buf[:0], s)
 	}
 }
+
+func TestStrtodRange(t *testing.T) {
+	for _, c := range []struct {
+		in            string
+		f             float64
+		ok, rangeErrs bool
+	}{
+		{"", 0, true, false}, {" 5", 5, true, false}, {"1\x00x", 1, true, false}, {"0x10", 16, true, false},
+		{"inf", math.Inf(1), true, false}, {"-Infinity", math.Inf(-1), true, false}, {"nan", 0, false, false},
+		{"5 ", 0, false, false}, {"x", 0, false, false}, {"1e400", math.Inf(1), true, true}, {"1e-400", 0, true, true},
+		{"1e-310", 1e-310, true, true}, {"4.9e-324", 5e-324, true, true}, {"0x1p-1074", 5e-324, true, false},
+		{"2.2250738585072011e-308", 2.225073858507201e-308, true, true}, {"2.2250738585072014e-308", 2.2250738585072014e-308, true, false},
+		{"-0", math.Copysign(0, -1), true, false},
+	} {
+		f, ok, re := StrtodRange([]byte(c.in))
+		if ok != c.ok || (ok && (re != c.rangeErrs || f != c.f)) {
+			t.Errorf("StrtodRange(%q) = %v, %v, %v; want %v, %v, %v", c.in, f, ok, re, c.f, c.ok, c.rangeErrs)
+		}
+	}
+}

@@ -294,6 +294,14 @@ func (s *Set) toLarge(sizeHint int) {
 	s.setLG(l)
 }
 
+// ToSkiplist converts a small set to the large encoding for good, as
+// Redis's SORT does (zsetConvert) before it reads a sorted set.
+func (s *Set) ToSkiplist() {
+	if s.lg() == nil {
+		s.toLarge(s.Len())
+	}
+}
+
 // ConvertToListpackIfNeeded turns a large set into the small encoding if it
 // fits the thresholds, as Redis does for the result of ZUNIONSTORE,
 // ZINTERSTORE and ZDIFFSTORE (zsetConvertToListpackIfNeeded). Redis bases

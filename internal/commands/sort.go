@@ -1,0 +1,530 @@
+package commands
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+
+	"github.com/limitkv/limitkv/internal/hash"
+	"github.com/limitkv/limitkv/internal/list"
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/set"
+	"github.com/limitkv/limitkv/internal/zset"
+)
+
+// SORT and SORT_RO, after Redis 7.0's sort.c. The command parses every
+// option first (in Redis's order: the first bad option answers), then looks
+// the source up, loads its elements into a vector, scores them (the element
+// itself or a BY pattern's value, as a double or, with ALPHA, as a string),
+// sorts them and answers or stores the [start, end] window, each element
+// replaced by its GET patterns' values when there are any.
+//
+// Order details that replies depend on:
+//   - Redis sorts with libc's qsort, which in glibc (the oracle's and every
+//     Linux build's) is a merge sort: stable, so elements that compare equal
+//     (ALPHA with a BY pattern whose values tie or are missing) keep the
+//     source's order. With a BY pattern and a LIMIT that narrows the window
+//     it uses its own partial quicksort, pqsort, which is not stable:
+//     sortPartial reproduces its steps so ties come out in Redis's order.
+//   - Numeric ties compare the elements as binary strings, so the result is
+//     a total order. ALPHA without STORE compares with strcoll, which in the
+//     C locale is strcmp (stops at a NUL byte); with STORE it compares the
+//     binary strings, so the stored list is the same on every replica.
+//   - BY with a pattern lacking '*' means "do not sort": lists and sorted
+//     sets keep their order (DESC reverses it, LIMIT takes the range
+//     directly); sets are sorted ALPHA anyway when the result is stored or
+//     the caller is a script, so it does not depend on the hash table.
+var sortCommands = []*Command{
+	{Name: "sort", Arity: -2, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Handler: cmdSort},
+	{Name: "sort_ro", Arity: -2, Flags: FlagReadOnly, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Handler: cmdSortRO},
+}
+
+func cmdSort(x *Ctx)   { sortGeneric(x, false) }
+func cmdSortRO(x *Ctx) { sortGeneric(x, true) }
+
+// sortOpts is a parsed SORT command.
+type sortOpts struct {
+	desc, alpha  bool
+	dontsort     bool
+	limitStart   int64
+	limitCount   int64
+	by           []byte // nil: sort by the elements themselves
+	store        []byte // nil: reply
+	gets         [][]byte
+	storeCompare bool // binary comparison (STORE) rather than strcoll
+}
+
+// parseSort parses SORT's options from argv[2:], answering the error
+// itself when it returns false. The last of repeated options wins, as in
+// Redis; SORT_RO does not know STORE at all (a syntax error).
+func parseSort(x *Ctx, readonly bool) (*sortOpts, bool) {
+	o := &sortOpts{limitCount: -1}
+	args := x.Args
+	for j := 2; j < len(args); j++ {
+		left := len(args) - j - 1
+		a := args[j]
+		switch {
+		case asciiEq(a, "asc"):
+			o.desc = false
+		case asciiEq(a, "desc"):
+			o.desc = true
+		case asciiEq(a, "alpha"):
+			o.alpha = true
+		case asciiEq(a, "limit") && left >= 2:
+			s, ok1 := num.ParseInt(args[j+1])
+			if !ok1 {
+				x.W.Error(ErrNotInt)
+				return nil, false
+			}
+			c, ok2 := num.ParseInt(args[j+2])
+			if !ok2 {
+				x.W.Error(ErrNotInt)
+				return nil, false
+			}
+			o.limitStart, o.limitCount = s, c
+			j += 2
+		case !readonly && asciiEq(a, "store") && left >= 1:
+			o.store = args[j+1]
+			j++
+		case asciiEq(a, "by") && left >= 1:
+			o.by = args[j+1]
+			// A constant pattern names no per-element key: nothing to
+			// sort by. Redis looks for '*' with strchr, up to a NUL, and
+			// a later BY with a '*' does not undo it.
+			if bytes.IndexByte(cString(o.by), '*') < 0 {
+				o.dontsort = true
+			}
+			j++
+		case asciiEq(a, "get") && left >= 1:
+			o.gets = append(o.gets, args[j+1])
+			j++
+		default:
+			x.W.Error(ErrSyntax)
+			return nil, false
+		}
+	}
+	return o, true
+}
+
+// asciiEq is strcasecmp(a, w) == 0 for a lower-case ASCII word w.
+func asciiEq(a []byte, w string) bool { return len(a) == len(w) && strings.EqualFold(string(a), w) }
+
+// sortItem is one element of the vector (Redis's redisSortObject).
+type sortItem struct {
+	obj   []byte
+	score float64
+	cmp   []byte // the BY value with ALPHA
+	has   bool   // cmp was found (an empty value is not a missing one)
+}
+
+func sortGeneric(x *Ctx, readonly bool) {
+	o, ok := parseSort(x, readonly)
+	if !ok {
+		return
+	}
+	ent := x.Lookup(x.Args[1])
+	var length int
+	var (
+		lst *list.List
+		st  *set.Set
+		zs  *zset.Set
+	)
+	if ent != nil {
+		switch v := ent.Val.(type) {
+		case *list.List:
+			lst, length = v, v.Len()
+		case *set.Set:
+			st, length = v, v.Len()
+		case *zset.Set:
+			// Redis converts a listpack sorted set to a skiplist for good
+			// (zsetConvert) before reading it; OBJECT ENCODING shows it.
+			v.ToSkiplist()
+			zs, length = v, v.Len()
+		default:
+			x.W.Error(ErrWrongType)
+			return
+		}
+	}
+
+	// A set's hash table order differs between servers: when the result
+	// must be reproducible (stored, or seen by a script that may write it)
+	// "do not sort" becomes ALPHA.
+	if o.dontsort && st != nil && (o.store != nil || x.C.inScript) {
+		o.dontsort, o.alpha, o.by = false, true, nil
+	}
+	o.storeCompare = o.store != nil
+
+	start, end := sortWindow(o.limitStart, o.limitCount, length)
+
+	// Lists and sorted sets read in their own order load only the window.
+	vlen := length
+	if (lst != nil || zs != nil) && o.dontsort && (start != 0 || end != length-1) {
+		vlen = end - start + 1
+	}
+	vec := make([]sortItem, 0, max(vlen, 0))
+	switch {
+	case lst != nil && o.dontsort:
+		if end >= start {
+			from := start
+			if o.desc {
+				from = length - start - 1
+			}
+			lst.Each(from, o.desc, func(_ int, v []byte) bool {
+				if len(vec) == vlen {
+					return false
+				}
+				vec = append(vec, sortItem{obj: bytes.Clone(v)})
+				return true
+			})
+			end -= start
+			start = 0
+		}
+	case lst != nil:
+		lst.Each(0, false, func(_ int, v []byte) bool {
+			vec = append(vec, sortItem{obj: bytes.Clone(v)})
+			return true
+		})
+	case st != nil:
+		st.Each(func(m []byte) bool {
+			vec = append(vec, sortItem{obj: bytes.Clone(m)})
+			return true
+		})
+	case zs != nil && o.dontsort:
+		if vlen > 0 {
+			zs.RangeByRank(start, start+vlen-1, o.desc, func(m []byte, _ float64) bool {
+				vec = append(vec, sortItem{obj: bytes.Clone(m)})
+				return true
+			})
+		}
+		end -= start
+		start = 0
+	case zs != nil:
+		zs.RangeByRank(0, length-1, false, func(m []byte, _ float64) bool {
+			vec = append(vec, sortItem{obj: bytes.Clone(m)})
+			return true
+		})
+	}
+
+	convErr := false
+	if !o.dontsort {
+		for i := range vec {
+			by := vec[i].obj
+			if o.by != nil {
+				v, found := x.sortLookup(o.by, vec[i].obj)
+				if !found {
+					continue
+				}
+				by = v
+			}
+			if o.alpha {
+				if o.by != nil {
+					vec[i].cmp, vec[i].has = by, true
+				}
+				continue
+			}
+			f, ok := sortScore(by)
+			if !ok {
+				convErr = true
+			}
+			vec[i].score = f
+		}
+		less := func(a, b *sortItem) int { return sortCompare(o, a, b) }
+		if o.by != nil && (start != 0 || end != len(vec)-1) {
+			sortPartial(vec, less, start, end)
+		} else {
+			sort.SliceStable(vec, func(i, j int) bool { return less(&vec[i], &vec[j]) < 0 })
+		}
+	}
+
+	if convErr {
+		x.W.Error(ErrSortScore)
+		return
+	}
+	n := end - start + 1
+	if len(o.gets) > 0 {
+		n *= len(o.gets)
+	}
+	if o.store == nil {
+		x.W.Array(n)
+		for j := start; j <= end; j++ {
+			if len(o.gets) == 0 {
+				x.W.Bulk(vec[j].obj)
+			}
+			for _, g := range o.gets {
+				if v, found := x.sortLookup(g, vec[j].obj); found {
+					x.W.Bulk(v)
+				} else {
+					x.W.Null()
+				}
+			}
+		}
+		return
+	}
+
+	res := list.New(x.E.Cfg.ListFill())
+	for j := start; j <= end; j++ {
+		if len(o.gets) == 0 {
+			res.PushBack(vec[j].obj)
+		}
+		for _, g := range o.gets {
+			v, _ := x.sortLookup(g, vec[j].obj) // a missing value stores ""
+			res.PushBack(v)
+		}
+	}
+	if n > 0 {
+		// setKey: any old value and its TTL go; a new list key wakes the
+		// clients blocked on it, as dbAdd does.
+		existed := x.DB.Get(o.store, x.Now) != nil
+		x.DB.Set(o.store, res, false)
+		if !existed {
+			x.SignalReady(o.store)
+		}
+		x.lTouch(o.store)
+	} else {
+		x.DB.Delete(o.store, x.Now) // watchers learn it through keyDeleted
+	}
+	x.W.Int(int64(n))
+}
+
+// sortWindow is Redis's LIMIT sanity check: the [start, end] window of a
+// vector of n elements, clamped so nothing overflows; an empty window has
+// end = start-1 (start is n-1 when the offset is past the end).
+func sortWindow(offset, count int64, n int) (start, end int) {
+	s := min(max(offset, 0), int64(n))
+	c := min(max(count, -1), int64(n))
+	e := s + c - 1
+	if c < 0 {
+		e = int64(n) - 1
+	}
+	if s >= int64(n) {
+		s, e = int64(n)-1, int64(n)-2
+	}
+	if e >= int64(n) {
+		e = int64(n) - 1
+	}
+	return int(s), int(e)
+}
+
+// sortScore is the numeric weight of a value: strtod over the whole text
+// (up to a NUL byte, leading blanks allowed, "" is 0), refusing NaN and any
+// ERANGE, overflow or underflow alike.
+func sortScore(b []byte) (float64, bool) {
+	f, ok, rangeErr := num.StrtodRange(b)
+	return f, ok && !rangeErr
+}
+
+// sortCompare is Redis's sortCompare: negative when a sorts first.
+func sortCompare(o *sortOpts, a, b *sortItem) int {
+	var c int
+	switch {
+	case !o.alpha:
+		switch {
+		case a.score > b.score:
+			c = 1
+		case a.score < b.score:
+			c = -1
+		default:
+			c = bytes.Compare(a.obj, b.obj)
+		}
+	case o.by != nil:
+		switch {
+		case !a.has || !b.has:
+			if a.has == b.has {
+				c = 0
+			} else if !a.has {
+				c = -1
+			} else {
+				c = 1
+			}
+		case o.storeCompare:
+			c = bytes.Compare(a.cmp, b.cmp)
+		default:
+			c = bytes.Compare(cString(a.cmp), cString(b.cmp))
+		}
+	case o.storeCompare:
+		c = bytes.Compare(a.obj, b.obj)
+	default:
+		c = bytes.Compare(cString(a.obj), cString(b.obj))
+	}
+	if o.desc {
+		return -c
+	}
+	return c
+}
+
+// sortLookup is Redis's lookupKeyByPattern: "#" is the element itself;
+// otherwise the first '*' of the pattern is replaced by the element to name
+// a key, whose string value is the result, or, when "->field" follows the
+// '*', the value of that field of the hash the key holds. A pattern without
+// '*', a missing key or field, or a key of another type give nothing. The
+// searches are C string searches (they stop at a NUL byte); the parts are
+// cut from the whole pattern. The result may alias the keyspace: use it
+// before the next write.
+func (x *Ctx) sortLookup(pat, elem []byte) ([]byte, bool) {
+	cp := cString(pat)
+	if len(cp) == 1 && cp[0] == '#' {
+		return elem, true
+	}
+	p := bytes.IndexByte(cp, '*')
+	if p < 0 {
+		return nil, false
+	}
+	var field []byte
+	if f := bytes.Index(cp[p+1:], []byte("->")); f >= 0 && p+1+f+2 < len(cp) {
+		field = pat[p+1+f+2:]
+	}
+	post := len(pat) - p - 1
+	if field != nil {
+		post -= len(field) + 2
+	}
+	key := make([]byte, 0, p+len(elem)+post)
+	key = append(append(append(key, pat[:p]...), elem...), pat[p+1:p+1+post]...)
+	e := x.Lookup(key)
+	if e == nil {
+		return nil, false
+	}
+	if field != nil {
+		h, ok := e.Val.(*hash.Hash)
+		if !ok {
+			return nil, false
+		}
+		return h.Get(field, make([]byte, 0, 20))
+	}
+	s, ok := e.Val.([]byte)
+	return s, ok
+}
+
+// sortPartial is Redis's pqsort: a quicksort (Bentley and McIlroy's, from
+// BSD) that only recurses into the parts overlapping [lrange, rrange].
+// Replies depend on its exact steps when elements compare equal, so this is
+// the same algorithm on indexes.
+func sortPartial(v []sortItem, cmp func(a, b *sortItem) int, lrange, rrange int) {
+	swap := func(i, j int) { v[i], v[j] = v[j], v[i] }
+	vecswap := func(i, j, n int) {
+		for k := 0; k < n; k++ {
+			swap(i+k, j+k)
+		}
+	}
+	med3 := func(a, b, c int) int {
+		if cmp(&v[a], &v[b]) < 0 {
+			if cmp(&v[b], &v[c]) < 0 {
+				return b
+			}
+			if cmp(&v[a], &v[c]) < 0 {
+				return c
+			}
+			return a
+		}
+		if cmp(&v[b], &v[c]) > 0 {
+			return b
+		}
+		if cmp(&v[a], &v[c]) < 0 {
+			return a
+		}
+		return c
+	}
+	// outside reports whether [lo, lo+n) misses the wanted range entirely.
+	outside := func(lo, n int) bool {
+		hi := lo + n - 1
+		return (lrange < lo && rrange < lo) || (lrange > hi && rrange > hi)
+	}
+	var qs func(a, n int)
+	qs = func(a, n int) {
+		for {
+			if n < 7 {
+				for pm := a + 1; pm < a+n; pm++ {
+					for pl := pm; pl > a && cmp(&v[pl-1], &v[pl]) > 0; pl-- {
+						swap(pl, pl-1)
+					}
+				}
+				return
+			}
+			pm := a + n/2
+			if n > 7 {
+				pl, pn := a, a+n-1
+				if n > 40 {
+					d := n / 8
+					pl = med3(pl, pl+d, pl+2*d)
+					pm = med3(pm-d, pm, pm+d)
+					pn = med3(pn-2*d, pn-d, pn)
+				}
+				pm = med3(pl, pm, pn)
+			}
+			swap(a, pm)
+			pa, pb := a+1, a+1
+			pc, pd := a+n-1, a+n-1
+			for {
+				for pb <= pc {
+					r := cmp(&v[pb], &v[a])
+					if r > 0 {
+						break
+					}
+					if r == 0 {
+						swap(pa, pb)
+						pa++
+					}
+					pb++
+				}
+				for pb <= pc {
+					r := cmp(&v[pc], &v[a])
+					if r < 0 {
+						break
+					}
+					if r == 0 {
+						swap(pc, pd)
+						pd--
+					}
+					pc--
+				}
+				if pb > pc {
+					break
+				}
+				swap(pb, pc)
+				pb++
+				pc--
+			}
+			pn := a + n
+			r := min(pa-a, pb-pa)
+			vecswap(a, pb-r, r)
+			r = min(pd-pc, pn-pd-1)
+			vecswap(pb, pn-r, r)
+			if r = pb - pa; r > 1 && !outside(a, r) {
+				qs(a, r)
+			}
+			if r = pd - pc; r > 1 {
+				a, n = pn-r, r
+				if !outside(a, n) {
+					continue
+				}
+			}
+			return
+		}
+	}
+	qs(0, len(v))
+}
+
+// sortGetKeys is Redis's sortGetKeys for COMMAND GETKEYS: the sorted key,
+// and the destination of the last STORE. Like Redis it skips the arguments
+// of LIMIT, GET and BY but not STORE's, so "STORE STORE k" finds k. For
+// SORT_RO (sortROGetKeys) it is the sorted key alone.
+func sortGetKeys(args [][]byte, readonly bool) []keyRef {
+	keys := []keyRef{{1, []string{"RO", "access"}}}
+	if readonly {
+		return keys
+	}
+	store := 0
+	for i := 2; i < len(args); i++ {
+		switch {
+		case asciiEq(args[i], "limit"):
+			i += 2
+		case asciiEq(args[i], "get"), asciiEq(args[i], "by"):
+			i++
+		case asciiEq(args[i], "store") && i+1 < len(args):
+			store = i + 1
+		}
+	}
+	if store > 0 {
+		keys = append(keys, keyRef{store, []string{"OW", "update"}})
+	}
+	return keys
+}
