@@ -323,6 +323,9 @@ func TestRDBFilesWithRedis(t *testing.T) {
 		runOn(t, c, encodingDataset())
 	}
 	wantDigest := rds.MustDo(t, "DEBUG", "DIGEST").Str
+	if strings.Trim(wantDigest, "0") == "" {
+		t.Fatalf("DEBUG DIGEST of the dataset is %q", wantDigest)
+	}
 
 	// limitkv -> Redis.
 	if r := lkv.MustDo(t, "SAVE"); string(r.Raw) != "+OK\r\n" {

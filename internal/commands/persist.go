@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -155,7 +156,8 @@ func (t *toRDB) value(e *keyspace.Entry) *rdb.Value {
 		*v = rdb.Value{Type: rdb.TypeSet, Encoding: enc, Set: t.elems(v.Set)}
 	case *zset.Set:
 		zs := v.ZSet[:0]
-		val.RangeByRank(0, val.Len()-1, false, func(m []byte, score float64) bool {
+		// stop past the end is clamped: no separate Len walk.
+		val.RangeByRank(0, math.MaxInt, false, func(m []byte, score float64) bool {
 			t.add(m)
 			zs = append(zs, rdb.ZMember{Score: score})
 			return true
@@ -262,6 +264,7 @@ func (e *Engine) writeSnapshot(w io.Writer, now int64) (int, error) {
 	}
 	var conv toRDB
 	var ent rdb.Entry
+	var key []byte
 	n := 0
 	for i, db := range e.dbs {
 		if db.Len() == 0 {
@@ -277,7 +280,8 @@ func (e *Engine) writeSnapshot(w io.Writer, now int64) (int, error) {
 				// expired (it writes nothing for them).
 				return true
 			}
-			ent = rdb.Entry{DB: i, Key: []byte(k.Key()), Value: *conv.value(k)}
+			key = append(key[:0], k.Key()...)
+			ent = rdb.Entry{DB: i, Key: key, Value: *conv.value(k)}
 			if exp != keyspace.NoExpiry {
 				ent.Expire, ent.HasExpire = exp, true
 			}
@@ -351,6 +355,42 @@ func unwrapPath(err error) error {
 		return le.Err
 	}
 	return err
+}
+
+// chunkBuffer collects a snapshot in memory in fixed-size chunks: unlike a
+// bytes.Buffer it never copies what it holds to grow, which for a large
+// dataset would double the time the lock is held for the encoding.
+type chunkBuffer struct {
+	chunks [][]byte
+}
+
+const snapshotChunk = 4 << 20
+
+func (b *chunkBuffer) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if len(b.chunks) == 0 || len(b.chunks[len(b.chunks)-1]) == snapshotChunk {
+			b.chunks = append(b.chunks, make([]byte, 0, snapshotChunk))
+		}
+		last := &b.chunks[len(b.chunks)-1]
+		m := min(len(p), snapshotChunk-len(*last))
+		*last = append(*last, p[:m]...)
+		p = p[m:]
+	}
+	return n, nil
+}
+
+// WriteTo writes the chunks to w.
+func (b *chunkBuffer) WriteTo(w io.Writer) (int64, error) {
+	var n int64
+	for _, c := range b.chunks {
+		m, err := w.Write(c)
+		n += int64(m)
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // LoadStats is what loading a file found.
