@@ -423,3 +423,28 @@ func TestSaveIntoMissingDir(t *testing.T) {
 		}
 	}
 }
+
+// The persistence commands' argument checks and settings, on the shared
+// servers (nothing here writes a file: the shared limitkv's dir is the
+// package directory).
+func TestPersistenceCommandsArgs(t *testing.T) {
+	runCases(t, []Case{
+		{Name: "arity and syntax", Cmds: []Cmd{
+			C("SAVE", "x"), C("BGSAVE", "x"), C("BGSAVE", "SCHEDULE", "x"), C("LASTSAVE", "x"),
+			C("LASTSAVE").Ignore(),
+		}},
+		{Name: "save in multi", Cmds: []Cmd{
+			C("MULTI"), C("SAVE"), C("EXEC"),
+		}},
+		{Name: "settings", Cmds: []Cmd{
+			C("CONFIG", "GET", "rdbcompression"), C("CONFIG", "GET", "rdbchecksum"), C("CONFIG", "GET", "dbfilename"),
+			C("CONFIG", "SET", "dir", "/tmp"), C("CONFIG", "SET", "dbfilename", "x.rdb"),
+			C("CONFIG", "SET", "rdbchecksum", "no"), C("CONFIG", "SET", "rdbcompression", "maybe"),
+			C("CONFIG", "SET", "rdbcompression", "no"), C("CONFIG", "GET", "rdbcompression"),
+			C("CONFIG", "SET", "rdbcompression", "yes"),
+			C("CONFIG", "SET", "save", "1"), C("CONFIG", "SET", "save", "0 1"), C("CONFIG", "SET", "save", "1 -1"),
+			C("CONFIG", "SET", "save", "3600 1 300 100"), C("CONFIG", "GET", "save"),
+			C("CONFIG", "SET", "save", ""), C("CONFIG", "GET", "save"),
+		}},
+	})
+}
