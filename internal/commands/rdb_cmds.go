@@ -81,36 +81,71 @@ func (p *persistState) init(now time.Time) {
 }
 
 // countChange adds what a write command changed to the dirty counter. It
-// approximates Redis's per-command accounting: a command that failed or
-// blocked counts nothing, a multi-key or multi-element command whose reply
-// counts what it changed counts that, and anything else one.
+// follows Redis's per-command accounting where the reply tells it (the
+// count of keys, members or elements changed), counts nothing for a
+// command that failed, blocked or changed nothing, and one otherwise;
+// FLUSHDB and FLUSHALL count in their handlers. Commands whose Redis count
+// the reply does not show (LTRIM, ZADD updating some members and adding
+// others) are approximated.
 func (e *Engine) countChange(x *Ctx, mark int) {
 	out := x.W.Bytes()
 	if len(out) <= mark || out[mark] == '-' {
 		return
 	}
 	reply := out[mark:]
+	zero := bytes.Equal(reply, []byte(":0\r\n"))
 	n := int64(1)
 	switch x.Cmd.Name {
-	case "del", "unlink", "sadd", "srem", "hdel", "zrem", "exists":
-		if reply[0] == ':' {
-			n, _ = strconv.ParseInt(string(bytes.TrimSpace(reply[1:])), 10, 64)
-		}
+	case "flushdb", "flushall":
+		return
+	case "del", "unlink", "sadd", "srem", "hdel", "zrem":
+		n = replyInt(reply)
 	case "lpush", "rpush", "lpushx", "rpushx":
-		if !bytes.Equal(reply, []byte(":0\r\n")) {
-			n = int64(len(x.Args) - 2)
-		} else {
-			n = 0
+		if zero {
+			return
+		}
+		n = int64(len(x.Args) - 2)
+	case "lpop", "rpop":
+		if len(x.Args) == 3 && reply[0] == '*' {
+			n = replyInt(reply)
+		} else if isNullReply(reply) {
+			return
 		}
 	case "hset", "hmset", "mset":
 		n = int64(len(x.Args)-1) / 2
+	case "set":
+		if setWasNoop(x.Args, reply) {
+			return
+		}
+	case "zadd":
+		if zaddWasNoop(x.Args, reply) {
+			return
+		}
+		n = max(replyInt(reply), 1) // added (or changed, with CH)
 	case "setnx", "msetnx", "expire", "pexpire", "expireat", "pexpireat", "persist", "renamenx",
 		"zremrangebyscore", "zremrangebyrank", "zremrangebylex", "move", "copy":
-		if bytes.Equal(reply, []byte(":0\r\n")) {
-			n = 0
+		if zero {
+			return
 		}
 	}
 	e.persist.dirty += n
+}
+
+// replyInt reads the integer of an integer reply, or the length of an
+// array reply.
+func replyInt(reply []byte) int64 {
+	if len(reply) < 2 || (reply[0] != ':' && reply[0] != '*') {
+		return 1
+	}
+	end := bytes.IndexByte(reply, '\r')
+	if end < 0 {
+		return 1
+	}
+	n, ok := num.ParseInt(reply[1:end])
+	if !ok || n < 0 {
+		return 0
+	}
+	return n
 }
 
 // saveLocked is rdbSave: the whole dataset to dbfilename in dir, through a

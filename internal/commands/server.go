@@ -48,6 +48,8 @@ func cmdFlushDB(x *Ctx) {
 	if !flushArgs(x) {
 		return
 	}
+	// Redis counts every key removed as a change.
+	x.E.persist.dirty += int64(x.DB.Len())
 	x.DB.Flush()
 	x.W.OK()
 }
@@ -57,7 +59,13 @@ func cmdFlushAll(x *Ctx) {
 		return
 	}
 	for i := range NumDBs {
+		x.E.persist.dirty += int64(x.E.DB(i).Len())
 		x.E.DB(i).Flush()
+	}
+	// flushAllDataAndResetRDB: with save points set, the now empty
+	// dataset is saved at once, so a restart does not bring the keys back.
+	if len(x.E.Cfg.SavePoints()) > 0 {
+		x.E.saveLocked()
 	}
 	x.W.OK()
 }
