@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -461,4 +463,65 @@ func TestRestoreOptions(t *testing.T) {
 		{[]string{"EXISTS", "l2"}, integer(0)},
 		{[]string{"LRANGE", "l", "0", "-1"}, array(bulk("a"), bulk("b"))},
 	})
+}
+
+// A real kill -9 between the temp file's fsync and the rename: the child
+// process (this test binary again) saves with a hook that stops it there,
+// the parent kills it, and the previous dump.rdb must be intact.
+func TestKill9DuringSave(t *testing.T) {
+	if dir := os.Getenv("LIMITKV_SAVE_CRASH_DIR"); dir != "" {
+		tt := newTester(t)
+		tt.E.Cfg.SetDir(dir, "")
+		for i := range 1000 {
+			tt.Do("SET", "k"+strconv.Itoa(i), "new")
+		}
+		tt.E.persist.beforeRename = func() {
+			os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
+			time.Sleep(time.Hour)
+		}
+		tt.Do("SAVE")
+		return
+	}
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGKILL")
+	}
+	dir := t.TempDir()
+	tt := newTester(t)
+	tt.E.Cfg.SetDir(dir, "")
+	tt.Do("SET", "k0", "old")
+	tt.Expect(okReply, "SAVE")
+	prev, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKill9DuringSave$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "LIMITKV_SAVE_CRASH_DIR="+dir)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatal("the child never reached the rename")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Kill() // SIGKILL
+	cmd.Wait()
+	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(cmd.Process.Pid)+".rdb")
+	if st, err := os.Stat(tmp); err != nil || st.Size() == 0 {
+		t.Errorf("the killed save left no temp file %s: %v", tmp, err)
+	}
+	if now, _ := os.ReadFile(filepath.Join(dir, "dump.rdb")); !bytes.Equal(now, prev) {
+		t.Fatal("dump.rdb changed by a save killed before its rename")
+	}
+	fresh := newTester(t)
+	if _, err := fresh.E.LoadFile(filepath.Join(dir, "dump.rdb")); err != nil {
+		t.Fatal(err)
+	}
+	fresh.Expect(bulk("old"), "GET", "k0")
+	fresh.Expect(integer(1), "DBSIZE")
 }
