@@ -252,12 +252,13 @@ func (e *Engine) writerOptions() rdb.WriterOptions {
 }
 
 // writeSnapshot encodes every database to w, as rdbSaveRio does: per
-// non-empty database SELECTDB and RESIZEDB, then each key that has not
-// expired at now, with its deadline. Call with the lock held; it reads the
-// keyspace without touching it (no access times, no lazy expiry), so a
+// non-empty database SELECTDB and RESIZEDB, then each key with its
+// deadline, keys past their deadline but not yet reclaimed included (Redis
+// writes them too; loading drops them). Call with the lock held; it reads
+// the keyspace without touching it (no access times, no lazy expiry), so a
 // snapshot changes nothing observable. It returns the number of keys
 // written.
-func (e *Engine) writeSnapshot(w io.Writer, now int64) (int, error) {
+func (e *Engine) writeSnapshot(w io.Writer) (int, error) {
 	wr, err := rdb.NewWriter(w, e.writerOptions())
 	if err != nil {
 		return 0, err
@@ -275,11 +276,6 @@ func (e *Engine) writeSnapshot(w io.Writer, now int64) (int, error) {
 		}
 		db.ForEach(func(k *keyspace.Entry) bool {
 			exp := k.Expiry()
-			if exp != keyspace.NoExpiry && exp < now {
-				// Redis's rdbSaveKeyValuePair skips keys already
-				// expired (it writes nothing for them).
-				return true
-			}
 			key = append(key[:0], k.Key()...)
 			ent = rdb.Entry{DB: i, Key: key, Value: *conv.value(k)}
 			if exp != keyspace.NoExpiry {

@@ -525,3 +525,30 @@ func TestKill9DuringSave(t *testing.T) {
 	fresh.Expect(bulk("old"), "GET", "k0")
 	fresh.Expect(integer(1), "DBSIZE")
 }
+
+// A key past its deadline that the expiry cycle has not reclaimed yet is
+// written, as Redis writes it, and dropped by the load.
+func TestSaveWritesUnreclaimedExpiredKeys(t *testing.T) {
+	dir := t.TempDir()
+	tt := newTester(t)
+	tt.E.Cfg.SetDir(dir, "")
+	tt.Do("SET", "gone", "v", "PX", "10")
+	tt.Do("SET", "kept", "v")
+	tt.Clock.Add(time.Second)
+	tt.Expect(okReply, "SAVE")
+	f, _ := os.Open(filepath.Join(dir, "dump.rdb"))
+	defer f.Close()
+	s, err := rdb.Decode(f, nil)
+	if err != nil || len(s.Entries) != 2 {
+		t.Fatalf("file holds %d keys (%v), want both", len(s.Entries), err)
+	}
+	b := newTester(t)
+	b.Clock.Set(tt.Clock.Now())
+	st, err := b.E.LoadFile(filepath.Join(dir, "dump.rdb"))
+	if err != nil || st.Keys != 1 || st.Expired != 1 {
+		t.Fatalf("load: %+v %v", st, err)
+	}
+	if info := b.Do("INFO", "persistence"); !strings.Contains(info, "rdb_last_load_keys_expired:1\r\n") {
+		t.Errorf("INFO: %s", info)
+	}
+}

@@ -158,10 +158,9 @@ func (e *Engine) saveLocked() error {
 	}
 	p.fileMu.Lock()
 	defer p.fileMu.Unlock()
-	now := e.nowMs()
 	tmp := "temp-" + strconv.Itoa(os.Getpid()) + ".rdb"
 	err := commitFile(*e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load(), tmp, func(w io.Writer) error {
-		_, err := e.writeSnapshot(w, now)
+		_, err := e.writeSnapshot(w)
 		return err
 	}, p.beforeRename)
 	if err != nil {
@@ -189,7 +188,7 @@ func (e *Engine) bgsaveLocked() error {
 	p := &e.persist
 	start := time.Now()
 	buf := &chunkBuffer{}
-	if _, err := e.writeSnapshot(buf, e.nowMs()); err != nil {
+	if _, err := e.writeSnapshot(buf); err != nil {
 		e.Log.Warn("Can't save in background", "err", err)
 		return err
 	}
