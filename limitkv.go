@@ -49,7 +49,8 @@ type Options struct {
 	// Dir, if set, is the directory of the RDB snapshot (redis.conf's dir):
 	// Start loads DBFilename from it if it exists, and refuses to start if
 	// that file is corrupt. SAVE, BGSAVE and the save points write there.
-	// Without Dir nothing is loaded and dir is the working directory.
+	// Without Dir, dir is the working directory, loaded from only if Save
+	// is set (a server that saves there must also find its data again).
 	Dir string
 	// DBFilename is the snapshot's file name in Dir; default "dump.rdb".
 	DBFilename string
@@ -98,7 +99,7 @@ func Start(opts Options) (*Server, error) {
 		cfg.SetSavePoints(sp)
 	}
 	eng := commands.New(cfg, opts.Clock, opts.Logger)
-	if opts.Dir != "" {
+	if opts.Dir != "" || opts.Save != "" {
 		// Before listening: a server that cannot load its data must not
 		// serve an empty dataset in its place.
 		if _, err := eng.LoadFile(cfg.RDBPath()); err != nil {

@@ -543,3 +543,53 @@ func TestDirtyCounter(t *testing.T) {
 		}
 	}
 }
+
+// BGSAVE on a private pair: the replies, LASTSAVE moving, and INFO after.
+func TestBgsaveWithRedis(t *testing.T) {
+	requireServers(t)
+	lkvDir, rdsDir := t.TempDir(), t.TempDir()
+	srv, err := limitkv.Start(limitkv.Options{Dir: lkvDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	lkv := dialRaw(t, "limitkv", srv.Addr())
+	rds, _ := startRedisOn(t, rdsDir)
+	same := func(cmd ...string) {
+		t.Helper()
+		a, b := rds.MustDo(t, cmd...), lkv.MustDo(t, cmd...)
+		if string(a.Raw) != string(b.Raw) {
+			t.Errorf("%v: redis %q, limitkv %q", cmd, a.Raw, b.Raw)
+		}
+	}
+	infoField := func(c *RawConn, name string) string {
+		_, rest, _ := strings.Cut(c.MustDo(t, "INFO", "persistence").Str, name+":")
+		v, _, _ := strings.Cut(rest, "\r\n")
+		return v
+	}
+	same("SET", "k", "v")
+	same("BGSAVE")
+	for _, c := range []*RawConn{rds, lkv} {
+		deadline := time.Now().Add(10 * time.Second)
+		for infoField(c, "rdb_bgsave_in_progress") != "0" && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	for _, f := range []string{"rdb_bgsave_in_progress", "rdb_last_bgsave_status", "rdb_changes_since_last_save", "rdb_saves"} {
+		if a, b := infoField(rds, f), infoField(lkv, f); a != b {
+			t.Errorf("INFO %s after BGSAVE: redis %q, limitkv %q", f, a, b)
+		}
+	}
+	for _, d := range []string{lkvDir, rdsDir} {
+		if _, err := os.Stat(filepath.Join(d, "dump.rdb")); err != nil {
+			t.Errorf("no dump.rdb after BGSAVE: %v", err)
+		}
+	}
+	same("MULTI")
+	same("BGSAVE")
+	same("EXEC")
+	same("CONFIG", "GET", "dbfilename")
+	if a, b := rds.MustDo(t, "CONFIG", "GET", "dir").Elems[1].Str, lkv.MustDo(t, "CONFIG", "GET", "dir").Elems[1].Str; a != rdsDir || b != lkvDir {
+		t.Errorf("CONFIG GET dir: redis %q (given %q), limitkv %q (given %q)", a, rdsDir, b, lkvDir)
+	}
+}
