@@ -401,7 +401,7 @@ func TestShutdownSaves(t *testing.T) {
 
 func TestConfigPersistenceSettings(t *testing.T) {
 	tt := newTester(t)
-	wd, _ := os.Getwd()
+	wd := *tt.E.Cfg.Dir.Load()
 	cfgErr := func(arg, msg string) string {
 		return errReply("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + msg)
 	}
