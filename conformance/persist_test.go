@@ -593,3 +593,11 @@ func TestBgsaveWithRedis(t *testing.T) {
 		t.Errorf("CONFIG GET dir: redis %q (given %q), limitkv %q (given %q)", a, rdsDir, b, lkvDir)
 	}
 }
+
+func TestPersistenceCommandInfo(t *testing.T) {
+	runCases(t, []Case{
+		{Name: "command info", Cmds: []Cmd{C("COMMAND", "INFO", "save", "bgsave", "lastsave", "dump", "restore")}},
+		{Name: "command docs", Cmds: []Cmd{C("COMMAND", "DOCS", "save", "bgsave", "lastsave", "dump", "restore").PairsUnordered()}},
+		{Name: "getkeys", Cmds: []Cmd{C("COMMAND", "GETKEYS", "dump", "k"), C("COMMAND", "GETKEYS", "restore", "k", "0", "x")}},
+	})
+}
