@@ -46,11 +46,25 @@ type Options struct {
 	// (certificates; ClientAuth and ClientCAs for client certificates), as
 	// the binary's --tls-port does.
 	TLS *tls.Config
+	// Dir, if set, is the directory of the RDB snapshot (redis.conf's dir):
+	// Start loads DBFilename from it if it exists, and refuses to start if
+	// that file is corrupt. SAVE, BGSAVE and the save points write there.
+	// Without Dir, dir is the working directory, loaded from only if Save
+	// is set (a server that saves there must also find its data again).
+	Dir string
+	// DBFilename is the snapshot's file name in Dir; default "dump.rdb".
+	DBFilename string
+	// Save sets save points in redis.conf's form, e.g. "3600 1 300 100"
+	// (commands.DefaultSave is Redis's default): a background save runs
+	// when one is reached, and Close saves. Empty: none, unless Config has
+	// some.
+	Save string
 }
 
 // Server is a running limitkv server.
 type Server struct {
 	srv  *server.Server
+	eng  *commands.Engine
 	ln   net.Listener
 	done chan struct{}
 }
@@ -68,6 +82,30 @@ func Start(opts Options) (*Server, error) {
 	if opts.Password != "" {
 		cfg.RequirePass.Store(&opts.Password)
 	}
+	if opts.Dir != "" || opts.DBFilename != "" {
+		dir := opts.Dir
+		if dir == "" {
+			dir = *cfg.Dir.Load()
+		}
+		if err := cfg.SetDir(dir, opts.DBFilename); err != nil {
+			return nil, fmt.Errorf("limitkv: %w", err)
+		}
+	}
+	if opts.Save != "" {
+		sp, msg := commands.ParseSave(opts.Save)
+		if msg != "" {
+			return nil, fmt.Errorf("limitkv: Save: %s", msg)
+		}
+		cfg.SetSavePoints(sp)
+	}
+	eng := commands.New(cfg, opts.Clock, opts.Logger)
+	if opts.Dir != "" || opts.Save != "" {
+		// Before listening: a server that cannot load its data must not
+		// serve an empty dataset in its place.
+		if _, err := eng.LoadFile(cfg.RDBPath()); err != nil {
+			return nil, fmt.Errorf("limitkv: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("limitkv: listen: %w", err)
@@ -79,8 +117,7 @@ func Start(opts Options) (*Server, error) {
 	if opts.TLS != nil {
 		ln = tls.NewListener(ln, opts.TLS)
 	}
-	eng := commands.New(cfg, opts.Clock, opts.Logger)
-	s := &Server{srv: server.New(eng, opts.Logger), ln: ln, done: make(chan struct{})}
+	s := &Server{srv: server.New(eng, opts.Logger), eng: eng, ln: ln, done: make(chan struct{})}
 	eng.Shutdown = func() { go s.Close() }
 	go func() {
 		defer close(s.done)
@@ -104,10 +141,17 @@ func StartT(t testing.TB, opts Options) *Server {
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
 // Close stops the server: no new connections, open ones closed. It waits for
-// every connection to finish. Data is not kept.
+// every connection to finish. With save points set (Options.Save) it then
+// saves the dataset, as Redis does at SIGTERM, unless a SHUTDOWN already
+// did; a failed save is returned (the server is stopped all the same).
 func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.done
+	serr := s.eng.ShutdownSave()
+	s.eng.WaitBgsave()
+	if serr != nil {
+		return fmt.Errorf("limitkv: saving on close: %w", serr)
+	}
 	return err
 }
 

@@ -90,6 +90,11 @@ func run(args []string) error {
 		logFormat     = fs.String("log-format", "text", "text or json")
 		pprofAddr     = fs.String("pprof", "", "serve Go's net/http/pprof on this address, e.g. 127.0.0.1:6060 (off by default)")
 		netFront      = fs.String("net-front", "loop", "network front for plain TCP: loop (one epoll event loop, as Redis) or goroutine (a goroutine per connection); TLS always uses goroutines")
+		dir           = fs.String("dir", "", "directory of the RDB snapshot (default: the working directory)")
+		dbfilename    = fs.String("dbfilename", "dump.rdb", "file name of the RDB snapshot in --dir, loaded at start")
+		save          = fs.String("save", commands.DefaultSave, "save points \"<seconds> <changes> ...\": snapshot in the background after <changes> writes in <seconds>, and at shutdown (\"\": never)")
+		rdbcompress   = fs.String("rdbcompression", "yes", "yes: LZF-compress strings in snapshots")
+		rdbchecksum   = fs.String("rdbchecksum", "yes", "yes: write and check the snapshot's CRC-64")
 		gcPercent     = fs.Int("gc-percent", defaultGCPercent, "Go GC target: heap growth allowed over live data before a collection, in percent (the GOGC environment variable, if set, wins over the default); lower trades CPU for memory")
 	)
 	cfg := commands.DefaultConfig()
@@ -141,6 +146,34 @@ func run(args []string) error {
 	default:
 		return fmt.Errorf("--protected-mode: want yes or no, got %q", *protectedMode)
 	}
+
+	savePoints, msg := commands.ParseSave(*save)
+	if msg != "" {
+		return fmt.Errorf("--save: %s", msg)
+	}
+	compress, err := yesNo("rdbcompression", *rdbcompress)
+	if err != nil {
+		return err
+	}
+	checksum, err := yesNo("rdbchecksum", *rdbchecksum)
+	if err != nil {
+		return err
+	}
+	if *dir != "" || *dbfilename != "dump.rdb" {
+		d := *dir
+		if d == "" {
+			d = *cfg.Dir.Load()
+		}
+		if err := cfg.SetDir(d, *dbfilename); err != nil {
+			return fmt.Errorf("--dir/--dbfilename: %w", err)
+		}
+	}
+	if st, err := os.Stat(*cfg.Dir.Load()); err != nil || !st.IsDir() {
+		return fmt.Errorf("--dir: can't chdir to '%s': not a directory", *cfg.Dir.Load())
+	}
+	cfg.SetSavePoints(savePoints)
+	cfg.RDBCompression.Store(compress)
+	cfg.RDBChecksum.Store(checksum)
 
 	if err := setGCPercent(fs, *gcPercent, log); err != nil {
 		return err
@@ -196,14 +229,32 @@ func run(args []string) error {
 	}
 	warnFileLimit(log, *maxclients)
 	eng := commands.New(cfg, nil, log)
+	// Load before serving, as Redis: a file that cannot be read stops the
+	// start (and is left as it is) rather than leaving an empty server.
+	st, err := eng.LoadFile(cfg.RDBPath())
+	if err != nil {
+		return err
+	}
+	if st.Keys > 0 || st.Expired > 0 {
+		log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)
+	}
 	srv := server.New(eng, log)
 	srv.Front = *netFront
 
 	stop := make(chan string, 1)
+	// SHUTDOWN has saved (or been refused) before it calls this hook.
 	eng.Shutdown = func() { stop <- "SHUTDOWN command" }
 	go func() {
-		s := <-sig
-		stop <- s.String()
+		for s := range sig {
+			// As Redis at SIGTERM: save when save points are set, and
+			// keep running if that fails.
+			if err := eng.ShutdownSave(); err != nil {
+				log.Error("Errors trying to shut down the server. Check the logs for more information.", "err", err)
+				continue
+			}
+			stop <- s.String()
+			return
+		}
 	}()
 
 	if *pprofAddr != "" {
@@ -227,9 +278,20 @@ func run(args []string) error {
 		return err
 	}
 	srv.Close()
+	eng.WaitBgsave()
 	lns = nil
 	log.Info("limitkv stopped")
 	return nil
+}
+
+func yesNo(name, v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "yes":
+		return true, nil
+	case "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("--%s: want yes or no, got %q", name, v)
 }
 
 // defaultGCPercent is the binary's GC target. Go's default of 100 lets the

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +34,11 @@ func freePort(t *testing.T) int {
 func startRun(t *testing.T, addr string, args ...string) <-chan error {
 	t.Helper()
 	done := make(chan error, 1)
+	if !slices.Contains(args, "--dir") {
+		// Save points are on by default, as in Redis: keep the snapshot
+		// out of the source tree.
+		args = append(args, "--dir", t.TempDir())
+	}
 	go func() { done <- run(append(args, "--log-level", "error")) }()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -187,5 +193,47 @@ func TestGCPercent(t *testing.T) {
 		if got := debug.SetGCPercent(100); got != tc.want {
 			t.Errorf("GOGC=%q %v: GC percent %d, want %d", tc.gogc, tc.args, got, tc.want)
 		}
+	}
+}
+
+// SIGTERM saves when save points are set, as Redis; the next start loads
+// the file.
+func TestRunSIGTERMSaves(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	done := startRun(t, addr, "--port", strconv.Itoa(port), "--dir", dir, "--save", "3600 1")
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := do(t, nc, "SET k v"); r != "+OK\r\n" {
+		t.Fatalf("SET: %q", r)
+	}
+	nc.Close()
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	waitExit(t, done)
+	if _, err := os.Stat(dir + "/dump.rdb"); err != nil {
+		t.Fatalf("SIGTERM did not save: %v", err)
+	}
+	done = startRun(t, addr, "--port", strconv.Itoa(port), "--dir", dir, "--save", "")
+	nc, err = net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if r := do(t, nc, "GET k"); r != "$1\r\n" {
+		t.Fatalf("GET after the restart: %q", r)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	waitExit(t, done)
+}
+
+func TestRunRefusesCorruptFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(dir+"/dump.rdb", []byte("REDIS0010garbage"), 0o644)
+	err := run([]string{"--port", strconv.Itoa(freePort(t)), "--dir", dir, "--log-level", "error"})
+	if err == nil || !strings.Contains(err.Error(), "dump.rdb") {
+		t.Fatalf("run on a corrupt file: %v", err)
 	}
 }

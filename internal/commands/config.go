@@ -2,6 +2,7 @@ package commands
 
 import (
 	"math"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,6 +41,15 @@ type Config struct {
 	SetMaxIntsetEntries atomic.Int64 // set-max-intset-entries
 
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
+
+	// Persistence (persist.go). Dir is absolute: Redis chdirs to its dir and
+	// reports getcwd(); limitkv engines share a process, so each keeps its
+	// own directory instead of changing the process's.
+	Dir            atomic.Pointer[string] // dir
+	DBFilename     atomic.Pointer[string] // dbfilename
+	RDBCompression atomic.Bool            // rdbcompression
+	RDBChecksum    atomic.Bool            // rdbchecksum (immutable, as in Redis)
+	savePoints     atomic.Pointer[[]SavePoint]
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.
@@ -61,6 +71,18 @@ func DefaultConfig() *Config {
 	c.HashMaxListpackValue.Store(hlim.Value)
 	c.ListMaxListpackSize.Store(int64(list.DefaultFill))
 	c.SetMaxIntsetEntries.Store(512)
+	// Redis's dir defaults to the directory it was started in.
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "."
+	}
+	c.Dir.Store(&wd)
+	c.DBFilename.Store(ptr("dump.rdb"))
+	c.RDBCompression.Store(true)
+	c.RDBChecksum.Store(true)
+	// No save points: an embedded server keeps nothing unless asked to.
+	// The binary applies Redis's DefaultSave (cmd/limitkv).
+	c.savePoints.Store(&[]SavePoint{})
 	return c
 }
 

@@ -10,8 +10,8 @@ import (
 
 // CONFIG GET/SET/RESETSTAT/REWRITE/HELP for the settings limitkv has, with
 // Redis 7.0's parsing rules and error texts. Some settings exist only so
-// that clients probing them get Redis's answer: databases, save and
-// appendonly are fixed, and port and bind cannot move a listening server.
+// that clients probing them get Redis's answer: databases and appendonly
+// are fixed, and port and bind cannot move a listening server.
 var configCommand = &Command{
 	Name: "config", Arity: -2, Group: "server",
 	Sub: map[string]*Command{
@@ -31,6 +31,9 @@ type configParam struct {
 	name      string
 	alias     string
 	immutable bool
+	// protected settings (dir, dbfilename) are refused by CONFIG SET, as
+	// Redis 7.0 refuses them with enable-protected-configs no, its default.
+	protected bool
 	get       func(c *Config) string
 	parse     func(c *Config, v string) (store func(), errstr string)
 	check     func(c *Config, v string) string
@@ -173,7 +176,8 @@ var maxmemoryPolicies = []string{
 	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction",
 }
 
-// errNoPersistence refuses settings that would need data on disk.
+// errNoPersistence refuses appendonly yes: limitkv snapshots (RDB) but
+// writes no append-only file.
 const errNoPersistence = "limitkv does not persist data"
 
 var configParams = []configParam{
@@ -293,25 +297,25 @@ var configParams = []configParam{
 	},
 	{
 		name: "save",
-		get:  func(*Config) string { return "" },
+		get:  func(c *Config) string { return FormatSave(c.SavePoints()) },
 		parse: func(c *Config, v string) (func(), string) {
-			args := strings.Split(v, " ")
-			if v == "" {
-				args = nil
+			sp, err := ParseSave(v)
+			if err != "" {
+				return nil, err
 			}
-			if len(args)%2 != 0 {
-				return nil, "Invalid save parameters"
+			return func() { c.SetSavePoints(sp) }, ""
+		},
+	},
+	{name: "dir", protected: true, get: func(c *Config) string { return *c.Dir.Load() }},
+	{name: "dbfilename", protected: true, get: func(c *Config) string { return *c.DBFilename.Load() }},
+	boolParam("rdbcompression", func(c *Config) bool { return c.RDBCompression.Load() }, func(c *Config, b bool) { c.RDBCompression.Store(b) }),
+	{
+		name: "rdbchecksum", immutable: true,
+		get: func(c *Config) string {
+			if c.RDBChecksum.Load() {
+				return "yes"
 			}
-			for j, a := range args {
-				n, ok := strtoll(a)
-				if !ok || (j%2 == 0 && n < 1) || (j%2 == 1 && n < 0) {
-					return nil, "Invalid save parameters"
-				}
-			}
-			if len(args) > 0 {
-				return nil, errNoPersistence
-			}
-			return func() {}, ""
+			return "no"
 		},
 	},
 	{
@@ -442,6 +446,10 @@ func cmdConfigSet(x *Ctx) {
 		}
 		if p.immutable {
 			errArg, errStr, failed = raw, "can't set immutable config", true
+			continue
+		}
+		if p.protected {
+			errArg, errStr, failed = raw, "can't set protected config", true
 			continue
 		}
 		for j := range i {

@@ -87,8 +87,9 @@ type Engine struct {
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.
 	watching int
-	x        *engineExt // WATCH and scripting state (transactions.go)
-	memory   *memState  // maxmemory accounting (memory.go)
+	x        *engineExt   // WATCH and scripting state (transactions.go)
+	persist  persistState // snapshots (rdb_cmds.go)
+	memory   *memState    // maxmemory accounting (memory.go)
 }
 
 type waitKey struct {
@@ -114,6 +115,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 		memory:  newMemState(),
 		waiting: make(map[waitKey][]*Client),
 	}
+	e.persist.init(e.Start)
 	for i := range e.dbs {
 		e.dbs[i] = keyspace.New()
 		e.dbs[i].OnDelete = func(key string) { e.keyDeleted(i, key) }
@@ -230,6 +232,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
 	}
+	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && e.writesRefused() {
+		e.rejectCmd(x, cmd, ErrMisconf)
+		return e.closing(c)
+	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
 		c.Multi.queue(cmd, args)
 		x.W.Simple("QUEUED")
@@ -307,6 +313,7 @@ func (e *Engine) call(x *Ctx) {
 	x.C.LastCmd = x.Cmd.Name
 	x.Cmd.Handler(x)
 	if x.Cmd.Flags&FlagWrite != 0 {
+		e.countChange(x, mark)
 		e.afterWrite(x, mark)
 	}
 }

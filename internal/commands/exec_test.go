@@ -22,7 +22,12 @@ type tester struct {
 
 func newTester(t testing.TB) *tester {
 	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
-	e := New(DefaultConfig(), clk, nil)
+	cfg := DefaultConfig()
+	// Snapshots (SAVE, SHUTDOWN SAVE, fuzzed commands) stay out of the
+	// source tree.
+	cfg.SetDir(t.TempDir(), "")
+	e := New(cfg, clk, nil)
+	t.Cleanup(e.WaitBgsave) // before the directory is removed
 	return &tester{t: t, E: e, C: e.NewClient("127.0.0.1:1", "127.0.0.1:6379"), Clock: clk}
 }
 

@@ -280,8 +280,11 @@ func newFuzzEngine(t *testing.T) *fuzzEngine {
 	// Keep a single input cheap: no 512 MB strings, no 5 s scripts.
 	cfg.ProtoMaxBulkLen.Store(1 << 20)
 	cfg.BusyThreshold.Store(50)
+	// SAVE, BGSAVE and SHUTDOWN SAVE write here, not into the source tree.
+	cfg.SetDir(t.TempDir(), "")
 	watch := &panicWatch{}
 	e := New(cfg, clock.NewManual(time.Unix(1_700_000_000, 0)), slog.New(watch))
+	t.Cleanup(e.WaitBgsave) // before the directory is removed
 	fz := &fuzzEngine{t: t, e: e, c: e.NewClient("127.0.0.1:1", "127.0.0.1:6379"), watch: watch}
 	for _, args := range [][]string{
 		{"SET", "s", "hello"}, {"SET", "n", "42"}, {"SET", "f", "3.5"}, {"SET", "e", "x", "PX", "100000"},

@@ -293,14 +293,28 @@ var sysMem = sync.OnceValue(func() uint64 {
 func totalSystemMemory() uint64 { return sysMem() }
 
 func infoPersistence(x *Ctx, b *infoBuf) {
-	// limitkv keeps no data on disk: the values of a Redis that never saved.
+	p := &x.E.persist
+	bg, cur := "0", "-1"
+	if p.bgRunning {
+		bg = "1"
+		cur = strconv.FormatInt(int64(x.E.Clock.Now().Sub(p.bgStart)/time.Second), 10)
+	}
+	status := "ok"
+	if !p.lastBgOK {
+		status = "err"
+	}
+	// There is no fork, so no copy-on-write; saves are not tracked key by
+	// key (current_save_keys_*), and there is no AOF.
 	for _, kv := range [][2]string{
 		{"loading", "0"}, {"async_loading", "0"}, {"current_cow_peak", "0"}, {"current_cow_size", "0"},
 		{"current_cow_size_age", "0"}, {"current_fork_perc", "0.00"}, {"current_save_keys_processed", "0"},
-		{"current_save_keys_total", "0"}, {"rdb_changes_since_last_save", "0"}, {"rdb_bgsave_in_progress", "0"},
-		{"rdb_last_save_time", strconv.FormatInt(x.E.Start.Unix(), 10)}, {"rdb_last_bgsave_status", "ok"},
-		{"rdb_last_bgsave_time_sec", "-1"}, {"rdb_current_bgsave_time_sec", "-1"}, {"rdb_saves", "0"},
-		{"rdb_last_cow_size", "0"}, {"rdb_last_load_keys_expired", "0"}, {"rdb_last_load_keys_loaded", "0"},
+		{"current_save_keys_total", "0"}, {"rdb_changes_since_last_save", strconv.FormatInt(p.dirty, 10)},
+		{"rdb_bgsave_in_progress", bg},
+		{"rdb_last_save_time", strconv.FormatInt(p.lastSave.Unix(), 10)}, {"rdb_last_bgsave_status", status},
+		{"rdb_last_bgsave_time_sec", strconv.FormatInt(p.lastBgSecs, 10)}, {"rdb_current_bgsave_time_sec", cur},
+		{"rdb_saves", strconv.FormatInt(p.saves, 10)},
+		{"rdb_last_cow_size", "0"}, {"rdb_last_load_keys_expired", strconv.Itoa(p.loadExpired)},
+		{"rdb_last_load_keys_loaded", strconv.Itoa(p.loadKeys)},
 		{"aof_enabled", "0"}, {"aof_rewrite_in_progress", "0"}, {"aof_rewrite_scheduled", "0"},
 		{"aof_last_rewrite_time_sec", "-1"}, {"aof_current_rewrite_time_sec", "-1"},
 		{"aof_last_bgrewrite_status", "ok"}, {"aof_rewrites", "0"}, {"aof_rewrites_consecutive_failures", "0"},

@@ -48,6 +48,8 @@ func cmdFlushDB(x *Ctx) {
 	if !flushArgs(x) {
 		return
 	}
+	// Redis counts every key removed as a change.
+	x.E.persist.dirty += int64(x.DB.Len())
 	x.DB.Flush()
 	x.W.OK()
 }
@@ -57,7 +59,13 @@ func cmdFlushAll(x *Ctx) {
 		return
 	}
 	for i := range NumDBs {
+		x.E.persist.dirty += int64(x.E.DB(i).Len())
 		x.E.DB(i).Flush()
+	}
+	// flushAllDataAndResetRDB: with save points set, the now empty
+	// dataset is saved at once, so a restart does not bring the keys back.
+	if len(x.E.Cfg.SavePoints()) > 0 {
+		x.E.saveLocked()
 	}
 	x.W.OK()
 }
@@ -69,24 +77,28 @@ func cmdTime(x *Ctx) {
 	x.W.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
 }
 
-// cmdShutdown parses the options as Redis 7.0 does. limitkv keeps no data on
-// disk, so SAVE/NOSAVE/NOW/FORCE change nothing, and a shutdown never stays
-// "in progress" for ABORT to cancel.
+// cmdShutdown parses the options as Redis 7.0 does and saves as
+// prepareForShutdown does: with save points set unless NOSAVE, or with
+// SAVE; a failed save refuses the shutdown unless FORCE. There are no
+// replicas to wait for, so a shutdown never stays "in progress" for ABORT
+// to cancel, and NOW changes nothing.
 func cmdShutdown(x *Ctx) {
 	if x.C.Multi != nil {
 		x.C.Multi.dirty = true
 		x.W.Error(ErrNotInMulti)
 		return
 	}
-	var nosave, save, abort, other bool
+	var nosave, save, abort, other, force bool
 	for _, a := range x.Args[1:] {
 		switch strings.ToLower(string(a)) {
 		case "nosave":
 			nosave = true
 		case "save":
 			save = true
-		case "now", "force":
+		case "now":
 			other = true
+		case "force":
+			other, force = true, true
 		case "abort":
 			abort = true
 		default:
@@ -108,6 +120,10 @@ func cmdShutdown(x *Ctx) {
 		return
 	}
 	x.E.Log.Warn("user requested shutdown", "client", x.C.ID, "addr", x.C.Addr)
+	if err := x.E.shutdownSaveLocked(save, nosave, force); err != nil {
+		x.W.Error(ErrShutdownFailed)
+		return
+	}
 	// Redis exits without replying. The hook may block (it may signal a
 	// channel the main goroutine reads), and we hold the executor lock.
 	x.C.CloseAfterReply = true

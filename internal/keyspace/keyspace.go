@@ -201,6 +201,12 @@ func (e *Entry) Expiry() int64 { return e.exp }
 // ATime returns when the key was last accessed, in Unix ms.
 func (e *Entry) ATime() int64 { return int64(e.asec) * 1000 }
 
+// SetAccess sets the last access time (Unix ms, clamped at the epoch) and
+// the access-frequency counter, as RESTORE's IDLETIME and FREQ do.
+func (e *Entry) SetAccess(at int64, freq uint8) {
+	e.asec, e.lfu = uint32(max(at, 0)/1000), freq
+}
+
 // Freq returns the key's access-frequency counter at now, decayed by one per
 // idle minute as Redis's LFUDecrAndReturn does with lfu-decay-time 1.
 func (e *Entry) Freq(now int64) uint8 {

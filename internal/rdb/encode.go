@@ -14,6 +14,12 @@ type encoder struct {
 	buf      []byte
 	compress bool
 	limits   Limits
+	// Scratch space reused from value to value, so that writing a large
+	// dataset allocates little per key: LZF output, a sorted copy of a
+	// sorted set, a listpack under construction.
+	lzf []byte
+	zs  []ZMember
+	lp  listpackBuilder
 }
 
 func (e *encoder) byte(b byte) { e.buf = append(e.buf, b) }
@@ -57,7 +63,8 @@ func (e *encoder) str(s []byte) {
 		}
 	}
 	if e.compress && len(s) > 20 {
-		if c := lzfCompress(s, len(s)-4); c != nil {
+		if c := lzfCompressTo(e.lzf, s, len(s)-4); c != nil {
+			e.lzf = c[:0]
 			e.byte(0xC3)
 			e.length(uint64(len(c)))
 			e.length(uint64(len(s)))
@@ -121,7 +128,8 @@ func (e *encoder) object(v *Value) error {
 				return fmt.Errorf("%w: NaN score", ErrBadValue)
 			}
 		}
-		sorted := slices.Clone(v.ZSet)
+		sorted := append(e.zs[:0], v.ZSet...)
+		e.zs = sorted[:0]
 		slices.SortStableFunc(sorted, func(a, b ZMember) int {
 			if a.Score < b.Score {
 				return -1
@@ -134,7 +142,7 @@ func (e *encoder) object(v *Value) error {
 		switch enc {
 		case EncodingListpack:
 			e.byte(rdbTypeZSetListpack)
-			e.str(zsetListpack(sorted))
+			e.str(e.zsetListpack(sorted))
 		case EncodingSkiplist:
 			e.byte(rdbTypeZSet2)
 			e.length(uint64(len(sorted)))
@@ -151,7 +159,8 @@ func (e *encoder) object(v *Value) error {
 		}
 		switch enc {
 		case EncodingListpack:
-			b := newListpackBuilder()
+			b := &e.lp
+			b.reset()
 			for _, f := range v.Hash {
 				b.AppendString(f.Field)
 				b.AppendString(f.Value)
@@ -176,8 +185,9 @@ func (e *encoder) object(v *Value) error {
 
 // zsetListpack builds a sorted set's listpack (member, score pairs in
 // order), scores written as zzlInsertAt does.
-func zsetListpack(sorted []ZMember) []byte {
-	b := newListpackBuilder()
+func (e *encoder) zsetListpack(sorted []ZMember) []byte {
+	b := &e.lp
+	b.reset()
 	for _, m := range sorted {
 		b.AppendString(m.Member)
 		if ll, ok := double2ll(m.Score); ok {

@@ -154,6 +154,14 @@ func newListpackBuilder() *listpackBuilder {
 	return b
 }
 
+// reset empties b for reuse, keeping its memory.
+func (b *listpackBuilder) reset() {
+	if cap(b.buf) < lpHeaderSize {
+		b.buf = make([]byte, lpHeaderSize, 64)
+	}
+	b.buf, b.count = b.buf[:lpHeaderSize], 0
+}
+
 // AppendString appends s, as an integer entry if it looks like one.
 func (b *listpackBuilder) AppendString(s []byte) {
 	if v, ok := lpStringToInt64(s); ok {

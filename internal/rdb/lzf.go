@@ -25,7 +25,11 @@ func lzfIdx(h uint32) uint32 {
 
 // lzfCompress compresses in into at most outLen bytes. It returns nil when
 // the result would not fit (the data does not compress enough).
-func lzfCompress(in []byte, outLen int) []byte {
+func lzfCompress(in []byte, outLen int) []byte { return lzfCompressTo(nil, in, outLen) }
+
+// lzfCompressTo is lzfCompress writing into dst's memory when it has room
+// (the encoder reuses one buffer for all its strings).
+func lzfCompressTo(dst, in []byte, outLen int) []byte {
 	inLen := len(in)
 	if inLen == 0 || outLen <= 0 {
 		return nil
@@ -48,7 +52,12 @@ func lzfCompress(in []byte, outLen int) []byte {
 		return int(uint32(v)) - 1
 	}
 	set := func(slot uint32, pos int) { htab[slot] = gen | uint64(pos+1) }
-	out := make([]byte, outLen)
+	var out []byte
+	if cap(dst) >= outLen {
+		out = dst[:outLen]
+	} else {
+		out = make([]byte, outLen)
+	}
 	ip, op := 0, 0
 	lit := 0
 	op++ // start run

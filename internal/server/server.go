@@ -234,6 +234,7 @@ func (s *Server) cron() {
 				s.closeIdle()
 				s.tickLoop()
 				s.E.RehashActively(rehashBudget)
+				s.E.PersistCron()
 			}
 		}
 	}
