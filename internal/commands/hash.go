@@ -76,32 +76,14 @@ var hashCommands = []*Command{
 		Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", Handler: cmdHScan},
 }
 
-// hashOf returns the hash held by e (nil for a missing key), or answers
-// WRONGTYPE and returns false.
-func hashOf(x *Ctx, e *keyspace.Entry) (*hash.Hash, bool) {
-	if e == nil {
-		return nil, true
-	}
-	h, ok := e.Val.(*hash.Hash)
-	if !ok {
-		x.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return h, true
-}
-
-// hashRead is lookupKeyRead plus checkType.
+// hashOf, hashRead and hashWrite are valueOf, readAs and writeAs (types.go)
+// for *hash.Hash.
+func hashOf(x *Ctx, e *keyspace.Entry) (*hash.Hash, bool) { return valueOf[*hash.Hash](x, e) }
 func (x *Ctx) hashRead(key []byte) (*keyspace.Entry, *hash.Hash, bool) {
-	e := x.Lookup(key)
-	h, ok := hashOf(x, e)
-	return e, h, ok
+	return readAs[*hash.Hash](x, key)
 }
-
-// hashWrite is lookupKeyWrite plus checkType: no hit/miss counting.
 func (x *Ctx) hashWrite(key []byte) (*keyspace.Entry, *hash.Hash, bool) {
-	e := x.DB.Get(key, x.Now)
-	h, ok := hashOf(x, e)
-	return e, h, ok
+	return writeAs[*hash.Hash](x, key)
 }
 
 // hashWriteOrCreate is hashTypeLookupWriteOrCreate: a missing key gets a

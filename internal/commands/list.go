@@ -92,32 +92,14 @@ var listCommands = []*Command{
 		Complexity: "O(N+M) where N is the number of provided keys and M is the number of elements returned.", Handler: cmdBLMPop},
 }
 
-// listOf returns the list held by e (nil for a missing key), or answers
-// WRONGTYPE and returns false.
-func listOf(x *Ctx, e *keyspace.Entry) (*list.List, bool) {
-	if e == nil {
-		return nil, true
-	}
-	l, ok := e.Val.(*list.List)
-	if !ok {
-		x.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return l, true
-}
-
-// listRead is Redis's lookupKeyRead plus checkType.
+// listOf, listRead and listWrite are valueOf, readAs and writeAs (types.go)
+// for *list.List.
+func listOf(x *Ctx, e *keyspace.Entry) (*list.List, bool) { return valueOf[*list.List](x, e) }
 func (x *Ctx) listRead(key []byte) (*keyspace.Entry, *list.List, bool) {
-	e := x.Lookup(key)
-	l, ok := listOf(x, e)
-	return e, l, ok
+	return readAs[*list.List](x, key)
 }
-
-// listWrite is Redis's lookupKeyWrite plus checkType: no hit/miss counting.
 func (x *Ctx) listWrite(key []byte) (*keyspace.Entry, *list.List, bool) {
-	e := x.DB.Get(key, x.Now)
-	l, ok := listOf(x, e)
-	return e, l, ok
+	return writeAs[*list.List](x, key)
 }
 
 // listCreate stores a new empty list under key and signals it to the

@@ -83,32 +83,12 @@ var setCommands = []*Command{
 		Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", Handler: cmdSScan},
 }
 
-// setOf returns the set held by e (nil for a missing key), or answers
-// WRONGTYPE and returns false.
-func setOf(x *Ctx, e *keyspace.Entry) (*set.Set, bool) {
-	if e == nil {
-		return nil, true
-	}
-	s, ok := e.Val.(*set.Set)
-	if !ok {
-		x.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return s, true
-}
-
-// setRead is Redis's lookupKeyRead plus checkType.
-func (x *Ctx) setRead(key []byte) (*keyspace.Entry, *set.Set, bool) {
-	e := x.Lookup(key)
-	s, ok := setOf(x, e)
-	return e, s, ok
-}
-
-// setWrite is Redis's lookupKeyWrite plus checkType: no hit/miss counting.
+// setOf, setRead and setWrite are valueOf, readAs and writeAs (types.go)
+// for *set.Set.
+func setOf(x *Ctx, e *keyspace.Entry) (*set.Set, bool)              { return valueOf[*set.Set](x, e) }
+func (x *Ctx) setRead(key []byte) (*keyspace.Entry, *set.Set, bool) { return readAs[*set.Set](x, key) }
 func (x *Ctx) setWrite(key []byte) (*keyspace.Entry, *set.Set, bool) {
-	e := x.DB.Get(key, x.Now)
-	s, ok := setOf(x, e)
-	return e, s, ok
+	return writeAs[*set.Set](x, key)
 }
 
 // setTouch invalidates the transactions watching key (Redis's

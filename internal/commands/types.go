@@ -104,3 +104,33 @@ func wakesBlocked(e *keyspace.Entry) bool {
 	}
 	return false
 }
+
+// valueOf returns the value of type T held by e (T's zero value for a
+// missing key), or answers WRONGTYPE and returns false: Redis's checkType.
+func valueOf[T any](x *Ctx, e *keyspace.Entry) (T, bool) {
+	var zero T
+	if e == nil {
+		return zero, true
+	}
+	v, ok := e.Val.(T)
+	if !ok {
+		x.W.Error(ErrWrongType)
+		return zero, false
+	}
+	return v, true
+}
+
+// readAs is Redis's lookupKeyRead plus checkType: it counts a keyspace hit
+// or miss.
+func readAs[T any](x *Ctx, key []byte) (*keyspace.Entry, T, bool) {
+	e := x.Lookup(key)
+	v, ok := valueOf[T](x, e)
+	return e, v, ok
+}
+
+// writeAs is Redis's lookupKeyWrite plus checkType: no hit/miss counting.
+func writeAs[T any](x *Ctx, key []byte) (*keyspace.Entry, T, bool) {
+	e := x.DB.Get(key, x.Now)
+	v, ok := valueOf[T](x, e)
+	return e, v, ok
+}

@@ -166,32 +166,14 @@ func zPairsCount(w *resp.Writer, n int, withScores bool) int {
 	return n
 }
 
-// zsetOf returns the sorted set held by e (nil for a missing key), or
-// answers WRONGTYPE and returns false.
-func zsetOf(x *Ctx, e *keyspace.Entry) (*zset.Set, bool) {
-	if e == nil {
-		return nil, true
-	}
-	s, ok := e.Val.(*zset.Set)
-	if !ok {
-		x.W.Error(ErrWrongType)
-		return nil, false
-	}
-	return s, true
-}
-
-// zsetRead is Redis's lookupKeyRead plus checkType.
+// zsetOf, zsetRead and zsetWrite are valueOf, readAs and writeAs (types.go)
+// for *zset.Set.
+func zsetOf(x *Ctx, e *keyspace.Entry) (*zset.Set, bool) { return valueOf[*zset.Set](x, e) }
 func (x *Ctx) zsetRead(key []byte) (*keyspace.Entry, *zset.Set, bool) {
-	e := x.Lookup(key)
-	s, ok := zsetOf(x, e)
-	return e, s, ok
+	return readAs[*zset.Set](x, key)
 }
-
-// zsetWrite is Redis's lookupKeyWrite plus checkType: no hit/miss counting.
 func (x *Ctx) zsetWrite(key []byte) (*keyspace.Entry, *zset.Set, bool) {
-	e := x.DB.Get(key, x.Now)
-	s, ok := zsetOf(x, e)
-	return e, s, ok
+	return writeAs[*zset.Set](x, key)
 }
 
 // zsetCreated signals a sorted set just created under key to the clients
