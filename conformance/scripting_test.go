@@ -84,6 +84,29 @@ func TestScripting(t *testing.T) {
 			ev("return redis.set_repl(redis.REPL_ALL)"), ev("return redis.set_repl(9)"), ev("return redis.set_repl()"),
 			ev("return redis.log(redis.LOG_WARNING, 'hi', 1)"), ev("return redis.log(1)"), ev("return redis.log('x', 'y')"), ev("return redis.log(9, 'y')"),
 			ev("return redis.setresp(2)"), ev("return redis.setresp(4)"), ev("return redis.setresp()")}},
+		// RESP3 inside scripts: commands answer a script that called
+		// redis.setresp(3) in RESP3, converted to Lua as Redis does, and its
+		// reply is written in the caller's protocol (the runner repeats every
+		// case after HELLO 3).
+		{Name: "setresp 3", Cmds: []Cmd{
+			C("HSET", "h", "f", "v"), C("ZADD", "z", "1.5", "a"), C("SADD", "s", "1"), C("SET", "k", "v"),
+			ev("redis.setresp(3) return redis.call('HGETALL', 'h')"),
+			ev("redis.setresp(3) local t = redis.call('HGETALL', 'h') return t.map.f"),
+			ev("redis.setresp(3) return redis.call('ZSCORE', 'z', 'a')"),
+			ev("redis.setresp(3) return redis.call('ZSCORE', 'z', 'a').double * 2"),
+			ev("redis.setresp(3) return redis.call('ZRANGE', 'z', '0', '-1', 'WITHSCORES')"),
+			ev("redis.setresp(3) return redis.call('SMEMBERS', 's')"),
+			ev("redis.setresp(3) return redis.call('GET', 'nokey') == nil"),
+			ev("redis.setresp(3) return type(redis.call('GET', 'nokey'))"),
+			ev("redis.setresp(3) return redis.call('GET', 'k')"),
+			ev("redis.setresp(3) return true"), ev("redis.setresp(3) return false"),
+			ev("redis.setresp(3) return {true, false, 1}"),
+			ev("redis.setresp(3) local t = redis.call('CONFIG', 'GET', 'maxmemory') return t.map.maxmemory"),
+			ev("redis.setresp(3) redis.setresp(2) return redis.call('HGETALL', 'h')"),
+			ev("redis.setresp(3) return redis.pcall('INCR', 'k')"),
+			ev("return {verbatim_string={format='txt', string='hello'}}"),
+			ev("return {verbatim_string={format='txt'}}"),
+		}},
 		{Name: "stack overflow", Cmds: []Cmd{ev("local function f() return f() + 1 end return f()")}},
 		{Name: "runtime error texts", Cmds: []Cmd{ev("return nil + 1"), ev("return 1 + {}"), ev("return 'a' .. {}"), ev("return nil .. 'a'"), ev("local function g() end return g().x"),
 			ev("return 1 < 'x'"), ev("local ok, e = pcall(function() return nil * 2 end); return e")}},

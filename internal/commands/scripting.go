@@ -21,7 +21,6 @@ import (
 //     BUSY and lets SCRIPT KILL stop it; here the script holds the executor
 //     lock, so no other client could ever send SCRIPT KILL, which therefore
 //     always answers NOTBUSY.
-//   - redis.setresp(3) is an error: limitkv speaks RESP2 only.
 //   - SCRIPT DEBUG YES/SYNC (the Lua debugger) is refused; NO is accepted.
 var scriptingCommands = []*Command{
 	{Name: "eval", Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
@@ -197,7 +196,7 @@ type scriptHost struct {
 // maxScratch bounds the scratch reply buffer kept between calls.
 const maxScratch = 64 << 10
 
-func (h *scriptHost) Call(args [][]byte) ([]byte, string) {
+func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 	cmd := Lookup(args[0])
 	if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
 		cmd = lookupSub(cmd, args[1])
@@ -218,6 +217,7 @@ func (h *scriptHost) Call(args [][]byte) ([]byte, string) {
 		return nil, "-" + ErrOOM
 	}
 	h.w.Reset(maxScratch)
+	h.w.SetRESP3(resp3)
 	x := h.x
 	// The inner context lives in the host, so a call allocates nothing.
 	h.inner = Ctx{E: x.E, C: x.C, W: &h.w, DB: x.E.dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}

@@ -92,7 +92,7 @@ func (vm *VM) redisCall(L *glua.LState, raise bool) int {
 		vm.args = append(vm.args, vm.arena[start:end:end])
 		start = end
 	}
-	reply, refused := vm.host.Call(vm.args)
+	reply, refused := vm.host.Call(vm.args, vm.resp3)
 	if refused != "" {
 		return fail(errorTable(L, refused))
 	}
@@ -127,6 +127,56 @@ func (vm *VM) parseReply(b []byte) (glua.LValue, []byte) {
 			return glua.LFalse, rest
 		}
 		return glua.LString(rest[:n]), rest[n+2:]
+	// RESP3, after redis.setresp(3), as Redis's redisProtocolToLuaType.
+	case '_':
+		return glua.LNil, rest
+	case '#':
+		return glua.LBool(len(line) > 0 && line[0] == 't'), rest
+	case ',':
+		t := vm.L.CreateTable(0, 1)
+		f, _ := strconv.ParseFloat(string(line), 64) // "inf", "-inf", "nan" included
+		t.RawSetString("double", glua.LNumber(f))
+		return t, rest
+	case '(':
+		t := vm.L.CreateTable(0, 1)
+		t.RawSetString("big_number", glua.LString(line))
+		return t, rest
+	case '=':
+		n := parseInt(line)
+		body := rest[:n]
+		inner := vm.L.CreateTable(0, 2)
+		inner.RawSetString("string", glua.LString(body[min(4, len(body)):]))
+		inner.RawSetString("format", glua.LString(body[:min(3, len(body))]))
+		t := vm.L.CreateTable(0, 1)
+		t.RawSetString("verbatim_string", inner)
+		return t, rest[n+2:]
+	case '%', '~':
+		n := parseInt(line)
+		m := vm.L.CreateTable(0, int(n))
+		for range n {
+			var k, v glua.LValue
+			k, rest = vm.parseReply(rest)
+			if b[0] == '%' {
+				v, rest = vm.parseReply(rest)
+			} else {
+				v = glua.LTrue
+			}
+			m.RawSet(k, v)
+		}
+		t := vm.L.CreateTable(0, 1)
+		if b[0] == '%' {
+			t.RawSetString("map", m)
+		} else {
+			t.RawSetString("set", m)
+		}
+		return t, rest
+	case '|':
+		// Attributes are read and dropped; the reply follows them.
+		n := parseInt(line)
+		for range 2 * n {
+			_, rest = vm.parseReply(rest)
+		}
+		return vm.parseReply(rest)
 	case '*':
 		n := parseInt(line)
 		if n < 0 {
@@ -179,9 +229,12 @@ func (vm *VM) writeReply(w *resp.Writer, v glua.LValue, depth int) {
 	case glua.LString:
 		w.BulkString(string(v))
 	case glua.LBool:
-		if v {
+		switch {
+		case vm.resp3:
+			w.Bool(bool(v)) // RESP3 boolean, or :1/:0 to a RESP2 client
+		case bool(v):
 			w.Int(1)
-		} else {
+		default:
 			w.Null()
 		}
 	case glua.LNumber:
@@ -213,6 +266,14 @@ func (vm *VM) writeTable(w *resp.Writer, t *glua.LTable, depth int) {
 	if s, ok := t.RawGetString("big_number").(glua.LString); ok {
 		w.BigNumber(strings.NewReplacer("\r", " ", "\n", " ").Replace(string(s)))
 		return
+	}
+	if v, ok := t.RawGetString("verbatim_string").(*glua.LTable); ok {
+		f, fok := v.RawGetString("format").(glua.LString)
+		s, sok := v.RawGetString("string").(glua.LString)
+		if fok && sok {
+			w.Verbatim(string(f), string(s))
+			return
+		}
 	}
 	if m, ok := t.RawGetString("map").(*glua.LTable); ok {
 		off := w.ArrayPlaceholder()
@@ -341,18 +402,16 @@ func (vm *VM) log(L *glua.LState) int {
 	return 0
 }
 
-// setresp accepts 2 only: limitkv speaks RESP2, so RESP3 replies inside a
-// script cannot be produced.
+// setresp chooses the protocol redis.call's commands answer the script in.
 func (vm *VM) setresp(L *glua.LState) int {
 	if L.GetTop() != 1 {
 		L.Error(errorTable(L, "redis.setresp() requires one argument."), 0)
 	}
 	n, _ := toNumber(L.Get(1))
 	switch int(n) {
-	case 2:
+	case 2, 3:
+		vm.resp3 = int(n) == 3
 		return 0
-	case 3:
-		L.Error(errorTable(L, "RESP3 is not supported by limitkv scripts."), 0)
 	}
 	L.Error(errorTable(L, "RESP version must be 2 or 3."), 0)
 	return 0

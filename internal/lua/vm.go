@@ -61,10 +61,11 @@ type Script struct {
 // Host runs the Redis commands a script calls and receives its log lines.
 type Host interface {
 	// Call runs one command for redis.call / redis.pcall. It returns the
-	// command's RESP2 reply, which the VM converts before the next Call; or,
-	// when the script may not run it, the reason (Redis's text, without an
-	// error code).
-	Call(args [][]byte) (reply []byte, refused string)
+	// command's reply, in RESP3 if resp3 (the script called
+	// redis.setresp(3)) and RESP2 otherwise, which the VM converts before
+	// the next Call; or, when the script may not run it, the reason (Redis's
+	// text, without an error code).
+	Call(args [][]byte, resp3 bool) (reply []byte, refused string)
 	// Log receives redis.log lines (level: 0 debug .. 3 warning).
 	Log(level int, msg string)
 }
@@ -88,6 +89,9 @@ type VM struct {
 	arena   []byte
 	offs    []int
 	running bool
+	// resp3: the script called redis.setresp(3): commands answer it in
+	// RESP3 and its booleans reply as RESP3 booleans.
+	resp3 bool
 
 	dog   watchdog
 	rand  uint64 // rand48 state for math.random
@@ -224,6 +228,7 @@ func (vm *VM) Run(s *Script, keys, argv [][]byte, host Host, w *resp.Writer, tim
 	L := vm.L
 	vm.host = host
 	vm.running = true
+	vm.resp3 = false // every script starts in RESP2, as in Redis
 	vm.globals.RawSet(vm.keysK, vm.array(keys))
 	vm.globals.RawSet(vm.argvK, vm.array(argv))
 

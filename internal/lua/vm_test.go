@@ -14,7 +14,7 @@ type fakeHost struct {
 	logs  []string
 }
 
-func (h *fakeHost) Call(args [][]byte) ([]byte, string) {
+func (h *fakeHost) Call(args [][]byte, _ bool) ([]byte, string) {
 	var s []string
 	for _, a := range args {
 		s = append(s, string(a))
