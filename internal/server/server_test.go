@@ -31,6 +31,11 @@ func startServer(t testing.TB, cfg *commands.Config, wrap func(net.Listener) net
 	if cfg == nil {
 		cfg = commands.DefaultConfig()
 	}
+	// A SAVE (the fuzzer sends one now and then) writes here, not into the
+	// package directory.
+	if err := cfg.SetDir(t.TempDir(), ""); err != nil {
+		t.Fatal(err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
