@@ -242,41 +242,6 @@ func cmdHMGet(x *Ctx) {
 	}
 }
 
-func cmdHDel(x *Ctx) {
-	e, h, ok := x.hashWrite(x.Args[1])
-	if !ok {
-		return
-	}
-	deleted := 0
-	if h != nil {
-		for _, f := range x.Args[2:] {
-			if h.Delete(f) {
-				deleted++
-				if h.Len() == 0 {
-					x.DB.Remove(e)
-					break
-				}
-			}
-		}
-	}
-	if deleted == 0 {
-		x.Unchanged()
-	}
-	x.W.Int(int64(deleted))
-}
-
-func cmdHLen(x *Ctx) {
-	_, h, ok := x.hashRead(x.Args[1])
-	if !ok {
-		return
-	}
-	if h == nil {
-		x.W.Int(0)
-		return
-	}
-	x.W.Int(int64(h.Len()))
-}
-
 func cmdHStrLen(x *Ctx) {
 	_, h, ok := x.hashRead(x.Args[1])
 	if !ok {

@@ -191,18 +191,6 @@ func cmdLInsert(x *Ctx) {
 	x.W.Int(int64(l.Len()))
 }
 
-func cmdLLen(x *Ctx) {
-	_, l, ok := x.listRead(x.Args[1])
-	if !ok {
-		return
-	}
-	if l == nil {
-		x.W.Int(0)
-		return
-	}
-	x.W.Int(int64(l.Len()))
-}
-
 func cmdLIndex(x *Ctx) {
 	_, l, ok := x.listRead(x.Args[1])
 	if !ok {

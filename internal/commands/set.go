@@ -125,41 +125,6 @@ func cmdSAdd(x *Ctx) {
 	x.W.Int(int64(added))
 }
 
-func cmdSRem(x *Ctx) {
-	e, s, ok := x.setWrite(x.Args[1])
-	if !ok {
-		return
-	}
-	deleted := 0
-	if s != nil {
-		for _, m := range x.Args[2:] {
-			if s.Remove(m) {
-				deleted++
-				if s.Len() == 0 {
-					x.DB.Remove(e)
-					break
-				}
-			}
-		}
-	}
-	if deleted == 0 {
-		x.Unchanged()
-	}
-	x.W.Int(int64(deleted))
-}
-
-func cmdSCard(x *Ctx) {
-	_, s, ok := x.setRead(x.Args[1])
-	if !ok {
-		return
-	}
-	if s == nil {
-		x.W.Int(0)
-		return
-	}
-	x.W.Int(int64(s.Len()))
-}
-
 func replyBool(w *resp.Writer, b bool) {
 	if b {
 		w.Int(1)

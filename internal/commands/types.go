@@ -134,3 +134,62 @@ func writeAs[T any](x *Ctx, key []byte) (*keyspace.Entry, T, bool) {
 	v, ok := valueOf[T](x, e)
 	return e, v, ok
 }
+
+// collection is what the commands shared by the collection types need.
+type collection interface {
+	comparable
+	Len() int
+}
+
+// cardGeneric is HLEN, LLEN, SCARD and ZCARD: the length, 0 for a missing
+// key.
+func cardGeneric[T collection](x *Ctx) {
+	_, v, ok := readAs[T](x, x.Args[1])
+	if !ok {
+		return
+	}
+	var none T
+	if v == none {
+		x.W.Int(0)
+		return
+	}
+	x.W.Int(int64(v.Len()))
+}
+
+// removeGeneric is HDEL, SREM and ZREM: remove each named element,
+// dropping the key once it is empty (as Redis, which stops there), and
+// count the removed ones. Removing nothing is no change for WATCH.
+func removeGeneric[T collection](x *Ctx, remove func(T, []byte) bool) {
+	e, v, ok := writeAs[T](x, x.Args[1])
+	if !ok {
+		return
+	}
+	deleted := 0
+	var none T
+	if v != none {
+		for _, m := range x.Args[2:] {
+			if remove(v, m) {
+				deleted++
+				if v.Len() == 0 {
+					x.DB.Remove(e)
+					break
+				}
+			}
+		}
+	}
+	if deleted == 0 {
+		x.Unchanged()
+	}
+	x.W.Int(int64(deleted))
+}
+
+func cmdHLen(x *Ctx)  { cardGeneric[*hash.Hash](x) }
+func cmdLLen(x *Ctx)  { cardGeneric[*list.List](x) }
+func cmdSCard(x *Ctx) { cardGeneric[*set.Set](x) }
+func cmdZCard(x *Ctx) { cardGeneric[*zset.Set](x) }
+
+func cmdHDel(x *Ctx) { removeGeneric(x, (*hash.Hash).Delete) }
+func cmdSRem(x *Ctx) { removeGeneric(x, (*set.Set).Remove) }
+func cmdZRem(x *Ctx) {
+	removeGeneric(x, func(s *zset.Set, m []byte) bool { return s.Remove(zview(m)) })
+}

@@ -347,41 +347,6 @@ parsed:
 	}
 }
 
-func cmdZRem(x *Ctx) {
-	e, s, ok := x.zsetWrite(x.Args[1])
-	if !ok {
-		return
-	}
-	deleted := 0
-	if s != nil {
-		for _, m := range x.Args[2:] {
-			if s.Remove(zview(m)) {
-				deleted++
-			}
-			if s.Len() == 0 {
-				x.DB.Remove(e)
-				break
-			}
-		}
-	}
-	if deleted == 0 {
-		x.Unchanged()
-	}
-	x.W.Int(int64(deleted))
-}
-
-func cmdZCard(x *Ctx) {
-	_, s, ok := x.zsetRead(x.Args[1])
-	if !ok {
-		return
-	}
-	if s == nil {
-		x.W.Int(0)
-		return
-	}
-	x.W.Int(int64(s.Len()))
-}
-
 func cmdZScore(x *Ctx) {
 	_, s, ok := x.zsetRead(x.Args[1])
 	if !ok {
