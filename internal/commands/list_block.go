@@ -5,7 +5,6 @@ import (
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/list"
-	"github.com/limitkv/limitkv/internal/num"
 )
 
 // LMOVE, RPOPLPUSH, LMPOP and the blocking BLPOP, BRPOP, BLMOVE,
@@ -84,42 +83,8 @@ type lmpopArgs struct {
 
 // parseLMPop is the parsing part of lmpopGenericCommand, numkeys at numIdx.
 func parseLMPop(x *Ctx, numIdx int) (lmpopArgs, bool) {
-	args := x.Args
-	var p lmpopArgs
-	numkeys, ok := num.ParseInt(args[numIdx])
-	if !ok || numkeys < 1 {
-		x.W.Error(ErrZNumKeysPositive)
-		return p, false
-	}
-	if numkeys >= int64(len(args)) || numIdx+int(numkeys)+1 >= len(args) {
-		x.W.Error(ErrSyntax)
-		return p, false
-	}
-	whereIdx := numIdx + int(numkeys) + 1
-	if p.front, ok = listWhere(x, args[whereIdx]); !ok {
-		return p, false
-	}
-	p.count = -1
-	for j := whereIdx + 1; j < len(args); j++ {
-		more := len(args) - 1 - j
-		if p.count == -1 && cEqualFold(args[j], "count") && more > 0 {
-			j++
-			n, ok := num.ParseInt(args[j])
-			if !ok || n < 1 {
-				x.W.Error(ErrZCountPositive)
-				return p, false
-			}
-			p.count = n
-			continue
-		}
-		x.W.Error(ErrSyntax)
-		return p, false
-	}
-	if p.count == -1 {
-		p.count = 1
-	}
-	p.keys = args[numIdx+1 : whereIdx]
-	return p, true
+	p, ok := parseMPop(x, numIdx, listWhere)
+	return lmpopArgs{keys: p.keys, front: p.side, count: p.count}, ok
 }
 
 func cmdLMPop(x *Ctx) {

@@ -90,47 +90,20 @@ type zmpopArgs struct {
 
 // parseZMPop is the parsing part of zmpopGenericCommand, numkeys at numIdx.
 func parseZMPop(x *Ctx, numIdx int) (zmpopArgs, bool) {
-	args := x.Args
-	var p zmpopArgs
-	numkeys, ok := num.ParseInt(args[numIdx])
-	if !ok || numkeys < 1 {
-		x.W.Error(ErrZNumKeysPositive)
-		return p, false
-	}
-	if numkeys >= int64(len(args)) || numIdx+int(numkeys)+1 >= len(args) {
-		x.W.Error(ErrSyntax)
-		return p, false
-	}
-	whereIdx := numIdx + int(numkeys) + 1
+	p, ok := parseMPop(x, numIdx, zsetWhere)
+	return zmpopArgs{keys: p.keys, max: p.side, count: p.count}, ok
+}
+
+// zsetWhere reads ZMPOP's MIN (false) or MAX (true).
+func zsetWhere(x *Ctx, arg []byte) (bool, bool) {
 	switch {
-	case cEqualFold(args[whereIdx], "min"):
-	case cEqualFold(args[whereIdx], "max"):
-		p.max = true
-	default:
-		x.W.Error(ErrSyntax)
-		return p, false
+	case cEqualFold(arg, "min"):
+		return false, true
+	case cEqualFold(arg, "max"):
+		return true, true
 	}
-	p.count = -1
-	for j := whereIdx + 1; j < len(args); j++ {
-		more := len(args) - 1 - j
-		if p.count == -1 && cEqualFold(args[j], "count") && more > 0 {
-			j++
-			n, ok := num.ParseInt(args[j])
-			if !ok || n < 1 {
-				x.W.Error(ErrZCountPositive)
-				return p, false
-			}
-			p.count = n
-			continue
-		}
-		x.W.Error(ErrSyntax)
-		return p, false
-	}
-	if p.count == -1 {
-		p.count = 1
-	}
-	p.keys = args[numIdx+1 : whereIdx]
-	return p, true
+	x.W.Error(ErrSyntax)
+	return false, false
 }
 
 func cmdZMPop(x *Ctx) {
