@@ -487,6 +487,10 @@ func C(args ...string) Cmd { return Cmd{Args: args, replies: -1, where: caller()
 // Raw builds a step that writes b exactly as given and reads one reply.
 func Raw(b string) Cmd { return Cmd{raw: []byte(b), rawSet: true, replies: -1, where: caller()} }
 
+// Recv builds a step that sends nothing and reads one reply (more with
+// Replies): a pushed message.
+func Recv() Cmd { return Cmd{rawSet: true, replies: -1, where: caller()} }
+
 // Sleep builds a step that pauses the case for d without sending anything.
 func Sleep(d time.Duration) Cmd { return Cmd{pause: d, where: caller()} }
 
@@ -537,6 +541,8 @@ func (c Cmd) String() string {
 	switch {
 	case c.pause > 0:
 		return fmt.Sprintf("Sleep(%v)", c.pause)
+	case c.rawSet && len(c.raw) == 0:
+		s = "(receive)"
 	case c.rawSet:
 		s = fmt.Sprintf("raw %q", truncate(c.raw, 200))
 	default:

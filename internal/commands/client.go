@@ -38,6 +38,11 @@ type Client struct {
 	// pushed messages). Without it the client's goroutine is woken through
 	// a channel (WaitBlocked).
 	Notify func()
+	// Out is the connection's output buffer, where frames no request asked
+	// for (Pub/Sub messages) are appended, under the lock.
+	Out *resp.Writer
+
+	subs clientSubs // Pub/Sub (pubsub.go)
 
 	wake     chan struct{}
 	blocked  *blockState
@@ -74,6 +79,8 @@ func (e *Engine) RemoveClient(c *Client) {
 func (e *Engine) RemoveClientLocked(c *Client) {
 	e.unblock(c)
 	e.unwatchAll(c)
+	e.dropSubscriptions(c)
+	c.Out = nil
 	delete(e.clients, c.ID)
 }
 
@@ -275,15 +282,26 @@ func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
 		defer t.Stop()
 		timeout = t.C
 	}
-	select {
-	case <-c.wake:
-		return true
-	case <-timeout:
-	case <-done:
-		e.mu.Lock()
-		e.unblock(c)
-		e.mu.Unlock()
-		return false
+	for {
+		select {
+		case <-c.wake:
+			// A push to the client wakes it too: go on waiting unless
+			// the command was served.
+			e.mu.Lock()
+			still := c.blocked == b
+			e.mu.Unlock()
+			if !still {
+				return true
+			}
+			continue
+		case <-timeout:
+		case <-done:
+			e.mu.Lock()
+			e.unblock(c)
+			e.mu.Unlock()
+			return false
+		}
+		break
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -295,6 +313,10 @@ func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
 	}
 	return true
 }
+
+// Wake is the channel WaitBlocked waits on; a connection's Notify that
+// replaces the default must also signal it.
+func (c *Client) Wake() chan struct{} { return c.wake }
 
 // ForEachClient calls fn for every client. Call with the lock held.
 func (e *Engine) ForEachClient(fn func(*Client)) {

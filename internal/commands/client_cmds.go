@@ -186,6 +186,9 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 		}
 	}
 	flags := make([]byte, 0, 4)
+	if c.InPubSub() {
+		flags = append(flags, 'P')
+	}
 	if c.Multi != nil {
 		flags = append(flags, 'x')
 	}
@@ -223,9 +226,10 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	ki("idle", max(int64(now.Sub(c.LastActive).Seconds()), 0))
 	kv("flags", string(flags))
 	ki("db", int64(c.DB))
-	ki("sub", 0)
-	ki("psub", 0)
-	ki("ssub", 0)
+	sub, psub, ssub := c.SubCounts()
+	ki("sub", int64(sub))
+	ki("psub", int64(psub))
+	ki("ssub", int64(ssub))
 	ki("multi", int64(multi))
 	ki("qbuf", int64(qbuf))
 	ki("qbuf-free", int64(max(clientQueryBuf-qbuf, 0)))

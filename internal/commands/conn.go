@@ -20,6 +20,17 @@ var connectionCommands = []*Command{
 }
 
 func cmdPing(x *Ctx) {
+	if x.C.Proto != 3 && x.C.InPubSub() && len(x.Args) <= 2 {
+		// A subscribed RESP2 client gets its PONG in a message's shape.
+		x.W.Array(2)
+		x.W.BulkString("pong")
+		if len(x.Args) == 1 {
+			x.W.BulkString("")
+		} else {
+			x.W.Bulk(x.Args[1])
+		}
+		return
+	}
 	switch len(x.Args) {
 	case 1:
 		x.W.Simple("PONG")
@@ -168,6 +179,7 @@ func cmdReset(x *Ctx) {
 	c := x.C
 	c.Multi = nil
 	x.E.unwatchAll(c)
+	x.E.dropSubscriptions(c)
 	c.DB = 0
 	c.Name = ""
 	c.Authed = !x.E.Cfg.AuthRequired()

@@ -90,6 +90,7 @@ type Engine struct {
 	x        *engineExt   // WATCH and scripting state (transactions.go)
 	persist  persistState // snapshots (rdb_cmds.go)
 	memory   *memState    // maxmemory accounting (memory.go)
+	ps       pubsubState  // Pub/Sub registries (pubsub.go)
 }
 
 type waitKey struct {
@@ -116,6 +117,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 		waiting: make(map[waitKey][]*Client),
 	}
 	e.persist.init(e.Start)
+	e.ps.init()
 	for i := range e.dbs {
 		e.dbs[i] = keyspace.New()
 		e.dbs[i].OnDelete = func(key string) { e.keyDeleted(i, key) }
@@ -236,6 +238,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrMisconf)
 		return e.closing(c)
 	}
+	if c.Proto != 3 && c.InPubSub() && !allowedSubscribed(cmd) {
+		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+		return e.closing(c)
+	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
 		c.Multi.queue(cmd, args)
 		x.W.Simple("QUEUED")
@@ -250,6 +256,16 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		return Blocked
 	}
 	return e.closing(c)
+}
+
+// allowedSubscribed is what a RESP2 client may send while it listens to
+// anything: RESP2 has no way to tell a reply from a message otherwise.
+func allowedSubscribed(cmd *Command) bool {
+	switch cmd.Name {
+	case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe", "psubscribe", "punsubscribe", "quit", "reset":
+		return true
+	}
+	return false
 }
 
 // denyOOM is Redis's rule for what is refused over maxmemory: commands that

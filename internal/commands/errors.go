@@ -74,6 +74,12 @@ func errUnknownSubcommand(sub []byte, container string) string {
 	return fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(cstr(sub), 128), strings.ToUpper(container))
 }
 
+// errSubcommandSyntax is Redis's addReplySubcommandSyntaxError, for a known
+// subcommand given the wrong arguments by its own parser.
+func errSubcommandSyntax(sub []byte, container string) string {
+	return fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP.", trunc(cstr(sub), 128), strings.ToUpper(container))
+}
+
 func errInvalidExpire(cmd string) string {
 	return "ERR invalid expire time in '" + cmd + "' command"
 }

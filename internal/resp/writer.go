@@ -40,6 +40,15 @@ func (w *Writer) Reset(max int) {
 	w.b = w.b[:0]
 }
 
+// Swap hands over the pending bytes and makes b's storage the buffer, so a
+// connection can write what is pending without holding the buffer while
+// more is appended to it.
+func (w *Writer) Swap(b []byte) []byte {
+	old := w.b
+	w.b = b[:0]
+	return old
+}
+
 // Truncate drops everything written after n bytes (n from an earlier Len).
 func (w *Writer) Truncate(n int) { w.b = w.b[:n] }
 

@@ -26,8 +26,8 @@ import (
 // and no netpoller wake-up per request: that is where the goroutine front
 // lost to Redis.
 //
-// Output that no request of the turn asked for (a served blocking command
-// today; pushed messages later) is appended to the client's reply buffer
+// Output that no request of the turn asked for (a served blocking command,
+// a Pub/Sub message) is appended to the client's reply buffer
 // under the executor lock by whoever produces it, which then calls the
 // client's Notify: the loop picks the client up at its next turn, woken
 // through an eventfd when the producer is not the loop itself. Replies are
@@ -91,6 +91,7 @@ type lconn struct {
 	closing   bool        // close once the output is written
 	closed    bool
 	softSince time.Time
+	softGrace time.Duration // how long its class lets it stay over the soft limit
 
 	inReady, inDirty, inRunnable, inDead bool
 }
@@ -212,6 +213,7 @@ func (s *Server) loopAccept(nc net.Conn) bool {
 	e.Lock()
 	c.cl.OnKill = c.closeFn
 	c.cl.Notify = func() { l.notify(c) }
+	c.cl.Out = &c.w
 	e.Unlock()
 	if !s.track(&c.conn) {
 		s.nconns.Add(-1)
@@ -468,10 +470,13 @@ func (l *loop) execute() {
 		woken := l.woken
 		l.woken = nil
 		for _, c := range woken {
-			if c.closed || !c.waiting || c.cl.IsBlocked() {
-				continue
+			switch {
+			case c.closed:
+			case c.waiting && !c.cl.IsBlocked():
+				l.unblocked(c)
+			default: // pushed output (a blocked client gets it too)
+				l.markDirty(c)
 			}
-			l.unblocked(c)
 		}
 	}
 	for _, c := range l.dirty {
@@ -583,9 +588,10 @@ func (l *loop) unblocked(c *lconn) {
 // flush writes c's pending replies without blocking and sets what c waits
 // for next. Called with the lock held.
 func (l *loop) flush(c *lconn) {
-	lim := l.s.E.Cfg.OutputLimits().Normal
+	lim := l.s.E.OutputLimit(c.cl)
+
 	pending := c.w.Bytes()[c.woff:]
-	if lim.Hard > 0 && uint64(len(pending)) > lim.Hard {
+	if lim.Hard > 0 && commands.OutputUsage(len(pending)) > lim.Hard {
 		l.s.Log.Warn("closing client that overcame the output buffer hard limit", "client", c.cl.ID, "addr", c.addr, "pending", len(pending), "limit", lim.Hard)
 		l.kill(c)
 		return
@@ -619,6 +625,7 @@ func (l *loop) flush(c *lconn) {
 		if c.softSince.IsZero() {
 			c.softSince = time.Now()
 		}
+		c.softGrace = max(time.Duration(lim.SoftSeconds)*time.Second, softGrace)
 	} else {
 		c.softSince = time.Time{}
 	}
@@ -645,14 +652,9 @@ func (l *loop) flush(c *lconn) {
 // checkSoftLimits closes clients that stayed over the soft output limit
 // for its seconds.
 func (l *loop) checkSoftLimits() {
-	lim := l.s.E.Cfg.OutputLimits().Normal
-	if lim.Soft == 0 {
-		return
-	}
-	grace := max(time.Duration(lim.SoftSeconds)*time.Second, softGrace)
 	for _, c := range l.conns {
-		if !c.softSince.IsZero() && time.Since(c.softSince) >= grace {
-			l.s.Log.Warn("closing client that stayed over the output buffer soft limit", "client", c.cl.ID, "addr", c.addr, "limit", lim.Soft, "seconds", lim.SoftSeconds)
+		if !c.softSince.IsZero() && time.Since(c.softSince) >= c.softGrace {
+			l.s.Log.Warn("closing client that stayed over the output buffer soft limit", "client", c.cl.ID, "addr", c.addr, "seconds", c.softGrace.Seconds())
 			l.kill(c)
 		}
 	}

@@ -103,6 +103,12 @@ type conn struct {
 	last atomic.Int64
 	// blocked: waiting in a blocking command, so not idle however long.
 	blocked atomic.Bool
+
+	// Goroutine connections only: wmu orders writes to nc between the
+	// connection's goroutine and its pusher (see handle), and out is the
+	// storage of the bytes being written.
+	wmu sync.Mutex
+	out []byte
 }
 
 // New returns a server for e and starts its active expiry cycle and idle
@@ -329,14 +335,44 @@ func (s *Server) handle(c *conn) {
 
 	cl := e.NewClient(c.raw.RemoteAddr().String(), c.raw.LocalAddr().String())
 	defer e.RemoveClient(cl)
-	e.Lock()
-	cl.OnKill = func() { c.raw.Close() }
-	e.Unlock()
 	log := s.Log.With("client", cl.ID, "addr", cl.Addr)
 
 	cr := &connReader{c: c, s: s, n: &e.Stats.NetInput}
 	rd := resp.NewReader(cr, readBufSize)
+	// w is the client's output buffer: the connection's own replies and
+	// what others push to it (Pub/Sub messages) are appended to it under
+	// the executor lock, so their bytes keep the order they were produced
+	// in. This goroutine writes it out after each batch; the pusher writes
+	// it while this goroutine waits in a read.
 	w := &resp.Writer{}
+	pushed := make(chan struct{}, 1)
+	done := make(chan struct{})
+	defer close(done)
+	e.Lock()
+	cl.OnKill = func() { c.raw.Close() }
+	cl.Out = w
+	cl.Notify = func() {
+		for _, ch := range []chan struct{}{pushed, cl.Wake()} {
+			select {
+			case ch <- struct{}{}:
+			default:
+			}
+		}
+	}
+	e.Unlock()
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-pushed:
+				if !s.flush(c, cl, w, log) {
+					c.raw.Close()
+					return
+				}
+			}
+		}
+	}()
 
 	locked := false
 	defer func() {
@@ -370,7 +406,7 @@ func (s *Server) handle(c *conn) {
 				case commands.Blocked:
 					e.Unlock()
 					locked = false
-					if !s.flush(c, w, log) {
+					if !s.flush(c, cl, w, log) {
 						return
 					}
 					served, gone := s.waitBlocked(c, cl, cr)
@@ -378,7 +414,7 @@ func (s *Server) handle(c *conn) {
 						// Served just before the client went: its reply
 						// may still reach a half-closed socket.
 						if served {
-							s.flush(c, w, log)
+							s.flush(c, cl, w, log)
 						}
 						return
 					}
@@ -388,7 +424,7 @@ func (s *Server) handle(c *conn) {
 				if w.Len() >= flushAt && i+1 < len(cmds) && !quit {
 					e.Unlock()
 					locked = false
-					if !s.flush(c, w, log) {
+					if !s.flush(c, cl, w, log) {
 						return
 					}
 					e.Lock()
@@ -403,33 +439,46 @@ func (s *Server) handle(c *conn) {
 			var pe *resp.ProtocolError
 			switch {
 			case errors.As(err, &pe):
+				e.Lock()
 				w.Error("ERR Protocol error: " + pe.Msg)
+				e.Unlock()
 				log.Info("protocol error, closing client", "err", pe.Msg)
 			case errors.Is(err, resp.ErrQueryBufLimit):
 				log.Warn("closing client that reached max query buffer length", "limit", cfg.QueryBufLimit.Load())
 			}
 		}
-		if !s.flush(c, w, log) || quit {
+		if !s.flush(c, cl, w, log) || quit {
 			return
 		}
 	}
 }
 
-// flush writes the pending replies under the normal class of
-// client-output-buffer-limit, and reports whether the client may go on. The
-// reply buffer is what Redis's output buffer is: replies not yet taken by
-// the client (the kernel's socket buffer aside).
-func (s *Server) flush(c *conn, w *resp.Writer, log *slog.Logger) bool {
+// flush writes the client's pending output under the client-output-buffer-
+// limit of its class, and reports whether the client may go on. The buffer
+// is what Redis's output buffer is: output not yet taken by the client (the
+// kernel's socket buffer aside). The pending bytes are taken from w under
+// the executor lock and written without it; wmu keeps two flushes (the
+// connection's goroutine and its pusher) from interleaving or reordering.
+func (s *Server) flush(c *conn, cl *commands.Client, w *resp.Writer, log *slog.Logger) bool {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	e := s.E
+	e.Lock()
 	if w.Len() == 0 {
+		e.Unlock()
 		return true
 	}
-	lim := s.E.Cfg.OutputLimits().Normal
-	if lim.Hard > 0 && uint64(w.Len()) > lim.Hard {
-		log.Warn("closing client that overcame the output buffer hard limit", "pending", w.Len(), "limit", lim.Hard)
+	lim := e.OutputLimit(cl)
+	if lim.Hard > 0 && commands.OutputUsage(w.Len()) > lim.Hard {
+		pending := w.Len()
 		w.Reset(0)
+		e.Unlock()
+		log.Warn("closing client that overcame the output buffer hard limit", "pending", pending, "limit", lim.Hard)
 		return false
 	}
-	b := w.Bytes()
+	c.out = w.Swap(c.out)
+	e.Unlock()
+	b := c.out
 	var softSince time.Time
 	ok := true
 	for len(b) > 0 {
@@ -445,7 +494,7 @@ func (s *Server) flush(c *conn, w *resp.Writer, log *slog.Logger) bool {
 		c.nc.SetWriteDeadline(deadline)
 		n, err := c.nc.Write(b[:min(len(b), writeChunk)])
 		if n > 0 {
-			s.E.Stats.NetOutput.Add(int64(n))
+			e.Stats.NetOutput.Add(int64(n))
 			c.touch(s)
 			b = b[n:]
 		}
@@ -457,12 +506,12 @@ func (s *Server) flush(c *conn, w *resp.Writer, log *slog.Logger) bool {
 			break
 		}
 	}
-	if !ok {
-		w.Reset(0)
-		return false
+	if cap(c.out) > keepWriteCap || !ok {
+		c.out = nil
+	} else {
+		c.out = c.out[:0]
 	}
-	w.Reset(keepWriteCap)
-	return true
+	return ok
 }
 
 // waitBlocked waits for a blocked client to be served or time out. Meanwhile
