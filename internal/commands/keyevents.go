@@ -1,0 +1,49 @@
+package commands
+
+// Key events: what a command tells the rest of the server about the keys
+// it changed, in the places Redis calls signalModifiedKey and
+// notifyKeyspaceEvent. Handlers call these explicitly, once the change is
+// made; nothing is inferred from replies.
+
+// EventClass is a class of keyspace notification, as the letters of
+// notify-keyspace-events name them.
+type EventClass uint16
+
+const (
+	EvGeneric EventClass = 1 << iota // g: DEL, EXPIRE, RENAME, ...
+	EvString                         // $
+	EvList                           // l
+	EvSet                            // s
+	EvHash                           // h
+	EvZSet                           // z
+	EvExpired                        // x
+	EvEvicted                        // e
+	EvStream                         // t
+	EvKeyMiss                        // m
+	EvModule                         // d
+	EvNew                            // n
+)
+
+// Modified is Redis's signalModifiedKey: key's value (or its TTL) changed in
+// the client's selected database.
+func (x *Ctx) Modified(key []byte) { x.E.keyModified(x.C.DB, key, x.C) }
+
+// Notify is Redis's notifyKeyspaceEvent for key in the client's selected
+// database.
+func (x *Ctx) Notify(class EventClass, event string, key []byte) {
+	x.E.notifyKeyspace(class, event, key, x.C.DB)
+}
+
+// keyModified is where every modification of a key arrives: by is the
+// client whose command made it (nil: the server itself, e.g. expiry).
+func (e *Engine) keyModified(db int, key []byte, by *Client) {
+	e.trackingInvalidate(db, key, by)
+}
+
+// trackingInvalidate sends client-side caching invalidations for key
+// (tracking.go replaces this).
+func (e *Engine) trackingInvalidate(db int, key []byte, by *Client) {}
+
+// notifyKeyspace publishes a keyspace notification (notify.go replaces
+// this).
+func (e *Engine) notifyKeyspace(class EventClass, event string, key []byte, db int) {}
