@@ -13,6 +13,7 @@ type report struct {
 	run      *runner
 	mem      []memResult
 	storm    []stormResult
+	pubsub   []pubsubResult
 	elapsed  time.Duration
 	noise    []string // other busy processes seen before the run
 	profiles []profileSummary
@@ -379,6 +380,30 @@ func (r *report) markdown() string {
 			}
 		}
 		p("\n")
+	}
+
+	if len(r.pubsub) > 0 {
+		p("## Workload 6: Pub/Sub load: %d subscribers on %d patterns, one stuck subscriber on ch:*, %d clients running the seed check (P1), %d publishers (P16, %d-byte messages), client-output-buffer-limit %q\n\n",
+			psPatterns*psPerPattern, psPatterns, psCheckClient, psPublishers, psPayload, psLimit)
+		p("| server | seed command | check p99 before ms | check p99 during ms | check ops/s before / during | PUBLISH/s | messages delivered / expected | stuck subscriber dropped | RSS before MB | RSS peak MB |\n")
+		p("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n")
+		for _, s := range r.pubsub {
+			if s.Err != "" {
+				p("| %s | %s | error: %s |\n", s.Server, s.Kind, s.Err)
+				continue
+			}
+			dropped := "no"
+			if s.StuckDropped {
+				dropped = "yes"
+				if s.DroppedAfter > 0 {
+					dropped = fmt.Sprintf("yes, %.1f s into the flood", s.DroppedAfter.Seconds())
+				}
+			}
+			p("| %s | %s | %.2f | %.2f | %.0f / %.0f | %.0f | %d / %d | %s | %s | %s |\n", s.Server, s.Kind,
+				ms(s.Before.P99), ms(s.During.P99), s.Before.OpsPerS, s.During.OpsPerS, s.PubPerSec,
+				s.Delivered, s.Published*psPerPattern, dropped, fmtMB(s.BaseRSS), fmtMB(s.PeakRSS))
+		}
+		p("\n\"Expected\" is ten readers per PUBLISH (each message matches one pattern of ten subscribers); the stuck subscriber's deliveries are not in it.\n\n")
 	}
 
 	if len(r.profiles) > 0 {
