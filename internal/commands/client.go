@@ -41,6 +41,11 @@ type Client struct {
 	// Out is the connection's output buffer, where frames no request asked
 	// for (Pub/Sub messages) are appended, under the lock.
 	Out *resp.Writer
+	// Unsent, if set, is how much of Out the connection has not written
+	// yet (the loop writes from an offset into it). Called with the lock.
+	Unsent func() int
+
+	softSince time.Time // since when pushes keep it over its soft output limit
 
 	subs clientSubs // Pub/Sub (pubsub.go)
 

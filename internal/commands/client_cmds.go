@@ -360,6 +360,10 @@ func cmdClientKill(x *Ctx) {
 // a blocked client is released first so that turn comes.
 func (e *Engine) killClient(c *Client) {
 	c.Killed = true
+	// Its subscriptions end now, as Redis frees a client closed
+	// asynchronously before the next event loop turn: no later PUBLISH
+	// counts it.
+	e.dropSubscriptions(c)
 	if c.OnKill != nil {
 		c.OnKill()
 	}

@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"time"
+
 	"github.com/limitkv/limitkv/internal/pubsub"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -187,7 +189,9 @@ func cmdSPublish(x *Ctx) { x.W.Int(int64(x.E.SPublish(x.Args[1], x.Args[2]))) }
 // lock held.
 func (e *Engine) Publish(channel, message []byte) int {
 	n := 0
-	for _, c := range e.ps.channels.Subscribers(string(channel)) {
+	// A copy: a delivery that drops a subscriber over its limit changes
+	// the registry's list.
+	for _, c := range append([]*Client(nil), e.ps.channels.Subscribers(string(channel))...) {
 		e.push(c, func(w *resp.Writer) {
 			pushHeader(w, 3)
 			w.BulkString("message")
@@ -243,25 +247,55 @@ func (e *Engine) SPublish(channel, message []byte) int {
 }
 
 // push writes a frame no request of c's asked for into c's output buffer
-// and tells its connection. A client whose buffer passes the hard limit of
-// its class is dropped at once, as Redis's closeClientOnOutputBufferLimit-
-// Reached, so a subscriber that stops reading costs at most its limit.
-// Call with the lock held.
+// and tells its connection. As Redis's closeClientOnOutputBufferLimit-
+// Reached, the limits of c's class are checked on every push: a client past
+// the hard limit, or past the soft one for longer than its seconds, is
+// dropped at once, so a subscriber that stops reading costs at most its
+// limit. Call with the lock held.
 func (e *Engine) push(c *Client, frame func(w *resp.Writer)) {
 	if c.Killed || c.Out == nil {
 		return
 	}
 	mark := c.Out.Len()
 	frame(c.Out)
-	if lim := e.OutputLimit(c); lim.Hard > 0 && OutputUsage(c.Out.Len()) > lim.Hard {
+	if e.overOutputLimit(c) {
 		// Not even this frame reaches it: Redis closes such a client
 		// without writing what it could not hold.
 		c.Out.Truncate(mark)
-		e.Log.Warn("closing client that overcame the output buffer hard limit", "client", c.ID, "addr", c.Addr, "pending", c.Out.Len(), "limit", lim.Hard, "class", e.outputClass(c))
 		e.killClient(c)
 		return
 	}
 	c.notify()
+}
+
+// overOutputLimit reports whether c's unsent output breaks its class's
+// client-output-buffer-limit now, keeping the time it went over the soft
+// limit, as Redis's checkClientOutputBufferLimits. Call with the lock held.
+func (e *Engine) overOutputLimit(c *Client) bool {
+	lim := e.OutputLimit(c)
+	unsent := c.Out.Len()
+	if c.Unsent != nil {
+		unsent = c.Unsent()
+	}
+	used := OutputUsage(unsent)
+	if lim.Hard > 0 && used >= lim.Hard {
+		e.Log.Warn("closing client that overcame the output buffer hard limit", "client", c.ID, "addr", c.Addr, "unsent", unsent, "limit", lim.Hard, "class", e.outputClass(c))
+		return true
+	}
+	if lim.Soft == 0 || used < lim.Soft {
+		c.softSince = time.Time{}
+		return false
+	}
+	now := time.Now()
+	if c.softSince.IsZero() {
+		c.softSince = now
+		return false
+	}
+	if now.Sub(c.softSince) > time.Duration(lim.SoftSeconds)*time.Second {
+		e.Log.Warn("closing client that stayed over the output buffer soft limit", "client", c.ID, "addr", c.Addr, "unsent", unsent, "limit", lim.Soft, "seconds", lim.SoftSeconds, "class", e.outputClass(c))
+		return true
+	}
+	return false
 }
 
 // replyBufSize is Redis's per-client static reply buffer (PROTO_REPLY_

@@ -214,6 +214,7 @@ func (s *Server) loopAccept(nc net.Conn) bool {
 	c.cl.OnKill = c.closeFn
 	c.cl.Notify = func() { l.notify(c) }
 	c.cl.Out = &c.w
+	c.cl.Unsent = func() int { return c.w.Len() - c.woff }
 	e.Unlock()
 	if !s.track(&c.conn) {
 		s.nconns.Add(-1)

@@ -107,8 +107,9 @@ type conn struct {
 	// Goroutine connections only: wmu orders writes to nc between the
 	// connection's goroutine and its pusher (see handle), and out is the
 	// storage of the bytes being written.
-	wmu sync.Mutex
-	out []byte
+	wmu      sync.Mutex
+	out      []byte
+	inflight atomic.Int64 // bytes of out not written yet
 }
 
 // New returns a server for e and starts its active expiry cycle and idle
@@ -351,6 +352,9 @@ func (s *Server) handle(c *conn) {
 	e.Lock()
 	cl.OnKill = func() { c.raw.Close() }
 	cl.Out = w
+	// Output taken for writing still counts as the client's until the
+	// socket has it, as in Redis's output buffer.
+	cl.Unsent = func() int { return w.Len() + int(c.inflight.Load()) }
 	cl.Notify = func() {
 		for _, ch := range []chan struct{}{pushed, cl.Wake()} {
 			select {
@@ -477,8 +481,10 @@ func (s *Server) flush(c *conn, cl *commands.Client, w *resp.Writer, log *slog.L
 		return false
 	}
 	c.out = w.Swap(c.out)
+	c.inflight.Store(int64(len(c.out)))
 	e.Unlock()
 	b := c.out
+	defer c.inflight.Store(0)
 	var softSince time.Time
 	ok := true
 	for len(b) > 0 {
@@ -497,6 +503,7 @@ func (s *Server) flush(c *conn, cl *commands.Client, w *resp.Writer, log *slog.L
 			e.Stats.NetOutput.Add(int64(n))
 			c.touch(s)
 			b = b[n:]
+			c.inflight.Add(-int64(n))
 		}
 		if err != nil {
 			if errors.Is(err, os.ErrDeadlineExceeded) {
