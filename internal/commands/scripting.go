@@ -156,6 +156,12 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 		x.W.Error(errScriptWriteRO)
 		return
 	}
+	// A script declaring flags is deny-oom unless it says allow-oom or
+	// no-writes (Redis's evalGetCommandFlags, checked before it runs).
+	if shebang && s.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
+		x.W.Error(ErrOOM)
+		return
+	}
 	keys := x.Args[3 : 3+numkeys]
 	argv := x.Args[3+numkeys:]
 	if s.SlidingWindow && !ro && len(keys) >= 1 && len(argv) >= 4 && x.slidingWindowNative(keys[0], argv) {
@@ -176,7 +182,9 @@ func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bo
 	h.x, h.ro = x, ro
 	// As Redis 7 does for scripts without flags: memory is judged once, at
 	// the start, and deny-oom commands then fail inside the script.
-	h.oom = x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false)
+	// allow-oom (with a shebang) lets the script's commands run regardless.
+	h.oom = x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) &&
+		s.Flags&(lua.FlagShebang|lua.FlagAllowOOM) != lua.FlagShebang|lua.FlagAllowOOM
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
 	ext.vm.Run(s, keys, argv, h, x.W, timeout)
 	*h = prev
