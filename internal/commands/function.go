@@ -393,18 +393,15 @@ func cmdFunctionRestore(x *Ctx) {
 			return
 		}
 	}
-	codes, msg := rdb.DecodeFunctionDump(x.Args[2], false)
+	st := x.E.funcState()
+	tmp := newLibraries()
+	msg := rdb.DecodeFunctionDump(x.Args[2], false, func(code []byte) string {
+		_, msg := st.createLibrary(tmp, code, false, 0)
+		return msg
+	})
 	if msg != "" {
 		x.W.Error("ERR " + msg)
 		return
-	}
-	st := x.E.funcState()
-	tmp := newLibraries()
-	for _, code := range codes {
-		if _, msg := st.createLibrary(tmp, code, false, 0); msg != "" {
-			x.W.Error("ERR " + msg)
-			return
-		}
 	}
 	if policy == "flush" {
 		st.libs = tmp

@@ -19,36 +19,40 @@ func EncodeFunctionDump(codes [][]byte, opts DumpOptions) []byte {
 	return e.buf
 }
 
-// DecodeFunctionDump reads a FUNCTION RESTORE payload into the libraries'
-// codes (FUNCTION records of Redis 7.0 release candidates are converted, as
-// Redis does). On failure it returns Redis's error text, without "ERR ".
-func DecodeFunctionDump(payload []byte, skipChecksum bool) ([][]byte, string) {
+// DecodeFunctionDump reads a FUNCTION RESTORE payload, calling each with
+// every library's code in turn (FUNCTION records of Redis 7.0 release
+// candidates are converted, as Redis does); a non-empty text each returns
+// stops the reading and is returned. As Redis's functionRestoreCommand, it
+// reads records while more than the 10-byte footer is left, so a record
+// may run into the footer. On failure it returns Redis's error text,
+// without "ERR ".
+func DecodeFunctionDump(payload []byte, skipChecksum bool, each func(code []byte) string) string {
 	if _, err := VerifyDump(payload, skipChecksum); err != nil {
-		return nil, "DUMP payload version or checksum are wrong"
+		return "DUMP payload version or checksum are wrong"
 	}
-	body := payload[:len(payload)-10]
-	r := bytes.NewReader(body)
+	r := bytes.NewReader(payload)
 	d := decoder{r: r, max: 512 << 20}
-	var codes [][]byte
-	for r.Len() > 0 {
+	for r.Len() > 10 {
 		typ, err := d.u8()
 		if err != nil {
-			return nil, "can not read data type"
+			return "can not read data type"
 		}
 		var code []byte
 		switch typ {
 		case opFunction2:
 			if code, err = d.str(); err != nil {
-				return nil, "Failed loading library payload"
+				return "Failed loading library payload"
 			}
 		case opFunction:
 			if code, err = d.oldFunction(); err != nil {
-				return nil, "failed loading the given functions payload"
+				return "failed loading the given functions payload"
 			}
 		default:
-			return nil, "given type is not a function"
+			return "given type is not a function"
 		}
-		codes = append(codes, code)
+		if msg := each(code); msg != "" {
+			return msg
+		}
 	}
-	return codes, ""
+	return ""
 }
