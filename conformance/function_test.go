@@ -2,8 +2,8 @@ package conformance
 
 import (
 	"fmt"
-	"sort"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
