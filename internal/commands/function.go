@@ -2,7 +2,9 @@ package commands
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -121,7 +123,7 @@ func (l *libraries) unlink(lib *library) {
 func (e *Engine) funcState() *functionsState {
 	ext := e.ext()
 	if ext.functions == nil {
-		ext.functions = &functionsState{vm: lua.NewFunctionVM(), libs: newLibraries()}
+		ext.functions = &functionsState{vm: lua.NewFunctionVM(), libs: newLibraries(), log: e.Log}
 	}
 	return ext.functions
 }
@@ -129,10 +131,27 @@ func (e *Engine) funcState() *functionsState {
 type functionsState struct {
 	vm   *lua.VM
 	libs *libraries
+	log  *slog.Logger
 	// running is the function FCALL is running, for FUNCTION STATS.
 	running      *lua.Function
 	runningArgs  [][]byte
 	runningStart time.Time
+}
+
+// loadLog takes the redis.log lines of a library loading.
+type loadLog struct{ log *slog.Logger }
+
+func (l loadLog) Call([][]byte, bool) ([]byte, string) { return nil, refusedUnknown }
+
+func (l loadLog) Log(level int, msg string) {
+	lv := slog.LevelDebug
+	switch level {
+	case 2:
+		lv = slog.LevelInfo
+	case 3:
+		lv = slog.LevelWarn
+	}
+	l.log.Log(context.Background(), lv, msg, "source", "function load")
 }
 
 // parseLibraryMeta is functionExtractLibMetaData: the engine and the name
@@ -190,7 +209,7 @@ func (st *functionsState) createLibrary(l *libraries, code []byte, replace bool,
 	if old != nil {
 		l.unlink(old)
 	}
-	funcs, msg := st.vm.LoadLibrary(body, timeout)
+	funcs, msg := st.vm.LoadLibrary(body, loadLog{st.log}, timeout)
 	if msg == "" && len(funcs) == 0 {
 		msg = "No functions registered"
 	}
@@ -372,6 +391,16 @@ func (e *Engine) functionCodes() [][]byte {
 		out = append(out, lib.code)
 	}
 	return out
+}
+
+// functionCounts is what INFO reports: the functions and the libraries.
+func (e *Engine) functionCounts() (funcs, libs int) {
+	ext := e.ext()
+	if ext.functions == nil {
+		return 0, 0
+	}
+	l := ext.functions.libs
+	return len(l.funcs), len(l.libs)
 }
 
 func cmdFunctionDump(x *Ctx) {

@@ -123,10 +123,11 @@ func (vm *VM) protectStrict(t *glua.LTable, readonly, missing *glua.LFunction) *
 }
 
 // LoadLibrary runs a library's code (the part after its shebang line, the
-// newline included) so that it registers its functions. A load still
-// running after timeout (0: no limit) is stopped. On failure it returns
-// Redis's error text, without the "ERR " code FUNCTION LOAD adds.
-func (vm *VM) LoadLibrary(code string, timeout time.Duration) ([]*Function, string) {
+// newline included) so that it registers its functions; host receives its
+// redis.log lines (it runs no commands: redis.call does not exist then). A
+// load still running after timeout (0: no limit) is stopped. On failure it
+// returns Redis's error text, without the "ERR " code FUNCTION LOAD adds.
+func (vm *VM) LoadLibrary(code string, host Host, timeout time.Duration) ([]*Function, string) {
 	if vm.fs == nil {
 		panic("lua: LoadLibrary on a VM not made by NewFunctionVM")
 	}
@@ -149,6 +150,7 @@ func (vm *VM) LoadLibrary(code string, timeout time.Duration) ([]*Function, stri
 
 	lc := &loadCtx{}
 	vm.fs.loading = lc
+	vm.host = host
 	vm.fs.envMeta.RawSetString("__index", vm.fs.libAPI)
 	if timeout > 0 {
 		L.SetContext(vm.dog.arm(timeout))
@@ -164,6 +166,7 @@ func (vm *VM) LoadLibrary(code string, timeout time.Duration) ([]*Function, stri
 	L.SetTop(base)
 	vm.fs.envMeta.RawSetString("__index", vm.fs.runtime)
 	vm.fs.loading = nil
+	vm.host = nil
 	switch {
 	case killed:
 		return nil, "Error registering functions: ERR FUNCTION LOAD timeout"
