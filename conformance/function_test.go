@@ -368,3 +368,23 @@ func TestFunctionRDBWithRedis(t *testing.T) {
 		t.Errorf("Redis on limitkv's BGSAVE file after FLUSHALL: DBSIZE %q", got)
 	}
 }
+
+// EVAL's Redis 7.0 side: shebang flags (sdssplitargs, every flag of
+// scripts_flags_def), their OOM rules, and the redis.* helpers of 7.0.
+func TestEvalShebangFlags(t *testing.T) {
+	runCases(t, []Case{
+		{Name: "shebang parsing", Cmds: []Cmd{ev("#!lua flags=allow-cross-slot-keys\nreturn 1"), ev("#!lua \"flags=no-writes\"\nreturn redis.pcall('set','a','b')"),
+			ev("#!lua \"flags=no-writes\nreturn 1"), ev("#!lua flags=no-writes,,allow-oom\nreturn 1"), ev("#!lua flags=NO-WRITES\nreturn 1"),
+			ev("#!lua flags=no-writes flags=allow-oom\nreturn redis.pcall('set','a','b')"), ev("#!lua\"x\"\nreturn 1"), ev("#!lua 'flags=no-writes'x\nreturn 1"),
+			ev("#!lua flags=no-writes,allow-oom,allow-stale,no-cluster,allow-cross-slot-keys\nreturn 2")}},
+		{Name: "shebang oom", Cmds: []Cmd{C("CONFIG", "SET", "maxmemory", "1"), ev("#!lua\nreturn redis.call('set','a','b')"),
+			ev("#!lua flags=allow-oom\nreturn redis.call('set','a','b')"), ev("#!lua flags=no-writes\nreturn redis.call('get','a')"),
+			ev("return redis.call('set','a','c')"), ev("return redis.pcall('set','a','c')"), ev("return redis.call('get','a')"),
+			C("EVAL_RO", "#!lua\nreturn 1", "0"), C("EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"), C("EVAL_RO", "return 1", "0"),
+			C("CONFIG", "SET", "maxmemory", "0"), C("GET", "a")}},
+		{Name: "redis helpers", Cmds: []Cmd{ev("#!lua\nreturn redis.set_repl(redis.REPL_NONE)"), ev("return redis.set_repl(8)"), ev("return redis.set_repl()"),
+			ev("return redis.set_repl(1, 2)"), ev("return redis.replicate_commands()"), ev("return redis.breakpoint()"), ev("return redis.debug('x')"),
+			ev("return {redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL}"),
+			ev("return redis.log(redis.LOG_WARNING, 'from a script')")}},
+	})
+}

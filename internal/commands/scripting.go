@@ -152,14 +152,14 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 	// With a shebang the script declares whether it writes; without one
 	// (EVAL compatibility mode) only the commands it calls are checked.
 	shebang := s.Flags&lua.FlagShebang != 0
-	if shebang && s.Flags&lua.FlagNoWrites == 0 && ro {
-		x.W.Error(errScriptWriteRO)
-		return
-	}
 	// A script declaring flags is deny-oom unless it says allow-oom or
-	// no-writes (Redis's evalGetCommandFlags, checked before it runs).
+	// no-writes (Redis's evalGetCommandFlags: before any other check).
 	if shebang && s.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
 		x.W.Error(ErrOOM)
+		return
+	}
+	if shebang && s.Flags&lua.FlagNoWrites == 0 && ro {
+		x.W.Error(errScriptWriteRO)
 		return
 	}
 	keys := x.Args[3 : 3+numkeys]
