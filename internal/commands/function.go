@@ -380,7 +380,8 @@ func cmdFunctionList(x *Ctx) {
 	}
 }
 
-// functionsPayload is rdbSaveFunctions: a FUNCTION2 record per library.
+// functionCodes are the libraries' codes, in the order SAVE and FUNCTION
+// DUMP write them (rdbSaveFunctions: a FUNCTION2 record each).
 func (e *Engine) functionCodes() [][]byte {
 	ext := e.ext()
 	if ext.functions == nil {
@@ -481,7 +482,7 @@ func cmdFunctionStats(x *Ctx) {
 			w.Bulk(a)
 		}
 		w.BulkString("duration_ms")
-		w.Int(time.Since(st.runningStart).Milliseconds())
+		w.Int(x.E.Clock.Now().Sub(st.runningStart).Milliseconds())
 	}
 	w.BulkString("engines")
 	w.Map(1)
@@ -591,7 +592,7 @@ func fcallGeneric(x *Ctx, ro bool) {
 	prev := *h
 	h.x, h.ro = x, ro || f.Flags&lua.FlagNoWrites != 0
 	h.oom = f.Flags&lua.FlagAllowOOM == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false)
-	st.running, st.runningArgs, st.runningStart = f, x.Args, time.Now()
+	st.running, st.runningArgs, st.runningStart = f, x.Args, x.E.Clock.Now()
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
 	st.vm.CallFunction(f, keys, argv, h, x.W, timeout)
 	st.running, st.runningArgs = nil, nil

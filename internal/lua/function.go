@@ -375,7 +375,15 @@ func (vm *VM) CallFunction(f *Function, keys, argv [][]byte, host Host, w *resp.
 	}
 	switch {
 	case killed:
-		w.Error(fmt.Sprintf("ERR Script killed: it ran longer than busy-reply-threshold (%d ms) script: %s", timeout.Milliseconds(), f.Name))
+		msg := fmt.Sprintf("ERR Script killed: it ran longer than busy-reply-threshold (%d ms)", timeout.Milliseconds())
+		if ae, ok := err.(*glua.ApiError); ok {
+			if t, ok := ae.Object.(*glua.LTable); ok {
+				if line, ok := t.RawGetString("line").(glua.LNumber); ok {
+					msg += fmt.Sprintf(" script: %s, on @%s:%d.", f.Name, funcChunkName, int(line))
+				}
+			}
+		}
+		w.Error(msg)
 	case err != nil:
 		vm.writeError(w, &Script{SHA: f.Name}, err)
 	default:

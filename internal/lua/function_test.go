@@ -93,3 +93,27 @@ func TestSplitArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestCallFunctionTimeout(t *testing.T) {
+	vm := NewFunctionVM()
+	defer vm.Close()
+	funcs, msg := vm.LoadLibrary("\nredis.register_function('spin', function()\n while true do end\nend)", &fakeHost{}, time.Second)
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	var w resp.Writer
+	vm.CallFunction(funcs[0], nil, nil, &fakeHost{}, &w, 50*time.Millisecond)
+	if got, want := string(w.Bytes()), "-ERR Script killed: it ran longer than busy-reply-threshold (50 ms) script: spin, on @user_function:3.\r\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// The interpreter still works.
+	w.Reset(0)
+	funcs, msg = vm.LoadLibrary("\nredis.register_function('one', function() return 1 end)", &fakeHost{}, time.Second)
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	vm.CallFunction(funcs[0], nil, nil, &fakeHost{}, &w, 50*time.Millisecond)
+	if got := string(w.Bytes()); got != ":1\r\n" {
+		t.Errorf("after the kill: %q", got)
+	}
+}
