@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -369,6 +371,11 @@ func TestFunctionRDBWithRedis(t *testing.T) {
 	}
 }
 
+func shaOf(s string) string {
+	sum := sha1.Sum([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
 // EVAL's Redis 7.0 side: shebang flags (sdssplitargs, every flag of
 // scripts_flags_def), their OOM rules, and the redis.* helpers of 7.0.
 func TestEvalShebangFlags(t *testing.T) {
@@ -381,6 +388,8 @@ func TestEvalShebangFlags(t *testing.T) {
 			ev("#!lua flags=allow-oom\nreturn redis.call('set','a','b')"), ev("#!lua flags=no-writes\nreturn redis.call('get','a')"),
 			ev("return redis.call('set','a','c')"), ev("return redis.pcall('set','a','c')"), ev("return redis.call('get','a')"),
 			C("EVAL_RO", "#!lua\nreturn 1", "0"), C("EVAL_RO", "#!lua flags=no-writes\nreturn 1", "0"), C("EVAL_RO", "return 1", "0"),
+			C("EVAL", "#!lua\nreturn 1", "x"), C("EVAL", "return 1", "x"), C("EVAL", "#!lua flags=bogus\nreturn 1", "x"),
+			C("SCRIPT", "LOAD", "#!lua\nreturn 1"), C("EVALSHA", shaOf("#!lua\nreturn 1"), "x"), C("EVALSHA", shaOf("#!lua\nreturn 2"), "x"),
 			C("CONFIG", "SET", "maxmemory", "0"), C("GET", "a")}},
 		{Name: "redis helpers", Cmds: []Cmd{ev("#!lua\nreturn redis.set_repl(redis.REPL_NONE)"), ev("return redis.set_repl(8)"), ev("return redis.set_repl()"),
 			ev("return redis.set_repl(1, 2)"), ev("return redis.replicate_commands()"), ev("return redis.breakpoint()"), ev("return redis.debug('x')"),

@@ -122,6 +122,13 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 			sha[i] = c
 		}
 	}
+	// A script declaring flags is deny-oom unless it says allow-oom or
+	// no-writes. Redis reads the flags before the command runs
+	// (evalGetCommandFlags), so this comes before any other check.
+	if x.E.Cfg.MaxMemory.Load() > 0 && x.E.evalDeniesOOM(x.Args[1], bySHA, sha[:]) && !x.E.checkMemory(false) {
+		x.W.Error(ErrOOM)
+		return
+	}
 	numkeys, ok := num.ParseInt(x.Args[2])
 	if !ok {
 		x.W.Error(ErrNotInt)
@@ -152,12 +159,6 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 	// With a shebang the script declares whether it writes; without one
 	// (EVAL compatibility mode) only the commands it calls are checked.
 	shebang := s.Flags&lua.FlagShebang != 0
-	// A script declaring flags is deny-oom unless it says allow-oom or
-	// no-writes (Redis's evalGetCommandFlags: before any other check).
-	if shebang && s.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
-		x.W.Error(ErrOOM)
-		return
-	}
 	if shebang && s.Flags&lua.FlagNoWrites == 0 && ro {
 		x.W.Error(errScriptWriteRO)
 		return
@@ -168,6 +169,26 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 		return
 	}
 	runScript(x, ext, s, keys, argv, ro || (shebang && s.Flags&lua.FlagNoWrites != 0))
+}
+
+// evalDeniesOOM tells whether an EVAL of body (EVALSHA of sha) runs a
+// script whose shebang makes it deny-oom: flags without allow-oom or
+// no-writes. A script without a shebang, or one not found, is not.
+func (e *Engine) evalDeniesOOM(body []byte, bySHA bool, sha []byte) bool {
+	var f lua.Flags
+	if bySHA {
+		if len(body) != 40 {
+			return false
+		}
+		s := e.scriptVM().lookupScript(sha)
+		if s == nil {
+			return false
+		}
+		f = s.Flags
+	} else {
+		f, _ = lua.ShebangFlags(body)
+	}
+	return f&lua.FlagShebang != 0 && f&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0
 }
 
 // runScript runs s for x's client. SELECT inside a script does not change

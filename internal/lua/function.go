@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -392,6 +393,24 @@ func (vm *VM) CallFunction(f *Function, keys, argv [][]byte, host Host, w *resp.
 	L.SetTop(base)
 	vm.host = nil
 	vm.running = false
+}
+
+// ShebangFlags reads the flags of an EVAL script's "#!lua" line as
+// evalExtractShebangFlags does, FlagShebang included; ok is false when the
+// script has no shebang or a bad one.
+func ShebangFlags(body []byte) (f Flags, ok bool) {
+	if len(body) < 2 || body[0] != '#' || body[1] != '!' {
+		return 0, false
+	}
+	nl := bytes.IndexByte(body, '\n')
+	if nl < 0 {
+		return 0, false
+	}
+	f, msg := parseShebang(string(body[:nl]))
+	if msg != "" {
+		return 0, false
+	}
+	return f | FlagShebang, true
 }
 
 // SplitArgs is Redis's sdssplitargs: words separated by spaces, with
