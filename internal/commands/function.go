@@ -269,7 +269,7 @@ func cmdFunctionLoad(x *Ctx) {
 	i := 2
 	for ; i < len(x.Args)-1; i++ {
 		if !cEqualFold(x.Args[i], "replace") {
-			x.W.Error("ERR Unknown option given: " + string(cstr(x.Args[i])))
+			x.W.Error(errFunctionOption + string(cstr(x.Args[i])))
 			return
 		}
 		replace = true
@@ -287,7 +287,7 @@ func cmdFunctionDelete(x *Ctx) {
 	st := x.E.funcState()
 	lib := st.libs.libs[string(x.Args[2])]
 	if lib == nil {
-		x.W.Error("ERR Library not found")
+		x.W.Error(errLibraryNotFound)
 		return
 	}
 	st.libs.unlink(lib)
@@ -300,7 +300,7 @@ func cmdFunctionFlush(x *Ctx) {
 		x.W.Error(errSubcommandSyntax(x.Args))
 		return
 	case len(x.Args) == 3 && !cEqualFold(x.Args[2], "sync") && !cEqualFold(x.Args[2], "async"):
-		x.W.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")
+		x.W.Error(errFunctionFlush)
 		return
 	}
 	x.E.funcState().libs = newLibraries()
@@ -325,14 +325,14 @@ func cmdFunctionList(x *Ctx) {
 		}
 		if !hasPattern && cEqualFold(a, "libraryname") {
 			if i >= len(x.Args)-1 {
-				x.W.Error("ERR library name argument was not given")
+				x.W.Error(errLibraryNameMissing)
 				return
 			}
 			i++
 			pattern, hasPattern = x.Args[i], true
 			continue
 		}
-		x.W.Error("ERR Unknown argument " + string(cstr(a)))
+		x.W.Error(errFunctionListArg + string(cstr(a)))
 		return
 	}
 	var libs []*library
@@ -419,7 +419,7 @@ func cmdFunctionRestore(x *Ctx) {
 		case cEqualFold(x.Args[3], "append"), cEqualFold(x.Args[3], "replace"), cEqualFold(x.Args[3], "flush"):
 			policy = strings.ToLower(string(x.Args[3]))
 		default:
-			x.W.Error("ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE.")
+			x.W.Error(errRestorePolicy)
 			return
 		}
 	}
@@ -543,6 +543,17 @@ var functionHelp = []string{
 
 func cmdFunctionHelp(x *Ctx) { writeHelp(x, functionHelp) }
 
+// fcallDeniesOOM: a function that may write is deny-oom unless it says
+// allow-oom (fcallGetCommandFlags); an unknown one is not.
+func (e *Engine) fcallDeniesOOM(name []byte) bool {
+	ext := e.ext()
+	if ext.functions == nil {
+		return false
+	}
+	lf := ext.functions.libs.funcs[strings.ToLower(string(name))]
+	return lf != nil && lf.f.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0
+}
+
 func cmdFcall(x *Ctx)   { fcallGeneric(x, false) }
 func cmdFcallRO(x *Ctx) { fcallGeneric(x, true) }
 
@@ -552,20 +563,13 @@ func fcallGeneric(x *Ctx, ro bool) {
 	st := x.E.funcState()
 	lf := st.libs.funcs[strings.ToLower(string(x.Args[1]))]
 	if lf == nil {
-		x.W.Error("ERR Function not found")
+		x.W.Error(errFunctionNotFound)
 		return
 	}
 	f := lf.f
-	// Redis refuses this before the command runs, from the function's flags
-	// (fcallGetCommandFlags): a function that may write is deny-oom unless
-	// it says allow-oom.
-	if f.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
-		x.W.Error(ErrOOM)
-		return
-	}
 	numkeys, ok := num.ParseInt(x.Args[2])
 	if !ok {
-		x.W.Error("ERR Bad number of keys provided")
+		x.W.Error(errFcallNumKeys)
 		return
 	}
 	if numkeys > int64(len(x.Args)-3) {
@@ -578,6 +582,13 @@ func fcallGeneric(x *Ctx, ro bool) {
 	}
 	if f.Flags&lua.FlagNoWrites == 0 && ro {
 		x.W.Error(errScriptWriteRO)
+		return
+	}
+	// The dispatcher refused a deny-oom function already (fcallDeniesOOM);
+	// this is scriptPrepareForRun's check, which only a call queued in
+	// MULTI before the function changed can reach.
+	if f.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
+		x.W.Error(errScriptOOM)
 		return
 	}
 	keys := x.Args[3 : 3+numkeys]

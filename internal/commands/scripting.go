@@ -122,13 +122,6 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 			sha[i] = c
 		}
 	}
-	// A script declaring flags is deny-oom unless it says allow-oom or
-	// no-writes. Redis reads the flags before the command runs
-	// (evalGetCommandFlags), so this comes before any other check.
-	if x.E.Cfg.MaxMemory.Load() > 0 && x.E.evalDeniesOOM(x.Args[1], bySHA, sha[:]) && !x.E.checkMemory(false) {
-		x.W.Error(ErrOOM)
-		return
-	}
 	numkeys, ok := num.ParseInt(x.Args[2])
 	if !ok {
 		x.W.Error(ErrNotInt)
@@ -159,6 +152,13 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 	// With a shebang the script declares whether it writes; without one
 	// (EVAL compatibility mode) only the commands it calls are checked.
 	shebang := s.Flags&lua.FlagShebang != 0
+	// The dispatcher refused a deny-oom script already (scriptDeniesOOM);
+	// this is scriptPrepareForRun's check, which only a script queued in
+	// MULTI while it was another one can reach.
+	if shebang && s.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
+		x.W.Error(errScriptOOM)
+		return
+	}
 	if shebang && s.Flags&lua.FlagNoWrites == 0 && ro {
 		x.W.Error(errScriptWriteRO)
 		return
@@ -169,6 +169,31 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 		return
 	}
 	runScript(x, ext, s, keys, argv, ro || (shebang && s.Flags&lua.FlagNoWrites != 0))
+}
+
+// scriptDeniesOOM is the deny-oom flag Redis gives EVAL and FCALL from
+// the flags of the script they name (evalGetCommandFlags,
+// fcallGetCommandFlags), for the dispatcher's maxmemory check and MULTI.
+func (e *Engine) scriptDeniesOOM(cmd *Command, args [][]byte) bool {
+	switch cmd.Name {
+	case "eval", "eval_ro":
+		return e.evalDeniesOOM(args[1], false, nil)
+	case "evalsha", "evalsha_ro":
+		var sha [40]byte
+		if len(args[1]) != 40 {
+			return false
+		}
+		for i, c := range args[1] {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			sha[i] = c
+		}
+		return e.evalDeniesOOM(args[1], true, sha[:])
+	case "fcall", "fcall_ro":
+		return e.fcallDeniesOOM(args[1])
+	}
+	return false
 }
 
 // evalDeniesOOM tells whether an EVAL of body (EVALSHA of sha) runs a
