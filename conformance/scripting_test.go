@@ -70,7 +70,7 @@ func TestScripting(t *testing.T) {
 		{Name: "globals protected", Cmds: []Cmd{ev("x = 1"), ev("return y"), ev("return _G.y"), ev("rawset(_G, 'z', 1) return z"), ev("string.foo = 1"), ev("redis.call = nil"),
 			ev("setmetatable(_G, nil)"), ev("local t = {} ; t.x = 1; return t.x"), ev("KEYS[3] = 'x'; return KEYS", "a"), ev("return loadstring('return 1 + 2')()")}},
 		{Name: "loadstring error source", Cmds: []Cmd{ev("return loadstring('x = 1')()")}, Skip: "the 'on <source>' part names [string \"...\"] where Redis puts the raw chunk text"},
-		{Name: "globals list", Cmds: []Cmd{ev("local t = {} for k in pairs(_G) do t[#t+1] = k end table.sort(t) return t")}, Skip: "cmsgpack and struct are not provided by limitkv"},
+		{Name: "globals list", Cmds: []Cmd{ev("local t = {} for k in pairs(_G) do t[#t+1] = k end table.sort(t) return t")}},
 		{Name: "redis table", Cmds: []Cmd{ev("local t = {} for k in pairs(redis) do t[#t+1] = k end table.sort(t) return t"),
 			ev("return {redis.REPL_NONE, redis.REPL_AOF, redis.REPL_SLAVE, redis.REPL_REPLICA, redis.REPL_ALL, redis.LOG_DEBUG, redis.LOG_VERBOSE, redis.LOG_NOTICE, redis.LOG_WARNING, redis.REDIS_VERSION_NUM, redis.REDIS_VERSION}"),
 			ev("return _VERSION")}},

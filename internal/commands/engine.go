@@ -230,7 +230,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}
-	if e.Cfg.MaxMemory.Load() > 0 && denyOOM(c, cmd) && !e.memoryAvailable() {
+	if e.Cfg.MaxMemory.Load() > 0 && (denyOOM(c, cmd) || e.scriptDeniesOOM(cmd, args)) && !e.memoryAvailable() {
 		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
 	}
@@ -244,6 +244,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
 		c.Multi.queue(cmd, args)
+		c.Multi.denyOOM = c.Multi.denyOOM || e.scriptDeniesOOM(cmd, args)
 		x.W.Simple("QUEUED")
 		return Continue
 	}

@@ -75,9 +75,11 @@ func errUnknownSubcommand(sub []byte, container string) string {
 }
 
 // errSubcommandSyntax is Redis's addReplySubcommandSyntaxError, for a known
-// subcommand given the wrong arguments by its own parser.
-func errSubcommandSyntax(sub []byte, container string) string {
-	return fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try %s HELP.", trunc(cstr(sub), 128), strings.ToUpper(container))
+// subcommand given the wrong arguments by its own parser: the names as the
+// client typed them.
+func errSubcommandSyntax(args [][]byte) string {
+	return "ERR unknown subcommand or wrong number of arguments for '" + string(trunc(cstr(args[1]), 128)) +
+		"'. Try " + strings.ToUpper(string(cstr(args[0]))) + " HELP."
 }
 
 func errInvalidExpire(cmd string) string {
@@ -150,6 +152,7 @@ const (
 	errNumKeysTooBig   = "ERR Number of keys can't be greater than number of args"
 	errNumKeysNegative = "ERR Number of keys can't be negative"
 	errScriptWriteRO   = "ERR Can not execute a script with write flag using *_ro command."
+	errScriptOOM       = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
 	errNotBusy         = "NOTBUSY No scripts in execution right now."
 	errFlushOption     = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
 	errDebugOption     = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
@@ -255,3 +258,16 @@ const (
 func errGeoBy(name []byte) string {
 	return "ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(name)
 }
+
+// FUNCTIONS family (FUNCTION, FCALL; the texts of library loading are
+// built in function.go and internal/lua/function.go).
+const (
+	errFunctionNotFound   = "ERR Function not found"
+	errFcallNumKeys       = "ERR Bad number of keys provided"
+	errFunctionOption     = "ERR Unknown option given: " // followed by the option
+	errLibraryNotFound    = "ERR Library not found"
+	errFunctionFlush      = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	errLibraryNameMissing = "ERR library name argument was not given"
+	errFunctionListArg    = "ERR Unknown argument " // followed by the argument
+	errRestorePolicy      = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+)

@@ -263,6 +263,11 @@ func (e *Engine) writeSnapshot(w io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	for _, code := range e.functionCodes() {
+		if err := wr.WriteFunction(code); err != nil {
+			return 0, err
+		}
+	}
 	var conv toRDB
 	var ent rdb.Entry
 	var key []byte
@@ -436,7 +441,7 @@ func (e *Engine) load(r io.Reader) (LoadStats, error) {
 	for {
 		ent, err := rd.Next()
 		if errors.Is(err, io.EOF) {
-			return st, nil
+			return st, e.loadFunctions(rd.Functions)
 		}
 		if err != nil {
 			return st, err

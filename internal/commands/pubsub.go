@@ -330,7 +330,7 @@ func channelList(x *Ctx, reg *pubsub.Registry[*Client]) {
 	if len(x.Args) == 3 {
 		pat = x.Args[2]
 	} else if len(x.Args) > 3 {
-		x.W.Error(errSubcommandSyntax(x.Args[1], "pubsub"))
+		x.W.Error(errSubcommandSyntax(x.Args))
 		return
 	}
 	off := x.W.ArrayPlaceholder()

@@ -152,6 +152,13 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 	// With a shebang the script declares whether it writes; without one
 	// (EVAL compatibility mode) only the commands it calls are checked.
 	shebang := s.Flags&lua.FlagShebang != 0
+	// The dispatcher refused a deny-oom script already (scriptDeniesOOM);
+	// this is scriptPrepareForRun's check, which only a script queued in
+	// MULTI while it was another one can reach.
+	if shebang && s.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
+		x.W.Error(errScriptOOM)
+		return
+	}
 	if shebang && s.Flags&lua.FlagNoWrites == 0 && ro {
 		x.W.Error(errScriptWriteRO)
 		return
@@ -162,6 +169,51 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 		return
 	}
 	runScript(x, ext, s, keys, argv, ro || (shebang && s.Flags&lua.FlagNoWrites != 0))
+}
+
+// scriptDeniesOOM is the deny-oom flag Redis gives EVAL and FCALL from
+// the flags of the script they name (evalGetCommandFlags,
+// fcallGetCommandFlags), for the dispatcher's maxmemory check and MULTI.
+func (e *Engine) scriptDeniesOOM(cmd *Command, args [][]byte) bool {
+	switch cmd.Name {
+	case "eval", "eval_ro":
+		return e.evalDeniesOOM(args[1], false, nil)
+	case "evalsha", "evalsha_ro":
+		var sha [40]byte
+		if len(args[1]) != 40 {
+			return false
+		}
+		for i, c := range args[1] {
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			sha[i] = c
+		}
+		return e.evalDeniesOOM(args[1], true, sha[:])
+	case "fcall", "fcall_ro":
+		return e.fcallDeniesOOM(args[1])
+	}
+	return false
+}
+
+// evalDeniesOOM tells whether an EVAL of body (EVALSHA of sha) runs a
+// script whose shebang makes it deny-oom: flags without allow-oom or
+// no-writes. A script without a shebang, or one not found, is not.
+func (e *Engine) evalDeniesOOM(body []byte, bySHA bool, sha []byte) bool {
+	var f lua.Flags
+	if bySHA {
+		if len(body) != 40 {
+			return false
+		}
+		s := e.scriptVM().lookupScript(sha)
+		if s == nil {
+			return false
+		}
+		f = s.Flags
+	} else {
+		f, _ = lua.ShebangFlags(body)
+	}
+	return f&lua.FlagShebang != 0 && f&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0
 }
 
 // runScript runs s for x's client. SELECT inside a script does not change
@@ -176,7 +228,9 @@ func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bo
 	h.x, h.ro = x, ro
 	// As Redis 7 does for scripts without flags: memory is judged once, at
 	// the start, and deny-oom commands then fail inside the script.
-	h.oom = x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false)
+	// allow-oom (with a shebang) lets the script's commands run regardless.
+	h.oom = x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) &&
+		s.Flags&(lua.FlagShebang|lua.FlagAllowOOM) != lua.FlagShebang|lua.FlagAllowOOM
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
 	ext.vm.Run(s, keys, argv, h, x.W, timeout)
 	*h = prev

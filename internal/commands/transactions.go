@@ -47,6 +47,8 @@ type engineExt struct {
 	scripts map[string]*lua.Script
 	vm      *lua.VM
 	host    scriptHost
+	// Functions: the libraries and their interpreter (function.go).
+	functions *functionsState
 }
 
 type watchState struct {

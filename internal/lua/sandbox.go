@@ -24,8 +24,8 @@ const (
 
 // setup builds Redis's environment: the base functions Redis keeps (no
 // dofile, loadfile, print, getfenv/setfenv, module/require), the string,
-// table, math, coroutine, bit and cjson libraries, the redis table, and
-// read-only protection of all of them. cmsgpack and struct are not provided.
+// table, math, coroutine, bit, cjson, struct and cmsgpack libraries, the
+// redis table, and read-only protection of all of them.
 func (vm *VM) setup() {
 	L := vm.L
 	for _, lib := range []struct {
@@ -73,6 +73,8 @@ func (vm *VM) setup() {
 
 	g.RawSetString("bit", openBit(L))
 	g.RawSetString("cjson", vm.openCjson(L, &glua.LUserData{Value: jsonNull{}}))
+	g.RawSetString("struct", vm.openStruct(L))
+	g.RawSetString("cmsgpack", vm.openCmsgpack(L))
 	g.RawSetString("redis", vm.redisTable())
 	vm.handler = L.NewFunction(vm.errorHandler)
 	g.RawSetString("__redis__err__handler", vm.handler)
@@ -84,7 +86,7 @@ func (vm *VM) setup() {
 		L.RaiseError("%s", errReadonly)
 		return 0
 	})
-	for _, name := range []string{"string", "math", "table", "coroutine", "bit", "cjson", "redis"} {
+	for _, name := range []string{"string", "math", "table", "coroutine", "bit", "cjson", "struct", "cmsgpack", "redis"} {
 		g.RawSetString(name, vm.protect(g.RawGetString(name).(*glua.LTable), readonly))
 	}
 	// gopher-lua makes the string library its own metatable; Lua's is a

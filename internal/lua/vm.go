@@ -97,6 +97,8 @@ type VM struct {
 	rand  uint64 // rand48 state for math.random
 	keysK glua.LValue
 	argvK glua.LValue
+
+	fs *funcState // Functions' interpreter only (function.go)
 }
 
 // New returns a VM with Redis's sandbox.
@@ -182,15 +184,16 @@ func syntaxError(err error, src string) string {
 	return fmt.Sprintf("%s:%d: %s near '%s'", chunkName, pe.Pos.Line, pe.Message, pe.Token)
 }
 
-// parseShebang reads "#!lua [flags=a,b]" as Redis 7.0 does (split on spaces).
+// parseShebang reads "#!lua [flags=a,b]" as Redis 7.0's
+// evalExtractShebangFlags does (sdssplitargs, flag names as in
+// scripts_flags_def).
 func parseShebang(line string) (Flags, string) {
-	parts := strings.Fields(line)
-	if len(parts) == 0 || parts[0] != "#!lua" {
-		engine := line
-		if len(parts) > 0 {
-			engine = parts[0]
-		}
-		return 0, "ERR Unexpected engine in script shebang: " + engine
+	parts, ok := SplitArgs(line)
+	if !ok || len(parts) == 0 {
+		return 0, "ERR Invalid engine in script shebang"
+	}
+	if parts[0] != "#!lua" {
+		return 0, "ERR Unexpected engine in script shebang: " + parts[0]
 	}
 	var f Flags
 	for _, p := range parts[1:] {
@@ -202,16 +205,15 @@ func parseShebang(line string) (Flags, string) {
 			continue
 		}
 		for _, name := range strings.Split(list, ",") {
-			switch name {
-			case "no-writes":
-				f |= FlagNoWrites
-			case "allow-oom":
-				f |= FlagAllowOOM
-			case "allow-stale":
-				f |= FlagAllowStale
-			case "no-cluster":
-				f |= FlagNoCluster
-			default:
+			found := false
+			for _, fl := range flagNames {
+				if fl.name == name {
+					f |= fl.flag
+					found = true
+					break
+				}
+			}
+			if !found {
 				return 0, "ERR Unexpected flag in script shebang: " + name
 			}
 		}
@@ -342,8 +344,8 @@ func (vm *VM) currentLine(L *glua.LState, level int) (string, int) {
 		}
 		if dbg.What != "G" && dbg.CurrentLine >= 0 {
 			src := dbg.Source
-			if src == chunkName {
-				src = "@" + chunkName
+			if src == chunkName || src == funcChunkName {
+				src = "@" + src
 			}
 			return src, dbg.CurrentLine
 		}

@@ -193,7 +193,7 @@ func TestLuaGlobalsMatchRedis(t *testing.T) {
 	vm := New()
 	defer vm.Close()
 	got := run(t, vm, "local t = {} for k in pairs(_G) do t[#t+1] = k end table.sort(t) return table.concat(t, ' ')", nil, nil)
-	want := "ARGV KEYS _G _VERSION __redis__err__handler assert bit cjson collectgarbage coroutine error gcinfo getmetatable ipairs load loadstring math next pairs pcall rawequal rawget rawset redis select setmetatable string table tonumber tostring type unpack xpcall"
+	want := "ARGV KEYS _G _VERSION __redis__err__handler assert bit cjson cmsgpack collectgarbage coroutine error gcinfo getmetatable ipairs load loadstring math next pairs pcall rawequal rawget rawset redis select setmetatable string struct table tonumber tostring type unpack xpcall"
 	if got != bulkOf(want) {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}

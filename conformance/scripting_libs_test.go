@@ -1,0 +1,49 @@
+package conformance
+
+import "testing"
+
+// The struct and cmsgpack libraries, against Redis's (deps/lua/src/
+// lua_struct.c and lua_cmsgpack.c). cmsgpack maps here have one pair: a
+// map's pairs pack in the interpreter's iteration order, which for
+// gopher-lua is not Lua 5.1's.
+func TestScriptingStructCmsgpack(t *testing.T) {
+	var cases []Case
+	for i, group := range [][]string{
+		{"return struct.pack('>i', 1)", "return struct.pack('<hHbBlLT', -2, 65535, -1, 255, -5, 7, 9)", "return struct.pack('>hHlLT', -2, 65535, -5, 7, 9)", "return struct.pack('d', 1.5)", "return struct.pack('>d', 1.5)", "return struct.pack('f', 0.1)", "return struct.pack('>f', 0.1)", "return {struct.unpack('>i', struct.pack('>i', -77))}"},
+		{"return {struct.unpack('d', struct.pack('d', 3.25))}", "return struct.size('!4bi')", "return struct.pack('!4bi', 1, 2)", "return struct.pack('s', 'ab')", "return {struct.unpack('s', 'ab\\0cd')}", "return struct.pack('c3', 'abcdef')", "return struct.pack('c0', 'abcdef')", "return {struct.unpack('bc0', '\\3abcdef')}"},
+		{"return struct.pack('c5', 'ab')", "return struct.pack('z', 1)", "return struct.pack('i40', 1)", "return struct.pack('!3i', 1)", "return struct.size('s')", "return struct.size('c0')", "return struct.unpack('i', 'ab')", "return struct.unpack('i', 'abcd', 0)"},
+		{"return {struct.unpack('i', 'abcdabcd', 5)}", "return struct.pack('i')", "return struct.pack('ii', 1)", "return struct.pack()", "return struct.pack('i', 'x')", "return struct.pack('i', {})", "return struct.pack('s')", "return struct.unpack('c0', 'abc')"},
+		{"return struct.unpack('s', 'abc')", "return {struct.unpack('i16', struct.pack('i16', -3))}", "return struct.pack('I', -1)", "return struct.pack('i99999999999', 1)", "return {struct.unpack('>I3', 'abc')}", "return struct.pack('xxb', 1)", "return struct.pack(' < > b', 1)", "return struct.pack('L', 1e30)"},
+		{"return struct.pack('l', 2^63)", "return struct.pack('l', -2^63)", "return struct.pack('L', 0/0)", "return {struct.unpack('L', '\\255\\255\\255\\255\\255\\255\\255\\255')}", "return {struct.unpack('l', '\\255\\255\\255\\255\\255\\255\\255\\127')}", "return {struct.unpack('f', struct.pack('f', 1/3))}", "return tostring(struct.unpack('d', struct.pack('d', 1/3)))", "return tostring(struct.unpack('f', struct.pack('f', 1/3)))"},
+		{"return struct.pack('!d', 1)", "return struct.pack('!bd', 1, 2)", "return struct.pack('!2bhbi', 1,2,3,4)", "return {struct.unpack('!4bi', struct.pack('!4bi', 1, 2))}", "return {struct.unpack('!8bd', struct.pack('!8bd', 1, 2))}", "return struct.size('!8bdbT')", "return struct.pack(12, 1)", "return struct.unpack('b')"},
+		{"return struct.unpack('b', 'x', 'y')", "return {struct.unpack('b', 'xy', '2')}", "return struct.pack('b\\0b', 1, 2)", "return struct.pack('c', 'ab')", "return struct.pack('s', 12)", "return struct.size('q')", "return struct.size('>')", "return struct.size('i3!4I')"},
+		{"return struct.size('!z')", "return {struct.unpack('I0', 'ab')}", "return struct.pack('d', 0/0)", "return struct.pack('>I5', 4294967296)", "return {struct.unpack('>i5', '\\255\\0\\0\\0\\1')}", "return {struct.unpack('<i5', '\\1\\0\\0\\0\\255')}", "return {struct.unpack('bxb', '\\1\\2\\3')}", "return {struct.unpack('b', 'xy', 3)}"},
+		{"return {struct.unpack('b', 'xy', 2.9)}", "return {pcall(struct.pack, 'z')}", "return {pcall(struct.size, 's')}"},
+		{"return cmsgpack.pack(1, -1, 127, 128, 255, 256, 65535, 65536, 4294967295, 4294967296, -32, -33, -128, -129, -32768, -32769, -2147483648, -2147483649, 2^53, -2^53)", "return cmsgpack.pack(1.5, 0.1, 1/0, -1/0, 0/0, 2^63, -2^63, 1e300, -0.0)", "return cmsgpack.pack('', 'abc', string.rep('x', 31), string.rep('x', 32))", "return #cmsgpack.pack(string.rep('x', 255), string.rep('x', 256), string.rep('x', 65535), string.rep('x', 65536))", "return cmsgpack.pack(string.rep('x', 256)):sub(1, 4)", "return cmsgpack.pack(string.rep('x', 65536)):sub(1, 6)", "return cmsgpack.pack(true, false, nil, {}, {1,2,3}, {a=1}, {1,nil,3}, {[2]=1}, {[1.5]=1}, {[-1]=1}, {[0]=1})", "return cmsgpack.pack({{{{{{{{{{{{{{{{{{{{1}}}}}}}}}}}}}}}}}}}})"},
+		{"local t = {} for i=1,20 do t[i]=i end return cmsgpack.pack(t)", "local t = {} for i=1,70000 do t[i]=1 end return cmsgpack.pack(t):sub(1, 6)", "local t = {} for i=1,20 do t['k'..i]=i end return cmsgpack.pack(t):sub(1, 3)", "local t = {} for i=1,70000 do t['k'..i]=i end return cmsgpack.pack(t):sub(1, 5)", "return cmsgpack.pack()", "return cmsgpack.pack(function() end, coroutine.create(function() end))", "return #cmsgpack.pack(redis)", "return cmsgpack.pack({[true]=1})"},
+		{"return {cmsgpack.unpack(cmsgpack.pack(1, 'a', {1,2,{3}}, true, false, 1.5))}", "return cmsgpack.unpack(cmsgpack.pack(nil))", "return {cmsgpack.unpack(cmsgpack.pack({a=1}))}", "local t = cmsgpack.unpack(cmsgpack.pack({a=1,b={c='d'}})) return {t.a, t.b.c}", "return cmsgpack.unpack('\\193')", "return cmsgpack.unpack('\\205\\1')", "return cmsgpack.unpack('')", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3))}"},
+		{"return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), 1)}", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), 2)}", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), 3)}", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), 4)}", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), -1)}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 2)}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 2, 2)}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 0)}"},
+		{"return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 0, 1)}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), -1)}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3))}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), 'x')}", "return {cmsgpack.unpack_limit(cmsgpack.pack(1,2,3), '2')}", "return {cmsgpack.unpack_one(cmsgpack.pack(1,2,3), 'x')}", "return {cmsgpack.unpack()}", "return {cmsgpack.unpack({})}"},
+		{"return {cmsgpack.unpack(12)}", "return {cmsgpack.unpack('\\207\\255\\255\\255\\255\\255\\255\\255\\255')}", "return {cmsgpack.unpack('\\207\\127\\255\\255\\255\\255\\255\\255\\255')}", "return {cmsgpack.unpack('\\211\\128\\0\\0\\0\\0\\0\\0\\0')}", "return {cmsgpack.unpack('\\202\\63\\192\\0\\0')}", "return {cmsgpack.unpack('\\204\\200\\208\\200\\205\\255\\255\\209\\255\\128\\206\\255\\255\\255\\255\\210\\128\\0\\0\\0')}", "return {cmsgpack.unpack('\\224\\255\\31\\127')}", "return tostring(cmsgpack.unpack(cmsgpack.pack(0.1)))"},
+		{"return {cmsgpack.unpack('\\130\\192\\1')}", "return {cmsgpack.unpack('\\129\\203\\127\\248\\0\\0\\0\\0\\0\\0\\1')}", "return {cmsgpack.unpack('\\145\\192')}", "local t = cmsgpack.unpack('\\147\\1\\192\\3') return {t[1], t[2], t[3]}", "return cmsgpack._VERSION .. cmsgpack._NAME .. cmsgpack._COPYRIGHT .. cmsgpack._DESCRIPTION", "local s = string.rep(cmsgpack.pack(1), 7998) return select('#', cmsgpack.unpack(s))", "local s = string.rep(cmsgpack.pack(1), 7999) return select('#', cmsgpack.unpack(s))", "local s = string.rep(cmsgpack.pack(1), 8000) return select('#', cmsgpack.unpack(s))"},
+		{"return {cmsgpack.unpack('\\219\\0\\0\\0\\5abc')}", "return {cmsgpack.unpack('\\219\\0\\0\\0\\3abc')}", "return {cmsgpack.unpack('\\221\\0\\0\\0\\1\\5')}", "return {cmsgpack.unpack('\\223\\0\\0\\0\\1\\5\\6')}", "return {cmsgpack.unpack('\\218\\0\\2ab')}", "return {cmsgpack.unpack('\\217\\2ab')}", "return {cmsgpack.unpack('\\217\\2a')}", "return {cmsgpack.unpack('\\220\\0\\1\\1')}"},
+		{"return {cmsgpack.unpack('\\222\\0\\1\\1\\2')}", "return {cmsgpack.unpack('\\162a')}", "return {cmsgpack.unpack('\\146\\1')}", "return {cmsgpack.unpack('\\196\\1')}", "return cmsgpack.pack({1, 2, n=3}):sub(1,1)", "return {pcall(cmsgpack.pack)}", "return {pcall(cmsgpack.unpack, '\\193')}", "cmsgpack.x = 1"},
+	} {
+		var cmds []Cmd
+		for _, body := range group {
+			cmds = append(cmds, ev(body))
+		}
+		cases = append(cases, Case{Name: "group " + string(rune('a'+i)), Cmds: cmds})
+	}
+	cases = append(cases,
+		Case{Name: "cmsgpack map round trip", Cmds: []Cmd{
+			ev("local t = cmsgpack.unpack(cmsgpack.pack({a=1, b={c='d', e={1, 2.5, 'x'}}, [3]=true})) return {t.a, t.b.c, t.b.e[1], tostring(t.b.e[2]), t.b.e[3], t[3]}"),
+			ev("local n = 0 for k, v in pairs(cmsgpack.unpack(cmsgpack.pack({x=1, y=2, z=3}))) do n = n + v end return n"),
+			ev("return #cmsgpack.pack({x=1, y=2, z=3})"),
+		}},
+		Case{Name: "in functions", Cmds: []Cmd{fflush,
+			fload(lib("libs", "redis.register_function('p', function(k, a) return {struct.pack('>I2', 258), cmsgpack.pack({1, 'a'}), cmsgpack.unpack(a[1])} end)")),
+			C("FCALL", "p", "0", "\x93\x01\x02\x03"), fflush}},
+	)
+	runCases(t, cases)
+}
