@@ -90,6 +90,7 @@ type Engine struct {
 	x        *engineExt   // WATCH and scripting state (transactions.go)
 	persist  persistState // snapshots (rdb_cmds.go)
 	memory   *memState    // maxmemory accounting (memory.go)
+	debug    debugState   // DEBUG's switches (debug.go)
 }
 
 type waitKey struct {
@@ -222,6 +223,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	}
 	if !arityOK(cmd.Arity, len(args)) {
 		e.rejectCmd(x, cmd, errWrongArgs(cmd.Name))
+		return e.closing(c)
+	}
+	if cmd.Name == "debug" && !e.debugAllowed(c) {
+		e.rejectCmd(x, cmd, errDebugNotAllowed)
 		return e.closing(c)
 	}
 	if !c.Authed && cmd.Flags&FlagNoAuth == 0 && e.Cfg.AuthRequired() {

@@ -207,7 +207,7 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 	if !arityOK(cmd.Arity, len(args)) {
 		return nil, refusedArity
 	}
-	if cmd.Flags&FlagNoScript != 0 {
+	if cmd.Flags&FlagNoScript != 0 && !h.x.E.debug.disableDenyScripts {
 		return nil, refusedNoScript
 	}
 	if h.ro && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
