@@ -96,6 +96,8 @@ type debugState struct {
 	dropClusterFilter int64
 	replyPeakReset    int64
 	replyResizing     bool
+
+	migrate migrateSockets // MIGRATE's cached connections (migrate.go)
 }
 
 // ActiveExpireEnabled reports whether the cron should reclaim expired keys

@@ -95,7 +95,7 @@ func init() {
 	table = make(map[string]*Command)
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
-		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands, debugCommands,
+		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands, debugCommands, migrateCommands,
 	} {
 		for _, c := range family {
 			register(c)
