@@ -321,6 +321,13 @@ func TestDebugObject(t *testing.T) {
 		{Name: "idle", Cmds: []Cmd{
 			C("SET", "k", "hello"), Sleep(2100 * time.Millisecond), dobj("k"), C("GET", "k"), dobj("k"),
 		}},
+		{Name: "restore idletime", Cmds: []Cmd{
+			C("SET", "src", "hello"),
+			C("EVAL", "local p = redis.call('dump','src'); return redis.call('restore','i','0',p,'IDLETIME','1000')", "0"),
+			dobj("i"), C("OBJECT", "IDLETIME", "i").TTLApprox(1),
+			C("EVAL", "local p = redis.call('dump','src'); return redis.call('restore','f','0',p,'FREQ','100')", "0"),
+			dobj("f"), C("OBJECT", "FREQ", "f"),
+		}},
 		{Name: "expired but present", Cmds: []Cmd{
 			C("DEBUG", "SET-ACTIVE-EXPIRE", "0"), C("SET", "k", "hello", "PX", "1"), Sleep(30 * time.Millisecond),
 			dobj("k"), C("DEBUG", "DIGEST-VALUE", "k"), C("DEBUG", "SET-ACTIVE-EXPIRE", "1"),
