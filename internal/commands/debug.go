@@ -624,11 +624,8 @@ func debugReload(x *Ctx) {
 	}
 	e := x.E
 	if save {
-		if e.persist.bgRunning {
-			// rdbSave refuses while a child saves; Redis answers its bare ERR.
-			x.W.Error("ERR")
-			return
-		}
+		// rdbSave, as SAVE's, but without SAVE's refusal while a
+		// background save runs.
 		if err := e.saveLocked(); err != nil {
 			x.W.Error("ERR")
 			return
