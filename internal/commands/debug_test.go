@@ -167,3 +167,16 @@ func TestStopWritesOnBgsaveError(t *testing.T) {
 	tt.Expect(errReply(ErrMisconf), "EVAL", "return redis.pcall('set','k','v')", "0")
 	tt.Expect(bulk("v"), "EVAL", "return redis.call('get','k')", "0")
 }
+
+// The refusal comes before AUTH is asked for, as processCommand checks
+// protected commands first; the arity error comes before both.
+func TestDebugRefusalBeforeAuth(t *testing.T) {
+	tt := newTester(t)
+	tt.E.Cfg.RequirePass.Store(ptr("pw"))
+	tt.C.Authed = false
+	tt.Expect(errReply(errDebugNotAllowed), "DEBUG", "DIGEST")
+	tt.Expect(errReply(errWrongArgs("debug")), "DEBUG")
+	tt.Expect(errReply(ErrNoAuth), "GET", "k")
+	tt.E.Cfg.EnableDebugCommand.Store(DebugCommandYes)
+	tt.Expect(errReply(ErrNoAuth), "DEBUG", "DIGEST")
+}
