@@ -194,6 +194,21 @@ func TestMigrateTimeout(t *testing.T) {
 			t.Errorf("%v: redis %q, limitkv %q", cmd, a.Raw, b.Raw)
 		}
 	}
+	// To itself: the server is busy in MIGRATE and cannot answer its own
+	// RESTORE before the timeout.
+	for _, c := range []*RawConn{rds, lkv} {
+		_, own, _ := net.SplitHostPort(c.Addr)
+		r := c.MustDo(t, "MIGRATE", "127.0.0.1", own, "k", "0", "200")
+		if string(r.Raw) != "-IOERR error or timeout reading to target instance\r\n" {
+			t.Errorf("%s: MIGRATE to itself: %q", c.Name, r.Raw)
+		}
+		if r := c.MustDo(t, "GET", "k"); string(r.Raw) != "$1\r\nv\r\n" {
+			t.Errorf("%s: after MIGRATE to itself: %q", c.Name, r.Raw)
+		}
+	}
+	// Let the servers run the RESTORE they sent themselves (BUSYKEY to a
+	// closed connection) before the key goes, so it does not come back.
+	time.Sleep(100 * time.Millisecond)
 	rds.MustDo(t, "DEL", "k")
 	lkv.MustDo(t, "DEL", "k")
 }
