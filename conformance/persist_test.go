@@ -297,7 +297,8 @@ func startRedisOn(t *testing.T, dir string, args ...string) (*RawConn, *redisPro
 	}
 	p := &redisProcess{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), log: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(redisServerPath, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir}, args...)...)
+		// DEBUG on, so that DEBUG DIGEST compares datasets (Redis 7.0 refuses it by default).
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir, "--enable-debug-command", "yes"}, args...)...)
 	p.cmd.Dir = dir
 	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
 	setDeathSignal(p.cmd)

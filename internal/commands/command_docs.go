@@ -696,6 +696,9 @@ func commandGetKeys(x *Ctx, withFlags bool) {
 		// procedures instead.
 		keys, ok = sortGetKeys(args, c.Name == "sort_ro"), true
 	}
+	if c.Name == "migrate" {
+		keys, ok = migrateGetKeys(args), true
+	}
 	if !ok || len(keys) == 0 {
 		if slices.Contains(cmdFlags, "no_mandatory_keys") {
 			x.W.Array(0)

@@ -50,6 +50,17 @@ type Config struct {
 	RDBCompression atomic.Bool            // rdbcompression
 	RDBChecksum    atomic.Bool            // rdbchecksum (immutable, as in Redis)
 	savePoints     atomic.Pointer[[]SavePoint]
+
+	// StopWritesOnBgsaveError is stop-writes-on-bgsave-error: after a failed
+	// background save (with save points set) writes answer MISCONF.
+	StopWritesOnBgsaveError atomic.Bool
+	// EnableDebugCommand is enable-debug-command (DebugCommandNo, Yes or
+	// Local; debug.go), immutable at runtime as in Redis: set it before the
+	// server starts.
+	EnableDebugCommand atomic.Int32
+	// ListPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD: list elements
+	// from this size are plain quicklist nodes in snapshots (0: 1 GB).
+	ListPackedThreshold atomic.Int64
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.
@@ -83,6 +94,7 @@ func DefaultConfig() *Config {
 	// No save points: an embedded server keeps nothing unless asked to.
 	// The binary applies Redis's DefaultSave (cmd/limitkv).
 	c.savePoints.Store(&[]SavePoint{})
+	c.StopWritesOnBgsaveError.Store(true)
 	return c
 }
 

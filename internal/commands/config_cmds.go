@@ -318,6 +318,21 @@ var configParams = []configParam{
 			return "no"
 		},
 	},
+	boolParam("stop-writes-on-bgsave-error", func(c *Config) bool { return c.StopWritesOnBgsaveError.Load() },
+		func(c *Config, b bool) { c.StopWritesOnBgsaveError.Store(b) }),
+	{
+		// Immutable: CONFIG SET refuses it before parse runs; parse is for
+		// setting it at start (flags, a config file).
+		name: "enable-debug-command", immutable: true,
+		get: func(c *Config) string { return formatDebugCommandSetting(c.EnableDebugCommand.Load()) },
+		parse: func(c *Config, v string) (func(), string) {
+			m, ok := ParseDebugCommandSetting(v)
+			if !ok {
+				return nil, "argument(s) must be one of the following: no, yes, local"
+			}
+			return func() { c.EnableDebugCommand.Store(m) }, ""
+		},
+	},
 	{
 		name: "appendonly",
 		get:  func(*Config) string { return "no" },

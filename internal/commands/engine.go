@@ -91,6 +91,7 @@ type Engine struct {
 	persist  persistState // snapshots (rdb_cmds.go)
 	memory   *memState    // maxmemory accounting (memory.go)
 	ps       pubsubState  // Pub/Sub registries (pubsub.go)
+	debug    debugState   // DEBUG's switches (debug.go)
 }
 
 type waitKey struct {
@@ -224,6 +225,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	}
 	if !arityOK(cmd.Arity, len(args)) {
 		e.rejectCmd(x, cmd, errWrongArgs(cmd.Name))
+		return e.closing(c)
+	}
+	if cmd.Name == "debug" && !e.debugAllowed(c) {
+		e.rejectCmd(x, cmd, errDebugNotAllowed)
 		return e.closing(c)
 	}
 	if !c.Authed && cmd.Flags&FlagNoAuth == 0 && e.Cfg.AuthRequired() {

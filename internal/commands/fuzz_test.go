@@ -331,6 +331,16 @@ func (fz *fuzzEngine) exec(args [][]byte) {
 	if err != "" {
 		t.Fatalf("%s: malformed reply (%s): %q", quoteArgs(args), err, truncBytes(reply, 300))
 	}
+	// The (un)subscribe commands answer one frame per channel, as Redis.
+	if c := Lookup(args[0]); c != nil && c.Flags&FlagPubSub != 0 && c.Flags&FlagNoScript != 0 {
+		for n < len(reply) {
+			m, err := respValue(reply[n:], 0)
+			if err != "" || m == 0 {
+				t.Fatalf("%s: malformed frame (%s): %q", quoteArgs(args), err, truncBytes(reply, 300))
+			}
+			n += m
+		}
+	}
 	if n != len(reply) {
 		t.Fatalf("%s: %d bytes after the first reply: %q", quoteArgs(args), len(reply)-n, truncBytes(reply, 300))
 	}

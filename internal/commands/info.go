@@ -404,7 +404,7 @@ func infoReplication(x *Ctx, b *infoBuf) {
 	b.kv("role", "master")
 	b.i("connected_slaves", 0)
 	b.kv("master_failover_state", "no-failover")
-	b.kv("master_replid", x.E.RunID)
+	b.kv("master_replid", x.E.replicationID())
 	b.kv("master_replid2", strings.Repeat("0", 40))
 	b.i("master_repl_offset", 0)
 	b.i("second_repl_offset", -1)

@@ -105,6 +105,7 @@ func (c *Config) rdbLimits() rdb.Limits {
 		ZSetMaxListpackEntries: int(c.ZsetMaxListpackEntries.Load()),
 		ZSetMaxListpackValue:   int(c.ZsetMaxListpackValue.Load()),
 		ListMaxListpackSize:    int(c.ListMaxListpackSize.Load()),
+		ListPackedThreshold:    int(c.ListPackedThreshold.Load()),
 	}
 }
 
@@ -415,7 +416,7 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 	defer f.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st, err := e.load(bufio.NewReaderSize(f, 1<<20))
+	st, err := e.load(bufio.NewReaderSize(f, 1<<20), false)
 	if err != nil {
 		for _, db := range e.dbs {
 			db.Flush()
@@ -426,12 +427,15 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 	return st, nil
 }
 
-func (e *Engine) load(r io.Reader) (LoadStats, error) {
+// load reads an RDB stream into the databases. With merge (DEBUG RELOAD
+// MERGE) a key of the stream replaces one already there; otherwise that
+// is an error.
+func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
 	var st LoadStats
 	rd, err := rdb.NewReader(r, &rdb.ReaderOptions{
 		MaxStringLen: e.Cfg.ProtoMaxBulkLen.Load(),
 		Databases:    NumDBs,
-		SkipChecksum: !e.Cfg.RDBChecksum.Load(),
+		SkipChecksum: !e.Cfg.RDBChecksum.Load() || e.debug.skipChecksum,
 		Limits:       e.Cfg.rdbLimits(),
 	})
 	if err != nil {
@@ -451,7 +455,9 @@ func (e *Engine) load(r io.Reader) (LoadStats, error) {
 			continue
 		}
 		db := e.dbs[ent.DB]
-		if db.Peek(ent.Key) != nil {
+		if old := db.Peek(ent.Key); old != nil && merge {
+			db.Remove(old)
+		} else if old != nil {
 			return st, fmt.Errorf("%w: RDB has duplicated key '%s' in DB %d", rdb.ErrCorrupt, ent.Key, ent.DB)
 		}
 		val, err := e.Cfg.fromRDB(&ent.Value)

@@ -96,7 +96,7 @@ func (e *Engine) countChange(x *Ctx, mark int) {
 	zero := bytes.Equal(reply, []byte(":0\r\n"))
 	n := int64(1)
 	switch x.Cmd.Name {
-	case "flushdb", "flushall":
+	case "flushdb", "flushall", "migrate": // counted by their handlers
 		return
 	case "del", "unlink", "sadd", "srem", "hdel", "zrem":
 		n = replyInt(reply)
@@ -277,7 +277,7 @@ func (e *Engine) PersistCron() {
 // writesRefused reports whether a failed background save makes the server
 // refuse writes (Redis's writeCommandsDeniedByDiskError).
 func (e *Engine) writesRefused() bool {
-	return !e.persist.lastBgOK && len(e.Cfg.SavePoints()) > 0
+	return e.Cfg.StopWritesOnBgsaveError.Load() && !e.persist.lastBgOK && len(e.Cfg.SavePoints()) > 0
 }
 
 // shutdownSaveLocked is prepareForShutdown's save: with save points set
@@ -440,6 +440,7 @@ func cmdRestore(x *Ctx) {
 	cfg := x.E.Cfg
 	v, err := rdb.DecodeDump(args[3], &rdb.ReaderOptions{
 		MaxStringLen: cfg.ProtoMaxBulkLen.Load(),
+		SkipChecksum: x.E.debug.skipChecksum,
 		Limits:       cfg.rdbLimits(),
 	})
 	if err != nil {

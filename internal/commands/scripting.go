@@ -225,7 +225,7 @@ func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bo
 	c.inScript = true
 	h := &ext.host
 	prev := *h
-	h.x, h.ro = x, ro
+	h.x, h.ro, h.wrote = x, ro, false
 	// As Redis 7 does for scripts without flags: memory is judged once, at
 	// the start, and deny-oom commands then fail inside the script.
 	// allow-oom (with a shebang) lets the script's commands run regardless.
@@ -243,6 +243,7 @@ type scriptHost struct {
 	x     *Ctx
 	ro    bool
 	oom   bool        // over maxmemory when the script started
+	wrote bool        // a write command ran (Redis's SCRIPT_WRITE_DIRTY)
 	w     resp.Writer // scratch reply buffer, reused from call to call
 	inner Ctx
 }
@@ -261,14 +262,21 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 	if !arityOK(cmd.Arity, len(args)) {
 		return nil, refusedArity
 	}
-	if cmd.Flags&FlagNoScript != 0 {
+	if cmd.Flags&FlagNoScript != 0 && !h.x.E.debug.disableDenyScripts {
 		return nil, refusedNoScript
 	}
 	if h.ro && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
 		return nil, refusedWriteRO
 	}
+	if cmd.Flags&FlagWrite != 0 && !h.wrote && h.x.E.writesRefused() {
+		// Once the script has written it cannot fail on the disk state.
+		return nil, "-" + ErrMisconf
+	}
 	if h.oom && cmd.Flags&FlagDenyOOM != 0 {
 		return nil, "-" + ErrOOM
+	}
+	if cmd.Flags&FlagWrite != 0 {
+		h.wrote = true
 	}
 	h.w.Reset(maxScratch)
 	h.w.SetRESP3(resp3)

@@ -304,7 +304,7 @@ func (e *Engine) afterWrite(x *Ctx, mark int) {
 	db := x.C.DB
 	zero := bytes.Equal(reply, []byte(":0\r\n"))
 	switch x.Cmd.Name {
-	case "del", "unlink", "getdel", "flushdb", "flushall":
+	case "del", "unlink", "getdel", "flushdb", "flushall", "migrate":
 		return // their changes are deletions, reported by keyDeleted
 	case "set":
 		if setWasNoop(args, reply) {

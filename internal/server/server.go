@@ -235,7 +235,12 @@ func (s *Server) cron() {
 		case <-s.stop:
 			return
 		case now := <-t.C:
-			s.E.ExpireCycle(expireBudget)
+			if s.E.CronPaused() { // DEBUG PAUSE-CRON
+				continue
+			}
+			if s.E.ActiveExpireEnabled() {
+				s.E.ExpireCycle(expireBudget)
+			}
 			if now.Sub(lastIdle) >= idleEvery {
 				lastIdle = now
 				s.closeIdle()
