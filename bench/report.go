@@ -13,6 +13,7 @@ type report struct {
 	run      *runner
 	mem      []memResult
 	storm    []stormResult
+	bgsave   []bgsaveResult
 	elapsed  time.Duration
 	noise    []string // other busy processes seen before the run
 	profiles []profileSummary
@@ -401,6 +402,23 @@ func (r *report) markdown() string {
 			p("\n")
 		}
 		p("\n")
+	}
+
+	if len(r.bgsave) > 0 {
+		p("## Workload 6: BGSAVE of %d users under the seed load (%d clients, P1)\n\n", r.cfg.memUsers, r.cfg.clients)
+		p("| server | BGSAVE reply ms | save s | p99 before ms | p99 during ms | during/before | max during ms | ops/s before / during | dataset MB (RSS - empty) | RSS growth MB | child COW peak MB | extra / dataset | file bytes | status | others' CPU |\n")
+		p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n")
+		for _, g := range r.bgsave {
+			if g.Err != "" {
+				p("| %s | error: %s |\n", g.Server, g.Err)
+				continue
+			}
+			p("| %s | %.2f | %.1f | %.2f | %.2f | %.2fx | %.1f | %.0f / %.0f | %.0f | %.0f | %.0f | %.2fx | %s | %s | %.0f%% |\n",
+				g.Server, ms(g.Reply), g.SaveTime.Seconds(), ms(g.Before.P99), ms(g.During.P99), g.ratio(), ms(g.During.Max),
+				g.Before.OpsPerS, g.During.OpsPerS, mb(g.BaseRSS-g.EmptyRSS), mb(max(g.PeakRSS-g.BaseRSS, 0)), mb(g.COWPeak),
+				g.extraRatio(), g.FileBytes, g.Status, 100*g.Others)
+		}
+		p("\n\"Before\" is the 2 s before BGSAVE, \"during\" from BGSAVE until INFO shows rdb_bgsave_in_progress:0. Redis's forked child counts among the others' CPU.\n\n")
 	}
 
 	ts := r.targets()

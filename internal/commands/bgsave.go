@@ -52,10 +52,10 @@ type bgSave struct {
 }
 
 type bgDB struct {
-	index          int
-	keys, expires  uint64
-	snap           *keyspace.Snapshot
-	out            [][]byte // records encoded and not yet written out
+	index         int
+	keys, expires uint64
+	snap          *keyspace.Snapshot
+	out           [][]byte // records encoded and not yet written out
 }
 
 // record encodes k into d's pending output. It runs under the lock, from

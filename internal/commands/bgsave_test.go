@@ -350,3 +350,123 @@ func bgsaveRun(t *testing.T, seed uint64) {
 		t.Error("the dataset did not change during the save: the test proves nothing")
 	}
 }
+
+// bgLeftovers lists the temporary files left in dir.
+func bgLeftovers(t *testing.T, dir string) []string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(dir, "temp-*"))
+	return m
+}
+
+// While a BGSAVE runs: BGSAVE and SAVE are refused with Redis's error,
+// INFO shows it in progress with its key counts, and once it is done the
+// changes made meanwhile are still counted as unsaved.
+func TestBgsaveInProgress(t *testing.T) {
+	tt := newTester(t)
+	dir := t.TempDir()
+	tt.E.Cfg.SetDir(dir, "")
+	for i := range 500 {
+		tt.Do("SET", "k"+strconv.Itoa(i), "v")
+	}
+	tt.E.Lock()
+	tt.E.persist.dirty = 0
+	tt.E.Unlock()
+	started := make(chan struct{})
+	release := make(chan struct{})
+	tt.E.persist.beforeRename = func() { close(started); <-release }
+	tt.Expect("+Background saving started\r\n", "BGSAVE")
+	<-started // the file is written, not yet renamed
+	tt.Expect(errReply(errBgsaveInProgress), "BGSAVE")
+	tt.Expect(errReply(errBgsaveInProgress), "BGSAVE", "SCHEDULE")
+	tt.Expect(errReply(errBgsaveInProgress), "SAVE")
+	tt.Do("SET", "during", "1")
+	tt.Do("DEL", "k1", "k2")
+	info := tt.Do("INFO", "persistence")
+	for _, want := range []string{"rdb_bgsave_in_progress:1\r\n", "current_save_keys_total:500\r\n",
+		"current_save_keys_processed:500\r\n", "current_fork_perc:100.00\r\n", "rdb_current_bgsave_time_sec:0\r\n",
+		"rdb_changes_since_last_save:3\r\n"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO during the save lacks %q", want)
+		}
+	}
+	close(release)
+	tt.E.WaitBgsave()
+	info = tt.Do("INFO", "persistence")
+	for _, want := range []string{"rdb_bgsave_in_progress:0\r\n", "rdb_last_bgsave_status:ok\r\n", "current_save_keys_total:0\r\n",
+		"rdb_changes_since_last_save:3\r\n", "rdb_current_bgsave_time_sec:-1\r\n", "rdb_last_bgsave_time_sec:0\r\n"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("INFO after the save lacks %q", want)
+		}
+	}
+	file, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, keys := rdbContent(t, file); len(keys) != 500 || keys["0/during"] != "" || keys["0/k1"] == "" {
+		t.Errorf("the file has %d keys (during: %v, k1: %v), want the 500 of the start", len(keys), keys["0/during"] != "", keys["0/k1"] != "")
+	}
+	if l := bgLeftovers(t, dir); len(l) > 0 {
+		t.Errorf("temporary files left: %v", l)
+	}
+}
+
+// FLUSHALL kills a background save (flushAllDataAndResetRDB): nothing is
+// written, no temporary file is left, and the last status stays ok, as
+// for a child killed with SIGUSR1. SHUTDOWN kills it too, before its own
+// save, so the file SHUTDOWN SAVE writes is the one that stays.
+func TestBgsaveAborted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cmd  []string
+	}{
+		{"flushall", []string{"FLUSHALL"}},
+		{"shutdown nosave", []string{"SHUTDOWN", "NOSAVE"}},
+		{"shutdown save", []string{"SHUTDOWN", "SAVE"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tt := newTester(t)
+			dir := t.TempDir()
+			tt.E.Cfg.SetDir(dir, "")
+			tt.E.Shutdown = func() {}
+			for i := range 3000 {
+				tt.Do("RPUSH", "l"+strconv.Itoa(i), "a", "b")
+			}
+			var w resp.Writer
+			tt.E.Lock()
+			if err := tt.E.bgsaveLocked(); err != nil {
+				t.Fatal(err)
+			}
+			// In the same lock hold: the walk has not even started.
+			tt.E.Exec(tt.C, [][]byte{[]byte("SET"), []byte("after"), []byte("1")}, &w)
+			args := make([][]byte, len(tc.cmd))
+			for i, a := range tc.cmd {
+				args[i] = []byte(a)
+			}
+			tt.E.Exec(tt.C, args, &w)
+			tt.E.Unlock()
+			tt.E.WaitBgsave()
+			info := tt.Do("INFO", "persistence")
+			for _, want := range []string{"rdb_bgsave_in_progress:0\r\n", "rdb_last_bgsave_status:ok\r\n", "current_save_keys_total:0\r\n"} {
+				if !strings.Contains(info, want) {
+					t.Errorf("INFO lacks %q", want)
+				}
+			}
+			if l := bgLeftovers(t, dir); len(l) > 0 {
+				t.Errorf("temporary files left: %v", l)
+			}
+			file, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+			if tc.name != "shutdown save" {
+				if err == nil {
+					t.Fatalf("the aborted save wrote dump.rdb (%d bytes)", len(file))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, keys := rdbContent(t, file); len(keys) != 3001 || keys["0/after"] == "" {
+				t.Errorf("SHUTDOWN SAVE's file has %d keys, want the 3001 at the shutdown", len(keys))
+			}
+		})
+	}
+}
