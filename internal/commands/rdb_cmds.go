@@ -68,6 +68,7 @@ type persistState struct {
 	// save it aborted (bgsave.go), so the older snapshot never lands last.
 	fileMu sync.Mutex
 	bg     *bgSave       // the background save in progress (bgsave.go)
+	lastBg *bgSave       // the last one that succeeded, for its figures
 	bgSeq  int64         // numbers the background saves' temporary files
 	bgDone chan struct{} // closed when the running background save's goroutine ends
 	// beforeRename is a test hook run between the temp file's fsync and
