@@ -33,7 +33,7 @@ import (
 // busy server it takes a fifth or so of the lock and of a core rather than
 // all it can get, and lasts longer; on an idle one it runs flat out.
 const (
-	bgSlice        = 250 * time.Microsecond
+	bgSlice        = 500 * time.Microsecond
 	bgPause        = 250 * time.Microsecond
 	bgSliceBuckets = 16
 	bgChunk        = 64 << 10
