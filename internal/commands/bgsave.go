@@ -181,6 +181,7 @@ func (e *Engine) bgsaveLocked() error {
 		d.snap = db.BeginSnapshot(func(k *keyspace.Entry) { bg.record(d, k) })
 		bg.dbs = append(bg.dbs, d)
 	}
+	e.freezeAccess(true)
 	p.lastLockHold = time.Since(start)
 	p.saves++
 	p.dirtyAtBg = p.dirty
@@ -223,6 +224,7 @@ func (e *Engine) bgsaveLocked() error {
 		}
 		p.bg = nil
 		p.bgRunning = false
+		e.freezeAccess(false)
 		p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
 		if err != nil {
 			e.Log.Warn(err.Error())
@@ -316,6 +318,7 @@ func (e *Engine) abortBgsaveLocked() {
 	os.Remove(bg.tmp) // the goroutine's open file goes with its last close
 	p.bg = nil
 	p.bgRunning = false
+	e.freezeAccess(false)
 	p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
 	e.Log.Warn("Background saving terminated by signal 10")
 }
@@ -326,4 +329,12 @@ func (p *persistState) saveProgress() (processed, total int64) {
 		return 0, 0
 	}
 	return min(p.bg.saved, p.bg.total), p.bg.total
+}
+
+// freezeAccess is Redis's rule that lookups do not update access times
+// while a child process runs (lookupKey's hasActiveChildProcess check).
+func (e *Engine) freezeAccess(on bool) {
+	for _, db := range e.dbs {
+		db.FreezeAccess = on
+	}
 }

@@ -270,6 +270,9 @@ type DB struct {
 	// it costs a random draw per lookup, so whoever selects such a policy
 	// sets it on every DB.
 	TrackLFU bool
+	// FreezeAccess makes lookups leave access times and counters alone,
+	// as Redis's do while it has a child (a background save) running.
+	FreezeAccess bool
 
 	// Expired counts keys removed because their deadline passed (INFO's expired_keys).
 	Expired int64
@@ -388,7 +391,7 @@ func (db *DB) Peek(key []byte) *Entry {
 // and FREQ.
 func (db *DB) Get(key []byte, now int64) *Entry {
 	e := db.GetNoTouch(key, now)
-	if e != nil {
+	if e != nil && !db.FreezeAccess {
 		if db.TrackLFU {
 			e.touch(now)
 		} else {
