@@ -53,8 +53,12 @@ type bgSave struct {
 	spare   *bgBatch // an emptied batch, for the next swap
 	aborted atomic.Bool
 	tmp     string
-	// what the walk's slices cost the lock: their number, total and
-	// longest hold (for the log and TestBgsaveLockHold)
+	walkStats
+}
+
+// walkStats are what the walk's slices cost the lock: their number, total
+// and longest hold (for the log and TestBgsaveLockHold).
+type walkStats struct {
 	slices         int
 	held, maxSlice time.Duration
 }
@@ -233,7 +237,7 @@ func (e *Engine) bgsaveLocked() error {
 			return
 		}
 		e.Log.Info("Background saving terminated with success", "slices", bg.slices, "lock_held", bg.held, "longest_slice", bg.maxSlice)
-		p.lastBg = bg
+		p.lastWalk = bg.walkStats
 		p.dirty -= p.dirtyAtBg
 		p.lastSave = e.Clock.Now()
 		p.lastBgOK = true

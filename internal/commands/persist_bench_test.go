@@ -38,7 +38,7 @@ func TestBgsaveLockHold(t *testing.T) {
 	tt.E.WaitBgsave()
 	total := time.Since(start)
 	st, _ := os.Stat(tt.E.Cfg.RDBPath())
-	bg := tt.E.persist.lastBg
+	bg := tt.E.persist.lastWalk
 	t.Logf("%d keys: start held the lock %v (BGSAVE answered after %v); the walk %d slices holding it %v in all, %v at most; file written after %v, %d bytes",
 		n, tt.E.persist.lastLockHold, reply, bg.slices, bg.held, bg.maxSlice, total, st.Size())
 }

@@ -66,11 +66,11 @@ type persistState struct {
 
 	// fileMu orders the renames of a synchronous save and of a background
 	// save it aborted (bgsave.go), so the older snapshot never lands last.
-	fileMu sync.Mutex
-	bg     *bgSave       // the background save in progress (bgsave.go)
-	lastBg *bgSave       // the last one that succeeded, for its figures
-	bgSeq  int64         // numbers the background saves' temporary files
-	bgDone chan struct{} // closed when the running background save's goroutine ends
+	fileMu   sync.Mutex
+	bg       *bgSave       // the background save in progress (bgsave.go)
+	lastWalk walkStats     // the last successful one's slices
+	bgSeq    int64         // numbers the background saves' temporary files
+	bgDone   chan struct{} // closed when the running background save's goroutine ends
 	// beforeRename is a test hook run between the temp file's fsync and
 	// its rename.
 	beforeRename func()
