@@ -9,7 +9,8 @@ import (
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
-// TestBgsaveLockHold measures how long BGSAVE holds the executor lock for
+// TestBgsaveLockHold measures how long BGSAVE holds the executor lock (its
+// start, and the walk's slices in all and at most) with no clients, for
 // a million rate-limit keys (5-member sorted sets with a TTL, as the
 // benchmark's seed makes them). It takes a few seconds, so it runs only
 // with LIMITKV_BGSAVE_KEYS set (e.g. 1000000).
