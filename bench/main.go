@@ -64,7 +64,7 @@ func run() int {
 	flag.IntVar(&cfg.rounds, "rounds", 0, "rounds per workload, median reported (default 3, quick 1)")
 	flag.DurationVar(&cfg.dur, "dur", 0, "measured time per run (default 2s, quick 1s)")
 	flag.IntVar(&cfg.clients, "clients", 50, "concurrent clients")
-	flag.StringVar(&only, "only", "1,2,3,4,5,6", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm, 6 Pub/Sub load)")
+	flag.StringVar(&only, "only", "1,2,3,4,5", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm, 6 BGSAVE under load, 7 Pub/Sub load; 6 and 7 run only when named)")
 	flag.StringVar(&cfg.profileDir, "profile", "", "directory for limitkv CPU profiles of workloads 1-3 (extra, unmeasured runs) and a heap profile after workload 4")
 	flag.IntVar(&cfg.nice, "nice", 0, "run the harness, its servers and redis-benchmark at this nice value (e.g. -10, needs root) so that other processes on a shared machine disturb less")
 	flag.IntVar(&cfg.users, "users", 0, "users (workload 4) and keys (workload 5), overriding the default")
@@ -91,7 +91,7 @@ func run() int {
 	cfg.only = map[int]bool{}
 	for _, f := range strings.Split(only, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 6 {
+		if err != nil || n < 1 || n > 7 {
 			fmt.Fprintf(os.Stderr, "bench: -only: bad workload %q\n", f)
 			return 2
 		}
@@ -335,7 +335,16 @@ func bench(cfg *config, tmp, cpusOf string) error {
 		}
 	}
 	if cfg.only[6] {
-		logf("workload 6: Pub/Sub load, %d subscribers on %d patterns", psPatterns*psPerPattern, psPatterns)
+		logf("workload 6: BGSAVE of %d users under the seed load", cfg.memUsers)
+		rep.bgsave = append(rep.bgsave, runBgsave(cfg, "limitkv", bin, tmp, seedRLCheck))
+		logf("  limitkv: %s", rep.bgsave[len(rep.bgsave)-1].summary())
+		if !cfg.noRedis {
+			rep.bgsave = append(rep.bgsave, runBgsave(cfg, "redis", "", tmp, seedEvalSHA))
+			logf("  redis: %s", rep.bgsave[len(rep.bgsave)-1].summary())
+		}
+	}
+	if cfg.only[7] {
+		logf("workload 7: Pub/Sub load, %d subscribers on %d patterns", psPatterns*psPerPattern, psPatterns)
 		rep.pubsub = append(rep.pubsub, runPubSub(cfg, "limitkv", bin, tmp, seedRLCheck))
 		logf("  limitkv: %s", rep.pubsub[len(rep.pubsub)-1].summary())
 		if !cfg.noRedis {

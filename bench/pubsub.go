@@ -280,4 +280,3 @@ func (r pubsubResult) summary() string {
 // while the stuck one is still there.
 func stuckShare(r pubsubResult) int64 { return r.Receivers - r.Published*psPerPattern }
 
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

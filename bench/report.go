@@ -14,6 +14,7 @@ type report struct {
 	mem      []memResult
 	storm    []stormResult
 	pubsub   []pubsubResult
+	bgsave   []bgsaveResult
 	elapsed  time.Duration
 	noise    []string // other busy processes seen before the run
 	profiles []profileSummary
@@ -383,7 +384,7 @@ func (r *report) markdown() string {
 	}
 
 	if len(r.pubsub) > 0 {
-		p("## Workload 6: Pub/Sub load: %d subscribers on %d patterns, one stuck subscriber on ch:*, %d clients running the seed check (P1), %d publishers (P16, %d-byte messages), client-output-buffer-limit %q\n\n",
+		p("## Workload 7: Pub/Sub load: %d subscribers on %d patterns, one stuck subscriber on ch:*, %d clients running the seed check (P1), %d publishers (P16, %d-byte messages), client-output-buffer-limit %q\n\n",
 			psPatterns*psPerPattern, psPatterns, psCheckClient, psPublishers, psPayload, psLimit)
 		p("| server | seed command | check p99 before ms | check p99 during ms | check ops/s before / during | PUBLISH/s | messages delivered / expected | stuck subscriber dropped | RSS before MB | RSS peak MB |\n")
 		p("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |\n")
@@ -426,6 +427,23 @@ func (r *report) markdown() string {
 			p("\n")
 		}
 		p("\n")
+	}
+
+	if len(r.bgsave) > 0 {
+		p("## Workload 6: BGSAVE of %d users under the seed load (%d clients, P1)\n\n", r.cfg.memUsers, r.cfg.clients)
+		p("| server | BGSAVE reply ms | save s | p99 before ms | p99 during ms | during/before | max during ms | ops/s before / during | dataset MB (RSS - empty) | RSS growth MB | child COW peak MB | extra / dataset | file bytes | status | others' CPU |\n")
+		p("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |\n")
+		for _, g := range r.bgsave {
+			if g.Err != "" {
+				p("| %s | error: %s |\n", g.Server, g.Err)
+				continue
+			}
+			p("| %s | %.2f | %.1f | %.2f | %.2f | %.2fx | %.1f | %.0f / %.0f | %.0f | %.0f | %.0f | %.2fx | %s | %s | %.0f%% |\n",
+				g.Server, ms(g.Reply), g.SaveTime.Seconds(), ms(g.Before.P99), ms(g.During.P99), g.ratio(), ms(g.During.Max),
+				g.Before.OpsPerS, g.During.OpsPerS, mb(g.BaseRSS-g.EmptyRSS), mb(max(g.PeakRSS-g.BaseRSS, 0)), mb(g.COWPeak),
+				g.extraRatio(), g.FileBytes, g.Status, 100*g.Others)
+		}
+		p("\n\"Before\" is the 2 s before BGSAVE, \"during\" from BGSAVE until INFO shows rdb_bgsave_in_progress:0. Redis's forked child counts among the others' CPU.\n\n")
 	}
 
 	ts := r.targets()

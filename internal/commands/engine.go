@@ -390,7 +390,7 @@ func (e *Engine) RehashActively(budget time.Duration) {
 	start := time.Now()
 	defer e.returnMemory()
 	for _, db := range e.dbs {
-		for db.Rehashing() {
+		for db.Rehashing() && !db.Snapshotting() {
 			old, _ := db.Buckets()
 			if !db.RehashFor(100) && old >= bigTable {
 				e.returnPending = true // the old table is garbage now

@@ -300,16 +300,21 @@ func infoPersistence(x *Ctx, b *infoBuf) {
 		bg = "1"
 		cur = strconv.FormatInt(int64(x.E.Clock.Now().Sub(p.bgStart)/time.Second), 10)
 	}
+	processed, total := p.saveProgress()
+	perc := "0.00"
+	if total > 0 {
+		perc = strconv.FormatFloat(float64(processed)/float64(total)*100, 'f', 2, 64)
+	}
 	status := "ok"
 	if !p.lastBgOK {
 		status = "err"
 	}
-	// There is no fork, so no copy-on-write; saves are not tracked key by
-	// key (current_save_keys_*), and there is no AOF.
+	// There is no fork, so no copy-on-write, and there is no AOF.
 	for _, kv := range [][2]string{
 		{"loading", "0"}, {"async_loading", "0"}, {"current_cow_peak", "0"}, {"current_cow_size", "0"},
-		{"current_cow_size_age", "0"}, {"current_fork_perc", "0.00"}, {"current_save_keys_processed", "0"},
-		{"current_save_keys_total", "0"}, {"rdb_changes_since_last_save", strconv.FormatInt(p.dirty, 10)},
+		{"current_cow_size_age", "0"}, {"current_fork_perc", perc},
+		{"current_save_keys_processed", strconv.FormatInt(processed, 10)},
+		{"current_save_keys_total", strconv.FormatInt(total, 10)}, {"rdb_changes_since_last_save", strconv.FormatInt(p.dirty, 10)},
 		{"rdb_bgsave_in_progress", bg},
 		{"rdb_last_save_time", strconv.FormatInt(p.lastSave.Unix(), 10)}, {"rdb_last_bgsave_status", status},
 		{"rdb_last_bgsave_time_sec", strconv.FormatInt(p.lastBgSecs, 10)}, {"rdb_current_bgsave_time_sec", cur},

@@ -301,8 +301,10 @@ func (e *Engine) writeSnapshot(w io.Writer) (int, error) {
 // commitFile writes data (from fill) to a temporary file in dir, fsyncs it,
 // renames it over name and fsyncs dir, as rdbSave does: a crash at any
 // point leaves either the old file or the new one, never a torn one. The
-// returned error is for the log; clients get Redis's bare "ERR".
-func commitFile(dir, name, tmpName string, fill func(w io.Writer) error, beforeRename func()) error {
+// returned error is for the log; clients get Redis's bare "ERR". An error
+// from beforeRename (a background save overtaken) drops the temporary file
+// and is returned as it is.
+func commitFile(dir, name, tmpName string, fill func(w io.Writer) error, beforeRename func() error) error {
 	tmp := filepath.Join(dir, tmpName)
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -328,7 +330,10 @@ func commitFile(dir, name, tmpName string, fill func(w io.Writer) error, beforeR
 		return fmt.Errorf("Write error saving DB on disk(fclose): %w", unwrapPath(err))
 	}
 	if beforeRename != nil {
-		beforeRename()
+		if err := beforeRename(); err != nil {
+			os.Remove(tmp)
+			return err
+		}
 	}
 	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
 		os.Remove(tmp)
@@ -357,42 +362,6 @@ func unwrapPath(err error) error {
 		return le.Err
 	}
 	return err
-}
-
-// chunkBuffer collects a snapshot in memory in fixed-size chunks: unlike a
-// bytes.Buffer it never copies what it holds to grow, which for a large
-// dataset would double the time the lock is held for the encoding.
-type chunkBuffer struct {
-	chunks [][]byte
-}
-
-const snapshotChunk = 4 << 20
-
-func (b *chunkBuffer) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if len(b.chunks) == 0 || len(b.chunks[len(b.chunks)-1]) == snapshotChunk {
-			b.chunks = append(b.chunks, make([]byte, 0, snapshotChunk))
-		}
-		last := &b.chunks[len(b.chunks)-1]
-		m := min(len(p), snapshotChunk-len(*last))
-		*last = append(*last, p[:m]...)
-		p = p[m:]
-	}
-	return n, nil
-}
-
-// WriteTo writes the chunks to w.
-func (b *chunkBuffer) WriteTo(w io.Writer) (int64, error) {
-	var n int64
-	for _, c := range b.chunks {
-		m, err := w.Write(c)
-		n += int64(m)
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 // LoadStats is what loading a file found.

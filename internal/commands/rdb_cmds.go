@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/limitkv/limitkv/internal/num"
@@ -60,17 +59,18 @@ type persistState struct {
 	saves      int64 // rdb_saves
 	// loaded at start (INFO rdb_last_load_keys_*)
 	loadKeys, loadExpired int
-	// LastLockHold is how long the last BGSAVE held the executor lock.
+	// lastLockHold is how long the last BGSAVE's start held the executor
+	// lock (the walk's slices come after).
 	lastLockHold time.Duration
 	shutdownDone bool // the shutdown save has run: Close must not save again
 
-	// fileMu makes one writer of the files at a time: a save at shutdown
-	// waits for a background write in progress rather than race it.
-	fileMu sync.Mutex
-	// bgAbandon tells a background write that has not reached the file
-	// yet that a synchronous save overtook it (atomic: read under fileMu).
-	bgAbandon atomic.Bool
-	bgDone    chan struct{} // closed when the running background write ends
+	// fileMu orders the renames of a synchronous save and of a background
+	// save it aborted (bgsave.go), so the older snapshot never lands last.
+	fileMu   sync.Mutex
+	bg       *bgSave       // the background save in progress (bgsave.go)
+	lastWalk walkStats     // the last successful one's slices
+	bgSeq    int64         // numbers the background saves' temporary files
+	bgDone   chan struct{} // closed when the running background save's goroutine ends
 	// beforeRename is a test hook run between the temp file's fsync and
 	// its rename.
 	beforeRename func()
@@ -153,16 +153,19 @@ func replyInt(reply []byte) int64 {
 // Redis.
 func (e *Engine) saveLocked() error {
 	p := &e.persist
-	if p.bgRunning {
-		p.bgAbandon.Store(true)
-	}
+	e.abortBgsaveLocked()
 	p.fileMu.Lock()
 	defer p.fileMu.Unlock()
 	tmp := "temp-" + strconv.Itoa(os.Getpid()) + ".rdb"
 	err := commitFile(*e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load(), tmp, func(w io.Writer) error {
 		_, err := e.writeSnapshot(w)
 		return err
-	}, p.beforeRename)
+	}, func() error {
+		if p.beforeRename != nil {
+			p.beforeRename()
+		}
+		return nil
+	})
 	if err != nil {
 		e.Log.Warn(err.Error())
 		return err
@@ -171,69 +174,6 @@ func (e *Engine) saveLocked() error {
 	p.dirty = 0
 	p.lastSave = e.Clock.Now()
 	p.lastBgOK = true
-	return nil
-}
-
-// bgsaveLocked is rdbSaveBackground. Go cannot fork, so the point-in-time
-// copy a fork gives Redis for free is made here by encoding the whole
-// dataset into memory (the exact bytes of the file) while the lock is
-// held; only writing the file runs in the background. Every client waits
-// for the encoding: measured at 2.8 to 3.2 s for a million rate-limit keys
-// (5-member sorted sets with a TTL, 133 MB of RDB, LZF on) on a 2-CPU
-// development VM, TestBgsaveLockHold with LIMITKV_BGSAVE_KEYS=1000000;
-// 7 s before the encoder reused its scratch buffers. That is a SAVE's
-// stall minus the disk time, not a fork's milliseconds: a later issue
-// makes the snapshot incremental.
-func (e *Engine) bgsaveLocked() error {
-	p := &e.persist
-	start := time.Now()
-	buf := &chunkBuffer{}
-	if _, err := e.writeSnapshot(buf); err != nil {
-		e.Log.Warn("Can't save in background", "err", err)
-		return err
-	}
-	p.lastLockHold = time.Since(start)
-	p.saves++
-	p.dirtyAtBg = p.dirty
-	p.lastBgTry = e.Clock.Now()
-	p.bgRunning, p.bgStart = true, p.lastBgTry
-	p.bgAbandon.Store(false)
-	done := make(chan struct{})
-	p.bgDone = done
-	dir, name := *e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load()
-	hook := p.beforeRename
-	e.Log.Info("Background saving started", "lock_held", p.lastLockHold)
-	go func() {
-		defer close(done)
-		p.fileMu.Lock()
-		var err error
-		abandoned := p.bgAbandon.Load()
-		if !abandoned {
-			tmp := "temp-" + strconv.Itoa(os.Getpid()) + "-bg.rdb"
-			err = commitFile(dir, name, tmp, func(w io.Writer) error {
-				_, err := buf.WriteTo(w)
-				return err
-			}, hook)
-		}
-		p.fileMu.Unlock()
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		p.bgRunning = false
-		if abandoned || p.bgAbandon.Load() {
-			return // a synchronous save has set the state since
-		}
-		p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
-		if err != nil {
-			e.Log.Warn(err.Error())
-			e.Log.Warn("Background saving error")
-			p.lastBgOK = false
-			return
-		}
-		e.Log.Info("Background saving terminated with success")
-		p.dirty -= p.dirtyAtBg
-		p.lastSave = e.Clock.Now()
-		p.lastBgOK = true
-	}()
 	return nil
 }
 
@@ -287,6 +227,10 @@ func (e *Engine) shutdownSaveLocked(save, nosave, force bool) error {
 	if e.persist.shutdownDone {
 		return nil
 	}
+	// "There is a child saving an .rdb. Killing it!": its snapshot must
+	// not land after the one saved now, and without a save the exit must
+	// not wait for it.
+	e.abortBgsaveLocked()
 	if (len(e.Cfg.SavePoints()) > 0 && !nosave) || save {
 		e.Log.Info("Saving the final RDB snapshot before exiting.")
 		if err := e.saveLocked(); err != nil {

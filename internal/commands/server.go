@@ -58,6 +58,8 @@ func cmdFlushAll(x *Ctx) {
 	if !flushArgs(x) {
 		return
 	}
+	// flushAllDataAndResetRDB kills a background save (killRDBChild).
+	x.E.abortBgsaveLocked()
 	for i := range NumDBs {
 		x.E.persist.dirty += int64(x.E.DB(i).Len())
 		x.E.DB(i).Flush()

@@ -256,6 +256,10 @@ type DB struct {
 	used      [2]int
 	rehashIdx int // -1 when not rehashing
 	exp       *expiry.Index[Entry]
+	// snap is the background save's walk in progress, if any: it holds
+	// resizes back, and every operation first lets it save the bucket it
+	// reaches (snapshot.go).
+	snap *Snapshot
 
 	// clock is the latest command time seen by a lookup; new entries take it
 	// as their access time, since Set and Add are not given the time.
@@ -266,6 +270,9 @@ type DB struct {
 	// it costs a random draw per lookup, so whoever selects such a policy
 	// sets it on every DB.
 	TrackLFU bool
+	// FreezeAccess makes lookups leave access times and counters alone,
+	// as Redis's do while it has a child (a background save) running.
+	FreezeAccess bool
 
 	// Expired counts keys removed because their deadline passed (INFO's expired_keys).
 	Expired int64
@@ -303,8 +310,13 @@ func (db *DB) slot(h uint64) (int, uint64) {
 	return 0, i
 }
 
+// bucket returns the chain for hash h, for a caller that may change what
+// it finds: a snapshot in progress saves the chain first.
 func (db *DB) bucket(h uint64) **Entry {
 	t, i := db.slot(h)
+	if db.snap != nil {
+		db.snap.guard(t, i)
+	}
 	return &db.ht[t][i]
 }
 
@@ -379,7 +391,7 @@ func (db *DB) Peek(key []byte) *Entry {
 // and FREQ.
 func (db *DB) Get(key []byte, now int64) *Entry {
 	e := db.GetNoTouch(key, now)
-	if e != nil {
+	if e != nil && !db.FreezeAccess {
 		if db.TrackLFU {
 			e.touch(now)
 		} else {
@@ -446,6 +458,7 @@ func (db *DB) Add(key []byte, val any) *Entry {
 
 func (db *DB) insert(key string, h uint64, val any) *Entry {
 	db.expandIfNeeded()
+	db.guardSlot(h)
 	e := newEntry(key)
 	e.Val, e.hash, e.asec, e.lfu = val, uint32(h), uint32(db.clock/1000), lfuInit
 	t, i := db.slot(h)
@@ -483,6 +496,9 @@ func (db *DB) remove(e *Entry) {
 // unlink takes e out of its chain, leaving the expiry index alone.
 func (db *DB) unlink(e *Entry) {
 	t, i := db.slot(uint64(e.hash))
+	if db.snap != nil {
+		db.snap.guard(t, i)
+	}
 	for p := &db.ht[t][i]; *p != nil; p = &(*p).next {
 		if *p == e {
 			*p = e.next
@@ -494,21 +510,32 @@ func (db *DB) unlink(e *Entry) {
 }
 
 // expandIfNeeded starts doubling the table once it holds as many keys as
-// buckets, as Redis's _dictExpandIfNeeded (never during a rehash).
+// buckets, as Redis's _dictExpandIfNeeded (never during a rehash). While a
+// snapshot runs the table keeps its size up to forceResizeRatio keys per
+// bucket; past that the snapshot is finished first.
 func (db *DB) expandIfNeeded() {
 	if db.rehashIdx >= 0 {
 		return
 	}
-	if n := db.used[0]; n >= len(db.ht[0]) {
-		db.startResize(nextPow2(n + 1))
+	n := db.used[0]
+	if n < len(db.ht[0]) {
+		return
 	}
+	if db.snap != nil {
+		if n < forceResizeRatio*len(db.ht[0]) {
+			return
+		}
+		db.snap.Finish() // its end starts the resize
+		return
+	}
+	db.startResize(nextPow2(n + 1))
 }
 
 // shrinkIfNeeded starts shrinking a table less than 1/10 full, as Redis's
 // tryResizeHashTables, to the smallest power of two that holds every key, so
 // memory follows a keyspace that emptied.
 func (db *DB) shrinkIfNeeded() {
-	if db.rehashIdx >= 0 {
+	if db.rehashIdx >= 0 || db.snap != nil {
 		return
 	}
 	size := len(db.ht[0])
@@ -541,6 +568,9 @@ func (db *DB) startResize(size int) {
 func (db *DB) rehashStep() { db.rehash(1) }
 
 func (db *DB) rehash(n int) {
+	if db.snap != nil {
+		return // entries stay in their buckets until the snapshot ends
+	}
 	empty := n * 10
 	old, nt := db.ht[0], db.ht[1]
 	mask := uint64(len(nt) - 1)
@@ -578,7 +608,7 @@ func (db *DB) finishRehash() {
 
 // RehashFor moves up to buckets buckets of an ongoing resize, for a caller
 // with idle time to spend (Redis's activerehashing). It reports whether the
-// resize is still in progress.
+// resize is still in progress. While a snapshot runs it does nothing.
 func (db *DB) RehashFor(buckets int) bool {
 	if db.rehashIdx < 0 {
 		return false
@@ -592,6 +622,7 @@ func (db *DB) SetExpiry(e *Entry, at int64) {
 	if e.exp == at {
 		return
 	}
+	db.guardSlot(uint64(e.hash))
 	if e.exp != NoExpiry {
 		if at > e.exp && at-e.indexed() <= math.MaxUint32 {
 			e.slack = uint32(at - e.indexed())
@@ -638,10 +669,14 @@ func (db *DB) MoveTo(e *Entry, dst *DB, key []byte) *Entry {
 	return ne
 }
 
-// Flush deletes every key.
+// Flush deletes every key. A snapshot in progress keeps the old tables to
+// itself and goes on walking them.
 func (db *DB) Flush() {
 	if db.OnDelete != nil {
 		db.ForEach(func(e *Entry) bool { db.OnDelete(e.Key()); return true })
+	}
+	if db.snap != nil {
+		db.snap.detach()
 	}
 	db.ht = [2][]*Entry{make([]*Entry, minBuckets)}
 	db.used = [2]int{}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCRC64Vectors(t *testing.T) {
@@ -353,3 +354,46 @@ func TestMutationsNeverPanic(t *testing.T) {
 }
 
 func newTestRand(seed int64) *rand.Rand { return rand.New(rand.NewSource(seed)) }
+
+// A file put together from EntryEncoder records with WriteRaw is the file
+// WriteEntry writes, checksum included.
+func TestWriteRawEqualsWriteEntry(t *testing.T) {
+	opts := WriterOptions{CTime: time.Unix(1700000000, 0), UsedMem: 123}
+	ents := []Entry{
+		{DB: 0, Key: []byte("s"), Value: Value{Type: TypeString, String: []byte(strings.Repeat("compress me ", 9))}},
+		{DB: 0, Key: []byte("z"), Expire: 1234567, HasExpire: true, Value: Value{Type: TypeZSet, Encoding: EncodingListpack,
+			ZSet: []ZMember{{Member: []byte("a"), Score: 1}, {Member: []byte("b"), Score: 2.5}}}},
+		{DB: 3, Key: []byte("l"), Value: Value{Type: TypeList, Encoding: EncodingQuicklist, List: [][]byte{[]byte("x"), []byte("42")}}},
+	}
+	var want, got bytes.Buffer
+	w, _ := NewWriter(&want, opts)
+	for i := range ents {
+		if i == 0 || ents[i].DB != ents[i-1].DB {
+			w.SelectDB(ents[i].DB, 2, 1)
+		}
+		if err := w.WriteEntry(&ents[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	enc := NewEntryEncoder(opts)
+	w, _ = NewWriter(&got, opts)
+	for i := range ents {
+		if i == 0 || ents[i].DB != ents[i-1].DB {
+			w.SelectDB(ents[i].DB, 2, 1)
+		}
+		b, err := enc.Append(nil, &ents[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Split the record to check the checksum runs across calls.
+		w.WriteRaw(b[:len(b)/2])
+		w.WriteRaw(b[len(b)/2:])
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Fatalf("WriteRaw file differs:\n%q\n%q", got.Bytes(), want.Bytes())
+	}
+}

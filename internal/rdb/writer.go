@@ -161,6 +161,15 @@ func (w *Writer) WriteEntry(e *Entry) error {
 		enc.length(uint64(e.DB))
 		w.db = e.DB
 	}
+	if err := enc.entry(e); err != nil {
+		return err
+	}
+	return w.flush()
+}
+
+// entry appends e's key record (deadline, LRU/LFU, type, key, value),
+// leaving buf as it was on error.
+func (enc *encoder) entry(e *Entry) error {
 	start := len(enc.buf)
 	if e.HasExpire {
 		enc.byte(opExpireMs)
@@ -187,7 +196,45 @@ func (w *Writer) WriteEntry(e *Entry) error {
 	copy(enc.buf[valPos:], enc.buf[valPos+1:])
 	enc.buf = enc.buf[:len(enc.buf)-1]
 	enc.buf[typePos] = typ
-	return w.flush()
+	return nil
+}
+
+// EntryEncoder encodes key records on their own, for a file put together
+// from pieces encoded at different times (a background save encodes keys
+// as it reaches them and writes them out later, with WriteRaw). Its
+// scratch space is reused from call to call; it is not safe for
+// concurrent use.
+type EntryEncoder struct{ enc encoder }
+
+// NewEntryEncoder returns an encoder with opts' compression and limits.
+func NewEntryEncoder(opts WriterOptions) *EntryEncoder {
+	return &EntryEncoder{enc: encoder{compress: !opts.NoCompression, limits: opts.Limits}}
+}
+
+// Append appends to dst the bytes WriteEntry writes for e once e.DB is
+// the selected database (e.DB itself is ignored).
+func (x *EntryEncoder) Append(dst []byte, e *Entry) ([]byte, error) {
+	x.enc.buf = dst
+	err := x.enc.entry(e)
+	out := x.enc.buf
+	x.enc.buf = nil
+	return out, err
+}
+
+// WriteRaw writes records encoded by an EntryEncoder, for the database
+// last selected, as they are (they count in the checksum).
+func (w *Writer) WriteRaw(b []byte) error {
+	if w.closed {
+		return errClosed
+	}
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if w.sum {
+		w.crc = CRC64(w.crc, b)
+	}
+	_, w.err = w.w.Write(b)
+	return w.err
 }
 
 // Close writes EOF and the checksum and flushes.
