@@ -50,6 +50,11 @@ type Config struct {
 	RDBCompression atomic.Bool            // rdbcompression
 	RDBChecksum    atomic.Bool            // rdbchecksum (immutable, as in Redis)
 	savePoints     atomic.Pointer[[]SavePoint]
+
+	// Rewrite, if set, is CONFIG REWRITE: the binary sets it when it
+	// started from a config file (internal/config); nil answers Redis's
+	// "running without a config file".
+	Rewrite func() error
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.
