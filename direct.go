@@ -286,19 +286,25 @@ func (s *Server) TTL(key string) time.Duration { return s.DB(0).TTL(key) }
 func (s *Server) SetTTL(key string, ttl time.Duration) bool { return s.DB(0).SetTTL(key, ttl) }
 
 // HSet is DB(0).HSet.
-func (s *Server) HSet(key string, fieldValues ...string) error { return s.DB(0).HSet(key, fieldValues...) }
+func (s *Server) HSet(key string, fieldValues ...string) error {
+	return s.DB(0).HSet(key, fieldValues...)
+}
 
 // HGet is DB(0).HGet.
 func (s *Server) HGet(key, field string) (string, error) { return s.DB(0).HGet(key, field) }
 
 // RPush is DB(0).RPush.
-func (s *Server) RPush(key string, values ...string) (int, error) { return s.DB(0).RPush(key, values...) }
+func (s *Server) RPush(key string, values ...string) (int, error) {
+	return s.DB(0).RPush(key, values...)
+}
 
 // List is DB(0).List.
 func (s *Server) List(key string) ([]string, error) { return s.DB(0).List(key) }
 
 // SAdd is DB(0).SAdd.
-func (s *Server) SAdd(key string, members ...string) (int, error) { return s.DB(0).SAdd(key, members...) }
+func (s *Server) SAdd(key string, members ...string) (int, error) {
+	return s.DB(0).SAdd(key, members...)
+}
 
 // Members is DB(0).Members.
 func (s *Server) Members(key string) ([]string, error) { return s.DB(0).Members(key) }

@@ -198,7 +198,7 @@ const errNoPersistence = "limitkv does not persist data"
 var configParams = []configParam{
 	{
 		name: "bind", multi: true,
-		get:  func(c *Config) string { return c.Bind },
+		get: func(c *Config) string { return c.Bind },
 		start: func(c *Config, v string) string {
 			if len(strings.Split(v, " ")) > 16 {
 				return "Too many bind addresses specified."
@@ -244,8 +244,8 @@ var configParams = []configParam{
 		},
 	},
 	{
-		name: "requirepass",
-		get:  func(c *Config) string { return *c.RequirePass.Load() },
+		name:    "requirepass",
+		get:     func(c *Config) string { return *c.RequirePass.Load() },
 		rewrite: func(c *Config) []string { return []string{"requirepass " + QuoteArg(*c.RequirePass.Load())} },
 		parse: func(c *Config, v string) (func(), string) {
 			return func() { c.RequirePass.Store(&v) }, ""
