@@ -117,7 +117,9 @@ func (c *Config) Directives() []Directive {
 			d.Default = false // Redis always writes save (rewriteConfigSaveOption)
 		}
 		if p.name == "bind" {
-			d.Default = c.Bind == def.Bind
+			// Against Redis's default, not limitkv's loopback one: the
+			// file then keeps the address for redis-server too.
+			d.Default = c.Bind == "* -::*"
 		}
 		if p.name == "client-output-buffer-limit" {
 			d.Lines, d.Force = rewriteOutputLimits(c)
