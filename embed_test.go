@@ -11,11 +11,12 @@ import (
 )
 
 func TestConfigOption(t *testing.T) {
+	dir := t.TempDir() // Close saves there (save points are set)
 	for _, tc := range []struct {
 		cfg  limitkv.Config
 		want string // "" starts
 	}{
-		{limitkv.Config{"save": "3600 1 300 100", "lua-time-limit": "100", "dbfilename": "x.rdb", "rdbchecksum": "no"}, ""},
+		{limitkv.Config{"save": "3600 1 300 100", "lua-time-limit": "100", "dir": dir, "dbfilename": "x.rdb", "rdbchecksum": "no"}, ""},
 		{limitkv.Config{"maxmemory": "12x"}, `limitkv: Config maxmemory "12x": argument must be a memory value`},
 		{limitkv.Config{"nosuch": "1"}, `limitkv: Config "nosuch": no such setting`},
 		{limitkv.Config{"port": "1"}, `Options.Addr`},
