@@ -12,22 +12,11 @@ import (
 	"log/slog"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/server"
 )
-
-// Clock is the server's time source.
-type Clock = clock.Clock
-
-// ManualClock is a Clock that moves only when the test moves it. Keys expire
-// as it passes their deadlines, without sleeping.
-type ManualClock = clock.Manual
-
-// NewManualClock returns a ManualClock reading t.
-func NewManualClock(t time.Time) *ManualClock { return clock.NewManual(t) }
 
 // Options configure a server. The zero value serves on a free loopback port
 // with the real clock and Redis's defaults.
@@ -40,8 +29,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Password, if set, is required with AUTH (requirepass).
 	Password string
-	// Config, if set, supplies every other setting (see commands.DefaultConfig).
-	Config *commands.Config
+	// Config sets any other setting CONFIG SET has, by its redis.conf name,
+	// checked as CONFIG SET checks it (see Config).
+	Config Config
 	// TLS, if set, makes the server speak TLS only, with this configuration
 	// (certificates; ClientAuth and ClientCAs for client certificates), as
 	// the binary's --tls-port does.
@@ -67,6 +57,9 @@ type Server struct {
 	eng  *commands.Engine
 	ln   net.Listener
 	done chan struct{}
+
+	direct *commands.Client // the client direct access runs commands as
+	faults faultList
 }
 
 // Start listens on opts.Addr and serves in the background until Close.
@@ -75,9 +68,9 @@ func Start(opts Options) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	cfg := opts.Config
-	if cfg == nil {
-		cfg = commands.DefaultConfig()
+	cfg := commands.DefaultConfig()
+	if err := opts.Config.apply(cfg); err != nil {
+		return nil, err
 	}
 	if opts.Password != "" {
 		cfg.RequirePass.Store(&opts.Password)
@@ -98,7 +91,11 @@ func Start(opts Options) (*Server, error) {
 		}
 		cfg.SetSavePoints(sp)
 	}
-	eng := commands.New(cfg, opts.Clock, opts.Logger)
+	var clk clock.Clock
+	if opts.Clock != nil {
+		clk = opts.Clock
+	}
+	eng := commands.New(cfg, clk, opts.Logger)
 	if opts.Dir != "" || opts.Save != "" {
 		// Before listening: a server that cannot load its data must not
 		// serve an empty dataset in its place.
@@ -118,6 +115,8 @@ func Start(opts Options) (*Server, error) {
 		ln = tls.NewListener(ln, opts.TLS)
 	}
 	s := &Server{srv: server.New(eng, opts.Logger), eng: eng, ln: ln, done: make(chan struct{})}
+	s.direct = &commands.Client{ID: -1, Authed: true}
+	eng.Fault = s.fault
 	eng.Shutdown = func() { go s.Close() }
 	go func() {
 		defer close(s.done)

@@ -31,7 +31,6 @@ import (
 
 type privatePair struct {
 	redis, lkv string
-	cfg        *commands.Config // the private limitkv's live settings
 }
 
 // startPrivatePair starts a redis-server and a limitkv of the test's own,
@@ -51,13 +50,12 @@ func startPrivatePair(t *testing.T, pass string) *privatePair {
 		}
 		c.Close()
 	}
-	cfg := commands.DefaultConfig()
-	srv, err := limitkv.Start(limitkv.Options{Password: pass, Config: cfg})
+	srv, err := limitkv.Start(limitkv.Options{Password: pass})
 	if err != nil {
 		t.Fatalf("start a private limitkv: %v", err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return &privatePair{redis: rp.addr, lkv: srv.Addr(), cfg: cfg}
+	return &privatePair{redis: rp.addr, lkv: srv.Addr()}
 }
 
 // both runs fn on the redis and the limitkv address concurrently.
@@ -634,8 +632,7 @@ func heapNow() uint64 {
 // nearest their deadline make room instead.
 func TestHardeningMaxMemory(t *testing.T) {
 	requireServers(t)
-	cfg := commands.DefaultConfig()
-	srv, err := limitkv.Start(limitkv.Options{Config: cfg})
+	srv, err := limitkv.Start(limitkv.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,14 +10,14 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/limitkv/limitkv/internal/lua"
+	"github.com/limitkv/limitkv/ratelimit/seedscript"
 )
 
 // seedSource is the seed's script, byte for byte (its final newline too),
 // so its SHA1 is the seed's 2f28f575aa22b7cfd53ae3e5432bbd242143347a and
 // EVALSHA finds it in a cache that other clients of the seed filled. The
 // server recognises the same script for its native path.
-var seedSource = lua.SlidingWindowScript
+var seedSource = seedscript.Source
 
 var seedScript = redis.NewScript(seedSource)
 

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"crypto/tls"
-	"flag"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/testpki"
 )
 
@@ -154,7 +154,7 @@ func TestRunFlagErrors(t *testing.T) {
 		{[]string{"--port", "0"}, "nothing to listen on"},
 		{[]string{"--client-output-buffer-limit", "normal 1mb"}, "Wrong number of arguments"},
 		{[]string{"--client-output-buffer-limit", "master 1 1 1"}, "Invalid client class"},
-		{[]string{"--gc-percent", "0"}, "gc-percent"},
+		{[]string{"--gc-percent", "0"}, "positive percentage"},
 	} {
 		err := run(tc.args)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -166,30 +166,23 @@ func TestRunFlagErrors(t *testing.T) {
 func TestGCPercent(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	log := slog.New(slog.DiscardHandler)
-	parse := func(args ...string) (*flag.FlagSet, int) {
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		p := fs.Int("gc-percent", defaultGCPercent, "")
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
-		}
-		return fs, *p
-	}
 	for _, tc := range []struct {
 		gogc string
 		args []string
 		want int
 	}{
-		{"", nil, defaultGCPercent},
+		{"", nil, config.DefaultGCPercent},
 		{"", []string{"--gc-percent", "40"}, 40},
 		{"77", nil, 77},                            // the environment wins over the default...
 		{"77", []string{"--gc-percent", "40"}, 40}, // ...not over the flag
 	} {
 		debug.SetGCPercent(77) // what the runtime would have made of GOGC=77
 		t.Setenv("GOGC", tc.gogc)
-		fs, pct := parse(tc.args...)
-		if err := setGCPercent(fs, pct, log); err != nil {
+		l, _, err := load(tc.args)
+		if err != nil {
 			t.Fatal(err)
 		}
+		setGCPercent(l.Set, log)
 		if got := debug.SetGCPercent(100); got != tc.want {
 			t.Errorf("GOGC=%q %v: GC percent %d, want %d", tc.gogc, tc.args, got, tc.want)
 		}

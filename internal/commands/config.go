@@ -61,6 +61,10 @@ type Config struct {
 	// ListPackedThreshold is DEBUG QUICKLIST-PACKED-THRESHOLD: list elements
 	// from this size are plain quicklist nodes in snapshots (0: 1 GB).
 	ListPackedThreshold atomic.Int64
+	// Rewrite, if set, is CONFIG REWRITE: the binary sets it when it
+	// started from a config file (internal/config); nil answers Redis's
+	// "running without a config file".
+	Rewrite func() error
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.

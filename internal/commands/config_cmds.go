@@ -37,6 +37,17 @@ type configParam struct {
 	get       func(c *Config) string
 	parse     func(c *Config, v string) (store func(), errstr string)
 	check     func(c *Config, v string) string
+
+	// multi settings take several words in redis.conf (MULTI_ARG_CONFIG):
+	// "save 3600 1 300 100" is the value "3600 1 300 100".
+	multi bool
+	// start sets what CONFIG SET may not change once the server serves
+	// (port, bind, dir, ...) from redis.conf or the command line; nil:
+	// parse and store, as CONFIG SET.
+	start func(c *Config, v string) string
+	// rewrite formats the setting's redis.conf lines for CONFIG REWRITE;
+	// nil: "name value" with get's value.
+	rewrite func(c *Config) []string
 }
 
 // Numeric settings in Redis's terms: MEMORY_CONFIG values accept units, and
@@ -137,8 +148,12 @@ func memtoull(p string) (uint64, bool) {
 }
 
 func numParam(name, alias string, spec numSpec, load func(*Config) int64, store func(*Config, int64)) configParam {
+	var rewrite func(c *Config) []string
+	if spec.memory {
+		rewrite = func(c *Config) []string { return []string{name + " " + formatMemory(load(c))} }
+	}
 	return configParam{
-		name: name, alias: alias,
+		name: name, alias: alias, rewrite: rewrite,
 		get: func(c *Config) string { return strconv.FormatInt(load(c), 10) },
 		parse: func(c *Config, v string) (func(), string) {
 			n, err := spec.parseNumber(v)
@@ -182,8 +197,15 @@ const errNoPersistence = "limitkv does not persist data"
 
 var configParams = []configParam{
 	{
-		name: "bind",
-		get:  func(c *Config) string { return c.Bind },
+		name: "bind", multi: true,
+		get: func(c *Config) string { return c.Bind },
+		start: func(c *Config, v string) string {
+			if len(strings.Split(v, " ")) > 16 {
+				return "Too many bind addresses specified."
+			}
+			c.Bind = v
+			return ""
+		},
 		parse: func(c *Config, v string) (func(), string) {
 			if len(strings.Split(v, " ")) > 16 {
 				return nil, "Too many bind addresses specified."
@@ -200,6 +222,13 @@ var configParams = []configParam{
 	{
 		name: "port",
 		get:  func(c *Config) string { return strconv.Itoa(c.Port) },
+		start: func(c *Config, v string) string {
+			n, err := numSpec{lo: 0, hi: 65535}.parseNumber(v)
+			if err == "" {
+				c.Port = int(n)
+			}
+			return err
+		},
 		parse: func(c *Config, v string) (func(), string) {
 			_, err := numSpec{lo: 0, hi: 65535}.parseNumber(v)
 			if err != "" {
@@ -215,8 +244,9 @@ var configParams = []configParam{
 		},
 	},
 	{
-		name: "requirepass",
-		get:  func(c *Config) string { return *c.RequirePass.Load() },
+		name:    "requirepass",
+		get:     func(c *Config) string { return *c.RequirePass.Load() },
+		rewrite: func(c *Config) []string { return []string{"requirepass " + QuoteArg(*c.RequirePass.Load())} },
 		parse: func(c *Config, v string) (func(), string) {
 			return func() { c.RequirePass.Store(&v) }, ""
 		},
@@ -240,8 +270,8 @@ var configParams = []configParam{
 			c.MaxMemory.Store(n)
 		}),
 	{
-		name: "client-output-buffer-limit",
-		get:  func(c *Config) string { return c.OutputLimits().String() },
+		name: "client-output-buffer-limit", multi: true,
+		get: func(c *Config) string { return c.OutputLimits().String() },
 		parse: func(c *Config, v string) (func(), string) {
 			var args []string
 			if v != "" {
@@ -294,10 +324,18 @@ var configParams = []configParam{
 	{
 		name: "databases", immutable: true,
 		get: func(*Config) string { return strconv.Itoa(NumDBs) },
+		start: func(c *Config, v string) string {
+			n, err := numSpec{lo: 1, hi: intMax}.parseNumber(v)
+			if err == "" && n != NumDBs {
+				return "limitkv has exactly " + strconv.Itoa(NumDBs) + " databases"
+			}
+			return err
+		},
 	},
 	{
-		name: "save",
-		get:  func(c *Config) string { return FormatSave(c.SavePoints()) },
+		name: "save", multi: true,
+		get:     func(c *Config) string { return FormatSave(c.SavePoints()) },
+		rewrite: rewriteSave,
 		parse: func(c *Config, v string) (func(), string) {
 			sp, err := ParseSave(v)
 			if err != "" {
@@ -306,8 +344,10 @@ var configParams = []configParam{
 			return func() { c.SetSavePoints(sp) }, ""
 		},
 	},
-	{name: "dir", protected: true, get: func(c *Config) string { return *c.Dir.Load() }},
-	{name: "dbfilename", protected: true, get: func(c *Config) string { return *c.DBFilename.Load() }},
+	{name: "dir", protected: true, get: func(c *Config) string { return *c.Dir.Load() }, start: startDir,
+		rewrite: func(c *Config) []string { return []string{"dir " + QuoteArg(*c.Dir.Load())} }},
+	{name: "dbfilename", protected: true, get: func(c *Config) string { return *c.DBFilename.Load() }, start: startDBFilename,
+		rewrite: func(c *Config) []string { return []string{"dbfilename " + QuoteArg(*c.DBFilename.Load())} }},
 	boolParam("rdbcompression", func(c *Config) bool { return c.RDBCompression.Load() }, func(c *Config, b bool) { c.RDBCompression.Store(b) }),
 	{
 		name: "rdbchecksum", immutable: true,
@@ -316,6 +356,14 @@ var configParams = []configParam{
 				return "yes"
 			}
 			return "no"
+		},
+		start: func(c *Config, v string) string {
+			switch strings.ToLower(v) {
+			case "yes", "no":
+				c.RDBChecksum.Store(strings.EqualFold(v, "yes"))
+				return ""
+			}
+			return "argument must be 'yes' or 'no'"
 		},
 	},
 	boolParam("stop-writes-on-bgsave-error", func(c *Config) bool { return c.StopWritesOnBgsaveError.Load() },
@@ -532,7 +580,23 @@ func cmdConfigResetStat(x *Ctx) {
 	x.W.OK()
 }
 
-func cmdConfigRewrite(x *Ctx) { x.W.Error(ErrNoConfigFile) }
+// cmdConfigRewrite rewrites the file the server started from through the
+// hook the binary installs (internal/config); servers started without a
+// file (embedded ones, a binary given only flags) have none.
+func cmdConfigRewrite(x *Ctx) {
+	rw := x.E.Cfg.Rewrite
+	if rw == nil {
+		x.W.Error(ErrNoConfigFile)
+		return
+	}
+	if err := rw(); err != nil {
+		x.E.Log.Warn("CONFIG REWRITE failed", "err", err)
+		x.W.Error("ERR Rewriting config file: " + err.Error())
+		return
+	}
+	x.E.Log.Info("CONFIG REWRITE executed with success.")
+	x.W.OK()
+}
 
 var configHelp = []string{
 	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

@@ -70,6 +70,11 @@ type Engine struct {
 
 	// Shutdown is called (without the lock) when a client sends SHUTDOWN.
 	Shutdown func()
+	// Fault, if set, sees each command of a connection before it runs
+	// (the embedded server's fault injection): done answers for it, with
+	// what it wrote to w and the outcome it returned. Called with the lock
+	// held.
+	Fault func(c *Client, args [][]byte, w *resp.Writer) (out Outcome, done bool)
 
 	expireScratch []*keyspace.Entry
 	rlSeq         uint64    // makes RL.CHECK's server-made members unique
@@ -199,6 +204,11 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 	// The client's own Ctx is reused: a Ctx passed to handlers through the
 	// table escapes, and a fresh one per command would be an allocation on
 	// every request. Nested commands (EXEC, scripts) make their own.
+	if e.Fault != nil {
+		if out, done := e.Fault(c, args, w); done {
+			return out
+		}
+	}
 	x := &c.ctx
 	*x = Ctx{E: e, C: c, W: w, Args: args}
 	out := e.dispatch(x)

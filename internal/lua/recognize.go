@@ -1,21 +1,20 @@
 package lua
 
 import (
-	_ "embed"
 	"reflect"
 	"strconv"
 	"strings"
 
 	"github.com/yuin/gopher-lua/ast"
 	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/limitkv/limitkv/ratelimit/seedscript"
 )
 
 // SlidingWindowScript is the seed's sliding-window rate-limit script,
 // verbatim (its SHA1 without the final newline is
 // 91bc54027b375c6932fd44b714479f32d407fcba).
-//
-//go:embed sliding_window.lua
-var SlidingWindowScript string
+var SlidingWindowScript = seedscript.Source
 
 var slidingWindowAST = mustParse(SlidingWindowScript)
 

@@ -1,0 +1,340 @@
+package commands
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// This file is the config table's door for redis.conf and the command line
+// (internal/config): the same parse functions and error texts as CONFIG SET,
+// with the settings CONFIG SET refuses once the server serves (port, bind,
+// dir, dbfilename, rdbchecksum, databases) settable before it starts.
+
+// LoadState carries what applying a config file remembers between lines: a
+// file's save lines add up (Redis resets the defaults at the first one only).
+type LoadState struct{ saveLoaded bool }
+
+// ApplyDirective sets one redis.conf directive (name any case, args the
+// words after it) as redis-server's loadServerConfigFromString would.
+// known is false when the table has no such setting; errstr is Redis's
+// reason for refusing the value.
+func (c *Config) ApplyDirective(name string, args []string, st *LoadState) (known bool, errstr string) {
+	p, _ := configLookup(name)
+	if p == nil {
+		return false, ""
+	}
+	var v string
+	switch {
+	case !p.multi && len(args) != 1:
+		return true, "wrong number of arguments"
+	case p.multi && len(args) == 1 && args[0] != "":
+		// "--save '3600 1 300 100'": one word holding several (Redis
+		// splits it again).
+		words, ok := SplitArgs(args[0])
+		if !ok {
+			return true, "Unbalanced quotes in configuration line"
+		}
+		v = strings.Join(words, " ")
+	default:
+		v = strings.Join(args, " ")
+	}
+	if p.name == "save" && st != nil {
+		sp, err := ParseSave(v)
+		if err != "" {
+			return true, err
+		}
+		if st.saveLoaded && v != "" {
+			sp = append(append([]SavePoint(nil), c.SavePoints()...), sp...)
+		}
+		st.saveLoaded = true
+		c.SetSavePoints(sp)
+		return true, ""
+	}
+	if p.start != nil {
+		return true, p.start(c, v)
+	}
+	if p.parse == nil {
+		return true, "can't set immutable config"
+	}
+	store, err := p.parse(c, v)
+	if err != "" {
+		return true, err
+	}
+	store()
+	return true, ""
+}
+
+// IsConfigName reports whether the config table (CONFIG GET/SET) has name,
+// or an alias of it.
+func IsConfigName(name string) bool {
+	p, _ := configLookup(name)
+	return p != nil
+}
+
+// Directive is one setting's lines in a rewritten config file.
+type Directive struct {
+	Name    string
+	Lines   []string
+	Default bool // the value is Redis's default: not appended if absent
+	// Force, if set, says line by line whether it is appended when the
+	// file lacks it (client-output-buffer-limit decides per class).
+	Force []bool
+}
+
+// CanonicalConfigName is the table's name for name or its alias ("" if
+// the table has neither), as CONFIG REWRITE files an alias's line.
+func CanonicalConfigName(name string) string {
+	p, _ := configLookup(name)
+	if p == nil {
+		return ""
+	}
+	return p.name
+}
+
+// Directives returns every setting's redis.conf lines, in table order, as
+// CONFIG REWRITE writes them. Settings limitkv only pretends to have
+// (appendonly) are left out, as are fixed ones whose line cannot change.
+func (c *Config) Directives() []Directive {
+	def := DefaultConfig()
+	def.Dir.Store(ptr(""))
+	out := make([]Directive, 0, len(configParams))
+	for i := range configParams {
+		p := &configParams[i]
+		switch p.name {
+		case "appendonly", "databases", "rdbchecksum":
+			if p.get(c) == p.get(def) {
+				continue
+			}
+		}
+		lines := []string{p.name + " " + p.get(c)}
+		if p.rewrite != nil {
+			lines = p.rewrite(c)
+		}
+		d := Directive{Name: p.name, Lines: lines, Default: p.get(c) == p.get(def)}
+		if p.name == "save" {
+			d.Default = false // Redis always writes save (rewriteConfigSaveOption)
+		}
+		if p.name == "bind" {
+			// Against Redis's default, not limitkv's loopback one: the
+			// file then keeps the address for redis-server too.
+			d.Default = c.Bind == "* -::*"
+		}
+		if p.name == "client-output-buffer-limit" {
+			d.Lines, d.Force = rewriteOutputLimits(c)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// formatMemory is rewriteConfigFormatMemory: the largest of gb, mb, kb that
+// divides n.
+func formatMemory(n int64) string {
+	const kb, mb, gb = 1 << 10, 1 << 20, 1 << 30
+	switch {
+	case n != 0 && n%gb == 0:
+		return strconv.FormatInt(n/gb, 10) + "gb"
+	case n != 0 && n%mb == 0:
+		return strconv.FormatInt(n/mb, 10) + "mb"
+	case n != 0 && n%kb == 0:
+		return strconv.FormatInt(n/kb, 10) + "kb"
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func rewriteSave(c *Config) []string {
+	sp := c.SavePoints()
+	if len(sp) == 0 {
+		return []string{`save ""`}
+	}
+	lines := make([]string, len(sp))
+	for i, p := range sp {
+		lines[i] = "save " + strconv.FormatInt(p.Seconds, 10) + " " + strconv.FormatInt(p.Changes, 10)
+	}
+	return lines
+}
+
+// rewriteOutputLimits is one line per client class, each forced into the
+// file only if it differs from Redis's default for the class.
+func rewriteOutputLimits(c *Config) (lines []string, force []bool) {
+	l, d := c.OutputLimits(), DefaultOutputLimits
+	for _, cl := range []struct {
+		name   string
+		v, def OutputLimit
+	}{{"normal", l.Normal, d.Normal}, {"replica", l.Replica, d.Replica}, {"pubsub", l.PubSub, d.PubSub}} {
+		lines = append(lines, "client-output-buffer-limit "+cl.name+" "+formatMemory(int64(cl.v.Hard))+" "+
+			formatMemory(int64(cl.v.Soft))+" "+strconv.FormatInt(cl.v.SoftSeconds, 10))
+		force = append(force, cl.v != cl.def)
+	}
+	return lines, force
+}
+
+func startDir(c *Config, v string) string {
+	st, err := os.Stat(v)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			if en, ok := pe.Err.(syscall.Errno); ok {
+				return strerror(en)
+			}
+		}
+		return err.Error()
+	}
+	if !st.IsDir() {
+		return strerror(syscall.ENOTDIR)
+	}
+	if err := c.SetDir(v, ""); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func startDBFilename(c *Config, v string) string {
+	if err := c.SetDir(*c.Dir.Load(), v); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// strerror is C's strerror text: Go's errno strings are lower case.
+func strerror(e syscall.Errno) string {
+	s := e.Error()
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// QuoteArg is Redis's sdscatrepr: the value in double quotes, with \\, \",
+// \n, \r, \t, \a, \b and \xHH for other unprintable bytes.
+func QuoteArg(s string) string {
+	b := []byte{'"'}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\\', '"':
+			b = append(b, '\\', c)
+		case '\n':
+			b = append(b, '\\', 'n')
+		case '\r':
+			b = append(b, '\\', 'r')
+		case '\t':
+			b = append(b, '\\', 't')
+		case '\a':
+			b = append(b, '\\', 'a')
+		case '\b':
+			b = append(b, '\\', 'b')
+		default:
+			if c >= 0x20 && c < 0x7f {
+				b = append(b, c)
+			} else {
+				b = append(b, '\\', 'x', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+			}
+		}
+	}
+	return string(append(b, '"'))
+}
+
+// SplitArgs is Redis's sdssplitargs: words separated by blanks, "..." with
+// C escapes (\n, \xHH, ...) and '...' with \' only; a closing quote must be
+// followed by a blank or the end. ok is false for unbalanced quotes.
+func SplitArgs(line string) (args []string, ok bool) {
+	isSpace := func(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f' }
+	hex := func(c byte) (byte, bool) {
+		switch {
+		case c >= '0' && c <= '9':
+			return c - '0', true
+		case c >= 'a' && c <= 'f':
+			return c - 'a' + 10, true
+		case c >= 'A' && c <= 'F':
+			return c - 'A' + 10, true
+		}
+		return 0, false
+	}
+	at := func(i int) byte {
+		if i < len(line) {
+			return line[i]
+		}
+		return 0
+	}
+	p := 0
+	args = []string{}
+	for {
+		for p < len(line) && isSpace(line[p]) {
+			p++
+		}
+		if p >= len(line) {
+			return args, true
+		}
+		var cur []byte
+		inq, insq := false, false
+		for done := false; !done; {
+			c := at(p)
+			switch {
+			case inq:
+				h1, ok1 := hex(at(p + 2))
+				h2, ok2 := hex(at(p + 3))
+				switch {
+				case c == '\\' && at(p+1) == 'x' && ok1 && ok2:
+					cur = append(cur, h1*16+h2)
+					p += 3
+				case c == '\\' && at(p+1) != 0:
+					p++
+					e := line[p]
+					switch e {
+					case 'n':
+						e = '\n'
+					case 'r':
+						e = '\r'
+					case 't':
+						e = '\t'
+					case 'b':
+						e = '\b'
+					case 'a':
+						e = '\a'
+					}
+					cur = append(cur, e)
+				case c == '"':
+					if n := at(p + 1); n != 0 && !isSpace(n) {
+						return nil, false
+					}
+					done = true
+				case p >= len(line):
+					return nil, false
+				default:
+					cur = append(cur, c)
+				}
+			case insq:
+				switch {
+				case c == '\\' && at(p+1) == '\'':
+					p++
+					cur = append(cur, '\'')
+				case c == '\'':
+					if n := at(p + 1); n != 0 && !isSpace(n) {
+						return nil, false
+					}
+					done = true
+				case p >= len(line):
+					return nil, false
+				default:
+					cur = append(cur, c)
+				}
+			default:
+				switch {
+				case p >= len(line), c == ' ', c == '\n', c == '\r', c == '\t':
+					done = true
+				case c == '"':
+					inq = true
+				case c == '\'':
+					insq = true
+				default:
+					cur = append(cur, c)
+				}
+			}
+			if p < len(line) {
+				p++
+			}
+		}
+		args = append(args, string(cur))
+	}
+}
