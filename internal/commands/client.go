@@ -38,6 +38,10 @@ type Client struct {
 	// pushed messages). Without it the client's goroutine is woken through
 	// a channel (WaitBlocked).
 	Notify func()
+	// WhileBusy, set by an event-loop connection, serves the loop's other
+	// connections while this client's script runs past
+	// busy-reply-threshold (see busy.go). Called with the lock held.
+	WhileBusy func()
 
 	wake     chan struct{}
 	blocked  *blockState

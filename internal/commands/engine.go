@@ -90,6 +90,7 @@ type Engine struct {
 	x        *engineExt   // WATCH and scripting state (transactions.go)
 	persist  persistState // snapshots (rdb_cmds.go)
 	memory   *memState    // maxmemory accounting (memory.go)
+	busy     busyState    // a script running past busy-reply-threshold (busy.go)
 }
 
 type waitKey struct {
@@ -199,7 +200,7 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 	x := &c.ctx
 	*x = Ctx{E: e, C: c, W: w, Args: args}
 	out := e.dispatch(x)
-	if len(e.ready) > 0 {
+	if len(e.ready) > 0 && !e.busy.on {
 		e.serveBlocked()
 	}
 	return out
@@ -228,12 +229,16 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}
-	if e.Cfg.MaxMemory.Load() > 0 && denyOOM(c, cmd) && !e.memoryAvailable() {
+	if e.Cfg.MaxMemory.Load() > 0 && !e.busy.on && denyOOM(c, cmd) && !e.memoryAvailable() {
 		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
 	}
 	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && e.writesRefused() {
 		e.rejectCmd(x, cmd, ErrMisconf)
+		return e.closing(c)
+	}
+	if e.busy.on && cmd.Flags&FlagAllowBusy == 0 {
+		e.rejectCmd(x, cmd, e.busy.busyError())
 		return e.closing(c)
 	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
@@ -325,6 +330,9 @@ func (e *Engine) call(x *Ctx) {
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.busy.on {
+		return false // keys must not expire behind a running script's back
+	}
 	start := time.Now()
 	now := e.nowMs()
 	for _, db := range e.dbs {
@@ -365,6 +373,9 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 func (e *Engine) RehashActively(budget time.Duration) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.busy.on {
+		return
+	}
 	start := time.Now()
 	defer e.returnMemory()
 	for _, db := range e.dbs {

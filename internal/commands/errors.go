@@ -249,3 +249,12 @@ const (
 func errGeoBy(name []byte) string {
 	return "ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(name)
 }
+
+// A script running past busy-reply-threshold (busy.go): Redis's
+// shared.slowevalerr and shared.slowscripterr, and SCRIPT KILL's refusal.
+const (
+	ErrBusyEval     = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+	errUnkillable   = "UNKILLABLE Sorry the script already executed write commands against the dataset. " +
+		"You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+)

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
 )
 
 // Redis 7.0.15's version, as redis.REDIS_VERSION(_NUM) report it.

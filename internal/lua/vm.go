@@ -1,7 +1,7 @@
 // Package lua runs Redis 7.0 scripts (EVAL) on gopher-lua: the sandbox Redis
 // gives scripts (its libraries, the redis.* API, read-only globals), the
-// conversions between RESP replies and Lua values both ways, and the limit on
-// how long a script may run.
+// conversions between RESP replies and Lua values both ways, and the hook
+// that serves other clients while a script runs too long.
 //
 // One VM serves every script of an engine: scripts run one at a time under
 // the executor lock, exactly as on Redis's single Lua interpreter, and the VM
@@ -16,7 +16,6 @@
 package lua
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -24,11 +23,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	glua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
+	"github.com/limitkv/limitkv/internal/third_party/gopherlua/parse"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -93,7 +91,7 @@ type VM struct {
 	// RESP3 and its booleans reply as RESP3 booleans.
 	resp3 bool
 
-	dog   watchdog
+	busy  busyState
 	rand  uint64 // rand48 state for math.random
 	keysK glua.LValue
 	argvK glua.LValue
@@ -108,8 +106,7 @@ func New() *VM {
 		RegistryMaxSize: 1 << 20,
 	})
 	vm := &VM{L: L, proxies: make(map[*glua.LTable]*glua.LTable), keysK: glua.LString("KEYS"), argvK: glua.LString("ARGV")}
-	vm.dog.timer = time.AfterFunc(time.Hour, vm.dog.fire)
-	vm.dog.timer.Stop()
+	vm.initBusy()
 	vm.srand48(0)
 	vm.setup()
 	return vm
@@ -117,7 +114,7 @@ func New() *VM {
 
 // Close releases the interpreter.
 func (vm *VM) Close() {
-	vm.dog.timer.Stop()
+	vm.busy.timer.Stop()
 	vm.L.Close()
 }
 
@@ -220,10 +217,10 @@ func parseShebang(line string) (Flags, string) {
 }
 
 // Run calls s with KEYS and ARGV and writes its reply (or its error) to w.
-// A script still running after timeout (0: no limit) is stopped and
-// answered with an error: Redis would instead answer other clients BUSY
-// until SCRIPT KILL, but here the script holds the executor lock, so nobody
-// could send SCRIPT KILL.
+// A script still running after timeout (busy-reply-threshold; 0: never)
+// goes on running, as in Redis: from then on the VM calls the host's Busy
+// about every BusyTick (see busy.go), which serves other clients and may
+// stop the script.
 func (vm *VM) Run(s *Script, keys, argv [][]byte, host Host, w *resp.Writer, timeout time.Duration) {
 	L := vm.L
 	vm.host = host
@@ -233,30 +230,17 @@ func (vm *VM) Run(s *Script, keys, argv [][]byte, host Host, w *resp.Writer, tim
 	vm.globals.RawSet(vm.argvK, vm.array(argv))
 
 	if timeout > 0 {
-		L.SetContext(vm.dog.arm(timeout))
+		vm.armBusy(timeout)
 	}
 	base := L.GetTop()
 	L.Push(s.fn)
 	err := L.PCall(0, 1, vm.handler)
-	killed := false
 	if timeout > 0 {
-		killed = vm.dog.disarm()
-		L.RemoveContext()
+		vm.disarmBusy()
 	}
-	switch {
-	case killed:
-		msg := fmt.Sprintf("ERR Script killed: it ran longer than busy-reply-threshold (%d ms)", timeout.Milliseconds())
-		if ae, ok := err.(*glua.ApiError); ok {
-			if t, ok := ae.Object.(*glua.LTable); ok {
-				if line, ok := t.RawGetString("line").(glua.LNumber); ok {
-					msg += fmt.Sprintf(" script: %s, on @%s:%d.", s.SHA, chunkName, int(line))
-				}
-			}
-		}
-		w.Error(msg)
-	case err != nil:
+	if err != nil {
 		vm.writeError(w, s, err)
-	default:
+	} else {
 		vm.writeReply(w, L.Get(-1), 0)
 	}
 	L.SetTop(base)
@@ -382,120 +366,6 @@ func luaMessage(msg string) string {
 	})
 	msg = indexRE.ReplaceAllString(msg, "attempt to index a $1 value")
 	return badArgRE.ReplaceAllString(msg, "bad argument #$1 to '$2' (")
-}
-
-// watchdog stops a script that runs too long by closing the done channel of
-// the context the interpreter checks before every instruction. The context
-// and one timer are reused from run to run, so a fast script costs no
-// allocation for them; only a killed run needs a fresh channel.
-type watchdog struct {
-	mu       sync.Mutex
-	timer    *time.Timer
-	ctx      *runCtx
-	deadline time.Time
-	armed    bool
-	fired    bool
-}
-
-func (d *watchdog) arm(timeout time.Duration) *runCtx {
-	d.mu.Lock()
-	if d.ctx == nil || d.ctx.err != nil {
-		d.ctx = &runCtx{done: make(chan struct{})}
-	}
-	d.deadline = time.Now().Add(timeout)
-	d.armed, d.fired = true, false
-	ctx := d.ctx
-	d.mu.Unlock()
-	d.timer.Reset(timeout)
-	return ctx
-}
-
-func (d *watchdog) fire() {
-	d.mu.Lock()
-	// A late firing of an earlier arming finds a later deadline and leaves
-	// the run in progress alone.
-	if d.armed && !time.Now().Before(d.deadline) {
-		d.ctx.cancel()
-		d.fired = true
-	}
-	d.mu.Unlock()
-}
-
-func (d *watchdog) disarm() bool {
-	d.timer.Stop()
-	d.mu.Lock()
-	fired := d.fired
-	d.armed = false
-	d.ctx.dropCallbacks()
-	d.mu.Unlock()
-	return fired
-}
-
-// runCtx is the context a script runs under. It implements AfterFunc so
-// that the contexts gopher-lua derives for coroutines hang callbacks on it
-// instead of starting a goroutine each.
-type runCtx struct {
-	done  chan struct{}
-	mu    sync.Mutex
-	err   error
-	funcs map[int]func()
-	next  int
-}
-
-func (c *runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *runCtx) Done() <-chan struct{}       { return c.done }
-func (c *runCtx) Value(any) any               { return nil }
-
-func (c *runCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
-
-func (c *runCtx) AfterFunc(f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err != nil {
-		go f()
-		return func() bool { return false }
-	}
-	if c.funcs == nil {
-		c.funcs = make(map[int]func())
-	}
-	id := c.next
-	c.next++
-	c.funcs[id] = f
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, ok := c.funcs[id]
-		delete(c.funcs, id)
-		return ok
-	}
-}
-
-func (c *runCtx) cancel() {
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return
-	}
-	c.err = context.Canceled
-	close(c.done)
-	funcs := c.funcs
-	c.funcs = nil
-	c.mu.Unlock()
-	for _, f := range funcs {
-		go f()
-	}
-}
-
-// dropCallbacks forgets the coroutines' callbacks when a run ends: their
-// contexts die with the run.
-func (c *runCtx) dropCallbacks() {
-	c.mu.Lock()
-	c.funcs = nil
-	c.mu.Unlock()
 }
 
 // formatArg renders a Lua number passed to redis.call as Redis does
