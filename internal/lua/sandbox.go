@@ -225,8 +225,6 @@ func (vm *VM) pcall(L *glua.LState) int {
 		if msg, ok := o.RawGetString("err").(glua.LString); ok {
 			obj = msg
 		}
-	case glua.LString:
-		obj = glua.LString(luaMessage(string(o)))
 	}
 	L.Push(obj)
 	return 2
@@ -329,6 +327,9 @@ func (vm *VM) luaError(L *glua.LState) int {
 
 // where is luaL_where: "source:line: " of the function at level, or "".
 func (vm *VM) where(L *glua.LState, level int) string {
+	if L.TailCallLevel(level) {
+		return "" // Lua 5.1 has a line for no call a tail call replaced
+	}
 	dbg, ok := L.GetStack(level)
 	if !ok {
 		return ""

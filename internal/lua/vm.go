@@ -8,11 +8,12 @@
 // is reused from call to call so a cached script costs a function call, not a
 // new interpreter.
 //
-// Where gopher-lua differs from the Lua 5.1 inside Redis, replies differ too:
-// syntax error texts, some runtime error texts ("attempt to index local 't'"
-// is "attempt to index a non-table object(nil) with key 'x'"), and the way
-// non-integer numbers print when concatenated or passed to string.format
-// ("%.14g" in Lua 5.1, Go's shortest form here; tostring is fixed up to match).
+// The interpreter is a patched copy of gopher-lua (internal/third_party/
+// gopherlua) whose runtime error texts are Lua 5.1's, variable names
+// included. Where it still differs from the Lua 5.1 inside Redis, replies
+// differ too: syntax error texts, and the way non-integer numbers print
+// when concatenated or passed to string.format ("%.14g" in Lua 5.1, Go's
+// shortest form here; tostring is fixed up to match).
 package lua
 
 import (
@@ -20,7 +21,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -268,7 +268,7 @@ func (vm *VM) writeError(w *resp.Writer, s *Script, err error) {
 	if !ok {
 		// The error handler could not run (a stack overflow): word it as it
 		// would have, taking the line from the message's position.
-		msg := luaMessage(luaToString(ae.Object))
+		msg := luaToString(ae.Object)
 		out := "ERR " + msg
 		if rest, ok := strings.CutPrefix(msg, chunkName+":"); ok {
 			if i := strings.IndexByte(rest, ':'); i > 0 {
@@ -299,9 +299,6 @@ func (vm *VM) errorHandler(L *glua.LState) int {
 	t, ok := obj.(*glua.LTable)
 	if !ok {
 		msg := luaToString(obj)
-		if _, isStr := obj.(glua.LString); isStr {
-			msg = luaMessage(msg)
-		}
 		t = L.NewTable()
 		t.RawSetString("err", glua.LString("ERR "+msg))
 	}
@@ -332,40 +329,6 @@ func (vm *VM) currentLine(L *glua.LState, level int) (string, int) {
 			return src, dbg.CurrentLine
 		}
 	}
-}
-
-var (
-	arithRE  = regexp.MustCompile(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
-	concatRE = regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)`)
-	indexRE  = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'`)
-	badArgRE = regexp.MustCompile(`bad argument #(\d+) to (\w+) \(`)
-)
-
-// luaMessage rewords gopher-lua's runtime errors the way Lua 5.1 words
-// them, as far as the operand types allow (Lua also names the variable
-// involved, "local 't'", which gopher-lua does not report).
-func luaMessage(msg string) string {
-	if !strings.Contains(msg, "cannot perform") && !strings.Contains(msg, "non-table object") && !strings.Contains(msg, "bad argument") {
-		return msg
-	}
-	msg = arithRE.ReplaceAllStringFunc(msg, func(m string) string {
-		p := arithRE.FindStringSubmatch(m)
-		t := p[1]
-		if t == "number" {
-			t = p[2]
-		}
-		return "attempt to perform arithmetic on a " + t + " value"
-	})
-	msg = concatRE.ReplaceAllStringFunc(msg, func(m string) string {
-		p := concatRE.FindStringSubmatch(m)
-		t := p[1]
-		if t == "string" || t == "number" {
-			t = p[2]
-		}
-		return "attempt to concatenate a " + t + " value"
-	})
-	msg = indexRE.ReplaceAllString(msg, "attempt to index a $1 value")
-	return badArgRE.ReplaceAllString(msg, "bad argument #$1 to '$2' (")
 }
 
 // formatArg renders a Lua number passed to redis.call as Redis does

@@ -242,11 +242,18 @@ func (ls *LState) OptUserData(n int, d *LUserData) *LUserData {
 /* error operations {{{ */
 
 func (ls *LState) ArgError(n int, message string) {
-	ls.RaiseError("bad argument #%v to %v (%v)", n, ls.rawFrameFuncName(ls.currentFrame), message)
+	// limitkv: Lua 5.1's luaL_argerror wording (the name quoted).
+	ls.RaiseError("bad argument #%v to '%v' (%v)", n, ls.rawFrameFuncName(ls.currentFrame), message)
 }
 
 func (ls *LState) TypeError(n int, typ LValueType) {
-	ls.RaiseError("bad argument #%v to %v (%v expected, got %v)", n, ls.rawFrameFuncName(ls.currentFrame), typ.String(), ls.Get(n).Type().String())
+	// limitkv: Lua 5.1's luaL_typerror wording ("no value" past the
+	// arguments given).
+	got := "no value"
+	if n <= ls.GetTop() {
+		got = ls.Get(n).Type().String()
+	}
+	ls.ArgError(n, typ.String()+" expected, got "+got)
 }
 
 /* }}} */

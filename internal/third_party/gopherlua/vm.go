@@ -846,10 +846,10 @@ func init() {
 							}
 						}
 					} else {
-						L.RaiseError("__unm undefined")
+						L.arithError(unaryv, unaryv)
 					}
 				} else {
-					L.RaiseError("__unm undefined")
+					L.arithError(unaryv, unaryv)
 				}
 			}
 			return 0
@@ -1008,7 +1008,7 @@ func init() {
 						}
 					}
 				} else {
-					L.RaiseError("__len undefined")
+					L.typeError(B, lv, "get length of")
 				}
 			}
 			return 0
@@ -1095,11 +1095,11 @@ func init() {
 				if v2, ok2 := rhs.(LNumber); ok2 {
 					ret = v1 <= v2
 				} else {
-					L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+					L.orderError(lhs, rhs)
 				}
 			} else {
 				if lhs.Type() != rhs.Type() {
-					L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+					L.orderError(lhs, rhs)
 				}
 				switch lhs.Type() {
 				case LTString:
@@ -1204,7 +1204,7 @@ func init() {
 					ls.reg.Insert(fn, cf.LocalBase)
 				}
 				if cf.Fn == nil {
-					ls.RaiseError("attempt to call a non-function object")
+					ls.typeError(A, lv, "call")
 				}
 				if ls.stack.IsFull() {
 					ls.RaiseError("stack overflow")
@@ -1337,7 +1337,7 @@ func init() {
 				callable, meta = L.metaCall(lv)
 			}
 			if callable == nil {
-				L.RaiseError("attempt to call a non-function object")
+				L.typeError(A, lv, "call")
 			}
 			// this section is inlined by go-inline
 			// source function is 'func (ls *LState) closeUpvalues(idx int) ' in '_state.go'
@@ -1880,13 +1880,13 @@ func init() {
 							}
 						}
 					} else {
-						L.RaiseError("for statement step must be a number")
+						L.RaiseError("'for' step must be a number")
 					}
 				} else {
-					L.RaiseError("for statement limit must be a number")
+					L.RaiseError("'for' limit must be a number")
 				}
 			} else {
-				L.RaiseError("for statement init must be a number")
+				L.RaiseError("'for' initial value must be a number")
 			}
 			return 0
 		},
@@ -1920,10 +1920,10 @@ func init() {
 						}
 					}
 				} else {
-					L.RaiseError("for statement step must be a number")
+					L.RaiseError("'for' step must be a number")
 				}
 			} else {
-				L.RaiseError("for statement init must be a number")
+				L.RaiseError("'for' initial value must be a number")
 			}
 			cf.Pc += Sbx
 			return 0
@@ -2340,8 +2340,7 @@ func objectArith(L *LState, opcode int, lhs, rhs LValue) LValue {
 			return numberArith(L, opcode, LNumber(v1), LNumber(v2))
 		}
 	}
-	L.RaiseError("cannot perform %v operation between %v and %v",
-		strings.TrimLeft(event, "_"), lhs.Type().String(), rhs.Type().String())
+	L.arithError(lhs, rhs)
 
 	return LNil
 }
@@ -2362,7 +2361,7 @@ func stringConcat(L *LState, total, last int) LValue {
 				total--
 				i--
 			} else {
-				L.RaiseError("cannot perform concat operation between %v and %v", lhs.Type().String(), rhs.Type().String())
+				L.concatError(i, lhs, rhs)
 				return LNil
 			}
 		} else {
@@ -2389,10 +2388,10 @@ func lessThan(L *LState, lhs, rhs LValue) bool {
 		if v2, ok2 := rhs.(LNumber); ok2 {
 			return v1 < v2
 		}
-		L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+		L.orderError(lhs, rhs)
 	}
 	if lhs.Type() != rhs.Type() {
-		L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+		L.orderError(lhs, rhs)
 		return false
 	}
 	ret := false
@@ -2447,7 +2446,7 @@ func objectRationalWithError(L *LState, lhs, rhs LValue, event string) bool {
 	case 0:
 		return false
 	}
-	L.RaiseError("attempt to compare %v with %v", lhs.Type().String(), rhs.Type().String())
+	L.orderError(lhs, rhs)
 	return false
 }
 
