@@ -90,6 +90,9 @@ type VM struct {
 	// resp3: the script called redis.setresp(3): commands answer it in
 	// RESP3 and its booleans reply as RESP3 booleans.
 	resp3 bool
+	// sources maps the chunk ids of the run's loadstring chunks to their
+	// sources (see loadString); emptied at each run.
+	sources map[string]string
 
 	busy  busyState
 	rand  uint64 // rand48 state for math.random
@@ -135,6 +138,9 @@ func (vm *VM) Compile(sha string, body []byte) (*Script, string) {
 		s.Flags = flags | FlagShebang
 		// Keep the newline so line numbers in errors stay those of the body.
 		src = src[nl:]
+	}
+	if msg := checkSyntax51(src, chunkName); msg != "" {
+		return nil, "ERR Error compiling script (new function): " + msg
 	}
 	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
 	if err != nil {
@@ -226,6 +232,9 @@ func (vm *VM) Run(s *Script, keys, argv [][]byte, host Host, w *resp.Writer, tim
 	vm.host = host
 	vm.running = true
 	vm.resp3 = false // every script starts in RESP2, as in Redis
+	if len(vm.sources) > 0 {
+		clear(vm.sources)
+	}
 	vm.globals.RawSet(vm.keysK, vm.array(keys))
 	vm.globals.RawSet(vm.argvK, vm.array(argv))
 
@@ -325,6 +334,8 @@ func (vm *VM) currentLine(L *glua.LState, level int) (string, int) {
 			src := dbg.Source
 			if src == chunkName {
 				src = "@" + chunkName
+			} else if raw, ok := vm.sources[src]; ok {
+				src = raw
 			}
 			return src, dbg.CurrentLine
 		}

@@ -166,7 +166,7 @@ func TestLuaConversions(t *testing.T) {
 		{"#!lua", "-ERR Invalid script shebang\r\n"},
 		{"#!\nreturn 1", "-ERR Unexpected engine in script shebang: #!\r\n"},
 		{"#!lua  flags=no-writes,allow-oom\nreturn 1", ":1\r\n"},
-		{"return redis.call('get'", "-ERR Error compiling script (new function): user_script:1: syntax error near '<eof>'\r\n"},
+		{"return redis.call('get'", "-ERR Error compiling script (new function): user_script:1: ')' expected near '<eof>'\r\n"},
 	}
 	for _, tc := range tests {
 		if got := run(t, vm, tc.body, nil, nil); got != tc.want {
