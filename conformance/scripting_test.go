@@ -147,6 +147,7 @@ func TestScripting(t *testing.T) {
 		// Lua 5.1's lexer and parser errors (llex.c, lparser.c), and
 		// scripts near them that Lua 5.1 accepts.
 		{Name: "syntax error texts of lua 5.1", Cmds: []Cmd{
+			ev(";"), ev("return 0x1.8p1"), ev("return 1 --[[ c ]] + 2"),
 			ev("return"), ev("x ="), ev("return ("), ev("return redis.call('get'"),
 			ev("local 1 = 2"), ev("if true then"), ev("function f() return 1"), ev("x = 1 +"),
 			ev("return 'abc"), ev("return \"abc"), ev("return [[abc"), ev("local t = {1, 2"),
