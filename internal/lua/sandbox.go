@@ -67,6 +67,7 @@ func (vm *VM) setup() {
 	}))
 	g.RawSetString("gcinfo", L.NewFunction(gcinfo))
 
+	g.RawGetString("string").(*glua.LTable).RawSetString("format", L.NewFunction(strFormat))
 	math := g.RawGetString("math").(*glua.LTable)
 	math.RawSetString("random", L.NewFunction(vm.mathRandom))
 	math.RawSetString("randomseed", L.NewFunction(vm.mathRandomSeed))
