@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv"
-	"github.com/limitkv/limitkv/internal/commands"
 )
 
 // debugPair starts a private redis-server and a private limitkv with
@@ -21,15 +20,10 @@ func debugPair(t *testing.T, mode string, extra ...string) (rdsAddr, lkvAddr str
 	t.Helper()
 	requireServers(t)
 	_, p := startRedisOn(t, t.TempDir(), append([]string{"--enable-debug-command", mode}, extra...)...)
-	cfg := commands.DefaultConfig()
-	m, ok := commands.ParseDebugCommandSetting(mode)
-	if !ok {
-		t.Fatalf("bad mode %q", mode)
-	}
-	cfg.EnableDebugCommand.Store(m)
+	cfg := limitkv.Config{"enable-debug-command": mode}
 	for i := 0; i+1 < len(extra); i += 2 {
 		if extra[i] == "--protected-mode" {
-			cfg.ProtectedMode.Store(extra[i+1] == "yes")
+			cfg["protected-mode"] = extra[i+1]
 		}
 	}
 	srv, err := limitkv.Start(limitkv.Options{Dir: t.TempDir(), Config: cfg})

@@ -44,15 +44,16 @@ var errBgAborted = errors.New("background save aborted")
 // bgSave is a background save in progress. Everything but aborted is
 // guarded by the engine lock.
 type bgSave struct {
-	opts    rdb.WriterOptions
-	dbs     []*bgDB           // the databases that had keys at the start, in order
-	enc     *rdb.EntryEncoder // used without the lock, by the goroutine only
-	conv    toRDB
-	total   int64    // keys at the start
-	saved   int64    // keys copied out so far
-	spare   *bgBatch // an emptied batch, for the next swap
-	aborted atomic.Bool
-	tmp     string
+	opts      rdb.WriterOptions
+	dbs       []*bgDB           // the databases that had keys at the start, in order
+	functions [][]byte          // the function libraries at the start (FUNCTION2 records)
+	enc       *rdb.EntryEncoder // used without the lock, by the goroutine only
+	conv      toRDB
+	total     int64    // keys at the start
+	saved     int64    // keys copied out so far
+	spare     *bgBatch // an emptied batch, for the next swap
+	aborted   atomic.Bool
+	tmp       string
 	walkStats
 }
 
@@ -176,6 +177,7 @@ func (e *Engine) bgsaveLocked() error {
 	start := time.Now()
 	bg := &bgSave{opts: e.writerOptions(), spare: &bgBatch{}}
 	bg.enc = rdb.NewEntryEncoder(bg.opts)
+	bg.functions = e.functionCodes() // the libraries at the instant, as SAVE writes them
 	for i, db := range e.dbs {
 		if db.Len() == 0 {
 			continue
@@ -252,6 +254,11 @@ func (e *Engine) streamBgsave(bg *bgSave, w io.Writer) error {
 	wr, err := rdb.NewWriter(w, bg.opts)
 	if err != nil {
 		return err
+	}
+	for _, code := range bg.functions {
+		if err := wr.WriteFunction(code); err != nil {
+			return err
+		}
 	}
 	var buf []byte
 	var seen int64 // commands run when the last slice ended

@@ -48,6 +48,10 @@ type Client struct {
 	softSince time.Time // since when pushes keep it over its soft output limit
 
 	subs clientSubs // Pub/Sub (pubsub.go)
+	// WhileBusy, set by an event-loop connection, serves the loop's other
+	// connections while this client's script runs past
+	// busy-reply-threshold (see busy.go). Called with the lock held.
+	WhileBusy func()
 
 	wake     chan struct{}
 	blocked  *blockState

@@ -97,6 +97,7 @@ type Engine struct {
 	memory   *memState    // maxmemory accounting (memory.go)
 	ps       pubsubState  // Pub/Sub registries (pubsub.go)
 	debug    debugState   // DEBUG's switches (debug.go)
+	busy     busyState    // a script running past busy-reply-threshold (busy.go)
 }
 
 type waitKey struct {
@@ -212,7 +213,7 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 	x := &c.ctx
 	*x = Ctx{E: e, C: c, W: w, Args: args}
 	out := e.dispatch(x)
-	if len(e.ready) > 0 {
+	if len(e.ready) > 0 && !e.busy.on {
 		e.serveBlocked()
 	}
 	return out
@@ -245,7 +246,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}
-	if e.Cfg.MaxMemory.Load() > 0 && (denyOOM(c, cmd) || e.scriptDeniesOOM(cmd, args)) && !e.memoryAvailable() {
+	if e.Cfg.MaxMemory.Load() > 0 && !e.busy.on && (denyOOM(c, cmd) || e.scriptDeniesOOM(cmd, args)) && !e.memoryAvailable() {
 		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
 	}
@@ -255,6 +256,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	}
 	if c.Proto != 3 && c.InPubSub() && !allowedSubscribed(cmd) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+		return e.closing(c)
+	}
+	if e.busy.on && cmd.Flags&FlagAllowBusy == 0 {
+		e.rejectCmd(x, cmd, e.busy.busyError())
 		return e.closing(c)
 	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
@@ -357,6 +362,9 @@ func (e *Engine) call(x *Ctx) {
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.busy.on {
+		return false // keys must not expire behind a running script's back
+	}
 	start := time.Now()
 	now := e.nowMs()
 	for _, db := range e.dbs {
@@ -397,6 +405,9 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 func (e *Engine) RehashActively(budget time.Duration) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.busy.on {
+		return
+	}
 	start := time.Now()
 	defer e.returnMemory()
 	for _, db := range e.dbs {

@@ -271,3 +271,12 @@ const (
 	errFunctionListArg    = "ERR Unknown argument " // followed by the argument
 	errRestorePolicy      = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
 )
+
+// A script running past busy-reply-threshold (busy.go): Redis's
+// shared.slowevalerr and shared.slowscripterr, and SCRIPT KILL's refusal.
+const (
+	ErrBusyEval     = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+	errUnkillable   = "UNKILLABLE Sorry the script already executed write commands against the dataset. " +
+		"You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+)

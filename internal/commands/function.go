@@ -490,7 +490,7 @@ func cmdFunctionStats(x *Ctx) {
 
 // cmdFunctionKill: a function holds the executor lock while it runs, so no
 // client can ever reach this while one runs (see SCRIPT KILL).
-func cmdFunctionKill(x *Ctx) { x.W.Error(errNotBusy) }
+func cmdFunctionKill(x *Ctx) { x.KillFunction() }
 
 var functionHelp = []string{
 	"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -596,10 +596,18 @@ func fcallGeneric(x *Ctx, ro bool) {
 	h := &ext.host
 	prev := *h
 	h.x, h.ro = x, ro || f.Flags&lua.FlagNoWrites != 0
+	h.function = true
 	h.oom = f.Flags&lua.FlagAllowOOM == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false)
 	st.running, st.runningArgs, st.runningStart = f, x.Args, x.E.Clock.Now()
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
+	x.E.busyBegin()
+	mark := x.W.Len()
 	st.vm.CallFunction(f, keys, argv, h, x.W, timeout)
+	if x.E.busyEnd() {
+		// Stopped for SHUTDOWN NOSAVE: Redis exits without answering.
+		x.W.Truncate(mark)
+		c.CloseAfterReply = true
+	}
 	st.running, st.runningArgs = nil, nil
 	*h = prev
 	c.inScript = wasIn

@@ -195,7 +195,8 @@ func (e *Engine) PersistCron() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := &e.persist
-	if p.bgRunning || p.shutdownDone {
+	if p.bgRunning || p.shutdownDone || e.busy.on { // no snapshot of a script's half-done work
+
 		return
 	}
 	now := e.Clock.Now()

@@ -15,13 +15,11 @@ import (
 // time limit) is internal/lua; this file checks arguments, keeps the script
 // cache, and runs the commands scripts call.
 //
-// Differences from Redis, by design:
-//   - A script running longer than busy-reply-threshold is stopped and
-//     answered with an error. Redis keeps running it, answers other clients
-//     BUSY and lets SCRIPT KILL stop it; here the script holds the executor
-//     lock, so no other client could ever send SCRIPT KILL, which therefore
-//     always answers NOTBUSY.
-//   - SCRIPT DEBUG YES/SYNC (the Lua debugger) is refused; NO is accepted.
+// A script running longer than busy-reply-threshold goes on, while other
+// clients are answered BUSY and may SCRIPT KILL it (busy.go).
+//
+// Difference from Redis, by design: SCRIPT DEBUG YES/SYNC (the Lua
+// debugger) is refused; NO is accepted.
 var scriptingCommands = []*Command{
 	{Name: "eval", Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
 		Summary: "Execute a Lua script server side", Since: "2.6.0", Complexity: "Depends on the script that is executed.", Handler: cmdEval},
@@ -232,7 +230,14 @@ func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bo
 	h.oom = x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) &&
 		s.Flags&(lua.FlagShebang|lua.FlagAllowOOM) != lua.FlagShebang|lua.FlagAllowOOM
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
+	x.E.busyBegin()
+	mark := x.W.Len()
 	ext.vm.Run(s, keys, argv, h, x.W, timeout)
+	if x.E.busyEnd() {
+		// Stopped for SHUTDOWN NOSAVE: Redis exits without answering.
+		x.W.Truncate(mark)
+		c.CloseAfterReply = true
+	}
 	*h = prev
 	c.inScript = wasIn
 	c.DB = db
@@ -240,12 +245,15 @@ func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bo
 
 // scriptHost runs the commands a script calls (redis.call / redis.pcall).
 type scriptHost struct {
-	x     *Ctx
-	ro    bool
-	oom   bool        // over maxmemory when the script started
-	wrote bool        // a write command ran (Redis's SCRIPT_WRITE_DIRTY)
-	w     resp.Writer // scratch reply buffer, reused from call to call
-	inner Ctx
+	x  *Ctx
+	ro bool
+	// function: the script is a function (FCALL): BUSY replies and
+	// the kill command are FUNCTION KILL's (busy.go).
+	function bool
+	oom      bool        // over maxmemory when the script started
+	wrote    bool        // a write command ran (Redis's SCRIPT_WRITE_DIRTY)
+	w        resp.Writer // scratch reply buffer, reused from call to call
+	inner    Ctx
 }
 
 // maxScratch bounds the scratch reply buffer kept between calls.
@@ -277,6 +285,7 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 	}
 	if cmd.Flags&FlagWrite != 0 {
 		h.wrote = true
+		h.x.E.busy.wrote = true // SCRIPT KILL can no longer undo the script
 	}
 	h.w.Reset(maxScratch)
 	h.w.SetRESP3(resp3)
@@ -347,8 +356,6 @@ func cmdScriptFlush(x *Ctx) {
 	}
 	x.W.OK()
 }
-
-func cmdScriptKill(x *Ctx) { x.W.Error(errNotBusy) }
 
 func cmdScriptDebug(x *Ctx) {
 	switch {

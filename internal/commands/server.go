@@ -116,10 +116,19 @@ func cmdShutdown(x *Ctx) {
 		x.W.Error(ErrNoShutdown)
 		return
 	}
+	// Only SHUTDOWN NOSAVE may stop a server busy with a script: the
+	// script's writes are half done, nothing may be saved.
+	if x.E.busy.on && !nosave {
+		x.W.Error(x.E.busy.busyError())
+		return
+	}
 	stop := x.E.Shutdown
 	if stop == nil {
 		x.W.Error(ErrShutdownFailed)
 		return
+	}
+	if x.E.busy.on {
+		x.E.AbortScripts()
 	}
 	x.E.Log.Warn("user requested shutdown", "client", x.C.ID, "addr", x.C.Addr)
 	if err := x.E.shutdownSaveLocked(save, nosave, force); err != nil {

@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/bits"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
 )
 
 // openBit builds LuaBitOp's bit library, which Redis bundles: 32-bit

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
 )
 
 // jsonNull marks the userdata standing for JSON null. Redis's cjson uses a

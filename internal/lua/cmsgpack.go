@@ -5,7 +5,7 @@ import (
 	"math"
 	"strconv"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
 )
 
 // The cmsgpack library Redis bundles (deps/lua/src/lua_cmsgpack.c,

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	glua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
+	"github.com/limitkv/limitkv/internal/third_party/gopherlua/parse"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -151,18 +151,22 @@ func (vm *VM) LoadLibrary(code string, host Host, timeout time.Duration) ([]*Fun
 
 	lc := &loadCtx{}
 	vm.fs.loading = lc
-	vm.host = host
+	// A load past its time limit is stopped, not served around: the
+	// busy mechanism with a host that kills at the first call.
+	vm.host = loadTimeout{host}
 	vm.fs.envMeta.RawSetString("__index", vm.fs.libAPI)
 	if timeout > 0 {
-		L.SetContext(vm.dog.arm(timeout))
+		vm.running = true
+		vm.armBusy(timeout)
 	}
 	base := L.GetTop()
 	L.Push(fn)
 	err = L.PCall(0, 0, nil)
 	killed := false
 	if timeout > 0 {
-		killed = vm.dog.disarm()
-		L.RemoveContext()
+		killed = vm.busy.killed
+		vm.disarmBusy()
+		vm.running = false
 	}
 	L.SetTop(base)
 	vm.fs.envMeta.RawSetString("__index", vm.fs.runtime)
@@ -191,7 +195,7 @@ func loadErrorMessage(err error) string {
 		}
 		return "(null)"
 	case glua.LString:
-		return "ERR " + luaMessage(string(o))
+		return "ERR " + string(o)
 	case glua.LNumber:
 		return "ERR " + luaToString(o)
 	}
@@ -354,37 +358,25 @@ func ValidName(s string) bool {
 }
 
 // CallFunction runs f with its keys and args and writes its reply (or its
-// error, "... script: <name>, on @user_function:<line>.") to w. The time
-// limit works as Run's.
+// error, "... script: <name>, on @user_function:<line>.") to w. Past the
+// time limit it is served around as Run's scripts are (busy.go).
 func (vm *VM) CallFunction(f *Function, keys, argv [][]byte, host Host, w *resp.Writer, timeout time.Duration) {
 	L := vm.L
 	vm.host = host
 	vm.running = true
 	vm.resp3 = false
 	if timeout > 0 {
-		L.SetContext(vm.dog.arm(timeout))
+		vm.armBusy(timeout)
 	}
 	base := L.GetTop()
 	L.Push(f.fn)
 	L.Push(vm.array(keys))
 	L.Push(vm.array(argv))
 	err := L.PCall(2, 1, vm.handler)
-	killed := false
 	if timeout > 0 {
-		killed = vm.dog.disarm()
-		L.RemoveContext()
+		vm.disarmBusy()
 	}
 	switch {
-	case killed:
-		msg := fmt.Sprintf("ERR Script killed: it ran longer than busy-reply-threshold (%d ms)", timeout.Milliseconds())
-		if ae, ok := err.(*glua.ApiError); ok {
-			if t, ok := ae.Object.(*glua.LTable); ok {
-				if line, ok := t.RawGetString("line").(glua.LNumber); ok {
-					msg += fmt.Sprintf(" script: %s, on @%s:%d.", f.Name, funcChunkName, int(line))
-				}
-			}
-		}
-		w.Error(msg)
 	case err != nil:
 		vm.writeError(w, &Script{SHA: f.Name}, err)
 	default:
@@ -515,3 +507,9 @@ func hexVal(c byte) byte {
 	}
 	return c - 'A' + 10
 }
+
+// loadTimeout is the host of a library being loaded: past the load's time
+// limit the load is stopped ("FUNCTION LOAD timeout"), nobody is served.
+type loadTimeout struct{ Host }
+
+func (loadTimeout) Busy(bool) bool { return true }

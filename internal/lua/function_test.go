@@ -101,10 +101,13 @@ func TestCallFunctionTimeout(t *testing.T) {
 	if msg != "" {
 		t.Fatal(msg)
 	}
+	// Past the threshold the function is served around (Busy), and a
+	// FUNCTION KILL stops it.
 	var w resp.Writer
-	vm.CallFunction(funcs[0], nil, nil, &fakeHost{}, &w, 50*time.Millisecond)
-	if got, want := string(w.Bytes()), "-ERR Script killed: it ran longer than busy-reply-threshold (50 ms) script: spin, on @user_function:3.\r\n"; got != want {
-		t.Errorf("got %q, want %q", got, want)
+	h := &killingHost{}
+	vm.CallFunction(funcs[0], nil, nil, h, &w, 50*time.Millisecond)
+	if got, want := string(w.Bytes()), "-"+KilledMessage+" script: spin, on @user_function:3.\r\n"; got != want || h.calls != 3 {
+		t.Errorf("got %q after %d Busy calls, want %q after 3", got, h.calls, want)
 	}
 	// The interpreter still works.
 	w.Reset(0)
@@ -116,4 +119,15 @@ func TestCallFunctionTimeout(t *testing.T) {
 	if got := string(w.Bytes()); got != ":1\r\n" {
 		t.Errorf("after the kill: %q", got)
 	}
+}
+
+// killingHost asks to stop the script at its third Busy call.
+type killingHost struct {
+	fakeHost
+	calls int
+}
+
+func (h *killingHost) Busy(first bool) bool {
+	h.calls++
+	return h.calls == 3
 }

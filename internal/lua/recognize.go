@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
+	"github.com/limitkv/limitkv/internal/third_party/gopherlua/ast"
+	"github.com/limitkv/limitkv/internal/third_party/gopherlua/parse"
 
 	"github.com/limitkv/limitkv/ratelimit/seedscript"
 )

@@ -1,8 +1,8 @@
 package lua
 
 import (
-	"github.com/yuin/gopher-lua/ast"
-	"github.com/yuin/gopher-lua/parse"
+	"github.com/limitkv/limitkv/internal/third_party/gopherlua/ast"
+	"github.com/limitkv/limitkv/internal/third_party/gopherlua/parse"
 	"strings"
 	"testing"
 )

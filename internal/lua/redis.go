@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
 )
 
 // Redis 7.0.15's version, as redis.REDIS_VERSION(_NUM) report it.
@@ -67,6 +67,7 @@ func (vm *VM) setup() {
 	}))
 	g.RawSetString("gcinfo", L.NewFunction(gcinfo))
 
+	g.RawGetString("string").(*glua.LTable).RawSetString("format", L.NewFunction(strFormat))
 	math := g.RawGetString("math").(*glua.LTable)
 	math.RawSetString("random", L.NewFunction(vm.mathRandom))
 	math.RawSetString("randomseed", L.NewFunction(vm.mathRandomSeed))
@@ -227,8 +228,6 @@ func (vm *VM) pcall(L *glua.LState) int {
 		if msg, ok := o.RawGetString("err").(glua.LString); ok {
 			obj = msg
 		}
-	case glua.LString:
-		obj = glua.LString(luaMessage(string(o)))
 	}
 	L.Push(obj)
 	return 2
@@ -331,6 +330,9 @@ func (vm *VM) luaError(L *glua.LState) int {
 
 // where is luaL_where: "source:line: " of the function at level, or "".
 func (vm *VM) where(L *glua.LState, level int) string {
+	if L.TailCallLevel(level) {
+		return "" // Lua 5.1 has a line for no call a tail call replaced
+	}
 	dbg, ok := L.GetStack(level)
 	if !ok {
 		return ""
@@ -366,12 +368,24 @@ func toNumberFn(L *glua.LState) int {
 	return 1
 }
 
-// loadString is loadstring with Lua 5.1's chunk name ([string "..."]),
-// compiled into the sandbox.
+// loadString is loadstring with Lua 5.1's chunk name ([string "..."]) and
+// syntax errors, compiled into the sandbox.
 func (vm *VM) loadString(L *glua.LState) int {
 	src := L.CheckString(1)
 	name := L.OptString(2, src)
-	fn, err := L.Load(strings.NewReader(src), chunkID(name))
+	id := chunkID(name, luaIDSize)
+	if msg := checkSyntax51(src, chunkID(name, maxSrc)); msg != "" {
+		L.Push(glua.LNil)
+		L.Push(glua.LString(msg))
+		return 2
+	}
+	fn, err := L.Load(strings.NewReader(src), id)
+	// Error replies name the chunk by its source (debug.getinfo's
+	// source), which for a string chunk is the name given, not its id.
+	if vm.sources == nil {
+		vm.sources = make(map[string]string)
+	}
+	vm.sources[id] = name
 	if err != nil {
 		L.Push(glua.LNil)
 		L.Push(glua.LString(strings.TrimSpace(err.Error())))
@@ -381,12 +395,20 @@ func (vm *VM) loadString(L *glua.LState) int {
 	return 1
 }
 
-// chunkID is luaO_chunkid for a string chunk: [string "first line..."].
-func chunkID(src string) string {
+// Lua 5.1's sizes for chunk ids: LUA_IDSIZE for runtime errors, llex.c's
+// MAXSRC for syntax errors.
+const (
+	luaIDSize = 60
+	maxSrc    = 80
+)
+
+// chunkID is luaO_chunkid for a string chunk: [string "first line..."],
+// in a buffer of size bytes.
+func chunkID(src string, size int) string {
 	if strings.HasPrefix(src, "=") || strings.HasPrefix(src, "@") {
 		return src[1:]
 	}
-	const room = 60 - 17
+	room := size - len(` [string "..."] `) - 1
 	n := strings.IndexAny(src, "\r\n")
 	if n < 0 {
 		n = len(src)

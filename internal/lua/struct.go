@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	glua "github.com/yuin/gopher-lua"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
 )
 
 // The struct library Redis bundles (deps/lua/src/lua_struct.c, Roberto

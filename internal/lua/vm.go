@@ -1,34 +1,32 @@
 // Package lua runs Redis 7.0 scripts (EVAL) on gopher-lua: the sandbox Redis
 // gives scripts (its libraries, the redis.* API, read-only globals), the
-// conversions between RESP replies and Lua values both ways, and the limit on
-// how long a script may run.
+// conversions between RESP replies and Lua values both ways, and the hook
+// that serves other clients while a script runs too long.
 //
 // One VM serves every script of an engine: scripts run one at a time under
 // the executor lock, exactly as on Redis's single Lua interpreter, and the VM
 // is reused from call to call so a cached script costs a function call, not a
 // new interpreter.
 //
-// Where gopher-lua differs from the Lua 5.1 inside Redis, replies differ too:
-// syntax error texts, some runtime error texts ("attempt to index local 't'"
-// is "attempt to index a non-table object(nil) with key 'x'"), and the way
-// non-integer numbers print when concatenated or passed to string.format
-// ("%.14g" in Lua 5.1, Go's shortest form here; tostring is fixed up to match).
+// The interpreter is a patched copy of gopher-lua (internal/third_party/
+// gopherlua) whose runtime error texts are Lua 5.1's, variable names
+// included. Where it still differs from the Lua 5.1 inside Redis, replies
+// differ too: syntax error texts, and the way non-integer numbers print
+// when concatenated or passed to string.format ("%.14g" in Lua 5.1, Go's
+// shortest form here; tostring is fixed up to match).
 package lua
 
 import (
-	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	glua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	glua "github.com/limitkv/limitkv/internal/third_party/gopherlua"
+	"github.com/limitkv/limitkv/internal/third_party/gopherlua/parse"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -92,8 +90,11 @@ type VM struct {
 	// resp3: the script called redis.setresp(3): commands answer it in
 	// RESP3 and its booleans reply as RESP3 booleans.
 	resp3 bool
+	// sources maps the chunk ids of the run's loadstring chunks to their
+	// sources (see loadString); emptied at each run.
+	sources map[string]string
 
-	dog   watchdog
+	busy  busyState
 	rand  uint64 // rand48 state for math.random
 	keysK glua.LValue
 	argvK glua.LValue
@@ -110,8 +111,7 @@ func New() *VM {
 		RegistryMaxSize: 1 << 20,
 	})
 	vm := &VM{L: L, proxies: make(map[*glua.LTable]*glua.LTable), keysK: glua.LString("KEYS"), argvK: glua.LString("ARGV")}
-	vm.dog.timer = time.AfterFunc(time.Hour, vm.dog.fire)
-	vm.dog.timer.Stop()
+	vm.initBusy()
 	vm.srand48(0)
 	vm.setup()
 	return vm
@@ -119,7 +119,7 @@ func New() *VM {
 
 // Close releases the interpreter.
 func (vm *VM) Close() {
-	vm.dog.timer.Stop()
+	vm.busy.timer.Stop()
 	vm.L.Close()
 }
 
@@ -140,6 +140,9 @@ func (vm *VM) Compile(sha string, body []byte) (*Script, string) {
 		s.Flags = flags | FlagShebang
 		// Keep the newline so line numbers in errors stay those of the body.
 		src = src[nl:]
+	}
+	if msg := checkSyntax51(src, chunkName); msg != "" {
+		return nil, "ERR Error compiling script (new function): " + msg
 	}
 	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
 	if err != nil {
@@ -222,43 +225,33 @@ func parseShebang(line string) (Flags, string) {
 }
 
 // Run calls s with KEYS and ARGV and writes its reply (or its error) to w.
-// A script still running after timeout (0: no limit) is stopped and
-// answered with an error: Redis would instead answer other clients BUSY
-// until SCRIPT KILL, but here the script holds the executor lock, so nobody
-// could send SCRIPT KILL.
+// A script still running after timeout (busy-reply-threshold; 0: never)
+// goes on running, as in Redis: from then on the VM calls the host's Busy
+// about every BusyTick (see busy.go), which serves other clients and may
+// stop the script.
 func (vm *VM) Run(s *Script, keys, argv [][]byte, host Host, w *resp.Writer, timeout time.Duration) {
 	L := vm.L
 	vm.host = host
 	vm.running = true
 	vm.resp3 = false // every script starts in RESP2, as in Redis
+	if len(vm.sources) > 0 {
+		clear(vm.sources)
+	}
 	vm.globals.RawSet(vm.keysK, vm.array(keys))
 	vm.globals.RawSet(vm.argvK, vm.array(argv))
 
 	if timeout > 0 {
-		L.SetContext(vm.dog.arm(timeout))
+		vm.armBusy(timeout)
 	}
 	base := L.GetTop()
 	L.Push(s.fn)
 	err := L.PCall(0, 1, vm.handler)
-	killed := false
 	if timeout > 0 {
-		killed = vm.dog.disarm()
-		L.RemoveContext()
+		vm.disarmBusy()
 	}
-	switch {
-	case killed:
-		msg := fmt.Sprintf("ERR Script killed: it ran longer than busy-reply-threshold (%d ms)", timeout.Milliseconds())
-		if ae, ok := err.(*glua.ApiError); ok {
-			if t, ok := ae.Object.(*glua.LTable); ok {
-				if line, ok := t.RawGetString("line").(glua.LNumber); ok {
-					msg += fmt.Sprintf(" script: %s, on @%s:%d.", s.SHA, chunkName, int(line))
-				}
-			}
-		}
-		w.Error(msg)
-	case err != nil:
+	if err != nil {
 		vm.writeError(w, s, err)
-	default:
+	} else {
 		vm.writeReply(w, L.Get(-1), 0)
 	}
 	L.SetTop(base)
@@ -286,7 +279,7 @@ func (vm *VM) writeError(w *resp.Writer, s *Script, err error) {
 	if !ok {
 		// The error handler could not run (a stack overflow): word it as it
 		// would have, taking the line from the message's position.
-		msg := luaMessage(luaToString(ae.Object))
+		msg := luaToString(ae.Object)
 		out := "ERR " + msg
 		if rest, ok := strings.CutPrefix(msg, chunkName+":"); ok {
 			if i := strings.IndexByte(rest, ':'); i > 0 {
@@ -317,9 +310,6 @@ func (vm *VM) errorHandler(L *glua.LState) int {
 	t, ok := obj.(*glua.LTable)
 	if !ok {
 		msg := luaToString(obj)
-		if _, isStr := obj.(glua.LString); isStr {
-			msg = luaMessage(msg)
-		}
 		t = L.NewTable()
 		t.RawSetString("err", glua.LString("ERR "+msg))
 	}
@@ -346,158 +336,12 @@ func (vm *VM) currentLine(L *glua.LState, level int) (string, int) {
 			src := dbg.Source
 			if src == chunkName || src == funcChunkName {
 				src = "@" + src
+			} else if raw, ok := vm.sources[src]; ok {
+				src = raw
 			}
 			return src, dbg.CurrentLine
 		}
 	}
-}
-
-var (
-	arithRE  = regexp.MustCompile(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
-	concatRE = regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)`)
-	indexRE  = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'`)
-	badArgRE = regexp.MustCompile(`bad argument #(\d+) to (\w+) \(`)
-)
-
-// luaMessage rewords gopher-lua's runtime errors the way Lua 5.1 words
-// them, as far as the operand types allow (Lua also names the variable
-// involved, "local 't'", which gopher-lua does not report).
-func luaMessage(msg string) string {
-	if !strings.Contains(msg, "cannot perform") && !strings.Contains(msg, "non-table object") && !strings.Contains(msg, "bad argument") {
-		return msg
-	}
-	msg = arithRE.ReplaceAllStringFunc(msg, func(m string) string {
-		p := arithRE.FindStringSubmatch(m)
-		t := p[1]
-		if t == "number" {
-			t = p[2]
-		}
-		return "attempt to perform arithmetic on a " + t + " value"
-	})
-	msg = concatRE.ReplaceAllStringFunc(msg, func(m string) string {
-		p := concatRE.FindStringSubmatch(m)
-		t := p[1]
-		if t == "string" || t == "number" {
-			t = p[2]
-		}
-		return "attempt to concatenate a " + t + " value"
-	})
-	msg = indexRE.ReplaceAllString(msg, "attempt to index a $1 value")
-	return badArgRE.ReplaceAllString(msg, "bad argument #$1 to '$2' (")
-}
-
-// watchdog stops a script that runs too long by closing the done channel of
-// the context the interpreter checks before every instruction. The context
-// and one timer are reused from run to run, so a fast script costs no
-// allocation for them; only a killed run needs a fresh channel.
-type watchdog struct {
-	mu       sync.Mutex
-	timer    *time.Timer
-	ctx      *runCtx
-	deadline time.Time
-	armed    bool
-	fired    bool
-}
-
-func (d *watchdog) arm(timeout time.Duration) *runCtx {
-	d.mu.Lock()
-	if d.ctx == nil || d.ctx.err != nil {
-		d.ctx = &runCtx{done: make(chan struct{})}
-	}
-	d.deadline = time.Now().Add(timeout)
-	d.armed, d.fired = true, false
-	ctx := d.ctx
-	d.mu.Unlock()
-	d.timer.Reset(timeout)
-	return ctx
-}
-
-func (d *watchdog) fire() {
-	d.mu.Lock()
-	// A late firing of an earlier arming finds a later deadline and leaves
-	// the run in progress alone.
-	if d.armed && !time.Now().Before(d.deadline) {
-		d.ctx.cancel()
-		d.fired = true
-	}
-	d.mu.Unlock()
-}
-
-func (d *watchdog) disarm() bool {
-	d.timer.Stop()
-	d.mu.Lock()
-	fired := d.fired
-	d.armed = false
-	d.ctx.dropCallbacks()
-	d.mu.Unlock()
-	return fired
-}
-
-// runCtx is the context a script runs under. It implements AfterFunc so
-// that the contexts gopher-lua derives for coroutines hang callbacks on it
-// instead of starting a goroutine each.
-type runCtx struct {
-	done  chan struct{}
-	mu    sync.Mutex
-	err   error
-	funcs map[int]func()
-	next  int
-}
-
-func (c *runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (c *runCtx) Done() <-chan struct{}       { return c.done }
-func (c *runCtx) Value(any) any               { return nil }
-
-func (c *runCtx) Err() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.err
-}
-
-func (c *runCtx) AfterFunc(f func()) func() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.err != nil {
-		go f()
-		return func() bool { return false }
-	}
-	if c.funcs == nil {
-		c.funcs = make(map[int]func())
-	}
-	id := c.next
-	c.next++
-	c.funcs[id] = f
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, ok := c.funcs[id]
-		delete(c.funcs, id)
-		return ok
-	}
-}
-
-func (c *runCtx) cancel() {
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return
-	}
-	c.err = context.Canceled
-	close(c.done)
-	funcs := c.funcs
-	c.funcs = nil
-	c.mu.Unlock()
-	for _, f := range funcs {
-		go f()
-	}
-}
-
-// dropCallbacks forgets the coroutines' callbacks when a run ends: their
-// contexts die with the run.
-func (c *runCtx) dropCallbacks() {
-	c.mu.Lock()
-	c.funcs = nil
-	c.mu.Unlock()
 }
 
 // formatArg renders a Lua number passed to redis.call as Redis does

@@ -16,8 +16,8 @@ import (
 // FuzzServerStream writes arbitrary bytes to a live connection (in one or
 // two writes, split where the fuzzer says), half-closes it, and requires
 // that the server answers with well-formed RESP only, closes the connection
-// in bounded time, and still serves a new connection; then that Close does
-// not hang. Each input gets a fresh server, so settings it changes (CONFIG
+// in bounded time (once a script running forever is killed), and still
+// serves a new connection; then that Close does not hang. Each input gets a fresh server, so settings it changes (CONFIG
 // SET) do not leak into the next.
 func FuzzServerStream(f *testing.F) {
 	for _, s := range []string{
@@ -80,8 +80,28 @@ func FuzzServerStream(f *testing.F) {
 			}
 			nc.(*net.TCPConn).CloseWrite()
 		}()
+		// A script may run forever (it would in Redis too): once it is past
+		// the threshold, another client kills it, and when SCRIPT KILL
+		// cannot (the script wrote, or needs AUTH), the test aborts it.
+		readDone := make(chan struct{})
+		killerDone := make(chan struct{})
+		go func() {
+			defer close(killerDone)
+			for range 10 {
+				select {
+				case <-readDone:
+					return
+				case <-time.After(300 * time.Millisecond):
+				}
+				if r := scriptKill(s.addr); r != "+OK\r\n" && !strings.HasPrefix(r, "-NOTBUSY") {
+					s.E.AbortScripts()
+				}
+			}
+		}()
 		nc.SetReadDeadline(time.Now().Add(5 * time.Second))
 		out, err := io.ReadAll(nc)
+		close(readDone)
+		<-killerDone
 		var ne net.Error
 		if errors.As(err, &ne) && ne.Timeout() {
 			t.Fatalf("connection still open 5 s after the client half-closed it (input %q)", truncate(data))
@@ -101,6 +121,22 @@ func FuzzServerStream(f *testing.F) {
 			t.Fatalf("PING on a new connection after input %q: %q", truncate(data), r)
 		}
 	})
+}
+
+// scriptKill sends SCRIPT KILL on a new connection and returns the reply's
+// first line ("" on failure).
+func scriptKill(addr string) string {
+	nc, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return ""
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := nc.Write([]byte("SCRIPT KILL\r\n")); err != nil {
+		return ""
+	}
+	line, _ := bufio.NewReader(nc).ReadString('\n')
+	return line
 }
 
 func truncate(b []byte) []byte {

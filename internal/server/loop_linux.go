@@ -67,6 +67,8 @@ type loop struct {
 	runnable []*lconn // can go on without an event (see lconn.runnable)
 	dead     []*lconn // to close at the end of the turn
 	scratch  []*lconn
+
+	busyEvents []unix.EpollEvent // serveBusy's (busy_linux.go)
 }
 
 // lconn is one event-loop connection. Every field is the loop goroutine's,
@@ -215,6 +217,7 @@ func (s *Server) loopAccept(nc net.Conn) bool {
 	c.cl.Notify = func() { l.notify(c) }
 	c.cl.Out = &c.w
 	c.cl.Unsent = func() int { return c.w.Len() - c.woff }
+	c.cl.WhileBusy = l.serveBusy
 	e.Unlock()
 	if !s.track(&c.conn) {
 		s.nconns.Add(-1)

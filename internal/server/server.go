@@ -205,6 +205,8 @@ func (s *Server) untrack(c *conn) {
 // a client that reads nothing cannot hold Close up with a close_notify.
 func (s *Server) Close() error {
 	s.once.Do(func() {
+		// A script that may never end must not keep the server up.
+		s.E.AbortScripts()
 		close(s.stop)
 		s.mu.Lock()
 		s.closed = true
