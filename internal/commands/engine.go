@@ -91,6 +91,7 @@ type Engine struct {
 	persist  persistState // snapshots (rdb_cmds.go)
 	memory   *memState    // maxmemory accounting (memory.go)
 	ps       pubsubState  // Pub/Sub registries (pubsub.go)
+	cs       surface      // MONITOR and CLIENT PAUSE (monitor.go, client_pause.go)
 }
 
 type waitKey struct {
@@ -143,6 +144,9 @@ const (
 	Continue Outcome = iota // reply written; go on
 	Blocked                 // the client waits: call WaitBlocked
 	Close                   // reply written; close the connection after flushing it
+	// Paused: CLIENT PAUSE holds the command back, nothing was written.
+	// The connection waits as for Blocked, then runs the same command again.
+	Paused
 )
 
 // Ctx is what a handler sees: the engine, the calling client, its reply
@@ -160,6 +164,7 @@ type Ctx struct {
 	// readyKey is, when a blocked client's command is re-run to serve it,
 	// the key whose write woke it: Redis serves the client from that key.
 	readyKey string
+	rerun    bool // that re-run: MONITOR showed the command already
 }
 
 // PrefetchWindow is how many commands of a pipelined batch Prefetch looks
@@ -200,6 +205,9 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 	// every request. Nested commands (EXEC, scripts) make their own.
 	x := &c.ctx
 	*x = Ctx{E: e, C: c, W: w, Args: args}
+	if c.cs.reply != 0 {
+		return e.execQuiet(x)
+	}
 	out := e.dispatch(x)
 	if len(e.ready) > 0 {
 		e.serveBlocked()
@@ -211,17 +219,22 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	c, args := x.C, x.Args
 	cmd := Lookup(args[0])
 	if cmd == nil {
+		c.LastCmd = ""
 		e.reject(x, errUnknownCommand(args))
 		return e.closing(c)
 	}
 	if cmd.Sub != nil && len(args) >= 2 {
 		sub := lookupSub(cmd, args[1])
 		if sub == nil {
+			c.LastCmd = ""
 			e.reject(x, errUnknownSubcommand(args[1], cmd.Name))
 			return e.closing(c)
 		}
 		cmd = sub
 	}
+	// Redis's lastcmd (CLIENT LIST cmd=): the command looked up, even if it
+	// is then refused or queued, never one EXEC or a script runs.
+	c.LastCmd = cmd.Name
 	if !arityOK(cmd.Arity, len(args)) {
 		e.rejectCmd(x, cmd, errWrongArgs(cmd.Name))
 		return e.closing(c)
@@ -242,8 +255,20 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return e.closing(c)
 	}
+	if e.cs.gate != 0 {
+		if c.cs.monitor && e.keyspaceDenied(c, cmd, args) {
+			e.rejectCmd(x, cmd, "ERR Replica can't interact with the keyspace")
+			return e.closing(c)
+		}
+		if e.postpone(x, cmd) {
+			return Paused
+		}
+	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
-		c.Multi.queue(cmd, args)
+		// A doomed transaction queues nothing more, as in Redis.
+		if !c.Multi.dirty && !e.watchDirty(c) {
+			c.Multi.queue(cmd, args)
+		}
 		x.W.Simple("QUEUED")
 		return Continue
 	}
@@ -301,6 +326,10 @@ func (e *Engine) reject(x *Ctx, msg string) {
 func (e *Engine) rejectCmd(x *Ctx, cmd *Command, msg string) {
 	if cmd.Name == "exec" {
 		e.execAbort(x, msg)
+		// The monitors saw MULTI: they see the EXEC that ends it.
+		if len(e.cs.monitors) > 0 {
+			e.feedMonitors(x.C, x.Args)
+		}
 		return
 	}
 	e.reject(x, msg)
@@ -326,8 +355,11 @@ func (e *Engine) call(x *Ctx) {
 		}
 	}()
 	e.Stats.Commands++
-	x.C.LastCmd = x.Cmd.Name
-	x.Cmd.Handler(x)
+	if e.cs.gate == 0 {
+		x.Cmd.Handler(x)
+	} else {
+		e.callMonitored(x)
+	}
 	if x.Cmd.Flags&FlagWrite != 0 {
 		e.countChange(x, mark)
 		e.afterWrite(x, mark)
@@ -341,6 +373,9 @@ func (e *Engine) call(x *Ctx) {
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.cs.pause.kind != pauseOff && e.paused() {
+		return false // a pause keeps the dataset as it is
+	}
 	start := time.Now()
 	now := e.nowMs()
 	for _, db := range e.dbs {

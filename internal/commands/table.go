@@ -96,7 +96,7 @@ func init() {
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
 		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands,
-		pubsubCommands,
+		pubsubCommands, {monitorCommand},
 	} {
 		for _, c := range family {
 			register(c)

@@ -266,6 +266,9 @@ type DB struct {
 	// it costs a random draw per lookup, so whoever selects such a policy
 	// sets it on every DB.
 	TrackLFU bool
+	// KeepExpired makes lookups report keys past their deadline as gone
+	// without removing them, so the dataset stays as it is (CLIENT PAUSE).
+	KeepExpired bool
 
 	// Expired counts keys removed because their deadline passed (INFO's expired_keys).
 	Expired int64
@@ -409,6 +412,9 @@ func (db *DB) GetNoTouch(key []byte, now int64) *Entry {
 func (db *DB) ExpireIfDue(e *Entry, now int64) bool {
 	if e.exp == NoExpiry || now <= e.exp {
 		return false
+	}
+	if db.KeepExpired {
+		return true
 	}
 	db.remove(e)
 	db.Expired++
