@@ -192,7 +192,13 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	now := x.E.Clock.Now()
 	var qbuf, argvMem int
 	if c == x.C {
-		qbuf, argvMem = respLen(x.Args)
+		// The command read from the connection: inside EXEC or a script,
+		// EXEC or EVAL, not the command they run.
+		args := x.Args
+		if c.ctx.Args != nil {
+			args = c.ctx.Args
+		}
+		qbuf, argvMem = respLen(args)
 	}
 	multi := -1
 	multiMem := 0
