@@ -212,6 +212,20 @@ func TestClientConformance(t *testing.T) {
 			C("CLIENT", "UNPAUSE").On(3),
 			C("PING"),
 		}},
+		// Under a pause nothing is refused for memory: the write is held,
+		// and refused once it runs again.
+		{Name: "pause and maxmemory", Cmds: []Cmd{
+			C("CONFIG", "SET", "maxmemory", "1"),
+			C("SET", "a", "1"),
+			C("CLIENT", "PAUSE", "100000", "WRITE"),
+			C("SET", "a", "1").On(1).NoReply(),
+			settle,
+			C("CLIENT", "LIST", "TYPE", "normal").Check("the write is held", sameFlagCounts),
+			C("CLIENT", "UNPAUSE"),
+			Recv().On(1),
+			C("CONFIG", "SET", "maxmemory", "0"),
+			C("SET", "a", "1"),
+		}},
 		{Name: "pause keeps expired keys", Cmds: []Cmd{
 			C("SET", "k", "v", "PX", "30"),
 			C("CLIENT", "PAUSE", "100000", "WRITE"),
