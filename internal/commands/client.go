@@ -47,7 +47,12 @@ type Client struct {
 
 	softSince time.Time // since when pushes keep it over its soft output limit
 
-	subs clientSubs // Pub/Sub (pubsub.go)
+	// Unix is the socket's path for a client on a Unix socket (its Addr
+	// and LAddr are then "path:0", as Redis shows them).
+	Unix string
+
+	subs clientSubs    // Pub/Sub (pubsub.go)
+	cs   clientSurface // MONITOR, CLIENT REPLY, NO-EVICT (monitor.go, client_reply.go)
 	// WhileBusy, set by an event-loop connection, serves the loop's other
 	// connections while this client's script runs past
 	// busy-reply-threshold (see busy.go). Called with the lock held.
@@ -89,6 +94,7 @@ func (e *Engine) RemoveClientLocked(c *Client) {
 	e.unblock(c)
 	e.unwatchAll(c)
 	e.dropSubscriptions(c)
+	e.stopMonitor(c)
 	c.Out = nil
 	delete(e.clients, c.ID)
 }
@@ -131,6 +137,9 @@ type blockState struct {
 	deadline time.Time // zero: forever
 	args     [][]byte
 	w        *resp.Writer
+	// postponed: held back by CLIENT PAUSE (client_pause.go), not
+	// waiting for keys; the connection runs the command again.
+	postponed bool
 }
 
 // Block tells the executor that the command found nothing to serve and the
@@ -181,6 +190,9 @@ func (e *Engine) unblock(c *Client) {
 	if b == nil {
 		return
 	}
+	if b.postponed {
+		e.dropPostponed(c)
+	}
 	for _, k := range b.keys {
 		wk := waitKey{b.db, k}
 		list := e.waiting[wk]
@@ -211,12 +223,14 @@ func (e *Engine) serveBlocked() {
 			if b == nil {
 				continue
 			}
-			x := Ctx{E: e, C: c, W: b.w, Args: b.args, DB: e.dbs[b.db], Now: e.nowMs(), readyKey: k.key}
+			x := Ctx{E: e, C: c, W: b.w, Args: b.args, DB: e.dbs[b.db], Now: e.nowMs(), readyKey: k.key, rerun: true}
 			x.Cmd = Lookup(b.args[0])
+			mark := b.w.Len()
 			e.call(&x)
 			if x.block != nil {
 				continue // still nothing for it (another waiter took it, or wrong type)
 			}
+			c.blockedReplyDone(b.w, mark)
 			e.unblock(c)
 			c.notify()
 		}
@@ -266,7 +280,9 @@ func (e *Engine) TimeoutBlocked(c *Client) bool {
 		return false
 	}
 	e.unblock(c)
+	mark := b.w.Len()
 	b.w.NullArray()
+	c.blockedReplyDone(b.w, mark)
 	return true
 }
 

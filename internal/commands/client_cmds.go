@@ -6,11 +6,11 @@ import (
 	"strings"
 
 	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/resp"
 )
 
-// CLIENT: the connection-introspection subcommands limitkv has. PAUSE,
-// UNPAUSE, REPLY, TRACKING, CACHING, GETREDIR, TRACKINGINFO, UNBLOCK and
-// NO-EVICT are not implemented; the dispatcher answers them as unknown.
+// CLIENT: the connection subcommands. REPLY, NO-EVICT and UNBLOCK are in
+// client_reply.go, PAUSE and UNPAUSE in client_pause.go.
 var clientCommand = &Command{
 	Name: "client", Arity: -2, Group: "connection",
 	Sub: map[string]*Command{
@@ -23,10 +23,15 @@ var clientCommand = &Command{
 		// entries are built from these fields.
 		"setinfo": {Arity: 4, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection",
 			Summary: "Sets information specific to the client or connection.", Since: "7.2.0", Complexity: "O(1)", Handler: cmdClientSetInfo},
-		"list": {Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientList},
-		"info": {Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientInfo},
-		"kill": {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientKill},
-		"help": {Arity: 2, Flags: FlagLoading | FlagStale, Group: "connection", Handler: cmdClientHelp},
+		"list":     {Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientList},
+		"info":     {Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientInfo},
+		"kill":     {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientKill},
+		"help":     {Arity: 2, Flags: FlagLoading | FlagStale, Group: "connection", Handler: cmdClientHelp},
+		"reply":    {Arity: 3, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientReply},
+		"no-evict": {Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientNoEvict},
+		"unblock":  {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientUnblock},
+		"pause":    {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientPause},
+		"unpause":  {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientUnpause},
 	},
 }
 
@@ -77,21 +82,35 @@ func cmdClientSetInfo(x *Ctx) {
 	x.W.OK()
 }
 
-// Client types CLIENT LIST TYPE and CLIENT KILL TYPE accept. limitkv's
-// clients are all "normal": it has no replication and no pub/sub.
+// Client types CLIENT LIST TYPE and CLIENT KILL TYPE accept, as Redis's
+// getClientType: limitkv has no replication, so no client is a master or
+// a replica (monitors count as normal clients, as in Redis).
 const (
 	clientTypeNormal = iota
-	clientTypeOther
+	clientTypeSlave
+	clientTypePubSub
+	clientTypeMaster
 )
 
 func clientTypeByName(name string) (int, bool) {
 	switch strings.ToLower(name) {
 	case "normal":
 		return clientTypeNormal, true
-	case "slave", "replica", "pubsub", "master":
-		return clientTypeOther, true
+	case "slave", "replica":
+		return clientTypeSlave, true
+	case "pubsub":
+		return clientTypePubSub, true
+	case "master":
+		return clientTypeMaster, true
 	}
 	return 0, false
+}
+
+func clientType(c *Client) int {
+	if c.InPubSub() {
+		return clientTypePubSub
+	}
+	return clientTypeNormal
 }
 
 func cmdClientList(x *Ctx) {
@@ -104,8 +123,8 @@ func cmdClientList(x *Ctx) {
 			x.W.Error("ERR Unknown client type '" + x.Arg(3) + "'")
 			return
 		}
-		if typ == clientTypeNormal {
-			for _, c := range x.E.sortedClients() {
+		for _, c := range x.E.sortedClients() {
+			if clientType(c) == typ {
 				out = x.appendClientInfo(out, c)
 				out = append(out, '\n')
 			}
@@ -173,19 +192,29 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	now := x.E.Clock.Now()
 	var qbuf, argvMem int
 	if c == x.C {
-		qbuf, argvMem = respLen(x.Args)
+		// The command read from the connection: inside EXEC or a script,
+		// EXEC or EVAL, not the command they run.
+		args := x.Args
+		if c.ctx.Args != nil {
+			args = c.ctx.Args
+		}
+		qbuf, argvMem = respLen(args)
 	}
 	multi := -1
 	multiMem := 0
 	if c.Multi != nil {
 		multi = len(c.Multi.cmds)
+		// Redis's argv_len_sums: the arguments and a pointer for each.
 		for _, q := range c.Multi.cmds {
 			for _, a := range q.args {
-				multiMem += len(a)
+				multiMem += len(a) + 8
 			}
 		}
 	}
 	flags := make([]byte, 0, 4)
+	if c.cs.monitor {
+		flags = append(flags, 'O')
+	}
 	if c.InPubSub() {
 		flags = append(flags, 'P')
 	}
@@ -195,11 +224,20 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	if c.blocked != nil {
 		flags = append(flags, 'b')
 	}
+	if x.E.watchDirty(c) {
+		flags = append(flags, 'd')
+	}
 	if c.CloseAfterReply {
 		flags = append(flags, 'c')
 	}
 	if c.Killed {
 		flags = append(flags, 'A')
+	}
+	if c.Unix != "" {
+		flags = append(flags, 'U')
+	}
+	if c.cs.noEvict {
+		flags = append(flags, 'e')
 	}
 	if len(flags) == 0 {
 		flags = append(flags, 'N')
@@ -237,16 +275,41 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	ki("multi-mem", int64(multiMem))
 	ki("rbs", clientReadBuf)
 	ki("rbp", int64(qbuf))
-	ki("obl", 0)
-	ki("oll", 0)
-	ki("omem", 0)
-	ki("tot-mem", int64(clientBaseMem+clientReadBuf+qbuf+argvMem+multiMem))
+	obl, oll, omem := outputShape(c, x.W)
+	ki("obl", obl)
+	ki("oll", oll)
+	ki("omem", omem)
+	ki("tot-mem", int64(clientBaseMem+clientReadBuf+qbuf+argvMem+multiMem)+omem)
 	kv("events", "r")
 	kv("cmd", cmd)
 	kv("user", "default")
 	ki("redir", -1)
 	ki("resp", int64(c.Resp()))
 	return b
+}
+
+// outputShape approximates Redis's obl, oll and omem for c's pending
+// output: the first 16 KB sit in the client's static buffer, the rest in
+// a list of 16 KB blocks (each with a 32-byte header and list node). For
+// the client asking, output of earlier commands of its batch counts, as
+// in Redis; for one on the event loop, bytes already written of a
+// partially written buffer are counted too.
+func outputShape(c *Client, own *resp.Writer) (obl, oll, omem int64) {
+	w := c.Out
+	if w == nil {
+		return 0, 0, 0
+	}
+	n := int64(w.Len())
+	if w == own {
+		n = int64(own.Len())
+	}
+	obl = min(n, replyBufSize)
+	rest := n - obl
+	if rest > 0 {
+		oll = (rest + replyBufSize - 1) / replyBufSize
+		omem = rest + oll*32
+	}
+	return obl, oll, omem
 }
 
 // respLen is the size of args as a RESP multibulk, and of the arguments alone.
@@ -329,7 +392,7 @@ func cmdClientKill(x *Ctx) {
 	for _, c := range x.E.sortedClients() {
 		if haveAddr && c.Addr != addr ||
 			haveLad && c.LAddr != laddr ||
-			typ != -1 && typ != clientTypeNormal ||
+			typ != -1 && typ != clientType(c) ||
 			id != 0 && c.ID != id ||
 			c == x.C && skipme {
 			continue

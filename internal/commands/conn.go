@@ -180,6 +180,9 @@ func cmdReset(x *Ctx) {
 	c.Multi = nil
 	x.E.unwatchAll(c)
 	x.E.dropSubscriptions(c)
+	x.E.stopMonitor(c)
+	// Not SKIP: a skipped RESET's own reply stays skipped. NO-EVICT stays.
+	c.cs.reply &^= replyOff | replySkipNext
 	c.DB = 0
 	c.Name = ""
 	c.Authed = !x.E.Cfg.AuthRequired()

@@ -98,6 +98,7 @@ type Engine struct {
 	ps       pubsubState  // Pub/Sub registries (pubsub.go)
 	debug    debugState   // DEBUG's switches (debug.go)
 	busy     busyState    // a script running past busy-reply-threshold (busy.go)
+	cs       surface      // MONITOR and CLIENT PAUSE (monitor.go, client_pause.go)
 }
 
 type waitKey struct {
@@ -150,6 +151,9 @@ const (
 	Continue Outcome = iota // reply written; go on
 	Blocked                 // the client waits: call WaitBlocked
 	Close                   // reply written; close the connection after flushing it
+	// Paused: CLIENT PAUSE holds the command back, nothing was written.
+	// The connection waits as for Blocked, then runs the same command again.
+	Paused
 )
 
 // Ctx is what a handler sees: the engine, the calling client, its reply
@@ -167,6 +171,7 @@ type Ctx struct {
 	// readyKey is, when a blocked client's command is re-run to serve it,
 	// the key whose write woke it: Redis serves the client from that key.
 	readyKey string
+	rerun    bool // that re-run: MONITOR showed the command already
 }
 
 // PrefetchWindow is how many commands of a pipelined batch Prefetch looks
@@ -212,6 +217,9 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 	}
 	x := &c.ctx
 	*x = Ctx{E: e, C: c, W: w, Args: args}
+	if c.cs.reply != 0 {
+		return e.execQuiet(x)
+	}
 	out := e.dispatch(x)
 	if len(e.ready) > 0 && !e.busy.on {
 		e.serveBlocked()
@@ -223,17 +231,22 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	c, args := x.C, x.Args
 	cmd := Lookup(args[0])
 	if cmd == nil {
+		c.LastCmd = ""
 		e.reject(x, errUnknownCommand(args))
 		return e.closing(c)
 	}
 	if cmd.Sub != nil && len(args) >= 2 {
 		sub := lookupSub(cmd, args[1])
 		if sub == nil {
+			c.LastCmd = ""
 			e.reject(x, errUnknownSubcommand(args[1], cmd.Name))
 			return e.closing(c)
 		}
 		cmd = sub
 	}
+	// Redis's lastcmd (CLIENT LIST cmd=): the command looked up, even if it
+	// is then refused or queued, never one EXEC or a script runs.
+	c.LastCmd = cmd.Name
 	if !arityOK(cmd.Arity, len(args)) {
 		e.rejectCmd(x, cmd, errWrongArgs(cmd.Name))
 		return e.closing(c)
@@ -262,9 +275,21 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, e.busy.busyError())
 		return e.closing(c)
 	}
+	if e.cs.gate != 0 {
+		if c.cs.monitor && e.keyspaceDenied(c, cmd, args) {
+			e.rejectCmd(x, cmd, "ERR Replica can't interact with the keyspace")
+			return e.closing(c)
+		}
+		if e.postpone(x, cmd) {
+			return Paused
+		}
+	}
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
-		c.Multi.queue(cmd, args)
-		c.Multi.denyOOM = c.Multi.denyOOM || e.scriptDeniesOOM(cmd, args)
+		// A doomed transaction queues nothing more, as in Redis.
+		if !c.Multi.dirty && !e.watchDirty(c) {
+			c.Multi.queue(cmd, args)
+			c.Multi.denyOOM = c.Multi.denyOOM || e.scriptDeniesOOM(cmd, args)
+		}
 		x.W.Simple("QUEUED")
 		return Continue
 	}
@@ -322,6 +347,10 @@ func (e *Engine) reject(x *Ctx, msg string) {
 func (e *Engine) rejectCmd(x *Ctx, cmd *Command, msg string) {
 	if cmd.Name == "exec" {
 		e.execAbort(x, msg)
+		// The monitors saw MULTI: they see the EXEC that ends it.
+		if len(e.cs.monitors) > 0 {
+			e.feedMonitors(x.C, x.Args)
+		}
 		return
 	}
 	e.reject(x, msg)
@@ -347,8 +376,11 @@ func (e *Engine) call(x *Ctx) {
 		}
 	}()
 	e.Stats.Commands++
-	x.C.LastCmd = x.Cmd.Name
-	x.Cmd.Handler(x)
+	if e.cs.gate == 0 {
+		x.Cmd.Handler(x)
+	} else {
+		e.callMonitored(x)
+	}
 	if x.Cmd.Flags&FlagWrite != 0 {
 		e.countChange(x, mark)
 		e.afterWrite(x, mark)
@@ -364,6 +396,9 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	defer e.mu.Unlock()
 	if e.busy.on {
 		return false // keys must not expire behind a running script's back
+	}
+	if e.cs.pause.kind != pauseOff && e.paused() {
+		return false // a pause keeps the dataset as it is
 	}
 	start := time.Now()
 	now := e.nowMs()

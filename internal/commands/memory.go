@@ -153,6 +153,9 @@ func (e *Engine) UsedMemory() uint64 {
 func (e *Engine) memoryAvailable() bool { return e.checkMemory(true) }
 
 func (e *Engine) checkMemory(mayWait bool) bool {
+	if e.cs.pause.kind != pauseOff && e.paused() {
+		return true // nothing is evicted during a pause, nor refused
+	}
 	limit := uint64(e.Cfg.MaxMemory.Load())
 	m := e.mem()
 	m.read(false)

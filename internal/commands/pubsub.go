@@ -105,10 +105,12 @@ func (e *Engine) subscribe(x *Ctx, k subKind) {
 		if k.set(c).Add(string(name)) {
 			k.reg(&e.ps).Add(string(name), c)
 		}
+		from := x.W.Len()
 		pushHeader(x.W, 3)
 		x.W.BulkString(k.sub)
 		x.W.Bulk(name)
 		x.W.Int(int64(k.count(c)))
+		c.keepPush(x.W, from) // a push: CLIENT REPLY OFF does not drop it
 	}
 }
 
@@ -119,10 +121,12 @@ func (e *Engine) unsubscribe(c *Client, k subKind, name string, w *resp.Writer) 
 		k.reg(&e.ps).Remove(name, c)
 	}
 	if w != nil {
+		from := w.Len()
 		pushHeader(w, 3)
 		w.BulkString(k.unsub)
 		w.BulkString(name)
 		w.Int(int64(k.count(c)))
+		c.keepPush(w, from)
 	}
 }
 
@@ -134,10 +138,12 @@ func (e *Engine) unsubscribeAll(c *Client, k subKind, w *resp.Writer) {
 		e.unsubscribe(c, k, n, w)
 	}
 	if w != nil && len(names) == 0 {
+		from := w.Len()
 		pushHeader(w, 3)
 		w.BulkString(k.unsub)
 		w.Null()
 		w.Int(int64(k.count(c)))
+		c.keepPush(w, from)
 	}
 }
 
@@ -265,6 +271,7 @@ func (e *Engine) push(c *Client, frame func(w *resp.Writer)) {
 		e.killClient(c)
 		return
 	}
+	c.keepPush(c.Out, mark)
 	c.notify()
 }
 

@@ -163,7 +163,8 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 	}
 	keys := x.Args[3 : 3+numkeys]
 	argv := x.Args[3+numkeys:]
-	if s.SlidingWindow && !ro && len(keys) >= 1 && len(argv) >= 4 && x.slidingWindowNative(keys[0], argv) {
+	// With a monitor the script runs in Lua, so its commands are shown.
+	if s.SlidingWindow && !ro && len(keys) >= 1 && len(argv) >= 4 && len(x.E.cs.monitors) == 0 && x.slidingWindowNative(keys[0], argv) {
 		return
 	}
 	runScript(x, ext, s, keys, argv, ro || (shebang && s.Flags&lua.FlagNoWrites != 0))

@@ -273,6 +273,9 @@ type DB struct {
 	// FreezeAccess makes lookups leave access times and counters alone,
 	// as Redis's do while it has a child (a background save) running.
 	FreezeAccess bool
+	// KeepExpired makes lookups report keys past their deadline as gone
+	// without removing them, so the dataset stays as it is (CLIENT PAUSE).
+	KeepExpired bool
 
 	// Expired counts keys removed because their deadline passed (INFO's expired_keys).
 	Expired int64
@@ -421,6 +424,9 @@ func (db *DB) GetNoTouch(key []byte, now int64) *Entry {
 func (db *DB) ExpireIfDue(e *Entry, now int64) bool {
 	if e.exp == NoExpiry || now <= e.exp {
 		return false
+	}
+	if db.KeepExpired {
+		return true
 	}
 	db.remove(e)
 	db.Expired++

@@ -516,6 +516,12 @@ func (l *loop) runConn(c *lconn) {
 			return
 		}
 		out := e.Exec(cl, c.cmds[i], &c.w)
+		if out == commands.Paused {
+			// Parked like a blocked client, not read meanwhile; released,
+			// it runs the same command again (unblocked -> runConn).
+			l.block(c)
+			break
+		}
 		i++
 		if out == commands.Close {
 			c.closing = true

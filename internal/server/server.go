@@ -341,7 +341,13 @@ func (s *Server) handle(c *conn) {
 		return
 	}
 
-	cl := e.NewClient(c.raw.RemoteAddr().String(), c.raw.LocalAddr().String())
+	raddr, laddr, unixPath := c.raw.RemoteAddr().String(), c.raw.LocalAddr().String(), ""
+	if ua, ok := c.raw.LocalAddr().(*net.UnixAddr); ok {
+		// Redis names both ends of a Unix socket connection "path:0".
+		unixPath = ua.Name
+		raddr, laddr = unixPath+":0", unixPath+":0"
+	}
+	cl := e.NewClient(raddr, laddr)
 	defer e.RemoveClient(cl)
 	log := s.Log.With("client", cl.ID, "addr", cl.Addr)
 
@@ -357,6 +363,7 @@ func (s *Server) handle(c *conn) {
 	done := make(chan struct{})
 	defer close(done)
 	e.Lock()
+	cl.Unix = unixPath
 	cl.OnKill = func() { c.raw.Close() }
 	cl.Out = w
 	// Output taken for writing still counts as the client's until the
@@ -411,10 +418,13 @@ func (s *Server) handle(c *conn) {
 					locked = false
 					return
 				}
-				switch e.Exec(cl, cmds[i], w) {
+				switch out := e.Exec(cl, cmds[i], w); out {
 				case commands.Close:
 					quit = true
-				case commands.Blocked:
+				case commands.Blocked, commands.Paused:
+					if out == commands.Paused {
+						i-- // released, it runs the same command again
+					}
 					e.Unlock()
 					locked = false
 					if !s.flush(c, cl, w, log) {
