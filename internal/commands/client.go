@@ -42,7 +42,8 @@ type Client struct {
 	// for (Pub/Sub messages) are appended, under the lock.
 	Out *resp.Writer
 
-	subs clientSubs // Pub/Sub (pubsub.go)
+	subs clientSubs     // Pub/Sub (pubsub.go)
+	trk  clientTracking // client-side caching (tracking.go)
 
 	wake     chan struct{}
 	blocked  *blockState
@@ -80,6 +81,7 @@ func (e *Engine) RemoveClientLocked(c *Client) {
 	e.unblock(c)
 	e.unwatchAll(c)
 	e.dropSubscriptions(c)
+	e.disableTracking(c)
 	c.Out = nil
 	delete(e.clients, c.ID)
 }

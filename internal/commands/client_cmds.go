@@ -9,8 +9,8 @@ import (
 )
 
 // CLIENT: the connection-introspection subcommands limitkv has. PAUSE,
-// UNPAUSE, REPLY, TRACKING, CACHING, GETREDIR, TRACKINGINFO, UNBLOCK and
-// NO-EVICT are not implemented; the dispatcher answers them as unknown.
+// UNPAUSE, REPLY, UNBLOCK and NO-EVICT are not implemented; the dispatcher
+// answers them as unknown.
 var clientCommand = &Command{
 	Name: "client", Arity: -2, Group: "connection",
 	Sub: map[string]*Command{
@@ -27,6 +27,11 @@ var clientCommand = &Command{
 		"info": {Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientInfo},
 		"kill": {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientKill},
 		"help": {Arity: 2, Flags: FlagLoading | FlagStale, Group: "connection", Handler: cmdClientHelp},
+		// Client-side caching (tracking.go).
+		"tracking":     {Arity: -3, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientTracking},
+		"caching":      {Arity: 3, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientCaching},
+		"getredir":     {Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientGetRedir},
+		"trackinginfo": {Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientTrackingInfo},
 	},
 }
 
@@ -195,6 +200,7 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	if c.blocked != nil {
 		flags = append(flags, 'b')
 	}
+	flags = c.trackingFlags(flags)
 	if c.CloseAfterReply {
 		flags = append(flags, 'c')
 	}
@@ -244,7 +250,7 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	kv("events", "r")
 	kv("cmd", cmd)
 	kv("user", "default")
-	ki("redir", -1)
+	ki("redir", c.trackingRedir())
 	ki("resp", int64(c.Resp()))
 	return b
 }

@@ -291,6 +291,8 @@ var configParams = []configParam{
 		func(c *Config) int64 { return c.SetMaxIntsetEntries.Load() }, func(c *Config, n int64) { c.SetMaxIntsetEntries.Store(n) }),
 	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.BusyThreshold.Load() }, func(c *Config, n int64) { c.BusyThreshold.Store(n) }),
+	numParam("tracking-table-max-keys", "", numSpec{unsigned: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.TrackingTableMaxKeys.Load() }, func(c *Config, n int64) { c.TrackingTableMaxKeys.Store(n) }),
 	{
 		name: "databases", immutable: true,
 		get: func(*Config) string { return strconv.Itoa(NumDBs) },

@@ -180,6 +180,7 @@ func cmdReset(x *Ctx) {
 	c.Multi = nil
 	x.E.unwatchAll(c)
 	x.E.dropSubscriptions(c)
+	x.E.disableTracking(c)
 	c.DB = 0
 	c.Name = ""
 	c.Authed = !x.E.Cfg.AuthRequired()

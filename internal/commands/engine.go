@@ -91,6 +91,8 @@ type Engine struct {
 	persist  persistState // snapshots (rdb_cmds.go)
 	memory   *memState    // maxmemory accounting (memory.go)
 	ps       pubsubState  // Pub/Sub registries (pubsub.go)
+
+	trk trackingState // client-side caching (tracking.go)
 }
 
 type waitKey struct {
@@ -317,6 +319,7 @@ func (e *Engine) closing(c *Client) Outcome {
 // command must never take the server down. What the handler wrote before the
 // panic is dropped so the client sees exactly one reply.
 func (e *Engine) call(x *Ctx) {
+	defer e.trackingLeave(x, e.trackingEnter(x))
 	mark := x.W.Len()
 	defer func() {
 		if r := recover(); r != nil {
@@ -364,6 +367,7 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 			break
 		}
 	}
+	e.trackingCron()
 	if len(e.ready) > 0 {
 		e.serveBlocked()
 	}

@@ -50,6 +50,7 @@ func cmdFlushDB(x *Ctx) {
 	}
 	// Redis counts every key removed as a change.
 	x.E.persist.dirty += int64(x.DB.Len())
+	x.E.trackingFlushed()
 	x.DB.Flush()
 	x.W.OK()
 }
@@ -58,6 +59,7 @@ func cmdFlushAll(x *Ctx) {
 	if !flushArgs(x) {
 		return
 	}
+	x.E.trackingFlushed()
 	for i := range NumDBs {
 		x.E.persist.dirty += int64(x.E.DB(i).Len())
 		x.E.DB(i).Flush()
