@@ -53,15 +53,12 @@ type trackingState struct {
 	prefixes map[string]*bcastState
 	dirty    bool // some prefix has keys to broadcast
 
-	depth   int     // call() nesting
-	current *Client // the client whose command runs (Redis's current_client)
-	caller  *Ctx    // the innermost command not run by a script: a script's reads remember its keys
-	pending []pendingInvalidation
-	// muteDeletes: a FLUSHDB/FLUSHALL is removing every key; the flush
-	// sends one null invalidation, not one per key.
-	muteDeletes bool
-	limitRuns   int                    // Redis's timeout_counter of trackingLimitUsedSlots
-	specs       map[*Command][]keySpec // key specs of the commands reads were remembered for
+	depth     int     // call() nesting
+	current   *Client // the client whose command runs (Redis's current_client)
+	caller    *Ctx    // the innermost command not run by a script: a script's reads remember its keys
+	pending   []pendingInvalidation
+	limitRuns int                    // Redis's timeout_counter of trackingLimitUsedSlots
+	specs     map[*Command][]keySpec // key specs of the commands reads were remembered for
 }
 
 type pendingInvalidation struct {
@@ -101,7 +98,6 @@ func (e *Engine) trackingEnter(x *Ctx) trackFrame {
 func (e *Engine) trackingLeave(x *Ctx, f trackFrame) {
 	t := &e.trk
 	t.depth--
-	t.muteDeletes = false
 	if t.clients > 0 && x.Cmd.Flags&FlagReadOnly != 0 {
 		e.trackingRemember(x, t.caller)
 	}
@@ -226,18 +222,6 @@ func (e *Engine) trackingInvalidate(db int, key []byte, by *Client) {
 	e.invalidateKey(string(key), by, true)
 }
 
-// trackingDeleted is called for every key removed from a database: expiry
-// and eviction remove keys without a command, and Redis signals those as
-// modified by nobody. A command's own deletions are also signalled by its
-// handler (Modified), which finds the entry gone already; only a flush
-// removes keys without a signal per key.
-func (e *Engine) trackingDeleted(key string) {
-	if e.trk.table == nil || e.trk.muteDeletes {
-		return
-	}
-	e.invalidateKey(key, nil, true)
-}
-
 // invalidateKey is Redis's trackingInvalidateKey; bcast says whether BCAST
 // clients hear of it too (not when the table limit forgets a key).
 func (e *Engine) invalidateKey(key string, by *Client, bcast bool) {
@@ -250,12 +234,7 @@ func (e *Engine) invalidateKey(key string, by *Client, bcast bool) {
 			if !strings.HasPrefix(key, p) {
 				continue
 			}
-			// A deletion is reported by nobody before (or after) the
-			// command that made it reports it: keep the command's client,
-			// which NOLOOP needs.
-			if old, ok := bs.keys[key]; !ok || by != nil || old == nil {
-				bs.keys[key] = by
-			}
+			bs.keys[key] = by
 			t.dirty = true
 		}
 	}
@@ -329,7 +308,6 @@ func (e *Engine) trackingFlushed() {
 	}
 	t.table = make(map[string]map[int64]struct{})
 	t.items = 0
-	t.muteDeletes = true
 }
 
 // sendTrackingNull sends the null invalidation, in the tracking client's

@@ -246,7 +246,6 @@ func (ext *engineExt) touch(db int, key []byte) {
 // keyDeleted is called for every key removed from database db, for any
 // reason (DEL, overwrite by RENAME, expiry, FLUSH).
 func (e *Engine) keyDeleted(db int, key string) {
-	e.trackingDeleted(key)
 	if e.watching == 0 {
 		return
 	}
