@@ -40,6 +40,8 @@ type Config struct {
 	ListCompressDepth   atomic.Int64 // list-compress-depth (validated, not applied)
 	SetMaxIntsetEntries atomic.Int64 // set-max-intset-entries
 
+	NotifyEvents atomic.Int32 // notify-keyspace-events, as notify.go's bits
+
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 
 	// Persistence (persist.go). Dir is absolute: Redis chdirs to its dir and
