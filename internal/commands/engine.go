@@ -92,6 +92,7 @@ type Engine struct {
 	memory   *memState    // maxmemory accounting (memory.go)
 	ps       pubsubState  // Pub/Sub registries (pubsub.go)
 
+	loadingKeys bool // an RDB load is adding keys: no "new" events (notify.go)
 	trk trackingState // client-side caching (tracking.go)
 }
 
@@ -122,7 +123,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 	e.ps.init()
 	for i := range e.dbs {
 		e.dbs[i] = keyspace.New()
-		e.dbs[i].OnDelete = func(key string) { e.keyDeleted(i, key) }
+		e.bindDB(i)
 	}
 	return e
 }
@@ -436,6 +437,7 @@ func (x *Ctx) Lookup(key []byte) *keyspace.Entry {
 	ent := x.DB.Get(key, x.Now)
 	if ent == nil {
 		x.E.Stats.KeyspaceMisses++
+		x.keyMiss(key)
 	} else {
 		x.E.Stats.KeyspaceHits++
 	}

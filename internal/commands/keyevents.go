@@ -40,6 +40,3 @@ func (e *Engine) keyModified(db int, key []byte, by *Client) {
 	e.trackingInvalidate(db, key, by)
 }
 
-// notifyKeyspace publishes a keyspace notification (notify.go replaces
-// this).
-func (e *Engine) notifyKeyspace(class EventClass, event string, key []byte, db int) {}

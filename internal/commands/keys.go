@@ -110,6 +110,16 @@ func cString(arg []byte) []byte {
 // lookupNoTouch is Redis's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): it counts
 // a keyspace hit or miss but leaves the key's access time alone.
 func (x *Ctx) lookupNoTouch(key []byte) *keyspace.Entry {
+	e := x.lookupNoNotify(key)
+	if e == nil {
+		x.keyMiss(key)
+	}
+	return e
+}
+
+// lookupNoNotify is lookupNoTouch without the keymiss event (OBJECT's
+// LOOKUP_NOTOUCH|LOOKUP_NONOTIFY).
+func (x *Ctx) lookupNoNotify(key []byte) *keyspace.Entry {
 	e := x.DB.GetNoTouch(key, x.Now)
 	if e == nil {
 		x.E.Stats.KeyspaceMisses++
@@ -502,7 +512,7 @@ func stringEncoding(v []byte, enc keyspace.StrEncoding) string {
 }
 
 func cmdObjectEncoding(x *Ctx) {
-	e := x.lookupNoTouch(x.Args[2])
+	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
 		x.W.Null()
 		return
@@ -511,7 +521,7 @@ func cmdObjectEncoding(x *Ctx) {
 }
 
 func cmdObjectRefcount(x *Ctx) {
-	e := x.lookupNoTouch(x.Args[2])
+	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
 		x.W.Null()
 		return
@@ -526,7 +536,7 @@ func cmdObjectRefcount(x *Ctx) {
 // cmdObjectIdletime reports whole seconds between the last access and now,
 // both truncated to seconds as Redis's LRU clock is.
 func cmdObjectIdletime(x *Ctx) {
-	e := x.lookupNoTouch(x.Args[2])
+	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
 		x.W.Null()
 		return
@@ -543,7 +553,7 @@ func cmdObjectIdletime(x *Ctx) {
 }
 
 func cmdObjectFreq(x *Ctx) {
-	e := x.lookupNoTouch(x.Args[2])
+	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
 		x.W.Null()
 		return
@@ -611,7 +621,7 @@ func cmdSwapDB(x *Ctx) {
 		e.dbs[a], e.dbs[b] = e.dbs[b], e.dbs[a]
 		// Each database reports deletions under its new number.
 		for _, i := range []int{a, b} {
-			e.dbs[i].OnDelete = func(key string) { e.keyDeleted(i, key) }
+			e.bindDB(i)
 		}
 		x.DB = e.dbs[x.C.DB]
 		e.signalSwapped(a, b)

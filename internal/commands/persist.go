@@ -422,6 +422,8 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 }
 
 func (e *Engine) load(r io.Reader) (LoadStats, error) {
+	e.loadingKeys = true
+	defer func() { e.loadingKeys = false }()
 	var st LoadStats
 	rd, err := rdb.NewReader(r, &rdb.ReaderOptions{
 		MaxStringLen: e.Cfg.ProtoMaxBulkLen.Load(),
