@@ -41,6 +41,7 @@ type Config struct {
 	SetMaxIntsetEntries atomic.Int64 // set-max-intset-entries
 
 	TrackingTableMaxKeys atomic.Int64 // tracking-table-max-keys; 0 = no limit
+
 	NotifyEvents atomic.Int32 // notify-keyspace-events, as notify.go's bits
 
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits

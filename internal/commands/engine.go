@@ -93,6 +93,7 @@ type Engine struct {
 	ps       pubsubState  // Pub/Sub registries (pubsub.go)
 
 	loadingKeys bool // an RDB load is adding keys: no "new" events (notify.go)
+
 	trk trackingState // client-side caching (tracking.go)
 }
 

@@ -39,4 +39,3 @@ func (x *Ctx) Notify(class EventClass, event string, key []byte) {
 func (e *Engine) keyModified(db int, key []byte, by *Client) {
 	e.trackingInvalidate(db, key, by)
 }
-
