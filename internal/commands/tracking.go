@@ -53,12 +53,13 @@ type trackingState struct {
 	prefixes map[string]*bcastState
 	dirty    bool // some prefix has keys to broadcast
 
-	depth     int     // call() nesting
-	current   *Client // the client whose command runs (Redis's current_client)
-	caller    *Ctx    // the innermost command not run by a script: a script's reads remember its keys
-	pending   []pendingInvalidation
-	limitRuns int                    // Redis's timeout_counter of trackingLimitUsedSlots
-	specs     map[*Command][]keySpec // key specs of the commands reads were remembered for
+	depth      int     // call() nesting
+	current    *Client // the client whose command runs (Redis's current_client)
+	caller     *Ctx    // the innermost command not run by a script: a script's reads remember its keys
+	pending    []pendingInvalidation
+	limitRuns  int                    // Redis's timeout_counter of trackingLimitUsedSlots
+	specs      map[*Command][]keySpec // key specs of the commands reads were remembered for
+	keyScratch []int                  // key positions, reused from read to read
 }
 
 type pendingInvalidation struct {
@@ -162,12 +163,12 @@ func (e *Engine) trackingRemember(x, caller *Ctx) {
 		return
 	}
 	t := &e.trk
-	for _, pos := range e.commandKeys(caller.Cmd, caller.Args) {
-		k := string(caller.Args[pos])
-		ids := t.table[k]
+	t.keyScratch = e.commandKeys(caller.Cmd, caller.Args, t.keyScratch[:0])
+	for _, pos := range t.keyScratch {
+		ids := t.table[string(caller.Args[pos])] // no copy of the key for a lookup
 		if ids == nil {
 			ids = make(map[int64]struct{}, 1)
-			t.table[k] = ids
+			t.table[string(caller.Args[pos])] = ids
 		}
 		if _, ok := ids[c.ID]; !ok {
 			ids[c.ID] = struct{}{}
@@ -179,8 +180,7 @@ func (e *Engine) trackingRemember(x, caller *Ctx) {
 // commandKeys is Redis's getKeysFromCommand: the positions of cmd's keys
 // in args, from the command's getkeys procedure where it has one (the
 // key specs stand for those here), else its legacy key range.
-func (e *Engine) commandKeys(cmd *Command, args [][]byte) []int {
-	var out []int
+func (e *Engine) commandKeys(cmd *Command, args [][]byte, out []int) []int {
 	if cmd.Name == "sort_ro" || cmd.Name == "sort" {
 		for _, k := range sortGetKeys(args, cmd.Name == "sort_ro") {
 			out = append(out, k.pos)
@@ -208,7 +208,7 @@ func (e *Engine) commandKeys(cmd *Command, args [][]byte) []int {
 	}
 	keys, ok := keysFromSpecs(specs, args)
 	if !ok {
-		return nil
+		return out
 	}
 	for _, k := range keys {
 		out = append(out, k.pos)
