@@ -719,7 +719,7 @@ func cmdClientTrackingInfo(x *Ctx) {
 	}
 }
 
-// TrackingInfo are INFO's tracking fields: tracking_clients (Clients) and
+// trackingInfo is INFO's tracking fields: tracking_clients (Clients) and
 // tracking_total_keys, _items and _prefixes (Stats).
 func (e *Engine) trackingInfo() (clients, keys, items, prefixes int) {
 	t := &e.trk
