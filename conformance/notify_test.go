@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/rdb"
 )
 
 // Keyspace notifications against the real server. Connection 0 listens
@@ -32,7 +34,7 @@ func TestKeyspaceNotifications(t *testing.T) {
 	requireServers(t)
 	t.Cleanup(func() { resetNotify(t) })
 	var cases []Case
-	for _, nc := range notifyCases() {
+	for _, nc := range notifyCases(t) {
 		cases = append(cases, nc.build(t))
 	}
 	runCases(t, cases)
@@ -59,6 +61,7 @@ func (nc notifyCase) build(t *testing.T) Case {
 	if err != nil {
 		t.Fatalf("%s: counting events on redis: %v", nc.name, err)
 	}
+	t.Logf("%s: events per step %v", nc.name, counts)
 	cmds := []Cmd{
 		C("CONFIG", "SET", "notify-keyspace-events", nc.flags).On(1),
 		C("PSUBSCRIBE", "__key*__:*"),
@@ -172,7 +175,9 @@ func cmds(steps ...Cmd) []Cmd {
 	return steps
 }
 
-func notifyCases() []notifyCase {
+func notifyCases(t testing.TB) []notifyCase {
+	str := dumpOf(t, rdb.Value{Type: rdb.TypeString, String: []byte("hello")})
+	list := dumpOf(t, rdb.Value{Type: rdb.TypeList, List: [][]byte{[]byte("a"), []byte("b")}})
 	return []notifyCase{
 		{name: "strings", flags: "KEA", steps: cmds(
 			C("SET", "s", "1"),
@@ -224,6 +229,128 @@ func notifyCases() []notifyCase {
 			C("CONFIG", "SET", "notify-keyspace-events", ""),
 			C("CONFIG", "GET", "notify-keyspace-events"),
 			C("CONFIG", "GET", "notify*"),
+		)},
+		{name: "generic", flags: "KEA", steps: cmds(
+			C("MSET", "a", "1", "b", "2", "c", "3"),
+			C("DEL", "a", "nope", "b"),
+			C("UNLINK", "c", "nope"),
+			C("SET", "r", "v"),
+			C("RENAME", "r", "r2"),
+			C("SET", "r3", "x"),
+			C("RENAME", "r2", "r3"),
+			C("RENAME", "r3", "r3"),
+			C("RENAMENX", "r3", "r3"),
+			C("SET", "r4", "y"),
+			C("RENAMENX", "r3", "r4"),
+			C("RENAMENX", "r3", "r5"),
+			C("RENAME", "nope", "x"),
+			C("MOVE", "r5", "3"),
+			C("MOVE", "r5", "3"),
+			C("SET", "r5", "z"),
+			C("MOVE", "r5", "3"),
+			C("COPY", "r4", "cp"),
+			C("COPY", "r4", "cp"),
+			C("COPY", "r4", "cp", "REPLACE"),
+			C("COPY", "r4", "cp", "DB", "2"),
+			C("COPY", "nope", "cp"),
+			C("EXPIRE", "r4", "100"),
+			C("PEXPIRE", "r4", "100000", "NX"),
+			C("EXPIRE", "r4", "200", "GT"),
+			C("EXPIREAT", "r4", "99999999999"),
+			C("PEXPIREAT", "r4", "99999999999000"),
+			C("TTL", "r4"),
+			C("PERSIST", "r4"),
+			C("PERSIST", "r4"),
+			C("EXPIRE", "nope", "10"),
+			C("EXPIRE", "r4", "-1"),
+			C("SET", "p", "v"),
+			C("PEXPIREAT", "p", "1"),
+			C("SET", "d", "v"),
+			C("DUMP", "nope"),
+			C("TYPE", "nope"),
+			C("EXISTS", "nope", "d"),
+			C("TOUCH", "nope", "d"),
+			C("OBJECT", "ENCODING", "nope"),
+			C("TTL", "nope"), C("PTTL", "nope"), C("EXPIRETIME", "nope"),
+			C("SELECT", "5"),
+			C("SET", "in5", "v"),
+			C("DEL", "in5"),
+			C("SELECT", "0"),
+			C("SET", "sw", "v"),
+			C("SWAPDB", "0", "1"),
+			C("SWAPDB", "0", "1"),
+			C("FLUSHDB"),
+			C("SET", "fa", "v"),
+			C("FLUSHALL"),
+		)},
+		{name: "restore", flags: "KEA", steps: cmds(
+			C("RESTORE", "rs", "0", str),
+			C("RESTORE", "rs", "0", str),
+			C("RESTORE", "rs", "0", str, "REPLACE"),
+			C("RESTORE", "rs", "1", str, "ABSTTL", "REPLACE"),
+			C("RESTORE", "rs", "1", str, "ABSTTL"),
+			C("RESTORE", "rs2", "5000", list),
+			C("RESTORE", "rs3", "0", "garbage"),
+		)},
+		{name: "lists", flags: "KEA", steps: cmds(
+			C("LPUSH", "l", "a", "b"),
+			C("RPUSH", "l", "c"),
+			C("LPUSHX", "l", "d"),
+			C("RPUSHX", "l", "e"),
+			C("LPUSHX", "nope", "d"),
+			C("RPUSHX", "nope", "d"),
+			C("LINSERT", "l", "BEFORE", "a", "x"),
+			C("LINSERT", "l", "AFTER", "zz", "x"),
+			C("LINSERT", "nope", "AFTER", "a", "x"),
+			C("LSET", "l", "0", "y"),
+			C("LSET", "l", "99", "y"),
+			C("LPOP", "l"),
+			C("RPOP", "l"),
+			C("LPOP", "l", "0"),
+			C("LPOP", "l", "2"),
+			C("RPOP", "nope"),
+			C("RPUSH", "l", "a", "a", "b", "a"),
+			C("LREM", "l", "1", "a"),
+			C("LREM", "l", "0", "zz"),
+			C("LREM", "l", "-5", "a"),
+			C("LTRIM", "l", "0", "0"),
+			C("LTRIM", "l", "0", "-1"),
+			C("LTRIM", "nope", "0", "-1"),
+			C("RPUSH", "l", "q"),
+			C("LTRIM", "l", "5", "1"),
+			C("RPUSH", "l", "1", "2", "3"),
+			C("LREM", "l", "0", "1"),
+			C("LREM", "l", "0", "2"),
+			C("LREM", "l", "0", "3"),
+			C("RPUSH", "src", "1", "2"),
+			C("LMOVE", "src", "dst", "LEFT", "RIGHT"),
+			C("RPOPLPUSH", "src", "dst"),
+			C("LMOVE", "dst", "dst", "RIGHT", "LEFT"),
+			C("LMOVE", "nope", "dst", "RIGHT", "LEFT"),
+			C("RPUSH", "m1", "a", "b", "c"),
+			C("LMPOP", "2", "nope", "m1", "LEFT", "COUNT", "2"),
+			C("LMPOP", "1", "m1", "RIGHT"),
+			C("LMPOP", "1", "m1", "RIGHT"),
+			C("RPUSH", "b1", "v", "w"),
+			C("BLPOP", "nope", "b1", "0"),
+			C("BRPOP", "b1", "0"),
+			C("RPUSH", "b2", "v", "w"),
+			C("BLMOVE", "b2", "b3", "LEFT", "LEFT", "0"),
+			C("BRPOPLPUSH", "b2", "b3", "0"),
+			C("BLMPOP", "0", "1", "b3", "LEFT", "COUNT", "5"),
+			C("LRANGE", "nope", "0", "-1"), C("LLEN", "nope"), C("LINDEX", "nope", "0"), C("LPOS", "nope", "a"),
+		)},
+		{name: "blocked list pops served", flags: "KEA", steps: cmds(
+			C("BLPOP", "bl", "0").On(2).NoReply(),
+			C("RPUSH", "bl", "a", "b"),
+			Recv().On(2),
+			C("BLMOVE", "bm", "bd", "RIGHT", "LEFT", "0").On(2).NoReply(),
+			C("LPUSH", "bm", "x"),
+			Recv().On(2),
+			C("BLMPOP", "0", "2", "q1", "q2", "LEFT", "COUNT", "3").On(2).NoReply(),
+			C("RPUSH", "q2", "1", "2"),
+			Recv().On(2),
+			C("BRPOPLPUSH", "bd", "bd2", "0").On(2),
 		)},
 	}
 }

@@ -159,6 +159,8 @@ func cmdDel(x *Ctx) {
 	var n int64
 	for _, k := range x.Args[1:] {
 		if x.DB.Delete(k, x.Now) {
+			x.Modified(k)
+			x.Notify(EvGeneric, "del", k)
 			n++
 		}
 	}
@@ -383,6 +385,10 @@ func renameGeneric(x *Ctx, nx bool) {
 	}
 	ne := x.DB.MoveTo(e, x.DB, dst)
 	x.signalReadyIn(x.C.DB, ne)
+	x.Modified(src)
+	x.Modified(dst)
+	x.Notify(EvGeneric, "rename_from", src)
+	x.Notify(EvGeneric, "rename_to", dst)
 	if nx {
 		x.W.Int(1)
 	} else {
@@ -439,6 +445,8 @@ func cmdCopy(x *Ctx) {
 	ne.Enc = enc
 	to.SetExpiry(ne, e.Expiry())
 	x.signalReadyIn(dbid, ne)
+	x.E.keyModified(dbid, dst, x.C)
+	x.E.notifyKeyspace(EvGeneric, "copy_to", dst, dbid)
 	x.W.Int(1)
 }
 
@@ -469,6 +477,10 @@ func cmdMove(x *Ctx) {
 	}
 	ne := x.DB.MoveTo(e, to, key)
 	x.signalReadyIn(dbid, ne)
+	x.Modified(key)
+	x.E.keyModified(dbid, key, x.C)
+	x.Notify(EvGeneric, "move_from", key)
+	x.E.notifyKeyspace(EvGeneric, "move_to", key, dbid)
 	x.W.Int(1)
 }
 
