@@ -3,6 +3,7 @@ package commands
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -165,5 +166,33 @@ func BenchmarkExecGetTracking(b *testing.B) {
 				tt.E.Unlock()
 			}
 		})
+	}
+}
+
+// TestTrackingExpiryAndEviction: a key that expires under a read of the
+// tracking client itself is invalidated after that read's reply; an
+// evicted key is invalidated at once.
+func TestTrackingExpiryAndEviction(t *testing.T) {
+	tt := newTester(t)
+	e := tt.E
+	a := trackingClient(tt, 3)
+	doOn(tt, a, "CLIENT", "TRACKING", "on")
+	tt.Do("SET", "k", "v", "PX", "100")
+	doOn(tt, a, "GET", "k")
+	takeOut(a)
+	tt.Clock.Add(time.Second)
+	doOn(tt, a, "GET", "k")
+	if got, want := takeOut(a), "_\r\n"+invalidation("k"); got != want {
+		t.Fatalf("lazy expiry: %q, want %q", got, want)
+	}
+
+	tt.Do("SET", "v", "1", "EX", "100")
+	doOn(tt, a, "GET", "v")
+	takeOut(a)
+	e.Lock()
+	_, _ = e.evictVolatileTTL(e.memory, 1)
+	e.Unlock()
+	if got, want := takeOut(a), invalidation("v"); got != want {
+		t.Fatalf("eviction: %q, want %q", got, want)
 	}
 }
