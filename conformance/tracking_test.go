@@ -254,6 +254,10 @@ func TestTrackingPushes(t *testing.T) {
 			C("DEL", "c", "zz").On(1),
 			C("SET", "c", "1").On(1),
 			push,
+			C("PING"),
+		}},
+		{Name: "other types", Cmds: []Cmd{
+			C("CLIENT", "TRACKING", "on"),
 			C("HSET", "h", "f", "v").On(1),
 			C("HGET", "h", "f"),
 			C("HSET", "h", "f", "w").On(1),
@@ -423,6 +427,20 @@ func TestTrackingPushes(t *testing.T) {
 				return nil
 			}),
 			C("CONFIG", "SET", "tracking-table-max-keys", "1000000"),
+		}},
+		{Name: "pipelined own reads and writes", Cmds: []Cmd{
+			C("CLIENT", "TRACKING", "on"),
+			Raw("GET k\r\nSET k 1\r\nGET k\r\nMGET a b\r\n").Replies(5),
+			C("SET", "k", "2").On(1),
+			push,
+			C("PING"),
+		}},
+		{Name: "bcast pipelined writes", Cmds: []Cmd{
+			C("CLIENT", "TRACKING", "on", "BCAST"),
+			Raw("SET a 1\r\nSET b 2\r\n").On(1).Replies(2),
+			push, // one message for the batch
+			Raw("SET a 1\r\nGET x\r\nSET c 2\r\n").Replies(4),
+			C("PING"),
 		}},
 		{Name: "hello 2 stops pushes", Cmds: []Cmd{
 			C("CLIENT", "TRACKING", "on"),

@@ -132,8 +132,9 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 // Lock takes the executor lock. Connections hold it for a batch.
 func (e *Engine) Lock() { e.mu.Lock() }
 
-// Unlock releases the executor lock.
-func (e *Engine) Unlock() { e.mu.Unlock() }
+// Unlock releases the executor lock. BCAST invalidations collected during
+// the batch go out first, as Redis sends them once per event-loop turn.
+func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.mu.Unlock() }
 
 // DB returns database i. Call with the lock held.
 func (e *Engine) DB(i int) *keyspace.DB { return e.dbs[i] }

@@ -16,7 +16,8 @@ import (
 // in two databases is one entry, as in Redis). A modification of a tracked
 // key sends every such client an invalidation and forgets the entry. In
 // BCAST mode nothing is remembered: modified keys matching a prefix are
-// collected and sent to the prefix's clients once the command is over.
+// collected and sent to the prefix's clients when the batch of commands
+// that modified them releases the executor lock (Engine.Unlock).
 //
 // A message for the client whose command is running waits until its reply
 // is written (Redis's tracking_pending_keys), so pushes never land inside a
@@ -126,7 +127,13 @@ func (e *Engine) trackingLeave(x *Ctx, f trackFrame) {
 		}
 	}
 	t.current = nil
-	if t.dirty {
+}
+
+// trackingBroadcastPending sends the BCAST invalidations collected since
+// the last ones, if any: when a connection's batch releases the lock
+// (Redis's beforeSleep, once per event-loop turn).
+func (e *Engine) trackingBroadcastPending() {
+	if e.trk.dirty {
 		e.trackingBroadcast()
 	}
 }
@@ -138,9 +145,7 @@ func (e *Engine) trackingCron() {
 		return
 	}
 	e.trackingLimit()
-	if e.trk.dirty {
-		e.trackingBroadcast()
-	}
+	e.trackingBroadcastPending()
 }
 
 // trackingRemember is Redis's trackingRememberKeys, after a read-only
