@@ -21,6 +21,11 @@ import (
 
 const notifySentinel = "__keyevent@15__:sentinel"
 
+// joinStep, placed after a step, reads that step's events together with
+// the next one's: for effects whose moment differs where the outcome does
+// not (Redis evicts on CONFIG SET maxmemory, limitkv on the next write).
+var joinStep = Cmd{pause: time.Nanosecond, Args: []string{"join"}}
+
 // notifyCase builds a case that sets notify-keyspace-events to flags on
 // both servers, runs steps with the events of each read after it, and
 // restores the default.
@@ -67,8 +72,11 @@ func (nc notifyCase) build(t *testing.T) Case {
 		C("PSUBSCRIBE", "__key*__:*"),
 	}
 	for i, s := range nc.steps {
+		if isJoin(s) {
+			continue
+		}
 		cmds = append(cmds, s)
-		if s.pause > 0 {
+		if s.pause > 0 || joined(nc.steps, i) {
 			continue
 		}
 		r := Recv().Replies(counts[i] + 1)
@@ -130,6 +138,9 @@ func notifyCounts(nc notifyCase) ([]int, error) {
 	}
 	counts := make([]int, len(nc.steps))
 	for i, s := range nc.steps {
+		if isJoin(s) {
+			continue
+		}
 		if s.pause > 0 {
 			time.Sleep(s.pause)
 			continue
@@ -148,6 +159,9 @@ func notifyCounts(nc notifyCase) ([]int, error) {
 				return nil, fmt.Errorf("step %d (%s): %w", i+1, s, err)
 			}
 		}
+		if joined(nc.steps, i) {
+			continue
+		}
 		if err := do(pub, "PUBLISH", notifySentinel, "s"); err != nil {
 			return nil, err
 		}
@@ -164,6 +178,11 @@ func notifyCounts(nc notifyCase) ([]int, error) {
 	}
 	return counts, nil
 }
+
+func isJoin(c Cmd) bool { return c.pause == joinStep.pause && len(c.Args) == 1 && c.Args[0] == "join" }
+
+// joined reports whether step i's events are read with the next step's.
+func joined(steps []Cmd, i int) bool { return i+1 < len(steps) && isJoin(steps[i+1]) }
 
 // cmds is a shorthand for a step list on connection 1.
 func cmds(steps ...Cmd) []Cmd {
@@ -498,6 +517,81 @@ func notifyCases(t testing.TB) []notifyCase {
 			C("SORT", "sl"),
 			C("SORT", "nope"),
 			C("SORT_RO", "nope"),
+		)},
+		{name: "new and keymiss", flags: "KEnm", steps: cmds(
+			C("SET", "a", "1"),
+			C("SET", "a", "2"),
+			C("GET", "a"),
+			C("GET", "nope"),
+			C("MGET", "nope", "a", "nope2"),
+			C("EXISTS", "nope"), C("TYPE", "nope"), C("TTL", "nope"), C("TOUCH", "nope"),
+			C("OBJECT", "ENCODING", "nope"), C("OBJECT", "FREQ", "nope"),
+			C("SET", "nope", "v", "XX"),
+			C("DEL", "nope"),
+			C("INCR", "n"), C("LPUSH", "l", "x"), C("SADD", "s", "x"), C("HSET", "h", "f", "v"),
+			C("ZADD", "z", "1", "m"), C("PFADD", "p", "x"), C("SETBIT", "b", "1", "1"),
+			C("APPEND", "ap", "x"), C("SETRANGE", "sr", "1", "x"), C("INCRBYFLOAT", "f", "1"),
+			C("RENAME", "a", "a2"), C("MOVE", "a2", "1"), C("COPY", "n", "n2"), C("COPY", "n", "n3", "DB", "2"),
+			C("LMOVE", "l", "l2", "LEFT", "LEFT"),
+			C("SINTERSTORE", "si", "s", "nope"), C("SUNIONSTORE", "su", "s", "nope"),
+			C("ZUNIONSTORE", "zu", "2", "z", "nope"), C("SORT", "nope", "STORE", "st"),
+			C("SORT", "s", "ALPHA", "BY", "nope_*", "GET", "#", "GET", "nope_*", "STORE", "st"),
+			C("BITOP", "OR", "bo", "b", "nope"), C("PFMERGE", "pm", "p", "nope"), C("PFCOUNT", "nope"), C("PFCOUNT", "nope", "p"),
+			C("GETDEL", "nope"), C("GETEX", "nope", "EX", "10"), C("GETSET", "gs", "v"), C("SET", "gs2", "v", "GET"),
+			C("DUMP", "nope"), C("LRANGE", "nope", "0", "1"), C("SRANDMEMBER", "nope"), C("HGETALL", "nope"),
+			C("ZSCORE", "nope", "m"), C("ZRANGESTORE", "zr", "nope", "0", "-1"), C("GEOPOS", "nope", "m"),
+			C("LPOP", "nope"), C("SPOP", "nope"), C("ZPOPMIN", "nope"), C("HDEL", "nope", "f"), C("SREM", "nope", "m"),
+			C("EXPIRE", "nope", "1"), C("PERSIST", "nope"), C("LINSERT", "nope", "BEFORE", "a", "b"),
+			C("BITFIELD", "nope", "GET", "u8", "0"), C("BITFIELD", "bfn", "SET", "u8", "0", "1"),
+			C("BITCOUNT", "nope"), C("STRLEN", "nope"), C("LLEN", "nope"), C("SCARD", "nope"), C("ZCARD", "nope"),
+			C("RESTORE", "rn", "0", str),
+			C("SELECT", "3"), C("GET", "nope"), C("SET", "db3", "v"), C("SELECT", "0"),
+		)},
+		{name: "K only", flags: "Kg$", steps: cmds(
+			C("SET", "a", "1"), C("EXPIRE", "a", "100"), C("LPUSH", "l", "x"), C("DEL", "a"),
+		)},
+		{name: "E only", flags: "Eg$", steps: cmds(
+			C("SET", "a", "1"), C("EXPIRE", "a", "100"), C("LPUSH", "l", "x"), C("DEL", "a"),
+		)},
+		{name: "classes without K or E", flags: "A", steps: cmds(
+			C("SET", "a", "1"), C("DEL", "a"),
+		)},
+		// One key per sleep: whether the active cycle or the access
+		// reclaims it, the events before the access's sentinel are the same.
+		{name: "expired lazily", flags: "KEAm", steps: cmds(
+			C("SET", "a", "1", "PX", "1"), Sleep(5*time.Millisecond), C("GET", "a"),
+			C("SET", "b", "1", "PX", "1"), Sleep(5*time.Millisecond), C("SET", "b", "2"),
+			C("SET", "c", "1", "PX", "1"), Sleep(5*time.Millisecond), C("LPUSH", "c", "x"),
+			C("HSET", "h", "f", "v"), C("PEXPIRE", "h", "1"), Sleep(5*time.Millisecond), C("HGET", "h", "f"),
+			C("SET", "d", "1", "PX", "1"), Sleep(5*time.Millisecond), C("EXISTS", "d"),
+		)},
+		{name: "expired by the active cycle", flags: "Kx", steps: cmds(
+			C("SET", "a", "1", "PX", "30"),
+			C("SELECT", "4"),
+			C("SET", "b", "1", "PX", "30"),
+			Sleep(400*time.Millisecond),
+			C("PING"),
+			C("SELECT", "0"),
+		)},
+		{name: "evicted", flags: "KEA", steps: cmds(
+			C("SET", "persistent", "1"),
+			C("SET", "volatile", "1", "EX", "1000"),
+			C("CONFIG", "SET", "maxmemory-policy", "volatile-ttl", "maxmemory", "1"), joinStep,
+			C("SET", "more", "1"),
+			C("CONFIG", "SET", "maxmemory", "0", "maxmemory-policy", "noeviction"),
+			C("EXISTS", "persistent", "volatile"),
+		)},
+		{name: "seed script", flags: "KEAmn", steps: cmds(
+			C("SCRIPT", "LOAD", seedScript),
+			C("EVALSHA", seedSHA, "1", "rl", "1000", "100", "2", "m1"),
+			C("EVALSHA", seedSHA, "1", "rl", "1000", "100", "2", "m1"),
+			C("EVALSHA", seedSHA, "1", "rl", "1001", "100", "2", "m2"),
+			C("EVALSHA", seedSHA, "1", "rl", "1002", "100", "2", "m3"),
+			C("EVALSHA", seedSHA, "1", "rl", "1150", "100", "2", "m4"),
+			C("EVALSHA", seedSHA, "1", "rl", "1500", "100", "1", "m5"),
+			C("EVALSHA", seedSHA, "1", "rl", "1500.5", "100", "5", "m6"),
+			C("SET", "str", "x"),
+			C("EVALSHA", seedSHA, "1", "str", "1000", "100", "2", "m1"),
 		)},
 	}
 }
