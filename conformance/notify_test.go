@@ -2,6 +2,9 @@ package conformance
 
 import (
 	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -593,5 +596,93 @@ func notifyCases(t testing.TB) []notifyCase {
 			C("SET", "str", "x"),
 			C("EVALSHA", seedSHA, "1", "str", "1000", "100", "2", "m1"),
 		)},
+	}
+}
+
+// TestRateLimitKeyEvents replays random sliding-window calls as
+// TestRateLimitDifferential does: on Redis the seed script by EVALSHA, on
+// limitkv each limiter form (RL.CHECK, the native and the interpreted
+// EVALSHA paths), comparing the keyspace events of every call.
+func TestRateLimitKeyEvents(t *testing.T) {
+	requireServers(t)
+	t.Cleanup(func() { resetNotify(t) })
+	for _, form := range limiterForms {
+		t.Run(form.name, func(t *testing.T) {
+			seed := rlSeed(t)
+			t.Logf("seed %d (rerun with LIMITKV_SEED=%d)", seed, seed)
+			rnd := rand.New(rand.NewSource(seed))
+			flushBoth(t)
+			type side struct{ cmd, sub, pub *RawConn }
+			var sides [2]side
+			for i, addr := range []string{redisAddr, limitkvAddr} {
+				name := []string{"redis", "limitkv"}[i]
+				sides[i] = side{dialRaw(t, name, addr), dialRaw(t, name, addr), dialRaw(t, name, addr)}
+				sides[i].cmd.MustDo(t, "CONFIG", "SET", "notify-keyspace-events", "KEAmn")
+				sides[i].sub.MustDo(t, "PSUBSCRIBE", "__key*__:*")
+			}
+			rds, lkv := sides[0].cmd, sides[1].cmd
+			rds.MustDo(t, "SCRIPT", "LOAD", seedScript)
+			var lkvSHA string
+			if form.load != "" {
+				lkvSHA = lkv.MustDo(t, "SCRIPT", "LOAD", form.load).Str
+			}
+			events := func(s side) []string {
+				s.pub.MustDo(t, "PUBLISH", notifySentinel, "s")
+				var out []string
+				for {
+					r, err := s.sub.ReadReply()
+					if err != nil {
+						t.Fatalf("%s: reading events: %v", s.sub.Name, err)
+					}
+					if len(r.Elems) == 4 && r.Elems[2].Str == notifySentinel {
+						return out
+					}
+					out = append(out, string(r.Raw))
+				}
+			}
+			base := time.Now().UnixMilli()
+			clock := int64(0)
+			keys := []string{"rl:u1", "rl:u2"}
+			fails := 0
+			for step := 0; step < 300 && fails < 5; step++ {
+				key := keys[rnd.Intn(len(keys))]
+				switch p := rnd.Intn(100); {
+				case p < 3:
+					rds.MustDo(t, "DEL", key)
+					lkv.MustDo(t, "DEL", key)
+				case p < 5:
+					rds.MustDo(t, "PEXPIRE", key, "1")
+					lkv.MustDo(t, "PEXPIRE", key, "1")
+					time.Sleep(3 * time.Millisecond)
+				case p < 10:
+					clock -= rnd.Int63n(500)
+				case p < 30:
+				default:
+					clock += rnd.Int63n(100)
+				}
+				now := strconv.FormatInt(base+clock, 10)
+				window := strconv.FormatInt([]int64{50, 200, 1000}[rnd.Intn(3)], 10)
+				limit := strconv.FormatInt([]int64{1, 2, 4}[rnd.Intn(3)], 10)
+				member := now + ":" + strconv.Itoa(rnd.Intn(3))
+				redisCmd := []string{"EVALSHA", seedSHA, "1", key, now, window, limit, member}
+				lkvCmd := []string{"RL.CHECK", key, now, window, limit, member}
+				if lkvSHA != "" {
+					lkvCmd = []string{"EVALSHA", lkvSHA, "1", key, now, window, limit, member}
+				}
+				r, l := rds.MustDo(t, redisCmd...), lkv.MustDo(t, lkvCmd...)
+				if string(r.Raw) != string(l.Raw) {
+					fails++
+					t.Errorf("step %d: %v: redis %q, limitkv %q", step, lkvCmd, r.Raw, l.Raw)
+				}
+				re, le := events(sides[0]), events(sides[1])
+				if strings.Join(re, "") != strings.Join(le, "") {
+					fails++
+					t.Errorf("step %d: %v: events differ\n  redis:   %q\n  limitkv: %q", step, lkvCmd, re, le)
+				}
+			}
+			for _, s := range sides {
+				s.cmd.MustDo(t, "CONFIG", "SET", "notify-keyspace-events", "")
+			}
+		})
 	}
 }
