@@ -105,6 +105,13 @@ func (e *Engine) notifyKeyspace(class EventClass, event string, key []byte, db i
 	e.publishKeyEvent(f, event, key, db)
 }
 
+// observed reports whether events of class are published: handlers with
+// a fast path that cannot tell every change apart (ZADD without options)
+// take it only when nobody listens.
+func (e *Engine) observed(class EventClass) bool {
+	return e.Cfg.NotifyEvents.Load()&int32(class) != 0
+}
+
 // publishKeyEvent is the part of notifyKeyspace that runs only when the
 // event is selected, kept apart so the check above stays inlinable.
 func (e *Engine) publishKeyEvent(f int, event string, key []byte, db int) {
