@@ -298,6 +298,7 @@ func (e *Engine) reject(x *Ctx, msg string) {
 	if x.C.Multi != nil {
 		x.C.Multi.dirty = true
 	}
+	e.trackingRejected(x)
 	x.W.Error(msg)
 }
 

@@ -129,6 +129,20 @@ func (e *Engine) trackingLeave(x *Ctx, f trackFrame) {
 	t.current = nil
 }
 
+// trackingRejected: a command refused before it ran also ends a CLIENT
+// CACHING (Redis's resetClient runs after it), unless inside MULTI or the
+// command was a known CLIENT subcommand.
+func (e *Engine) trackingRejected(x *Ctx) {
+	c := x.C
+	if !c.trk.caching || c.Multi != nil {
+		return
+	}
+	if cEqualFold(x.Args[0], "client") && len(x.Args) >= 2 && lookupSub(clientCommand, x.Args[1]) != nil {
+		return
+	}
+	c.trk.caching = false
+}
+
 // trackingBroadcastPending sends the BCAST invalidations collected since
 // the last ones, if any: when a connection's batch releases the lock
 // (Redis's beforeSleep, once per event-loop turn).
