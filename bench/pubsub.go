@@ -279,4 +279,3 @@ func (r pubsubResult) summary() string {
 // the rest. Every PUBLISH matches one pattern of ten readers, plus ch:*
 // while the stuck one is still there.
 func stuckShare(r pubsubResult) int64 { return r.Receivers - r.Published*psPerPattern }
-

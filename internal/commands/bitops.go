@@ -115,6 +115,9 @@ func cmdSetBit(x *Ctx) {
 	}
 	if !grown && old == (on == 1) {
 		x.Unchanged()
+	} else {
+		x.Modified(x.Args[1])
+		x.Notify(EvString, "setbit", x.Args[1])
 	}
 	if old {
 		x.W.Int(1)
@@ -338,11 +341,16 @@ func cmdBitOp(x *Ctx) {
 	x.Unchanged() // the sources are not written: the destination is signalled below
 	if res == nil {
 		// The deletion, if there was a key, is reported by keyDeleted.
-		x.DB.Delete(dest, x.Now)
+		if x.DB.Delete(dest, x.Now) {
+			x.Modified(dest)
+			x.Notify(EvGeneric, "del", dest)
+		}
 	} else {
 		x.DB.Get(dest, x.Now) // lazy expiry, as lookupKeyWrite
 		x.DB.Set(dest, res, false).Enc = keyspace.EncRaw
 		x.touched(dest)
+		x.Modified(dest)
+		x.Notify(EvString, "set", dest)
 	}
 	x.W.Int(int64(len(res)))
 }
@@ -500,6 +508,9 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 	}
 	if changes == 0 {
 		x.Unchanged()
+	} else {
+		x.Modified(x.Args[1])
+		x.Notify(EvString, "setbit", x.Args[1])
 	}
 }
 

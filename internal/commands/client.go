@@ -51,8 +51,9 @@ type Client struct {
 	// and LAddr are then "path:0", as Redis shows them).
 	Unix string
 
-	subs clientSubs    // Pub/Sub (pubsub.go)
-	cs   clientSurface // MONITOR, CLIENT REPLY, NO-EVICT (monitor.go, client_reply.go)
+	subs clientSubs     // Pub/Sub (pubsub.go)
+	trk  clientTracking // client-side caching (tracking.go)
+	cs   clientSurface  // MONITOR, CLIENT REPLY, NO-EVICT (monitor.go, client_reply.go)
 	// WhileBusy, set by an event-loop connection, serves the loop's other
 	// connections while this client's script runs past
 	// busy-reply-threshold (see busy.go). Called with the lock held.
@@ -95,6 +96,7 @@ func (e *Engine) RemoveClientLocked(c *Client) {
 	e.unwatchAll(c)
 	e.dropSubscriptions(c)
 	e.stopMonitor(c)
+	e.disableTracking(c)
 	c.Out = nil
 	delete(e.clients, c.ID)
 }

@@ -10,7 +10,8 @@ import (
 )
 
 // CLIENT: the connection subcommands. REPLY, NO-EVICT and UNBLOCK are in
-// client_reply.go, PAUSE and UNPAUSE in client_pause.go.
+// client_reply.go, PAUSE and UNPAUSE in client_pause.go, TRACKING, CACHING,
+// GETREDIR and TRACKINGINFO in tracking.go.
 var clientCommand = &Command{
 	Name: "client", Arity: -2, Group: "connection",
 	Sub: map[string]*Command{
@@ -32,6 +33,11 @@ var clientCommand = &Command{
 		"unblock":  {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientUnblock},
 		"pause":    {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientPause},
 		"unpause":  {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientUnpause},
+		// Client-side caching (tracking.go).
+		"tracking":     {Arity: -3, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientTracking},
+		"caching":      {Arity: 3, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientCaching},
+		"getredir":     {Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientGetRedir},
+		"trackinginfo": {Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "connection", Handler: cmdClientTrackingInfo},
 	},
 }
 
@@ -224,6 +230,7 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	if c.blocked != nil {
 		flags = append(flags, 'b')
 	}
+	flags = c.trackingFlags(flags)
 	if x.E.watchDirty(c) {
 		flags = append(flags, 'd')
 	}
@@ -283,7 +290,7 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	kv("events", "r")
 	kv("cmd", cmd)
 	kv("user", "default")
-	ki("redir", -1)
+	ki("redir", c.trackingRedir())
 	ki("resp", int64(c.Resp()))
 	return b
 }

@@ -40,6 +40,10 @@ type Config struct {
 	ListCompressDepth   atomic.Int64 // list-compress-depth (validated, not applied)
 	SetMaxIntsetEntries atomic.Int64 // set-max-intset-entries
 
+	TrackingTableMaxKeys atomic.Int64 // tracking-table-max-keys; 0 = no limit
+
+	NotifyEvents atomic.Int32 // notify-keyspace-events, as notify.go's bits
+
 	outputLimits atomic.Pointer[OutputLimits] // client-output-buffer-limit; nil: DefaultOutputLimits
 
 	// Persistence (persist.go). Dir is absolute: Redis chdirs to its dir and
@@ -86,6 +90,7 @@ func DefaultConfig() *Config {
 	c.HashMaxListpackValue.Store(hlim.Value)
 	c.ListMaxListpackSize.Store(int64(list.DefaultFill))
 	c.SetMaxIntsetEntries.Store(512)
+	c.TrackingTableMaxKeys.Store(1_000_000)
 	// Redis's dir defaults to the directory it was started in.
 	wd, err := os.Getwd()
 	if err != nil {

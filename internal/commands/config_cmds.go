@@ -321,6 +321,19 @@ var configParams = []configParam{
 		func(c *Config) int64 { return c.SetMaxIntsetEntries.Load() }, func(c *Config, n int64) { c.SetMaxIntsetEntries.Store(n) }),
 	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.BusyThreshold.Load() }, func(c *Config, n int64) { c.BusyThreshold.Store(n) }),
+	numParam("tracking-table-max-keys", "", numSpec{unsigned: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.TrackingTableMaxKeys.Load() }, func(c *Config, n int64) { c.TrackingTableMaxKeys.Store(n) }),
+	{
+		name: "notify-keyspace-events",
+		get:  func(c *Config) string { return formatNotifyFlags(int(c.NotifyEvents.Load())) },
+		parse: func(c *Config, v string) (func(), string) {
+			f, ok := parseNotifyFlags(v)
+			if !ok {
+				return nil, "Invalid event class character. Use 'Ag$lshzxeKEtmdn'."
+			}
+			return func() { c.NotifyEvents.Store(int32(f)) }, ""
+		},
+	},
 	{
 		name: "databases", immutable: true,
 		get: func(*Config) string { return strconv.Itoa(NumDBs) },

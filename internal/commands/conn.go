@@ -183,6 +183,7 @@ func cmdReset(x *Ctx) {
 	x.E.stopMonitor(c)
 	// Not SKIP: a skipped RESET's own reply stays skipped. NO-EVICT stays.
 	c.cs.reply &^= replyOff | replySkipNext
+	x.E.disableTracking(c)
 	c.DB = 0
 	c.Name = ""
 	c.Authed = !x.E.Cfg.AuthRequired()

@@ -99,6 +99,10 @@ type Engine struct {
 	debug    debugState   // DEBUG's switches (debug.go)
 	busy     busyState    // a script running past busy-reply-threshold (busy.go)
 	cs       surface      // MONITOR and CLIENT PAUSE (monitor.go, client_pause.go)
+
+	loadingKeys bool // an RDB load is adding keys: no "new" events (notify.go)
+
+	trk trackingState // client-side caching (tracking.go)
 }
 
 type waitKey struct {
@@ -128,7 +132,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 	e.ps.init()
 	for i := range e.dbs {
 		e.dbs[i] = keyspace.New()
-		e.dbs[i].OnDelete = func(key string) { e.keyDeleted(i, key) }
+		e.bindDB(i)
 	}
 	return e
 }
@@ -136,8 +140,9 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 // Lock takes the executor lock. Connections hold it for a batch.
 func (e *Engine) Lock() { e.mu.Lock() }
 
-// Unlock releases the executor lock.
-func (e *Engine) Unlock() { e.mu.Unlock() }
+// Unlock releases the executor lock. BCAST invalidations collected during
+// the batch go out first, as Redis sends them once per event-loop turn.
+func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.mu.Unlock() }
 
 // DB returns database i. Call with the lock held.
 func (e *Engine) DB(i int) *keyspace.DB { return e.dbs[i] }
@@ -339,6 +344,7 @@ func (e *Engine) reject(x *Ctx, msg string) {
 	if x.C.Multi != nil {
 		x.C.Multi.dirty = true
 	}
+	e.trackingRejected(x)
 	x.W.Error(msg)
 }
 
@@ -367,6 +373,7 @@ func (e *Engine) closing(c *Client) Outcome {
 // command must never take the server down. What the handler wrote before the
 // panic is dropped so the client sees exactly one reply.
 func (e *Engine) call(x *Ctx) {
+	defer e.trackingLeave(x, e.trackingEnter(x))
 	mark := x.W.Len()
 	defer func() {
 		if r := recover(); r != nil {
@@ -423,6 +430,7 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 			break
 		}
 	}
+	e.trackingCron()
 	if len(e.ready) > 0 {
 		e.serveBlocked()
 	}
@@ -494,6 +502,7 @@ func (x *Ctx) Lookup(key []byte) *keyspace.Entry {
 	ent := x.DB.Get(key, x.Now)
 	if ent == nil {
 		x.E.Stats.KeyspaceMisses++
+		x.keyMiss(key)
 	} else {
 		x.E.Stats.KeyspaceHits++
 	}

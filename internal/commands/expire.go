@@ -130,8 +130,12 @@ func expireGeneric(x *Ctx, basetime int64, seconds bool) {
 	}
 	if when <= x.Now {
 		x.DB.Remove(e)
+		x.Modified(x.Args[1])
+		x.Notify(EvGeneric, "del", x.Args[1])
 	} else {
 		x.DB.SetExpiry(e, when)
+		x.Modified(x.Args[1])
+		x.Notify(EvGeneric, "expire", x.Args[1])
 	}
 	x.W.Int(1)
 }
@@ -167,6 +171,8 @@ func ttlGeneric(x *Ctx, ms, abs bool) {
 func cmdPersist(x *Ctx) {
 	e := x.DB.Get(x.Args[1], x.Now)
 	if e != nil && x.DB.Persist(e) {
+		x.Modified(x.Args[1])
+		x.Notify(EvGeneric, "persist", x.Args[1])
 		x.W.Int(1)
 		return
 	}

@@ -622,11 +622,18 @@ func (x *Ctx) geoStore(dst []byte, pts []geoPoint, byDist bool) {
 		res[i] = zpair{member: p.member, score: sc}
 	}
 	x.zTouch(dst)
-	zstoreResult(x, dst, zsetFromPairs(res, x.E.Cfg.ZsetLimits()))
+	ev := "georadiusstore"
+	if x.Cmd.Name == "geosearchstore" {
+		ev = "geosearchstore"
+	}
+	zstoreResult(x, dst, zsetFromPairs(res, x.E.Cfg.ZsetLimits()), ev)
 }
 
 // geoStoreDelete deletes a store destination; the deletion reaches
 // watchers through the keyspace's delete hook.
 func (x *Ctx) geoStoreDelete(dst []byte) {
-	x.DB.Delete(dst, x.Now)
+	if x.DB.Delete(dst, x.Now) {
+		x.Modified(dst)
+		x.Notify(EvGeneric, "del", dst)
+	}
 }

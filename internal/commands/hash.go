@@ -124,6 +124,8 @@ func hsetGeneric(x *Ctx, hmset bool) {
 			created++
 		}
 	}
+	x.Modified(args[1])
+	x.Notify(EvHash, "hset", args[1])
 	if hmset {
 		x.W.OK()
 		return
@@ -145,6 +147,8 @@ func cmdHSetNX(x *Ctx) {
 	h.TryConversion(x.Args[2:4], lim)
 	h.Set(x.Args[2], x.Args[3], lim)
 	x.W.Int(1)
+	x.Modified(x.Args[1])
+	x.Notify(EvHash, "hset", x.Args[1])
 }
 
 func cmdHIncrBy(x *Ctx) {
@@ -172,6 +176,8 @@ func cmdHIncrBy(x *Ctx) {
 	value += incr
 	h.Set(x.Args[2], strconv.AppendInt(buf[:0], value, 10), x.E.Cfg.HashLimits())
 	x.W.Int(value)
+	x.Modified(x.Args[1])
+	x.Notify(EvHash, "hincrby", x.Args[1])
 }
 
 // cmdHIncrByFloat adds in x87 long double and stores the sum as Redis
@@ -206,6 +212,8 @@ func cmdHIncrByFloat(x *Ctx) {
 	v := num.AppendLongDoubleHuman(nil, sum)
 	h.Set(x.Args[2], v, x.E.Cfg.HashLimits())
 	x.W.Bulk(v)
+	x.Modified(x.Args[1])
+	x.Notify(EvHash, "hincrbyfloat", x.Args[1])
 }
 
 func cmdHGet(x *Ctx) {

@@ -93,6 +93,8 @@ func cmdPFAdd(x *Ctx) {
 		return
 	}
 	hll.Invalidate(v)
+	x.Modified(key)
+	x.Notify(EvString, "pfadd", key)
 	x.W.Int(1)
 }
 
@@ -136,6 +138,7 @@ func cmdPFCount(x *Ctx) {
 		}
 		hll.SetCached(v, card)
 		x.zTouch(key)
+		x.Modified(key)
 	}
 	// Redis replies the unsigned count as a signed 64-bit integer.
 	x.W.Int(int64(card))
@@ -180,6 +183,8 @@ func cmdPFMerge(x *Ctx) {
 	// positions name.
 	x.Unchanged()
 	x.zTouch(dst)
+	x.Modified(dst)
+	x.Notify(EvString, "pfadd", dst)
 	x.W.OK()
 }
 

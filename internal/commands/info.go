@@ -152,7 +152,7 @@ func infoClients(x *Ctx, b *infoBuf) {
 	b.i("client_recent_max_input_buffer", clientQueryBuf)
 	b.i("client_recent_max_output_buffer", 0)
 	b.i("blocked_clients", blocked)
-	b.i("tracking_clients", 0)
+	b.i("tracking_clients", int64(e.trk.clients))
 	b.i("clients_in_timeout_table", timed)
 }
 
@@ -391,9 +391,15 @@ func infoStats(x *Ctx, b *infoBuf) {
 		"pubsub_channels", "pubsub_patterns", "pubsubshard_channels", "latest_fork_usec", "total_forks",
 		"migrate_cached_sockets", "slave_expires_tracked_keys", "active_defrag_hits", "active_defrag_misses",
 		"active_defrag_key_hits", "active_defrag_key_misses", "total_active_defrag_time",
-		"current_active_defrag_time", "tracking_total_keys", "tracking_total_items", "tracking_total_prefixes",
-		"unexpected_error_replies", "total_error_replies", "dump_payload_sanitizations",
+		"current_active_defrag_time",
 	} {
+		b.i(k, 0)
+	}
+	_, tkeys, titems, tprefixes := x.E.trackingInfo()
+	b.i("tracking_total_keys", int64(tkeys))
+	b.i("tracking_total_items", int64(titems))
+	b.i("tracking_total_prefixes", int64(tprefixes))
+	for _, k := range []string{"unexpected_error_replies", "total_error_replies", "dump_payload_sanitizations"} {
 		b.i(k, 0)
 	}
 	b.i("total_reads_processed", st.Commands)

@@ -39,11 +39,3 @@ func (x *Ctx) Notify(class EventClass, event string, key []byte) {
 func (e *Engine) keyModified(db int, key []byte, by *Client) {
 	e.trackingInvalidate(db, key, by)
 }
-
-// trackingInvalidate sends client-side caching invalidations for key
-// (tracking.go replaces this).
-func (e *Engine) trackingInvalidate(db int, key []byte, by *Client) {}
-
-// notifyKeyspace publishes a keyspace notification (notify.go replaces
-// this).
-func (e *Engine) notifyKeyspace(class EventClass, event string, key []byte, db int) {}

@@ -110,6 +110,16 @@ func cString(arg []byte) []byte {
 // lookupNoTouch is Redis's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): it counts
 // a keyspace hit or miss but leaves the key's access time alone.
 func (x *Ctx) lookupNoTouch(key []byte) *keyspace.Entry {
+	e := x.lookupNoNotify(key)
+	if e == nil {
+		x.keyMiss(key)
+	}
+	return e
+}
+
+// lookupNoNotify is lookupNoTouch without the keymiss event (OBJECT's
+// LOOKUP_NOTOUCH|LOOKUP_NONOTIFY).
+func (x *Ctx) lookupNoNotify(key []byte) *keyspace.Entry {
 	e := x.DB.GetNoTouch(key, x.Now)
 	if e == nil {
 		x.E.Stats.KeyspaceMisses++
@@ -149,6 +159,8 @@ func cmdDel(x *Ctx) {
 	var n int64
 	for _, k := range x.Args[1:] {
 		if x.DB.Delete(k, x.Now) {
+			x.Modified(k)
+			x.Notify(EvGeneric, "del", k)
 			n++
 		}
 	}
@@ -373,6 +385,10 @@ func renameGeneric(x *Ctx, nx bool) {
 	}
 	ne := x.DB.MoveTo(e, x.DB, dst)
 	x.signalReadyIn(x.C.DB, ne)
+	x.Modified(src)
+	x.Modified(dst)
+	x.Notify(EvGeneric, "rename_from", src)
+	x.Notify(EvGeneric, "rename_to", dst)
 	if nx {
 		x.W.Int(1)
 	} else {
@@ -429,6 +445,8 @@ func cmdCopy(x *Ctx) {
 	ne.Enc = enc
 	to.SetExpiry(ne, e.Expiry())
 	x.signalReadyIn(dbid, ne)
+	x.E.keyModified(dbid, dst, x.C)
+	x.E.notifyKeyspace(EvGeneric, "copy_to", dst, dbid)
 	x.W.Int(1)
 }
 
@@ -459,6 +477,10 @@ func cmdMove(x *Ctx) {
 	}
 	ne := x.DB.MoveTo(e, to, key)
 	x.signalReadyIn(dbid, ne)
+	x.Modified(key)
+	x.E.keyModified(dbid, key, x.C)
+	x.Notify(EvGeneric, "move_from", key)
+	x.E.notifyKeyspace(EvGeneric, "move_to", key, dbid)
 	x.W.Int(1)
 }
 
@@ -502,7 +524,7 @@ func stringEncoding(v []byte, enc keyspace.StrEncoding) string {
 }
 
 func cmdObjectEncoding(x *Ctx) {
-	e := x.lookupNoTouch(x.Args[2])
+	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
 		x.W.Null()
 		return
@@ -511,7 +533,7 @@ func cmdObjectEncoding(x *Ctx) {
 }
 
 func cmdObjectRefcount(x *Ctx) {
-	e := x.lookupNoTouch(x.Args[2])
+	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
 		x.W.Null()
 		return
@@ -526,7 +548,7 @@ func cmdObjectRefcount(x *Ctx) {
 // cmdObjectIdletime reports whole seconds between the last access and now,
 // both truncated to seconds as Redis's LRU clock is.
 func cmdObjectIdletime(x *Ctx) {
-	e := x.lookupNoTouch(x.Args[2])
+	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
 		x.W.Null()
 		return
@@ -543,7 +565,7 @@ func cmdObjectIdletime(x *Ctx) {
 }
 
 func cmdObjectFreq(x *Ctx) {
-	e := x.lookupNoTouch(x.Args[2])
+	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
 		x.W.Null()
 		return
@@ -611,7 +633,7 @@ func cmdSwapDB(x *Ctx) {
 		e.dbs[a], e.dbs[b] = e.dbs[b], e.dbs[a]
 		// Each database reports deletions under its new number.
 		for _, i := range []int{a, b} {
-			e.dbs[i].OnDelete = func(key string) { e.keyDeleted(i, key) }
+			e.bindDB(i)
 		}
 		x.DB = e.dbs[x.C.DB]
 		e.signalSwapped(a, b)

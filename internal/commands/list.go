@@ -114,11 +114,37 @@ func (x *Ctx) listCreate(key []byte) (*keyspace.Entry, *list.List) {
 	return e, l
 }
 
-// lDropIfEmpty deletes a key whose list was emptied.
-func (x *Ctx) lDropIfEmpty(e *keyspace.Entry, l *list.List) {
+// lRemoved is listElementsRemoved: the pop's event, the deletion of an
+// emptied list, then signalModifiedKey, which a blocked client being
+// served skips (the push that woke it signalled the key).
+func (x *Ctx) lRemoved(e *keyspace.Entry, l *list.List, key []byte, front bool) {
+	x.Notify(EvList, popEvent(front), key)
+	x.lDelIfEmpty(e, l, key)
+	if x.C.blocked == nil {
+		x.Modified(key)
+	}
+}
+
+// lDelIfEmpty deletes an emptied list with its del event.
+func (x *Ctx) lDelIfEmpty(e *keyspace.Entry, l *list.List, key []byte) {
 	if l.Len() == 0 {
 		x.DB.Remove(e)
+		x.Notify(EvGeneric, "del", key)
 	}
+}
+
+func popEvent(front bool) string {
+	if front {
+		return "lpop"
+	}
+	return "rpop"
+}
+
+func pushEvent(front bool) string {
+	if front {
+		return "lpush"
+	}
+	return "rpush"
 }
 
 // lTouch invalidates the transactions watching key, for the commands that
@@ -160,6 +186,8 @@ func pushGeneric(x *Ctx, front, xx bool) {
 	for _, v := range x.Args[2:] {
 		lpush(l, v, front)
 	}
+	x.Modified(key)
+	x.Notify(EvList, pushEvent(front), key)
 	x.W.Int(int64(l.Len()))
 }
 
@@ -188,6 +216,8 @@ func cmdLInsert(x *Ctx) {
 		x.W.Int(-1)
 		return
 	}
+	x.Modified(args[1])
+	x.Notify(EvList, "linsert", args[1])
 	x.W.Int(int64(l.Len()))
 }
 
@@ -228,6 +258,8 @@ func cmdLSet(x *Ctx) {
 		x.W.Error(ErrIndexOutOfRange)
 		return
 	}
+	x.Modified(x.Args[1])
+	x.Notify(EvList, "lset", x.Args[1])
 	x.W.OK()
 }
 
@@ -280,7 +312,7 @@ func popGeneric(x *Ctx, front bool) {
 			lpop(l, front, x.W.Bulk)
 		}
 	}
-	x.lDropIfEmpty(e, l)
+	x.lRemoved(e, l, args[1], front)
 }
 
 func lpop(l *list.List, front bool, fn func([]byte)) bool {
@@ -374,7 +406,9 @@ func cmdLTrim(x *Ctx) {
 	}
 	l.DeleteRange(0, int(ltrim))
 	l.DeleteRange(l.Len()-int(rtrim), int(rtrim))
-	x.lDropIfEmpty(e, l)
+	x.Notify(EvList, "ltrim", x.Args[1])
+	x.lDelIfEmpty(e, l, x.Args[1])
+	x.Modified(x.Args[1])
 	x.W.OK()
 }
 
@@ -509,7 +543,10 @@ func cmdLRem(x *Ctx) {
 	removed := l.Remove(x.Args[3], limit, fromTail)
 	if removed == 0 {
 		x.Unchanged()
+	} else {
+		x.Modified(x.Args[1])
+		x.Notify(EvList, "lrem", x.Args[1])
 	}
-	x.lDropIfEmpty(e, l)
+	x.lDelIfEmpty(e, l, x.Args[1])
 	x.W.Int(int64(removed))
 }

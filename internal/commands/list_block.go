@@ -69,9 +69,13 @@ func lmoveGeneric(x *Ctx, from, to bool) {
 	if dl == nil {
 		_, dl = x.listCreate(dst)
 	}
+	x.Modified(dst)
 	lpush(dl, v, to)
+	x.Notify(EvList, pushEvent(to), dst)
 	x.W.Bulk(v)
-	x.lDropIfEmpty(se, sl)
+	// The source's pop: listElementsRemoved's order, except that a
+	// blocked client being served does not signal it.
+	x.lRemoved(se, sl, src, from)
 }
 
 // lmpopArgs is the parsed tail of LMPOP and BLMPOP.
@@ -118,7 +122,7 @@ func lmpopReply(x *Ctx, key []byte, e *keyspace.Entry, l *list.List, front bool,
 		lpop(l, front, x.W.Bulk)
 	}
 	x.lTouch(key)
-	x.lDropIfEmpty(e, l)
+	x.lRemoved(e, l, key, front)
 }
 
 // lblockFind returns the first of keys holding a list (Redis deletes empty
@@ -171,7 +175,7 @@ func bpopGeneric(x *Ctx, front bool) {
 		x.W.Bulk(key)
 		lpop(l, front, x.W.Bulk)
 		x.lTouch(key)
-		x.lDropIfEmpty(e, l)
+		x.lRemoved(e, l, key, front)
 		return
 	}
 	if !x.Block(keys, timeout) {

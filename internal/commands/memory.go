@@ -265,12 +265,13 @@ func (e *Engine) evictVolatileTTL(m *memState, need uint64) (freed uint64, ok bo
 		}
 		var victim *keyspace.Entry
 		var vdb *keyspace.DB
-		for _, db := range e.dbs {
+		vi := 0
+		for i, db := range e.dbs {
 			if db.ExpiresLen() == 0 {
 				continue
 			}
 			if ent := db.SoonestExpiring(); ent != nil && (victim == nil || ent.Expiry() < victim.Expiry()) {
-				victim, vdb = ent, db
+				victim, vdb, vi = ent, db, i
 			}
 		}
 		if victim == nil {
@@ -281,6 +282,7 @@ func (e *Engine) evictVolatileTTL(m *memState, need uint64) (freed uint64, ok bo
 		if !vdb.ExpireIfDue(victim, now) {
 			vdb.Remove(victim)
 			e.Stats.EvictedKeys++
+			e.evicted(vi, victim.Key())
 		}
 	}
 	m.evicted += freed

@@ -400,6 +400,8 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 // MERGE) a key of the stream replaces one already there; otherwise that
 // is an error.
 func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
+	e.loadingKeys = true
+	defer func() { e.loadingKeys = false }()
 	var st LoadStats
 	rd, err := rdb.NewReader(r, &rdb.ReaderOptions{
 		MaxStringLen: e.Cfg.ProtoMaxBulkLen.Load(),

@@ -222,13 +222,21 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 		if pruned {
 			res.changed = true
 			x.touched(r.key)
+			// The seed's ZREMRANGEBYSCORE.
+			x.Modified(r.key)
+			x.Notify(EvZSet, "zremrangebyscore", r.key)
 		}
 		if pruned && z.Len() == 0 {
 			x.DB.Remove(ent)
+			x.Notify(EvGeneric, "del", r.key)
 			ent, z = nil, nil
 		} else {
 			count = int64(z.Len())
 		}
+	}
+	if z == nil {
+		// The seed's ZCARD (RL.PEEK's read) of a missing key.
+		x.keyMiss(r.key)
 	}
 	res.before = count
 	res.count = count
@@ -252,6 +260,14 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 	}
 	score := float64(r.now)
 	lim := x.E.Cfg.ZsetLimits()
+	// The seed's ZADD notifies unless it changed nothing: its one member
+	// already there with this score. Asked only when someone listens.
+	zaddEvent := true
+	if !r.autoMember && r.cost == 1 && x.E.observed(EvZSet) {
+		if sc, ok := z.Score(zview(r.member)); ok && sc == score {
+			zaddEvent = false
+		}
+	}
 	if r.autoMember {
 		var buf [40]byte
 		for i := int64(0); i < r.cost; i++ {
@@ -267,7 +283,14 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 			z.Add(string(r.member)+"#"+strconv.FormatInt(i, 10), score, lim)
 		}
 	}
+	if zaddEvent {
+		x.Modified(r.key)
+		x.Notify(EvZSet, "zadd", r.key)
+	}
 	x.DB.SetExpiry(ent, x.Now+r.window+1000)
+	// The seed's PEXPIRE key window+1000.
+	x.Modified(r.key)
+	x.Notify(EvGeneric, "expire", r.key)
 	x.SignalReady(r.key)
 	x.touched(r.key)
 	res.changed = true

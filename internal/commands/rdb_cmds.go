@@ -413,6 +413,9 @@ func cmdRestore(x *Ctx) {
 		// replaced key stays deleted).
 		if !deleted {
 			x.Unchanged()
+		} else {
+			x.Modified(key)
+			x.Notify(EvGeneric, "del", key)
 		}
 		x.W.OK()
 		return
@@ -431,5 +434,7 @@ func cmdRestore(x *Ctx) {
 		ent.SetAccess(x.Now-idle*1000, ent.Freq(x.Now))
 	}
 	x.signalReadyIn(x.C.DB, ent)
+	x.Modified(key)
+	x.Notify(EvGeneric, "restore", key)
 	x.W.OK()
 }

@@ -121,6 +121,9 @@ func cmdSAdd(x *Ctx) {
 	}
 	if added == 0 {
 		x.Unchanged()
+	} else {
+		x.Modified(key)
+		x.Notify(EvSet, "sadd", key)
 	}
 	x.W.Int(int64(added))
 }
@@ -179,16 +182,21 @@ func cmdSMove(x *Ctx) {
 		x.W.Int(0)
 		return
 	}
+	x.Notify(EvSet, "srem", src)
 	if ss.Len() == 0 {
 		x.DB.Remove(se)
+		x.Notify(EvGeneric, "del", src)
 	}
 	if ds == nil {
 		ds = set.NewFor(m)
 		x.DB.Set(dst, ds, false)
 	}
 	x.setTouch(src)
+	x.Modified(src)
 	if ds.Add(m, x.maxIntset()) {
 		x.setTouch(dst)
+		x.Modified(dst)
+		x.Notify(EvSet, "sadd", dst)
 	}
 	x.W.Int(1)
 }
@@ -222,10 +230,13 @@ func cmdSPop(x *Ctx) {
 	var buf [64]byte
 	m := s.Random(buf[:0])
 	s.Remove(m)
+	x.Notify(EvSet, "spop", args[1])
 	x.W.Bulk(m)
 	if s.Len() == 0 {
 		x.DB.Remove(e)
+		x.Notify(EvGeneric, "del", args[1])
 	}
+	x.Modified(args[1])
 }
 
 func spopWithCount(x *Ctx) {
@@ -245,6 +256,7 @@ func spopWithCount(x *Ctx) {
 		return
 	}
 	count, size := uint64(l), uint64(s.Len())
+	x.Notify(EvSet, "spop", key)
 	if count >= size {
 		// Redis answers with SUNION of the set (a lookup that counts a
 		// hit), so the reply is in the order of a freshly built set.
@@ -252,6 +264,8 @@ func spopWithCount(x *Ctx) {
 		res := setUnion([]*set.Set{s}, x.maxIntset())
 		replyMembers(x.W, res)
 		x.DB.Remove(e)
+		x.Notify(EvGeneric, "del", key)
+		x.Modified(key)
 		return
 	}
 	x.W.Set(int(count))
@@ -263,6 +277,7 @@ func spopWithCount(x *Ctx) {
 			s.Remove(buf)
 			x.W.Bulk(buf)
 		}
+		x.Modified(key)
 		return
 	}
 	// Few remain: draw them into a new set (whose encoding starts from the
@@ -280,6 +295,7 @@ func spopWithCount(x *Ctx) {
 	}
 	s.Each(func(m []byte) bool { x.W.Bulk(m); return true })
 	e.Val = ns
+	x.Modified(key)
 }
 
 // SRANDMEMBER.

@@ -71,7 +71,7 @@ func sinterGeneric(x *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64
 		if s == nil {
 			switch {
 			case dst != nil:
-				setStoreResult(x, dst, set.New())
+				setStoreResult(x, dst, set.New(), "sinterstore")
 			case cardOnly:
 				x.W.Int(0)
 			default:
@@ -114,7 +114,7 @@ func sinterGeneric(x *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64
 	case cardOnly:
 		x.W.Int(card)
 	case dst != nil:
-		setStoreResult(x, dst, res)
+		setStoreResult(x, dst, res, "sinterstore")
 	default:
 		x.W.PatchSet(off, int(card))
 	}
@@ -159,7 +159,11 @@ func sunionDiffGeneric(x *Ctx, keys [][]byte, dst []byte, diff bool) {
 		res = setDiff(sets, lim)
 	}
 	if dst != nil {
-		setStoreResult(x, dst, res)
+		ev := "sunionstore"
+		if diff {
+			ev = "sdiffstore"
+		}
+		setStoreResult(x, dst, res, ev)
 		return
 	}
 	replyMembers(x.W, res)
@@ -220,14 +224,19 @@ func setDiff(sets []*set.Set, lim int64) *set.Set {
 // (the old value and its TTL go, and watchers are told even when the
 // value is the same) and replies its size; an empty result deletes dst
 // instead and replies 0.
-func setStoreResult(x *Ctx, dst []byte, res *set.Set) {
+func setStoreResult(x *Ctx, dst []byte, res *set.Set, event string) {
 	if res.Len() == 0 {
-		x.DB.Delete(dst, x.Now)
 		x.W.Int(0)
+		if x.DB.Delete(dst, x.Now) {
+			x.Modified(dst)
+			x.Notify(EvGeneric, "del", dst)
+		}
 		return
 	}
 	x.DB.Get(dst, x.Now) // an expired dst is gone, not overwritten
 	x.DB.Set(dst, res, false)
 	x.setTouch(dst)
+	x.Modified(dst)
 	x.W.Int(int64(res.Len()))
+	x.Notify(EvSet, event, dst)
 }

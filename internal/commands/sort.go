@@ -280,8 +280,11 @@ func sortGeneric(x *Ctx, readonly bool) {
 			x.SignalReady(o.store)
 		}
 		x.lTouch(o.store)
-	} else {
-		x.DB.Delete(o.store, x.Now) // watchers learn it through keyDeleted
+		x.Modified(o.store)
+		x.Notify(EvList, "sortstore", o.store)
+	} else if x.DB.Delete(o.store, x.Now) { // watchers learn it through keyDeleted
+		x.Modified(o.store)
+		x.Notify(EvGeneric, "del", o.store)
 	}
 	x.W.Int(int64(n))
 }

@@ -207,7 +207,9 @@ func strRead(x *Ctx, key []byte) (*keyspace.Entry, []byte, bool) {
 // encoding). The caller has looked the key up at x.Now, so an expired key
 // is gone. The deadline goes unless keepTTL.
 func strStore(x *Ctx, key, val []byte, keepTTL bool) *keyspace.Entry {
-	return x.DB.Set(key, val, keepTTL)
+	e := x.DB.Set(key, val, keepTTL)
+	x.Modified(key)
+	return e
 }
 
 // Outcomes of strSetGeneric.
@@ -241,10 +243,12 @@ func strSetGeneric(x *Ctx, flags uint16, key, val, expire []byte) int {
 	}
 	// With an expiry the old deadline is replaced below, not removed first.
 	e = strStore(x, key, strCopy(val), flags&(strKeepTTL|strAnyExpire) != 0)
+	x.Notify(EvString, "set", key)
 	if flags&strAnyExpire != 0 {
 		// A deadline already past is kept as is: the key then expires
 		// lazily, as in Redis (SET still answers OK).
 		x.DB.SetExpiry(e, at)
+		x.Notify(EvGeneric, "expire", key)
 	}
 	return strSetDone
 }
@@ -294,12 +298,15 @@ func cmdGetSet(x *Ctx) {
 		return
 	}
 	strStore(x, x.Args[1], strCopy(x.Args[2]), false)
+	x.Notify(EvString, "set", x.Args[1])
 }
 
 func cmdGetDel(x *Ctx) {
 	e, ok := strReadReply(x, x.Args[1])
 	if ok && e != nil {
 		x.DB.Remove(e)
+		x.Modified(x.Args[1])
+		x.Notify(EvGeneric, "del", x.Args[1])
 	}
 }
 
@@ -330,10 +337,17 @@ func cmdGetEx(x *Ctx) {
 		// An absolute deadline already reached deletes the key at once
 		// (checkAlreadyExpired), unlike SET, which leaves it to expire.
 		x.DB.Remove(e)
+		x.Modified(x.Args[1])
+		x.Notify(EvGeneric, "del", x.Args[1])
 	case flags&strAnyExpire != 0:
 		x.DB.SetExpiry(e, at)
+		x.Modified(x.Args[1])
+		x.Notify(EvGeneric, "expire", x.Args[1])
 	case flags&strPersist != 0:
-		x.DB.Persist(e)
+		if x.DB.Persist(e) {
+			x.Modified(x.Args[1])
+			x.Notify(EvGeneric, "persist", x.Args[1])
+		}
 	}
 }
 
@@ -393,6 +407,7 @@ func strMSetAll(x *Ctx) {
 		key := x.Args[j]
 		x.DB.Get(key, x.Now) // lazy expiry and access time, as lookupKeyWrite
 		strStore(x, key, strCopy(x.Args[j+1]), false)
+		x.Notify(EvString, "set", key)
 	}
 }
 
@@ -457,6 +472,8 @@ func strIncrDecr(x *Ctx, incr int64) {
 		e.Val = strconv.AppendInt(old[:0], value, 10)
 		e.Enc = keyspace.EncAuto // an integer object again, even after APPEND
 	}
+	x.Modified(key)
+	x.Notify(EvString, "incrby", key)
 	x.W.Int(value)
 }
 
@@ -495,6 +512,8 @@ func cmdIncrByFloat(x *Ctx) {
 		e.Val = v
 	}
 	e.Enc = keyspace.EncEmbstr // created without integer detection
+	x.Modified(key)
+	x.Notify(EvString, "incrbyfloat", key)
 	x.W.Bulk(v)
 }
 
@@ -516,6 +535,8 @@ func cmdAppend(x *Ctx) {
 	e := x.DB.Get(key, x.Now)
 	if e == nil {
 		x.DB.Add(key, strCopy(add))
+		x.Modified(key)
+		x.Notify(EvString, "append", key)
 		x.W.Int(int64(len(add)))
 		return
 	}
@@ -530,6 +551,8 @@ func cmdAppend(x *Ctx) {
 	v := append(old, add...)
 	e.Val = v
 	e.Enc = keyspace.EncRaw // modified in place, even by an empty append
+	x.Modified(key)
+	x.Notify(EvString, "append", key)
 	x.W.Int(int64(len(v)))
 }
 
@@ -631,5 +654,7 @@ func cmdSetRange(x *Ctx) {
 		e.Val = v
 	}
 	e.Enc = keyspace.EncRaw
+	x.Modified(key)
+	x.Notify(EvString, "setrange", key)
 	x.W.Int(int64(len(v)))
 }

@@ -159,12 +159,12 @@ func cardGeneric[T collection](x *Ctx) {
 // removeGeneric is HDEL, SREM and ZREM: remove each named element,
 // dropping the key once it is empty (as Redis, which stops there), and
 // count the removed ones. Removing nothing is no change for WATCH.
-func removeGeneric[T collection](x *Ctx, remove func(T, []byte) bool) {
+func removeGeneric[T collection](x *Ctx, class EventClass, event string, remove func(T, []byte) bool) {
 	e, v, ok := writeAs[T](x, x.Args[1])
 	if !ok {
 		return
 	}
-	deleted := 0
+	deleted, keyRemoved := 0, false
 	var none T
 	if v != none {
 		for _, m := range x.Args[2:] {
@@ -172,6 +172,7 @@ func removeGeneric[T collection](x *Ctx, remove func(T, []byte) bool) {
 				deleted++
 				if v.Len() == 0 {
 					x.DB.Remove(e)
+					keyRemoved = true
 					break
 				}
 			}
@@ -179,6 +180,12 @@ func removeGeneric[T collection](x *Ctx, remove func(T, []byte) bool) {
 	}
 	if deleted == 0 {
 		x.Unchanged()
+	} else {
+		x.Modified(x.Args[1])
+		x.Notify(class, event, x.Args[1])
+		if keyRemoved {
+			x.Notify(EvGeneric, "del", x.Args[1])
+		}
 	}
 	x.W.Int(int64(deleted))
 }
@@ -188,8 +195,8 @@ func cmdLLen(x *Ctx)  { cardGeneric[*list.List](x) }
 func cmdSCard(x *Ctx) { cardGeneric[*set.Set](x) }
 func cmdZCard(x *Ctx) { cardGeneric[*zset.Set](x) }
 
-func cmdHDel(x *Ctx) { removeGeneric(x, (*hash.Hash).Delete) }
-func cmdSRem(x *Ctx) { removeGeneric(x, (*set.Set).Remove) }
+func cmdHDel(x *Ctx) { removeGeneric(x, EvHash, "hdel", (*hash.Hash).Delete) }
+func cmdSRem(x *Ctx) { removeGeneric(x, EvSet, "srem", (*set.Set).Remove) }
 func cmdZRem(x *Ctx) {
-	removeGeneric(x, func(s *zset.Set, m []byte) bool { return s.Remove(zview(m)) })
+	removeGeneric(x, EvZSet, "zrem", func(s *zset.Set, m []byte) bool { return s.Remove(zview(m)) })
 }

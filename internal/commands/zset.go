@@ -291,8 +291,8 @@ parsed:
 	var added, updated, processed int
 	var score float64
 	// The plain form needs no lookup before Add: its reply counts only
-	// additions, and nobody watches for updates.
-	plain := flags == 0 && x.E.watching == 0
+	// additions, and nobody watches, tracks or listens for updates.
+	plain := flags == 0 && x.E.watching == 0 && x.E.trk.clients == 0 && !x.E.observed(EvZSet)
 	lim := x.E.Cfg.ZsetLimits()
 	for j := si; j < len(args); j += 2 {
 		score, _ = num.ParseFloat(args[j])
@@ -335,6 +335,17 @@ parsed:
 	if added+updated == 0 {
 		x.Unchanged()
 	}
+	defer func() {
+		// After the reply, as Redis's cleanup label.
+		if added+updated > 0 {
+			x.Modified(key)
+			if incr {
+				x.Notify(EvZSet, "zincr", key)
+			} else {
+				x.Notify(EvZSet, "zadd", key)
+			}
+		}
+	}()
 	switch {
 	case incr && processed > 0:
 		zReplyScore(x.W, score)
@@ -462,6 +473,8 @@ func cmdZRemRangeByLex(x *Ctx)   { zremrangeGeneric(x, zrangeLex) }
 
 // zremrangeGeneric is zremrangeGenericCommand: the range is parsed before
 // the key is looked up.
+var zremrangeEvents = map[int]string{zrangeRank: "zremrangebyrank", zrangeScore: "zremrangebyscore", zrangeLex: "zremrangebylex"}
+
 func zremrangeGeneric(x *Ctx, kind int) {
 	var (
 		start, end int64
@@ -511,6 +524,12 @@ func zremrangeGeneric(x *Ctx, kind int) {
 	}
 	if deleted == 0 {
 		x.Unchanged()
+	} else {
+		x.Modified(x.Args[1])
+		x.Notify(EvZSet, zremrangeEvents[kind], x.Args[1])
+		if s.Len() == 0 {
+			x.Notify(EvGeneric, "del", x.Args[1])
+		}
 	}
 	x.W.Int(int64(deleted))
 }

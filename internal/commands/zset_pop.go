@@ -60,12 +60,20 @@ func zpopMinMax(x *Ctx, max bool) {
 	} else {
 		x.W.Array(2 * n)
 	}
-	zpop(x, e, s, max, n, nested)
+	zpop(x, e, s, max, n, nested, args[1])
 }
 
 // zpop pops n members from e's set s and writes each as member, score (an
 // array of the two when nested); it deletes the key if the set empties.
-func zpop(x *Ctx, e *keyspace.Entry, s *zset.Set, max bool, n int, nested bool) {
+func zpop(x *Ctx, e *keyspace.Entry, s *zset.Set, max bool, n int, nested bool, key []byte) {
+	if n > 0 {
+		if max {
+			x.Notify(EvZSet, "zpopmax", key)
+		} else {
+			x.Notify(EvZSet, "zpopmin", key)
+		}
+		x.Modified(key)
+	}
 	fn := func(m []byte, sc float64) {
 		if nested {
 			x.W.Array(2)
@@ -78,7 +86,10 @@ func zpop(x *Ctx, e *keyspace.Entry, s *zset.Set, max bool, n int, nested bool) 
 	} else {
 		s.PopMin(n, fn)
 	}
-	x.zDropIfEmpty(e, s)
+	if s.Len() == 0 {
+		x.DB.Remove(e)
+		x.Notify(EvGeneric, "del", key)
+	}
 }
 
 // zmpopArgs is the parsed tail of ZMPOP and BZMPOP.
@@ -135,7 +146,7 @@ func zmpopReply(x *Ctx, key []byte, e *keyspace.Entry, s *zset.Set, max bool, co
 	x.W.Array(n)
 	x.zTouch(key)
 	x.Unchanged()
-	zpop(x, e, s, max, n, true)
+	zpop(x, e, s, max, n, true, key)
 }
 
 func cmdBZPopMin(x *Ctx) { bzpopGeneric(x, false) }
@@ -158,7 +169,7 @@ func bzpopGeneric(x *Ctx, max bool) {
 		x.W.Bulk(key)
 		x.zTouch(key)
 		x.Unchanged()
-		zpop(x, e, s, max, 1, false)
+		zpop(x, e, s, max, 1, false, key)
 		return
 	}
 	if !x.Block(keys, timeout) {

@@ -148,7 +148,7 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 	}
 	if s == nil {
 		if store {
-			zstoreResult(x, args[1], out.store)
+			zstoreResult(x, args[1], out.store, "zrangestore")
 		} else {
 			x.W.Array(0)
 		}
@@ -160,7 +160,7 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 		lo, hi, ok := rankRange(start, end, s.Len())
 		if !ok {
 			if store {
-				zstoreResult(x, args[1], out.store)
+				zstoreResult(x, args[1], out.store, "zrangestore")
 			} else {
 				x.W.Array(0)
 			}
@@ -200,17 +200,20 @@ func zrangeGeneric(x *Ctx, argStart int, store bool, kind, dir int) {
 		}
 	}
 	if store {
-		zstoreResult(x, args[1], out.store)
+		zstoreResult(x, args[1], out.store, "zrangestore")
 	}
 }
 
 // zstoreResult stores a computed set under dst as Redis's setKey does (the
 // old value and its TTL go) and replies its size; an empty result deletes
 // dst instead and replies 0.
-func zstoreResult(x *Ctx, dst []byte, res *zset.Set) {
+func zstoreResult(x *Ctx, dst []byte, res *zset.Set, event string) {
 	if res.Len() == 0 {
-		x.DB.Delete(dst, x.Now)
 		x.W.Int(0)
+		if x.DB.Delete(dst, x.Now) {
+			x.Modified(dst)
+			x.Notify(EvGeneric, "del", dst)
+		}
 		return
 	}
 	existed := x.DB.Get(dst, x.Now) != nil
@@ -218,5 +221,7 @@ func zstoreResult(x *Ctx, dst []byte, res *zset.Set) {
 	if !existed {
 		x.zsetCreated(dst)
 	}
+	x.Modified(dst)
 	x.W.Int(int64(res.Len()))
+	x.Notify(EvZSet, event, dst)
 }

@@ -73,6 +73,8 @@ func zaggregate(target *float64, val float64, agg int) {
 	}
 }
 
+var zstoreEvents = map[int]string{zopUnion: "zunionstore", zopInter: "zinterstore", zopDiff: "zdiffstore"}
+
 func zsetOpGeneric(x *Ctx, store bool, op int, cardOnly bool) {
 	args := x.Args
 	numIdx := 1
@@ -183,7 +185,7 @@ func zsetOpGeneric(x *Ctx, store bool, op int, cardOnly bool) {
 		res = zdiff(src)
 	}
 	if store {
-		zstoreResult(x, args[1], zsetFromPairs(res, x.E.Cfg.ZsetLimits()))
+		zstoreResult(x, args[1], zsetFromPairs(res, x.E.Cfg.ZsetLimits()), zstoreEvents[op])
 		return
 	}
 	if op != zopDiff {

@@ -282,6 +282,11 @@ type DB struct {
 	// OnDelete, if set, is called for every key removed for any reason, so
 	// WATCH and blocked clients can react.
 	OnDelete func(key string)
+	// OnExpire, if set, is called after OnDelete for a key removed because
+	// its deadline passed (lazily or by ExpireDue), and OnNew for every key
+	// created (Set of a missing key, Add, MoveTo): keyspace notifications.
+	OnExpire func(key string)
+	OnNew    func(key string)
 }
 
 // New returns an empty DB.
@@ -430,6 +435,9 @@ func (db *DB) ExpireIfDue(e *Entry, now int64) bool {
 	}
 	db.remove(e)
 	db.Expired++
+	if db.OnExpire != nil {
+		db.OnExpire(e.Key())
+	}
 	return true
 }
 
@@ -471,6 +479,9 @@ func (db *DB) insert(key string, h uint64, val any) *Entry {
 	e.next = db.ht[t][i]
 	db.ht[t][i] = e
 	db.used[t]++
+	if db.OnNew != nil {
+		db.OnNew(key)
+	}
 	return e
 }
 
@@ -794,6 +805,9 @@ func (db *DB) ExpireDue(now int64, max int, scratch []*Entry) (int, []*Entry) {
 		}
 		db.remove(e)
 		db.Expired++
+		if db.OnExpire != nil {
+			db.OnExpire(e.Key())
+		}
 	}
 	n := len(scratch)
 	clear(scratch) // keep no deleted entries alive
