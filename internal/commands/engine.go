@@ -332,7 +332,6 @@ func (e *Engine) call(x *Ctx) {
 	x.Cmd.Handler(x)
 	if x.Cmd.Flags&FlagWrite != 0 {
 		e.countChange(x, mark)
-		e.afterWrite(x, mark)
 	}
 }
 
