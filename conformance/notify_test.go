@@ -42,7 +42,16 @@ func TestKeyspaceNotifications(t *testing.T) {
 	requireServers(t)
 	t.Cleanup(func() { resetNotify(t) })
 	var cases []Case
-	for _, nc := range notifyCases(t) {
+	ncs := notifyCases(t)
+	// Each class alone: the same mixed writes, filtered.
+	for _, class := range []string{"g", "$", "l", "s", "h", "z", "x", "e", "t", "d", "n", "m"} {
+		ncs = append(ncs, notifyCase{name: "class " + class + " alone", flags: "KE" + class, steps: cmds(
+			C("SET", "a", "1", "EX", "100"), C("DEL", "a"), C("GET", "a"),
+			C("RPUSH", "l", "x"), C("SADD", "s", "x"), C("HSET", "h", "f", "v"), C("ZADD", "z", "1", "m"),
+			C("SET", "e", "1", "PX", "1"), Sleep(5*time.Millisecond), C("GET", "e"),
+		)})
+	}
+	for _, nc := range ncs {
 		cases = append(cases, nc.build(t))
 	}
 	runCases(t, cases)
