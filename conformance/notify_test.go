@@ -42,7 +42,16 @@ func TestKeyspaceNotifications(t *testing.T) {
 	requireServers(t)
 	t.Cleanup(func() { resetNotify(t) })
 	var cases []Case
-	for _, nc := range notifyCases(t) {
+	ncs := notifyCases(t)
+	// Each class alone: the same mixed writes, filtered.
+	for _, class := range []string{"g", "$", "l", "s", "h", "z", "x", "e", "t", "d", "n", "m"} {
+		ncs = append(ncs, notifyCase{name: "class " + class + " alone", flags: "KE" + class, steps: cmds(
+			C("SET", "a", "1", "EX", "100"), C("DEL", "a"), C("GET", "a"),
+			C("RPUSH", "l", "x"), C("SADD", "s", "x"), C("HSET", "h", "f", "v"), C("ZADD", "z", "1", "m"),
+			C("SET", "e", "1", "PX", "1"), Sleep(5*time.Millisecond), C("GET", "e"),
+		)})
+	}
+	for _, nc := range ncs {
 		cases = append(cases, nc.build(t))
 	}
 	runCases(t, cases)
@@ -685,4 +694,38 @@ func TestRateLimitKeyEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWatchFollowsKeyEvents: WATCH is invalidated exactly where Redis calls
+// signalModifiedKey, which limitkv's handlers now say themselves (no reply
+// is inspected): a few writes that change nothing, and a few whose reply
+// does not show that they changed something.
+func TestWatchFollowsKeyEvents(t *testing.T) {
+	watch := func(name string, setup []Cmd, write Cmd) Case {
+		cmds := append([]Cmd{}, setup...)
+		cmds = append(cmds, C("WATCH", "k"), write.On(1), C("MULTI"), C("PING"), C("EXEC"))
+		return Case{Name: name, Cmds: cmds}
+	}
+	runCases(t, []Case{
+		watch("zadd same score", []Cmd{C("ZADD", "k", "1", "m")}, C("ZADD", "k", "1", "m")),
+		watch("zadd new score", []Cmd{C("ZADD", "k", "1", "m")}, C("ZADD", "k", "2", "m")),
+		watch("zincrby 0", []Cmd{C("ZADD", "k", "1", "m")}, C("ZINCRBY", "k", "0", "m")),
+		watch("ltrim keeping all", []Cmd{C("RPUSH", "k", "a")}, C("LTRIM", "k", "0", "-1")),
+		watch("hsetnx existing", []Cmd{C("HSET", "k", "f", "v")}, C("HSETNX", "k", "f", "w")),
+		watch("hset same value", []Cmd{C("HSET", "k", "f", "v")}, C("HSET", "k", "f", "v")),
+		watch("setrange empty", []Cmd{C("SET", "k", "v")}, C("SETRANGE", "k", "0", "")),
+		watch("setbit same bit", []Cmd{C("SETBIT", "k", "1", "1")}, C("SETBIT", "k", "1", "1")),
+		watch("pfcount recomputes", []Cmd{C("PFADD", "k", "a")}, C("PFCOUNT", "k")),
+		watch("pfcount cached", []Cmd{C("PFADD", "k", "a"), C("PFCOUNT", "k")}, C("PFCOUNT", "k")),
+		watch("getex without option", []Cmd{C("SET", "k", "v")}, C("GETEX", "k")),
+		watch("getex persist without ttl", []Cmd{C("SET", "k", "v")}, C("GETEX", "k", "PERSIST")),
+		watch("sinterstore into k", []Cmd{C("SADD", "a", "1")}, C("SINTERSTORE", "k", "a")),
+		watch("sinterstore empty, k missing", nil, C("SINTERSTORE", "k", "nope")),
+		watch("smove onto k", []Cmd{C("SADD", "a", "1")}, C("SMOVE", "a", "k", "1")),
+		watch("rl.check as script", []Cmd{C("SCRIPT", "LOAD", seedScript)}, C("EVALSHA", seedSHA, "1", "k", "1000", "100", "5", "m")),
+		watch("copy onto k", []Cmd{C("SET", "a", "1")}, C("COPY", "a", "k")),
+		watch("lmove from k", []Cmd{C("RPUSH", "k", "a", "b")}, C("LMOVE", "k", "d", "LEFT", "LEFT")),
+		watch("zrangestore into k", []Cmd{C("ZADD", "a", "1", "m")}, C("ZRANGESTORE", "k", "a", "0", "-1")),
+		watch("georadius store elsewhere", []Cmd{C("GEOADD", "k", "13", "38", "p")}, C("GEORADIUS", "k", "13", "38", "10", "km", "STORE", "d")),
+	})
 }

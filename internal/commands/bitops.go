@@ -114,7 +114,6 @@ func cmdSetBit(x *Ctx) {
 		v[i] &^= mask
 	}
 	if !grown && old == (on == 1) {
-		x.Unchanged()
 	} else {
 		x.Modified(x.Args[1])
 		x.Notify(EvString, "setbit", x.Args[1])
@@ -338,7 +337,6 @@ func cmdBitOp(x *Ctx) {
 		srcs = append(srcs, v)
 	}
 	res := bitops.Apply(op, srcs)
-	x.Unchanged() // the sources are not written: the destination is signalled below
 	if res == nil {
 		// The deletion, if there was a key, is reported by keyDeleted.
 		if x.DB.Delete(dest, x.Now) {
@@ -348,7 +346,6 @@ func cmdBitOp(x *Ctx) {
 	} else {
 		x.DB.Get(dest, x.Now) // lazy expiry, as lookupKeyWrite
 		x.DB.Set(dest, res, false).Enc = keyspace.EncRaw
-		x.touched(dest)
 		x.Modified(dest)
 		x.Notify(EvString, "set", dest)
 	}
@@ -507,7 +504,6 @@ func bitfieldGeneric(x *Ctx, readOnly bool) {
 		}
 	}
 	if changes == 0 {
-		x.Unchanged()
 	} else {
 		x.Modified(x.Args[1])
 		x.Notify(EvString, "setbit", x.Args[1])

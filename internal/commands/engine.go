@@ -390,7 +390,6 @@ func (e *Engine) call(x *Ctx) {
 	}
 	if x.Cmd.Flags&FlagWrite != 0 {
 		e.countChange(x, mark)
-		e.afterWrite(x, mark)
 	}
 }
 

@@ -18,8 +18,8 @@ import (
 //
 // Writes and WATCH: GEORADIUS and GEORADIUSBYMEMBER are write commands (for
 // their STORE option) whose table key is the source; like GEOSEARCHSTORE
-// they invalidate only the destination, and only when they store or delete
-// it, so they call Unchanged and touch the destination themselves.
+// they signal (Ctx.Modified) only the destination, and only when they store
+// or delete it.
 var geoCommands = []*Command{
 	{Name: "geoadd", Arity: -5, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "geo",
 		Summary: "Add one or more geospatial items in the geospatial index represented using a sorted set", Since: "3.2.0",
@@ -367,7 +367,6 @@ func geoSearchGeneric(x *Ctx, srcIdx int, flags int) {
 	// A write command runs this too (GEORADIUS ... STORE): it only ever
 	// writes the destination, which it touches itself.
 	if x.Cmd.Flags&FlagWrite != 0 {
-		x.Unchanged()
 	}
 	_, zs, ok := x.zsetRead(args[srcIdx])
 	if !ok {
@@ -621,7 +620,6 @@ func (x *Ctx) geoStore(dst []byte, pts []geoPoint, byDist bool) {
 		}
 		res[i] = zpair{member: p.member, score: sc}
 	}
-	x.zTouch(dst)
 	ev := "georadiusstore"
 	if x.Cmd.Name == "geosearchstore" {
 		ev = "geosearchstore"

@@ -22,8 +22,8 @@ import (
 // per-write check (hashTypeSet).
 //
 // Writes and WATCH: HSETNX of an existing field and HDEL of absent fields
-// call x.Unchanged, as Redis signals nothing then; HSET, HINCRBY and
-// HINCRBYFLOAT always signal, even when the value stays the same. Hashes
+// signal nothing, as in Redis; HSET, HINCRBY and HINCRBYFLOAT always
+// signal (Ctx.Modified), even when the value stays the same. Hashes
 // never wake blocked clients.
 var hashCommands = []*Command{
 	{Name: "hset", Arity: -4, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hash",
@@ -139,7 +139,6 @@ func cmdHSetNX(x *Ctx) {
 		return
 	}
 	if h.Exists(x.Args[2]) {
-		x.Unchanged()
 		x.W.Int(0)
 		return
 	}

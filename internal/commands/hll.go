@@ -88,7 +88,6 @@ func cmdPFAdd(x *Ctx) {
 		return
 	}
 	if updated += n; updated == 0 {
-		x.Unchanged()
 		x.W.Int(0)
 		return
 	}
@@ -137,7 +136,6 @@ func cmdPFCount(x *Ctx) {
 			return
 		}
 		hll.SetCached(v, card)
-		x.zTouch(key)
 		x.Modified(key)
 	}
 	// Redis replies the unsigned count as a signed 64-bit integer.
@@ -181,8 +179,6 @@ func cmdPFMerge(x *Ctx) {
 	}
 	// Only the destination is signalled, not the sources the key
 	// positions name.
-	x.Unchanged()
-	x.zTouch(dst)
 	x.Modified(dst)
 	x.Notify(EvString, "pfadd", dst)
 	x.W.OK()
@@ -190,7 +186,6 @@ func cmdPFMerge(x *Ctx) {
 
 func cmdPFDebug(x *Ctx) {
 	sub, key := x.Args[1], x.Args[2]
-	x.Unchanged() // Redis signals nothing, whatever PFDEBUG does
 	e := x.DB.Get(key, x.Now)
 	if e == nil {
 		x.W.Error(ErrHLLNoKey)

@@ -35,7 +35,14 @@ func (x *Ctx) Notify(class EventClass, event string, key []byte) {
 }
 
 // keyModified is where every modification of a key arrives: by is the
-// client whose command made it (nil: the server itself, e.g. expiry).
+// client whose command made it (nil: the server itself, e.g. eviction). It
+// invalidates the WATCHes of key, as signalModifiedKey's touchWatchedKey;
+// deletions reach WATCH through keyDeleted as well, which also keeps
+// Redis's rule for keys already expired when watched (so expiry itself
+// calls only trackingInvalidate: see bindDB).
 func (e *Engine) keyModified(db int, key []byte, by *Client) {
+	if e.watching != 0 {
+		e.ext().touch(db, key)
+	}
 	e.trackingInvalidate(db, key, by)
 }

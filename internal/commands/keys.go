@@ -625,7 +625,6 @@ func cmdSwapDB(x *Ctx) {
 	}
 	// Watchers are invalidated here, before the swap, by Redis's rules;
 	// the generic after-write pass must not touch anything more.
-	x.Unchanged()
 	if a != b {
 		e := x.E
 		e.touchWatchedOnSwap(a, b, x.Now)

@@ -17,7 +17,8 @@ import (
 // Files: list.go (the non-blocking commands), list_block.go (LMOVE,
 // RPOPLPUSH, LMPOP and the blocking pops and moves).
 //
-// Writes and WATCH: a write that changed nothing calls x.Unchanged (LPUSHX on
+// Writes and WATCH: a write signals its key (Ctx.Modified) where Redis
+// calls signalModifiedKey, so one that changed nothing does not (LPUSHX on
 // a missing key, LINSERT without its pivot, LREM removing nothing, pops of
 // nothing). LTRIM of an existing key invalidates watchers even when it trims
 // nothing, as Redis signals it unconditionally. Blocked clients are woken
@@ -147,15 +148,6 @@ func pushEvent(front bool) string {
 	return "rpush"
 }
 
-// lTouch invalidates the transactions watching key, for the commands that
-// write only some of their keys (LMPOP, the blocking pops); they call
-// Unchanged so the dispatcher does not touch the others.
-func (x *Ctx) lTouch(key []byte) {
-	if x.E.watching != 0 {
-		x.E.ext().touch(x.C.DB, key)
-	}
-}
-
 func lpush(l *list.List, v []byte, front bool) {
 	if front {
 		l.PushFront(v)
@@ -177,7 +169,6 @@ func pushGeneric(x *Ctx, front, xx bool) {
 	}
 	if l == nil {
 		if xx {
-			x.Unchanged()
 			x.W.Int(0)
 			return
 		}
@@ -207,12 +198,10 @@ func cmdLInsert(x *Ctx) {
 		return
 	}
 	if l == nil {
-		x.Unchanged()
 		x.W.Int(0)
 		return
 	}
 	if !l.Insert(args[3], args[4], after) {
-		x.Unchanged()
 		x.W.Int(-1)
 		return
 	}
@@ -290,7 +279,6 @@ func popGeneric(x *Ctx, front bool) {
 		return
 	}
 	if l == nil {
-		x.Unchanged()
 		if hasCount {
 			x.W.NullArray()
 		} else {
@@ -299,7 +287,6 @@ func popGeneric(x *Ctx, front bool) {
 		return
 	}
 	if hasCount && count == 0 {
-		x.Unchanged()
 		x.W.Array(0)
 		return
 	}
@@ -381,7 +368,6 @@ func cmdLTrim(x *Ctx) {
 		return
 	}
 	if l == nil {
-		x.Unchanged()
 		x.W.OK()
 		return
 	}
@@ -528,7 +514,6 @@ func cmdLRem(x *Ctx) {
 		return
 	}
 	if l == nil {
-		x.Unchanged()
 		x.W.Int(0)
 		return
 	}
@@ -542,7 +527,6 @@ func cmdLRem(x *Ctx) {
 	}
 	removed := l.Remove(x.Args[3], limit, fromTail)
 	if removed == 0 {
-		x.Unchanged()
 	} else {
 		x.Modified(x.Args[1])
 		x.Notify(EvList, "lrem", x.Args[1])

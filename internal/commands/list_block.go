@@ -56,7 +56,6 @@ func lmoveGeneric(x *Ctx, from, to bool) {
 		return
 	}
 	if sl == nil {
-		x.Unchanged()
 		x.W.Null()
 		return
 	}
@@ -96,7 +95,6 @@ func cmdLMPop(x *Ctx) {
 	if !ok {
 		return
 	}
-	x.Unchanged()
 	for _, key := range p.keys {
 		e := x.DB.Get(key, x.Now)
 		if e == nil {
@@ -121,7 +119,6 @@ func lmpopReply(x *Ctx, key []byte, e *keyspace.Entry, l *list.List, front bool,
 	for range n {
 		lpop(l, front, x.W.Bulk)
 	}
-	x.lTouch(key)
 	x.lRemoved(e, l, key, front)
 }
 
@@ -169,12 +166,10 @@ func bpopGeneric(x *Ctx, front bool) {
 	if !ok {
 		return
 	}
-	x.Unchanged()
 	if l != nil {
 		x.W.Array(2)
 		x.W.Bulk(key)
 		lpop(l, front, x.W.Bulk)
-		x.lTouch(key)
 		x.lRemoved(e, l, key, front)
 		return
 	}
@@ -197,7 +192,6 @@ func cmdBLMPop(x *Ctx) {
 	if !ok {
 		return
 	}
-	x.Unchanged()
 	if l != nil {
 		lmpopReply(x, key, e, l, p.front, p.count)
 		return
@@ -249,7 +243,6 @@ func blmoveGeneric(x *Ctx, from, to bool, timeout time.Duration) {
 		lmoveGeneric(x, from, to)
 		return
 	}
-	x.Unchanged()
 	if !x.Block(x.Args[1:2], timeout) {
 		x.W.Null()
 	}

@@ -140,10 +140,12 @@ func (e *Engine) bindDB(i int) {
 	db.OnDelete = func(key string) { e.keyDeleted(i, key) }
 	db.OnExpire = func(key string) {
 		// deleteExpiredKeyAndPropagate: the event, then signalModifiedKey
-		// with no client.
+		// with no client. Its WATCH half is keyDeleted's, already run by
+		// OnDelete: a key expired when watched must not count as changed
+		// when it is reclaimed, which touching it again here would undo.
 		k := bkey(key)
 		e.notifyKeyspace(EvExpired, "expired", k, i)
-		e.keyModified(i, k, nil)
+		e.trackingInvalidate(i, k, nil)
 	}
 	db.OnNew = func(key string) {
 		// dbAdd's event; keys an RDB load brings in are not announced

@@ -140,7 +140,6 @@ func cmdRLCheck(x *Ctx) {
 		return
 	}
 	if !res.changed {
-		x.Unchanged()
 	}
 	res.reply(x, &r)
 }
@@ -221,8 +220,6 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 		pruned := old.Max >= 0 && z.RemoveRangeByScore(old) > 0
 		if pruned {
 			res.changed = true
-			x.touched(r.key)
-			// The seed's ZREMRANGEBYSCORE.
 			x.Modified(r.key)
 			x.Notify(EvZSet, "zremrangebyscore", r.key)
 		}
@@ -292,7 +289,6 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 	x.Modified(r.key)
 	x.Notify(EvGeneric, "expire", r.key)
 	x.SignalReady(r.key)
-	x.touched(r.key)
 	res.changed = true
 	res.count = int64(z.Len())
 	if r.info {
@@ -338,14 +334,6 @@ func rlResetAfter(z *zset.Set, r *rlRequest) int64 {
 		return false
 	})
 	return max(0, int64(math.Ceil(newest+float64(r.window)-float64(r.now))))
-}
-
-// touched invalidates WATCHes of key. RL.CHECK, being a write command, gets
-// this from afterWrite too; the native path of EVAL needs it said.
-func (x *Ctx) touched(key []byte) {
-	if x.E.watching != 0 {
-		x.E.ext().touch(x.C.DB, key)
-	}
 }
 
 // slidingWindowNative runs the seed's sliding-window script (recognised by

@@ -412,7 +412,6 @@ func cmdRestore(x *Ctx) {
 		// Already expired: Redis answers OK and stores nothing (a
 		// replaced key stays deleted).
 		if !deleted {
-			x.Unchanged()
 		} else {
 			x.Modified(key)
 			x.Notify(EvGeneric, "del", key)

@@ -29,9 +29,9 @@ import (
 // Files: set.go (single-key commands, SMOVE, SPOP, SRANDMEMBER, SSCAN),
 // set_ops.go (SINTER, SUNION, SDIFF, their STORE forms and SINTERCARD).
 //
-// WATCH: a write that changed nothing calls x.Unchanged. The commands that
-// write only some of their key arguments (SMOVE, the STORE forms) call
-// Unchanged too and invalidate the keys they did write with setTouch.
+// WATCH: a write signals the keys it changed (Ctx.Modified) where Redis
+// calls signalModifiedKey: not when it changed nothing, and for SMOVE and
+// the STORE forms only the keys they wrote.
 // Sets never wake blocked clients: no blocking command waits for a set.
 var setCommands = []*Command{
 	{Name: "sadd", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "set",
@@ -91,15 +91,6 @@ func (x *Ctx) setWrite(key []byte) (*keyspace.Entry, *set.Set, bool) {
 	return writeAs[*set.Set](x, key)
 }
 
-// setTouch invalidates the transactions watching key (Redis's
-// signalModifiedKey), for the commands that call Unchanged to keep the
-// dispatcher from touching all their key arguments.
-func (x *Ctx) setTouch(key []byte) {
-	if x.E.watching != 0 {
-		x.E.ext().touch(x.C.DB, key)
-	}
-}
-
 func (x *Ctx) maxIntset() int64 { return x.E.Cfg.SetMaxIntsetEntries.Load() }
 
 func cmdSAdd(x *Ctx) {
@@ -120,7 +111,6 @@ func cmdSAdd(x *Ctx) {
 		}
 	}
 	if added == 0 {
-		x.Unchanged()
 	} else {
 		x.Modified(key)
 		x.Notify(EvSet, "sadd", key)
@@ -158,7 +148,6 @@ func cmdSMIsMember(x *Ctx) {
 // cmdSMove is smoveCommand: a missing source answers 0 before the types
 // are checked, and a move onto the same set only reports membership.
 func cmdSMove(x *Ctx) {
-	x.Unchanged()
 	src, dst, m := x.Args[1], x.Args[2], x.Args[3]
 	se := x.DB.Get(src, x.Now)
 	de := x.DB.Get(dst, x.Now)
@@ -191,10 +180,8 @@ func cmdSMove(x *Ctx) {
 		ds = set.NewFor(m)
 		x.DB.Set(dst, ds, false)
 	}
-	x.setTouch(src)
 	x.Modified(src)
 	if ds.Add(m, x.maxIntset()) {
-		x.setTouch(dst)
 		x.Modified(dst)
 		x.Notify(EvSet, "sadd", dst)
 	}
@@ -223,7 +210,6 @@ func cmdSPop(x *Ctx) {
 		return
 	}
 	if s == nil {
-		x.Unchanged()
 		x.W.Null()
 		return
 	}
@@ -251,7 +237,6 @@ func spopWithCount(x *Ctx) {
 		return
 	}
 	if s == nil || l == 0 {
-		x.Unchanged()
 		x.W.Set(0)
 		return
 	}

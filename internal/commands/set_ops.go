@@ -61,7 +61,6 @@ func setSources(x *Ctx, keys [][]byte) ([]*set.Set, bool) {
 // starts as an intset.
 func sinterGeneric(x *Ctx, keys [][]byte, dst []byte, cardOnly bool, limit int64) {
 	if dst != nil {
-		x.Unchanged()
 	}
 	sets, ok := setSources(x, keys)
 	if !ok {
@@ -142,7 +141,6 @@ func setUnion(sets []*set.Set, lim int64) *set.Set {
 // removing), and so may leave it in different encodings.
 func sunionDiffGeneric(x *Ctx, keys [][]byte, dst []byte, diff bool) {
 	if dst != nil {
-		x.Unchanged()
 	}
 	sets, ok := setSources(x, keys)
 	if !ok {
@@ -235,7 +233,6 @@ func setStoreResult(x *Ctx, dst []byte, res *set.Set, event string) {
 	}
 	x.DB.Get(dst, x.Now) // an expired dst is gone, not overwritten
 	x.DB.Set(dst, res, false)
-	x.setTouch(dst)
 	x.Modified(dst)
 	x.W.Int(int64(res.Len()))
 	x.Notify(EvSet, event, dst)

@@ -279,7 +279,6 @@ func sortGeneric(x *Ctx, readonly bool) {
 		if !existed {
 			x.SignalReady(o.store)
 		}
-		x.lTouch(o.store)
 		x.Modified(o.store)
 		x.Notify(EvList, "sortstore", o.store)
 	} else if x.DB.Delete(o.store, x.Now) { // watchers learn it through keyDeleted

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/limitkv/limitkv/internal/lua"
-	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -20,7 +19,10 @@ import (
 // by RENAME, FLUSHDB/FLUSHALL, expiry, lazy or active), and by its deadline
 // passing before EXEC. Writes that changed nothing (SET NX that did not set,
 // DEL of a missing key, EXPIRE of a missing key, ZREM of a missing member...)
-// and writes answered with an error do not invalidate.
+// and writes answered with an error do not invalidate. Handlers say what
+// they changed with Ctx.Modified (signalModifiedKey), deletions arrive
+// through the keyspace's delete hook (keyDeleted); nothing is read from
+// replies.
 var transactionCommands = []*Command{
 	{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, Group: "transactions",
 		Summary: "Mark the start of a transaction block", Since: "1.2.0", Complexity: "O(1)", Handler: cmdMulti},
@@ -40,8 +42,6 @@ type engineExt struct {
 	// watchers lists, per watched key, the clients watching it.
 	watchers map[waitKey][]*Client
 	watches  map[*Client]*watchState
-	// noop is set by Ctx.Unchanged for the write command running.
-	noop bool
 
 	// Scripting: the script cache by SHA and the interpreter (scripting.go).
 	scripts map[string]*lua.Script
@@ -273,120 +273,9 @@ func (e *Engine) keyDeleted(db int, key string) {
 	}
 }
 
-// Unchanged tells WATCH that the write command running changed nothing
-// (e.g. ZADD of a member with its current score), so watchers of its keys
-// are not invalidated. A write handler that can tell calls it before
-// returning; the reply-based rules in afterWrite cover the rest.
-func (x *Ctx) Unchanged() {
-	if x.E.watching != 0 {
-		x.E.ext().noop = true
-	}
-}
-
-// afterWrite runs after every command flagged write; mark is where its reply
-// starts in x.W. It invalidates the watchers of the keys the command wrote,
-// unless its reply shows it changed nothing.
-func (e *Engine) afterWrite(x *Ctx, mark int) {
-	if e.watching == 0 {
-		return
-	}
-	ext := e.ext()
-	if ext.noop {
-		ext.noop = false
-		return
-	}
-	out := x.W.Bytes()
-	if len(out) <= mark || out[mark] == '-' {
-		return // blocked without a reply, or failed: nothing changed
-	}
-	reply := out[mark:]
-	args := x.Args
-	db := x.C.DB
-	zero := bytes.Equal(reply, []byte(":0\r\n"))
-	switch x.Cmd.Name {
-	case "del", "unlink", "getdel", "flushdb", "flushall", "migrate":
-		return // their changes are deletions, reported by keyDeleted
-	case "set":
-		if setWasNoop(args, reply) {
-			return
-		}
-	case "setnx", "msetnx", "renamenx", "expire", "pexpire", "expireat", "pexpireat", "persist",
-		"zrem", "zremrangebyscore", "zremrangebyrank", "zremrangebylex":
-		if zero {
-			return
-		}
-	case "zpopmin", "zpopmax":
-		if bytes.Equal(reply, []byte("*0\r\n")) {
-			return
-		}
-	case "zadd":
-		if zaddWasNoop(args, reply) {
-			return
-		}
-	case "setrange":
-		if len(args) == 4 && len(args[3]) == 0 {
-			return // Redis answers the length without touching the key
-		}
-	case "getex":
-		if len(args) == 2 {
-			return // no option: a plain read
-		}
-	case "rename":
-		if bytes.Equal(args[1], args[2]) {
-			return
-		}
-	case "zrangestore", "zunionstore", "zinterstore", "zdiffstore":
-		// Only the destination is written; an empty result deletes it,
-		// which keyDeleted reports.
-		if !zero {
-			ext.touch(db, args[1])
-		}
-		return
-	case "sort":
-		// Only a STORE writes, and the handler signals its destination
-		// itself (an empty result deletes it: keyDeleted reports that).
-		return
-	case "move":
-		if !zero {
-			if n, ok := num.ParseInt(args[2]); ok && n >= 0 && n < NumDBs {
-				ext.touch(int(n), args[1])
-			}
-		}
-		return
-	case "copy":
-		if !zero {
-			dst := db
-			for i := 3; i+1 < len(args); i++ {
-				if strings.EqualFold(string(args[i]), "db") {
-					if n, ok := num.ParseInt(args[i+1]); ok && n >= 0 && n < NumDBs {
-						dst = int(n)
-					}
-				}
-			}
-			ext.touch(dst, args[2])
-		}
-		return
-	}
-	touchKeys(ext, x.Cmd, args, db)
-}
-
-// touchKeys invalidates every key argument of cmd, found by its key
-// positions (LastKey -1: the last argument; negative: from the end).
-func touchKeys(ext *engineExt, cmd *Command, args [][]byte, db int) {
-	if cmd.FirstKey <= 0 {
-		return
-	}
-	last := cmd.LastKey
-	if last < 0 {
-		last += len(args)
-	}
-	step := cmd.Step
-	if step <= 0 {
-		step = 1
-	}
-	for i := cmd.FirstKey; i <= last && i < len(args); i += step {
-		ext.touch(db, args[i])
-	}
+// isNullReply reports whether reply is a null in either protocol.
+func isNullReply(reply []byte) bool {
+	return bytes.Equal(reply, []byte("$-1\r\n")) || bytes.Equal(reply, []byte("_\r\n"))
 }
 
 // setWasNoop tells from SET's options and reply whether it set nothing.
@@ -411,14 +300,9 @@ func setWasNoop(args [][]byte, reply []byte) bool {
 	return (nx && !isNil) || (xx && isNil)
 }
 
-// isNullReply reports whether reply is a null in either protocol.
-func isNullReply(reply []byte) bool {
-	return bytes.Equal(reply, []byte("$-1\r\n")) || bytes.Equal(reply, []byte("_\r\n"))
-}
-
 // zaddWasNoop tells from ZADD's options and reply whether it changed
-// nothing. Without CH a zero reply may hide updated scores, so only a
-// handler calling Unchanged can say more.
+// nothing, for the dirty counter (countChange). Without CH a zero reply
+// may hide updated scores.
 func zaddWasNoop(args [][]byte, reply []byte) bool {
 	var ch, incr bool
 	for _, a := range args[2:] {

@@ -102,7 +102,7 @@ func TestTransactionsUnwatchedWritesDoNotAllocate(t *testing.T) {
 	w.OK()
 	x := &Ctx{E: tt.E, C: tt.C, W: &w, Args: [][]byte{[]byte("set"), []byte("k"), []byte("v")}, Cmd: Lookup([]byte("set"))}
 	allocs := testing.AllocsPerRun(1000, func() {
-		tt.E.afterWrite(x, 0)
+		x.Modified(x.Args[1])
 		tt.E.keyDeleted(0, "k")
 	})
 	if allocs != 0 {

@@ -179,7 +179,6 @@ func removeGeneric[T collection](x *Ctx, class EventClass, event string, remove 
 		}
 	}
 	if deleted == 0 {
-		x.Unchanged()
 	} else {
 		x.Modified(x.Args[1])
 		x.Notify(class, event, x.Args[1])

@@ -24,7 +24,7 @@ import (
 // ZDIFF, their STORE forms, ZINTERCARD), zset_pop.go (ZPOPMIN/MAX, ZMPOP and
 // the blocking pops).
 //
-// Writes and WATCH: a write that changed nothing calls x.Unchanged, as Redis
+// Writes and WATCH: a write that changed nothing signals nothing, as Redis
 // calls no signalModifiedKey then (ZADD of a member at its score, ZINCRBY by
 // 0, ZREM of absent members, ...). Blocked clients: Redis wakes clients
 // blocked on a key only when the key is created (dbAdd), so the writers
@@ -192,16 +192,6 @@ func (x *Ctx) zDropIfEmpty(e *keyspace.Entry, s *zset.Set) {
 	}
 }
 
-// zTouch invalidates the transactions watching key, for the commands whose
-// keys the dispatcher cannot find by position (ZMPOP, BZMPOP) or that write
-// only one of theirs (BZPOPMIN); they call Unchanged so the dispatcher does
-// not touch the others.
-func (x *Ctx) zTouch(key []byte) {
-	if x.E.watching != 0 {
-		x.E.ext().touch(x.C.DB, key)
-	}
-}
-
 // ZADD input flags, as Redis's ZADD_IN_*.
 const (
 	zaddNX = 1 << iota
@@ -280,7 +270,6 @@ parsed:
 			} else {
 				x.W.Int(0)
 			}
-			x.Unchanged()
 			return
 		}
 		s = zset.New()
@@ -333,7 +322,6 @@ parsed:
 		}
 	}
 	if added+updated == 0 {
-		x.Unchanged()
 	}
 	defer func() {
 		// After the reply, as Redis's cleanup label.
@@ -523,7 +511,6 @@ func zremrangeGeneric(x *Ctx, kind int) {
 		x.zDropIfEmpty(e, s)
 	}
 	if deleted == 0 {
-		x.Unchanged()
 	} else {
 		x.Modified(x.Args[1])
 		x.Notify(EvZSet, zremrangeEvents[kind], x.Args[1])

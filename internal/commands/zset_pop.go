@@ -45,7 +45,6 @@ func zpopMinMax(x *Ctx, max bool) {
 		return
 	}
 	if s == nil || count == 0 {
-		x.Unchanged()
 		x.W.Array(0)
 		return
 	}
@@ -134,7 +133,6 @@ func cmdZMPop(x *Ctx) {
 		zmpopReply(x, key, e, s, p.max, p.count)
 		return
 	}
-	x.Unchanged()
 	x.W.NullArray()
 }
 
@@ -144,8 +142,6 @@ func zmpopReply(x *Ctx, key []byte, e *keyspace.Entry, s *zset.Set, max bool, co
 	x.W.Array(2)
 	x.W.Bulk(key)
 	x.W.Array(n)
-	x.zTouch(key)
-	x.Unchanged()
 	zpop(x, e, s, max, n, true, key)
 }
 
@@ -167,14 +163,11 @@ func bzpopGeneric(x *Ctx, max bool) {
 	if s != nil {
 		x.W.Array(3)
 		x.W.Bulk(key)
-		x.zTouch(key)
-		x.Unchanged()
 		zpop(x, e, s, max, 1, false, key)
 		return
 	}
 	if !x.Block(keys, timeout) {
 		// Inside MULTI or a script: nothing popped, nothing changed.
-		x.Unchanged()
 		x.W.NullArray()
 	}
 }
@@ -198,7 +191,6 @@ func cmdBZMPop(x *Ctx) {
 		return
 	}
 	if !x.Block(p.keys, timeout) {
-		x.Unchanged()
 		x.W.NullArray()
 	}
 }
