@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/limitkv/limitkv/internal/lua"
 )
 
 // This file is the config table's door for redis.conf and the command line
@@ -207,134 +209,11 @@ func strerror(e syscall.Errno) string {
 }
 
 // QuoteArg is Redis's sdscatrepr: the value in double quotes, with \\, \",
-// \n, \r, \t, \a, \b and \xHH for other unprintable bytes.
-func QuoteArg(s string) string {
-	b := []byte{'"'}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '\\', '"':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if c >= 0x20 && c < 0x7f {
-				b = append(b, c)
-			} else {
-				b = append(b, '\\', 'x', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-			}
-		}
-	}
-	return string(append(b, '"'))
-}
+// \n, \r, \t, \a, \b and \xHH for other unprintable bytes (as MONITOR
+// quotes arguments).
+func QuoteArg(s string) string { return string(appendRepr(nil, []byte(s))) }
 
 // SplitArgs is Redis's sdssplitargs: words separated by blanks, "..." with
 // C escapes (\n, \xHH, ...) and '...' with \' only; a closing quote must be
 // followed by a blank or the end. ok is false for unbalanced quotes.
-func SplitArgs(line string) (args []string, ok bool) {
-	isSpace := func(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f' }
-	hex := func(c byte) (byte, bool) {
-		switch {
-		case c >= '0' && c <= '9':
-			return c - '0', true
-		case c >= 'a' && c <= 'f':
-			return c - 'a' + 10, true
-		case c >= 'A' && c <= 'F':
-			return c - 'A' + 10, true
-		}
-		return 0, false
-	}
-	at := func(i int) byte {
-		if i < len(line) {
-			return line[i]
-		}
-		return 0
-	}
-	p := 0
-	args = []string{}
-	for {
-		for p < len(line) && isSpace(line[p]) {
-			p++
-		}
-		if p >= len(line) {
-			return args, true
-		}
-		var cur []byte
-		inq, insq := false, false
-		for done := false; !done; {
-			c := at(p)
-			switch {
-			case inq:
-				h1, ok1 := hex(at(p + 2))
-				h2, ok2 := hex(at(p + 3))
-				switch {
-				case c == '\\' && at(p+1) == 'x' && ok1 && ok2:
-					cur = append(cur, h1*16+h2)
-					p += 3
-				case c == '\\' && at(p+1) != 0:
-					p++
-					e := line[p]
-					switch e {
-					case 'n':
-						e = '\n'
-					case 'r':
-						e = '\r'
-					case 't':
-						e = '\t'
-					case 'b':
-						e = '\b'
-					case 'a':
-						e = '\a'
-					}
-					cur = append(cur, e)
-				case c == '"':
-					if n := at(p + 1); n != 0 && !isSpace(n) {
-						return nil, false
-					}
-					done = true
-				case p >= len(line):
-					return nil, false
-				default:
-					cur = append(cur, c)
-				}
-			case insq:
-				switch {
-				case c == '\\' && at(p+1) == '\'':
-					p++
-					cur = append(cur, '\'')
-				case c == '\'':
-					if n := at(p + 1); n != 0 && !isSpace(n) {
-						return nil, false
-					}
-					done = true
-				case p >= len(line):
-					return nil, false
-				default:
-					cur = append(cur, c)
-				}
-			default:
-				switch {
-				case p >= len(line), c == ' ', c == '\n', c == '\r', c == '\t':
-					done = true
-				case c == '"':
-					inq = true
-				case c == '\'':
-					insq = true
-				default:
-					cur = append(cur, c)
-				}
-			}
-			if p < len(line) {
-				p++
-			}
-		}
-		args = append(args, string(cur))
-	}
-}
+func SplitArgs(line string) (args []string, ok bool) { return lua.SplitArgs(line) }
