@@ -36,10 +36,22 @@ type notifyCase struct {
 	name, flags string
 	steps       []Cmd
 	resp2Only   string
+	// activeExpiry leaves the active expiry cycle on (every other case
+	// switches it off, see TestKeyspaceNotifications).
+	activeExpiry bool
 }
 
 func TestKeyspaceNotifications(t *testing.T) {
 	requireServers(t)
+	// A pair of its own with DEBUG on, so that the cases can switch the
+	// active expiry cycle off: a key set with PX 1 must expire lazily, at
+	// the access that follows, on both servers (limitkv's cycle runs every
+	// 10 ms, Redis's every 100 ms, so otherwise the cycle may take it first
+	// on one of them).
+	rds, lkv := debugPair(t, "yes")
+	oldR, oldL := redisAddr, limitkvAddr
+	redisAddr, limitkvAddr = rds, lkv
+	defer func() { redisAddr, limitkvAddr = oldR, oldL }()
 	t.Cleanup(func() { resetNotify(t) })
 	var cases []Case
 	ncs := notifyCases(t)
@@ -79,7 +91,12 @@ func (nc notifyCase) build(t *testing.T) Case {
 		t.Fatalf("%s: counting events on redis: %v", nc.name, err)
 	}
 	t.Logf("%s: events per step %v", nc.name, counts)
+	active := "0"
+	if nc.activeExpiry {
+		active = "1"
+	}
 	cmds := []Cmd{
+		C("DEBUG", "SET-ACTIVE-EXPIRE", active).On(1),
 		C("CONFIG", "SET", "notify-keyspace-events", nc.flags).On(1),
 		C("PSUBSCRIBE", "__key*__:*"),
 	}
@@ -95,7 +112,7 @@ func (nc notifyCase) build(t *testing.T) Case {
 		r.where = s.where // a mismatch names the step that caused it
 		cmds = append(cmds, C("PUBLISH", notifySentinel, "s").On(9), r)
 	}
-	cmds = append(cmds, C("CONFIG", "SET", "notify-keyspace-events", "").On(1))
+	cmds = append(cmds, C("CONFIG", "SET", "notify-keyspace-events", "").On(1), C("DEBUG", "SET-ACTIVE-EXPIRE", "1").On(1))
 	return Case{Name: nc.name, Cmds: cmds, RESP2Only: nc.resp2Only}
 }
 
@@ -138,6 +155,14 @@ func notifyCounts(nc notifyCase) ([]int, error) {
 		return nil, err
 	}
 	defer c1.Do("CONFIG", "SET", "notify-keyspace-events", "")
+	defer c1.Do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+	active := "0"
+	if nc.activeExpiry {
+		active = "1"
+	}
+	if err := do(c1, "DEBUG", "SET-ACTIVE-EXPIRE", active); err != nil {
+		return nil, err
+	}
 	if err := do(c1, "CONFIG", "SET", "notify-keyspace-events", nc.flags); err != nil {
 		return nil, err
 	}
@@ -577,7 +602,7 @@ func notifyCases(t testing.TB) []notifyCase {
 			C("HSET", "h", "f", "v"), C("PEXPIRE", "h", "1"), Sleep(5*time.Millisecond), C("HGET", "h", "f"),
 			C("SET", "d", "1", "PX", "1"), Sleep(5*time.Millisecond), C("EXISTS", "d"),
 		)},
-		{name: "expired by the active cycle", flags: "Kx", steps: cmds(
+		{name: "expired by the active cycle", flags: "Kx", activeExpiry: true, steps: cmds(
 			C("SET", "a", "1", "PX", "30"),
 			C("SELECT", "4"),
 			C("SET", "b", "1", "PX", "30"),
