@@ -483,6 +483,10 @@ func TestServerOutputSoftLimit(t *testing.T) {
 		s.cfg.SetOutputLimits(lim)
 		defer s.cfg.SetOutputLimits(commands.DefaultOutputLimits)
 		c := dial(t, s.addr)
+		// A small receive window, so that the kernel cannot hold most of
+		// the 40 MB itself (on a loaded machine its buffers grew enough to
+		// keep the server's pending output under the limit).
+		c.nc.(*net.TCPConn).SetReadBuffer(64 << 10)
 		c.nc.Write(pipeline)
 		time.Sleep(2500 * time.Millisecond) // never reads meanwhile
 		n, _ := io.Copy(io.Discard, readerWithTimeout{c, 5 * time.Second})
