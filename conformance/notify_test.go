@@ -639,6 +639,18 @@ func notifyCases(t testing.TB) []notifyCase {
 // EVALSHA paths), comparing the keyspace events of every call.
 func TestRateLimitKeyEvents(t *testing.T) {
 	requireServers(t)
+	// Its own pair, with the active expiry cycle off on both (see
+	// TestKeyspaceNotifications): a window's key that expires between
+	// two calls then goes at the next access on both servers.
+	rdsAddr, lkvAddr := debugPair(t, "yes")
+	oldR, oldL := redisAddr, limitkvAddr
+	redisAddr, limitkvAddr = rdsAddr, lkvAddr
+	defer func() { redisAddr, limitkvAddr = oldR, oldL }()
+	for _, addr := range []string{rdsAddr, lkvAddr} {
+		c := dialRaw(t, "setup", addr)
+		c.MustDo(t, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
+		c.Close()
+	}
 	t.Cleanup(func() { resetNotify(t) })
 	for _, form := range limiterForms {
 		t.Run(form.name, func(t *testing.T) {
