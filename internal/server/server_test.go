@@ -488,10 +488,13 @@ func TestServerOutputSoftLimit(t *testing.T) {
 		// keep the server's pending output under the limit).
 		c.nc.(*net.TCPConn).SetReadBuffer(64 << 10)
 		c.nc.Write(pipeline)
-		time.Sleep(2500 * time.Millisecond) // never reads meanwhile
+		// Never reads meanwhile: 4 s, so that even a server starved of CPU
+		// (race detector, other packages testing) has been over the soft
+		// limit for its 1 s before the client starts reading.
+		time.Sleep(4 * time.Second)
 		n, _ := io.Copy(io.Discard, readerWithTimeout{c, 5 * time.Second})
 		if n >= 40<<20 {
-			t.Fatalf("client that did not read for 2.5 s got all %d bytes", n)
+			t.Fatalf("client that did not read for 4 s got all %d bytes", n)
 		}
 		t.Logf("stuck client got %d bytes before the close", n)
 		alive(t, s.addr)
