@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/lua"
-	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/rdb"
 )
 
@@ -561,17 +560,8 @@ func fcallGeneric(x *Ctx, ro bool) {
 		return
 	}
 	f := lf.f
-	numkeys, ok := num.ParseInt(x.Args[2])
+	numkeys, ok := parseNumKeys(x, errFcallNumKeys)
 	if !ok {
-		x.W.Error(errFcallNumKeys)
-		return
-	}
-	if numkeys > int64(len(x.Args)-3) {
-		x.W.Error(errNumKeysTooBig)
-		return
-	}
-	if numkeys < 0 {
-		x.W.Error(errNumKeysNegative)
 		return
 	}
 	if f.Flags&lua.FlagNoWrites == 0 && ro {

@@ -120,17 +120,8 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 			sha[i] = c
 		}
 	}
-	numkeys, ok := num.ParseInt(x.Args[2])
+	numkeys, ok := parseNumKeys(x, ErrNotInt)
 	if !ok {
-		x.W.Error(ErrNotInt)
-		return
-	}
-	if numkeys > int64(len(x.Args)-3) {
-		x.W.Error(errNumKeysTooBig)
-		return
-	}
-	if numkeys < 0 {
-		x.W.Error(errNumKeysNegative)
 		return
 	}
 	ext := x.E.scriptVM()
@@ -370,3 +361,21 @@ func cmdScriptDebug(x *Ctx) {
 }
 
 func cmdScriptHelp(x *Ctx) { writeHelp(x, scriptHelp) }
+
+// parseNumKeys reads EVAL's and FCALL's numkeys (argument 2) with their
+// checks in Redis's order; notInt is the caller's text for a non-integer.
+// On false the error is answered.
+func parseNumKeys(x *Ctx, notInt string) (int64, bool) {
+	n, ok := num.ParseInt(x.Args[2])
+	switch {
+	case !ok:
+		x.W.Error(notInt)
+	case n > int64(len(x.Args)-3):
+		x.W.Error(errNumKeysTooBig)
+	case n < 0:
+		x.W.Error(errNumKeysNegative)
+	default:
+		return n, true
+	}
+	return 0, false
+}
