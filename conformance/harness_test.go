@@ -627,11 +627,27 @@ func runCase(t *testing.T, c Case) {
 		}
 		return p
 	}
+	// The case's connections (and the side ones settling used) are closed
+	// and noted at its end, so the next case can wait for them to be gone.
+	var side *casePair
+	defer func() {
+		for _, p := range conns {
+			noteClosed(p.rds)
+			noteClosed(p.lkv)
+		}
+		if side != nil {
+			noteClosed(side.rds)
+			noteClosed(side.lkv)
+		}
+	}()
 	first := get(0)
 	for _, rc := range []*RawConn{first.rds, first.lkv} {
 		// Not fatal: the steps still run and are compared, but the case fails.
 		if r := rc.MustDo(t, "FLUSHALL"); string(r.Raw) != "+OK\r\n" {
 			t.Errorf("case %q: FLUSHALL on %s answered %q; data from earlier cases may leak into this one", c.Name, rc.Name, r.Raw)
+		}
+		if !awaitClosedGone(rc) {
+			t.Logf("case %q: connections of earlier cases still open on %s after %v", c.Name, rc.Name, settleWait)
 		}
 	}
 
@@ -649,6 +665,14 @@ func runCase(t *testing.T, c Case) {
 		}
 		// Write to both before reading, so time-sensitive commands see nearly the same clock.
 		werrR, werrL := p.rds.WriteRaw(out), p.lkv.WriteRaw(out)
+		if cmd.replies == 0 && werrR == nil && werrL == nil && len(cmd.Args) > 0 && blockingCommands[strings.ToUpper(cmd.Args[0])] {
+			if side == nil {
+				side = &casePair{dialRaw(t, "redis", redisAddr), dialRaw(t, "limitkv", limitkvAddr)}
+			}
+			if !awaitBlocked(p.rds, side.rds) || !awaitBlocked(p.lkv, side.lkv) {
+				t.Logf("%s: %s neither blocked nor answered within %v", step, cmd, settleWait)
+			}
+		}
 		rr, errR := readN(p.rds, cmd, werrR)
 		lr, errL := readN(p.lkv, cmd, werrL)
 

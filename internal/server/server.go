@@ -502,17 +502,17 @@ func (s *Server) flush(c *conn, cl *commands.Client, w *resp.Writer, log *slog.L
 	e.Unlock()
 	b := c.out
 	defer c.inflight.Store(0)
-	var softSince time.Time
+	// Once this output is over the soft limit its deadline holds until all
+	// of it is written: what is left may drop under the limit only because
+	// the kernel took the rest, and a write that then blocks would wait
+	// for the client forever. (This front stops executing a client's
+	// pipeline while its output is written, so the output never grows as
+	// Redis's does under a client that does not read.)
+	var deadline time.Time
 	ok := true
 	for len(b) > 0 {
-		var deadline time.Time
-		if lim.Soft > 0 && uint64(len(b)) > lim.Soft {
-			if softSince.IsZero() {
-				softSince = time.Now()
-			}
-			deadline = softSince.Add(max(time.Duration(lim.SoftSeconds)*time.Second, softGrace))
-		} else {
-			softSince = time.Time{}
+		if deadline.IsZero() && lim.Soft > 0 && uint64(len(b)) > lim.Soft {
+			deadline = time.Now().Add(max(time.Duration(lim.SoftSeconds)*time.Second, softGrace))
 		}
 		c.nc.SetWriteDeadline(deadline)
 		n, err := c.nc.Write(b[:min(len(b), writeChunk)])
