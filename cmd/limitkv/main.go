@@ -151,15 +151,6 @@ func run(args []string) error {
 		}
 	}
 	eng := commands.New(cfg, nil, log)
-	// Load before serving, as Redis: a file that cannot be read stops the
-	// start (and is left as it is) rather than leaving an empty server.
-	st, err := eng.LoadFile(cfg.RDBPath())
-	if err != nil {
-		return err
-	}
-	if st.Keys > 0 || st.Expired > 0 {
-		log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)
-	}
 	srv := server.New(eng, log)
 	srv.Front = set.NetFront
 
@@ -193,6 +184,23 @@ func run(args []string) error {
 		log.Info("listening", "addr", ln.Addr().String(), "proto", kinds[i])
 		go func() { served <- srv.Serve(ln) }()
 	}
+	// Load while serving, as Redis: clients get the LOADING error until
+	// the data is in. A file that cannot be read stops the start (and is
+	// left as it is) rather than leaving an empty server.
+	st, err := eng.LoadFile(cfg.RDBPath())
+	switch {
+	case errors.Is(err, commands.ErrLoadAborted):
+		log.Info("shutting down while loading", "reason", <-stop)
+		srv.Close()
+		return nil
+	case err != nil:
+		srv.Close()
+		return err
+	}
+	if st.Keys > 0 || st.Expired > 0 {
+		log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)
+	}
+	log.Info("Ready to accept connections")
 	select {
 	case why := <-stop:
 		log.Info("shutting down", "reason", why, "clients", eng.NumClients())

@@ -47,9 +47,15 @@ func startRun(t *testing.T, addr string, args ...string) <-chan error {
 			t.Fatalf("server exited at start: %v", err)
 		default:
 		}
+		// Up once it answers other than LOADING (it loads while it listens).
 		if nc, err := net.Dial("tcp", addr); err == nil {
+			nc.SetDeadline(time.Now().Add(time.Second))
+			io.WriteString(nc, "PING\r\n")
+			line, _ := bufio.NewReader(nc).ReadString('\n')
 			nc.Close()
-			return done
+			if line != "" && !strings.HasPrefix(line, "-LOADING") {
+				return done
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("server did not start listening")

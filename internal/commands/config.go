@@ -22,13 +22,18 @@ type Config struct {
 
 	ProtoMaxBulkLen atomic.Int64 // proto-max-bulk-len
 	QueryBufLimit   atomic.Int64 // client-query-buffer-limit
-	MaxClients      atomic.Int64 // maxclients
-	Timeout         atomic.Int64 // timeout, seconds; 0 = never
-	MaxMemory       atomic.Int64 // maxmemory, bytes; 0 = unlimited
-	MaxMemoryPolicy atomic.Pointer[string]
-	RequirePass     atomic.Pointer[string]
-	ProtectedMode   atomic.Bool
-	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
+	// key-load-delay and loading-process-events-interval-bytes: Redis's
+	// hidden settings to slow a load down and serve clients more often
+	// during it, which tests of the LOADING state use.
+	KeyLoadDelay       atomic.Int64
+	LoadingEventsBytes atomic.Int64
+	MaxClients         atomic.Int64 // maxclients
+	Timeout            atomic.Int64 // timeout, seconds; 0 = never
+	MaxMemory          atomic.Int64 // maxmemory, bytes; 0 = unlimited
+	MaxMemoryPolicy    atomic.Pointer[string]
+	RequirePass        atomic.Pointer[string]
+	ProtectedMode      atomic.Bool
+	BusyThreshold      atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
@@ -76,6 +81,7 @@ func DefaultConfig() *Config {
 	c := &Config{Bind: "127.0.0.1", Port: 6379}
 	c.ProtoMaxBulkLen.Store(512 << 20)
 	c.QueryBufLimit.Store(1 << 30)
+	c.LoadingEventsBytes.Store(loadYieldBytes)
 	c.MaxClients.Store(10000)
 	c.MaxMemoryPolicy.Store(ptr("noeviction"))
 	c.RequirePass.Store(ptr(""))

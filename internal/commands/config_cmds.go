@@ -31,6 +31,7 @@ type configParam struct {
 	name      string
 	alias     string
 	immutable bool
+	hidden    bool // HIDDEN_CONFIG: not matched by CONFIG GET's patterns
 	// protected settings (dir, dbfilename) are refused by CONFIG SET, as
 	// Redis 7.0 refuses them with enable-protected-configs no, its default.
 	protected bool
@@ -63,6 +64,8 @@ const (
 	intMax  = math.MaxInt32
 	uintMax = math.MaxUint32
 )
+
+func hide(p configParam) configParam { p.hidden = true; return p }
 
 // intMinSigned is INT_MIN, the lower bound of signed int settings, stored in
 // numSpec.lo as its two's complement.
@@ -255,6 +258,10 @@ var configParams = []configParam{
 		func(c *Config) int64 { return c.ProtoMaxBulkLen.Load() }, func(c *Config, n int64) { c.ProtoMaxBulkLen.Store(n) }),
 	numParam("client-query-buffer-limit", "", numSpec{memory: true, unsigned: true, lo: 1 << 20, hi: longMax},
 		func(c *Config) int64 { return c.QueryBufLimit.Load() }, func(c *Config, n int64) { c.QueryBufLimit.Store(n) }),
+	hide(numParam("key-load-delay", "", numSpec{lo: uint64(intMinSigned), hi: intMax},
+		func(c *Config) int64 { return c.KeyLoadDelay.Load() }, func(c *Config, n int64) { c.KeyLoadDelay.Store(n) })),
+	hide(numParam("loading-process-events-interval-bytes", "", numSpec{lo: 1024, hi: intMax},
+		func(c *Config) int64 { return c.LoadingEventsBytes.Load() }, func(c *Config, n int64) { c.LoadingEventsBytes.Store(n) })),
 	numParam("maxclients", "", numSpec{unsigned: true, lo: 1, hi: uintMax},
 		func(c *Config) int64 { return c.MaxClients.Load() }, func(c *Config, n int64) { c.MaxClients.Store(n) }),
 	numParam("timeout", "", numSpec{lo: 0, hi: intMax},
@@ -479,6 +486,9 @@ func cmdConfigGet(x *Ctx) {
 		}
 		for i := range configParams {
 			p := &configParams[i]
+			if p.hidden {
+				continue // hidden settings need their exact name, as in Redis
+			}
 			for _, k := range []string{p.name, p.alias} {
 				if k != "" && !seen(k) && globMatch(a, k, true) {
 					out = append(out, match{k, p})

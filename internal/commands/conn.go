@@ -10,7 +10,7 @@ import (
 
 // Connection commands: PING, ECHO, QUIT, SELECT, AUTH, HELLO, RESET.
 var connectionCommands = []*Command{
-	{Name: "ping", Arity: -1, Flags: FlagFast | FlagStale | FlagLoading, Group: "connection", Handler: cmdPing},
+	{Name: "ping", Arity: -1, Flags: FlagFast, Group: "connection", Handler: cmdPing},
 	{Name: "echo", Arity: 2, Flags: FlagFast | FlagStale | FlagLoading, Group: "connection", Handler: cmdEcho},
 	{Name: "quit", Arity: -1, Flags: FlagNoAuth | FlagNoMulti | FlagNoScript | FlagFast | FlagStale | FlagLoading | FlagAllowBusy, Group: "connection", Handler: cmdQuit},
 	{Name: "select", Arity: 2, Flags: FlagFast | FlagStale | FlagLoading, Group: "connection", Handler: cmdSelect},

@@ -623,6 +623,12 @@ func debugReload(x *Ctx) {
 		}
 	}
 	e := x.E
+	if e.loading.on {
+		// Redis would save the half-loaded dataset over the file it is
+		// loading: refused instead.
+		x.W.Error(ErrLoading)
+		return
+	}
 	if save {
 		// rdbSave, as SAVE's, but without SAVE's refusal while a
 		// background save runs.

@@ -100,7 +100,8 @@ type Engine struct {
 	busy     busyState    // a script running past busy-reply-threshold (busy.go)
 	cs       surface      // MONITOR and CLIENT PAUSE (monitor.go, client_pause.go)
 
-	loadingKeys bool // an RDB load is adding keys: no "new" events (notify.go)
+	loadingKeys bool      // an RDB load is adding keys: no "new" events (notify.go)
+	loading     loadState // the load at start (loading.go)
 
 	trk trackingState // client-side caching (tracking.go)
 }
@@ -276,6 +277,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return e.closing(c)
 	}
+	if e.loading.on && loadingDenied(c, cmd) {
+		e.rejectCmd(x, cmd, ErrLoading)
+		return e.closing(c)
+	}
 	if e.busy.on && cmd.Flags&FlagAllowBusy == 0 {
 		e.rejectCmd(x, cmd, e.busy.busyError())
 		return e.closing(c)
@@ -400,8 +405,8 @@ func (e *Engine) call(x *Ctx) {
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.busy.on {
-		return false // keys must not expire behind a running script's back
+	if e.busy.on || e.loading.on {
+		return false // keys must not expire behind a running script's back, or before the load drops them
 	}
 	if e.cs.pause.kind != pauseOff && e.paused() {
 		return false // a pause keeps the dataset as it is

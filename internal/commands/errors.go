@@ -36,6 +36,7 @@ const (
 	ErrNoPasswordSet   = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	ErrNoProto         = "NOPROTO unsupported protocol version"
 	ErrOOM             = "OOM command not allowed when used memory > 'maxmemory'."
+	ErrLoading         = "LOADING Redis is loading the dataset in memory"
 	ErrMaxClients      = "ERR max number of clients reached"
 	ErrNoScript        = "NOSCRIPT No matching script. Please use EVAL."
 	ErrExecAbort       = "EXECABORT Transaction discarded because of previous errors."

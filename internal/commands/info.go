@@ -305,13 +305,17 @@ func infoPersistence(x *Ctx, b *infoBuf) {
 	if total > 0 {
 		perc = strconv.FormatFloat(float64(processed)/float64(total)*100, 'f', 2, 64)
 	}
+	loading := "0"
+	if x.E.loading.on {
+		loading = "1"
+	}
 	status := "ok"
 	if !p.lastBgOK {
 		status = "err"
 	}
 	// There is no fork, so no copy-on-write, and there is no AOF.
 	for _, kv := range [][2]string{
-		{"loading", "0"}, {"async_loading", "0"}, {"current_cow_peak", "0"}, {"current_cow_size", "0"},
+		{"loading", loading}, {"async_loading", "0"}, {"current_cow_peak", "0"}, {"current_cow_size", "0"},
 		{"current_cow_size_age", "0"}, {"current_fork_perc", perc},
 		{"current_save_keys_processed", strconv.FormatInt(processed, 10)},
 		{"current_save_keys_total", strconv.FormatInt(total, 10)}, {"rdb_changes_since_last_save", strconv.FormatInt(p.dirty, 10)},
@@ -328,6 +332,9 @@ func infoPersistence(x *Ctx, b *infoBuf) {
 		{"module_fork_last_cow_size", "0"},
 	} {
 		b.kv(kv[0], kv[1])
+	}
+	if x.E.loading.on {
+		x.E.loadingInfo(b)
 	}
 }
 

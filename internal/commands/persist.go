@@ -373,7 +373,8 @@ type LoadStats struct {
 // does at start: keys already expired are dropped and counted, a key that
 // appears twice is an error. A missing file is not an error (a first
 // start). Any error leaves the databases empty, and the file is never
-// written to. Call before serving, with no other goroutine using e.
+// written to. The server may already serve: meanwhile its clients get the
+// LOADING error (loading.go).
 func (e *Engine) LoadFile(path string) (LoadStats, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -385,7 +386,20 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 	defer f.Close()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	st, err := e.load(bufio.NewReaderSize(f, 1<<20), false)
+	cr := &countingReader{r: f}
+	br := bufio.NewReaderSize(cr, 1<<20)
+	e.loading = loadState{on: true, start: e.Clock.Now().Unix(), read: cr, br: br}
+	if fi, err := f.Stat(); err == nil {
+		e.loading.total = fi.Size()
+	}
+	defer func() { e.loading = loadState{} }()
+	st, err := e.load(br, false)
+	if errors.Is(err, ErrLoadAborted) {
+		for _, db := range e.dbs {
+			db.Flush()
+		}
+		return LoadStats{}, err
+	}
 	if err != nil {
 		for _, db := range e.dbs {
 			db.Flush()
@@ -420,6 +434,11 @@ func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
 		}
 		if err != nil {
 			return st, err
+		}
+		if e.loading.on {
+			if err := e.loadYield(rd); err != nil {
+				return st, err
+			}
 		}
 		if ent.HasExpire && ent.Expire < now {
 			st.Expired++

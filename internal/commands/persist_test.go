@@ -479,51 +479,59 @@ func TestKill9DuringSave(t *testing.T) {
 			os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
 			time.Sleep(time.Hour)
 		}
-		tt.Do("SAVE")
+		tt.Do(os.Getenv("LIMITKV_SAVE_CRASH_CMD"))
+		time.Sleep(time.Hour) // BGSAVE answers at once: wait for the kill
 		return
 	}
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGKILL")
 	}
-	dir := t.TempDir()
-	tt := newTester(t)
-	tt.E.Cfg.SetDir(dir, "")
-	tt.Do("SET", "k0", "old")
-	tt.Expect(okReply, "SAVE")
-	prev, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
+	for _, tc := range []struct{ cmd, tmp string }{
+		{"SAVE", "temp-%d.rdb"},
+		{"BGSAVE", "temp-%d-bg1.rdb"},
+	} {
+		t.Run(tc.cmd, func(t *testing.T) {
+			dir := t.TempDir()
+			tt := newTester(t)
+			tt.E.Cfg.SetDir(dir, "")
+			tt.Do("SET", "k0", "old")
+			tt.Expect(okReply, "SAVE")
+			prev, _ := os.ReadFile(filepath.Join(dir, "dump.rdb"))
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestKill9DuringSave$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "LIMITKV_SAVE_CRASH_DIR="+dir)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestKill9DuringSave$", "-test.count=1")
+			cmd.Env = append(os.Environ(), "LIMITKV_SAVE_CRASH_DIR="+dir, "LIMITKV_SAVE_CRASH_CMD="+tc.cmd)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					cmd.Wait()
+					t.Fatal("the child never reached the rename")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			cmd.Process.Kill() // SIGKILL
 			cmd.Wait()
-			t.Fatal("the child never reached the rename")
-		}
-		time.Sleep(10 * time.Millisecond)
+			tmp := filepath.Join(dir, fmt.Sprintf(tc.tmp, cmd.Process.Pid))
+			if st, err := os.Stat(tmp); err != nil || st.Size() == 0 {
+				t.Errorf("the killed save left no temp file %s: %v", tmp, err)
+			}
+			if now, _ := os.ReadFile(filepath.Join(dir, "dump.rdb")); !bytes.Equal(now, prev) {
+				t.Fatal("dump.rdb changed by a save killed before its rename")
+			}
+			fresh := newTester(t)
+			if _, err := fresh.E.LoadFile(filepath.Join(dir, "dump.rdb")); err != nil {
+				t.Fatal(err)
+			}
+			fresh.Expect(bulk("old"), "GET", "k0")
+			fresh.Expect(integer(1), "DBSIZE")
+		})
 	}
-	cmd.Process.Kill() // SIGKILL
-	cmd.Wait()
-	tmp := filepath.Join(dir, "temp-"+strconv.Itoa(cmd.Process.Pid)+".rdb")
-	if st, err := os.Stat(tmp); err != nil || st.Size() == 0 {
-		t.Errorf("the killed save left no temp file %s: %v", tmp, err)
-	}
-	if now, _ := os.ReadFile(filepath.Join(dir, "dump.rdb")); !bytes.Equal(now, prev) {
-		t.Fatal("dump.rdb changed by a save killed before its rename")
-	}
-	fresh := newTester(t)
-	if _, err := fresh.E.LoadFile(filepath.Join(dir, "dump.rdb")); err != nil {
-		t.Fatal(err)
-	}
-	fresh.Expect(bulk("old"), "GET", "k0")
-	fresh.Expect(integer(1), "DBSIZE")
 }
 
 // A key past its deadline that the expiry cycle has not reclaimed yet is

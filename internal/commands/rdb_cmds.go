@@ -195,8 +195,8 @@ func (e *Engine) PersistCron() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := &e.persist
-	if p.bgRunning || p.shutdownDone || e.busy.on { // no snapshot of a script's half-done work
-
+	// No snapshot of a script's half-done work, or of half a loaded file.
+	if p.bgRunning || p.shutdownDone || e.busy.on || e.loading.on {
 		return
 	}
 	now := e.Clock.Now()
@@ -226,6 +226,13 @@ func (e *Engine) writesRefused() bool {
 // failure the shutdown is refused unless force.
 func (e *Engine) shutdownSaveLocked(save, nosave, force bool) error {
 	if e.persist.shutdownDone {
+		return nil
+	}
+	if e.loading.on {
+		// prepareForShutdown: never save while loading, it would write
+		// half the dataset over the file being loaded. The load stops.
+		e.loading.abort = true
+		e.persist.shutdownDone = true
 		return nil
 	}
 	// "There is a child saving an .rdb. Killing it!": its snapshot must

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/limitkv/limitkv"
+)
+
+const loadingErr = "-LOADING Redis is loading the dataset in memory\r\n"
+
+// writeDataset saves n keys to dir/dump.rdb with an embedded server.
+func writeDataset(t *testing.T, dir string, n int) {
+	t.Helper()
+	s, err := limitkv.Start(limitkv.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for i := range n {
+		if err := s.Set(fmt.Sprintf("key:%d", i), strings.Repeat("v", 64)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Do("SAVE"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// slowLoad are the hidden settings that make a small file take a while to
+// load and serve clients every 1 KB of it, on Redis and limitkv alike.
+var slowLoad = []string{"--key-load-delay", "100", "--loading-process-events-interval-bytes", "1024"}
+
+// loadingClient dials addr until it connects, then sends PING until the
+// reply is not LOADING. It reports the replies to INFO persistence and to
+// PING seen while loading, and the first other PING reply.
+func loadingClient(t *testing.T, addr string) (info, during, after string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	var nc net.Conn
+	for {
+		var err error
+		if nc, err = net.Dial("tcp", addr); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dial %s: %v", addr, err)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	defer nc.Close()
+	br := bufio.NewReader(nc)
+	ask := func(cmd string) string {
+		nc.SetDeadline(time.Now().Add(10 * time.Second))
+		io.WriteString(nc, cmd+"\r\n")
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		if line[0] == '$' {
+			n, _ := strconv.Atoi(strings.TrimSpace(line[1:]))
+			body := make([]byte, n+2)
+			if _, err := io.ReadFull(br, body); err != nil {
+				t.Fatal(err)
+			}
+			return string(body[:n])
+		}
+		return line
+	}
+	for time.Now().Before(deadline) {
+		r := ask("PING")
+		if r != loadingErr {
+			return info, during, r
+		}
+		during = r
+		if info == "" {
+			info = ask("INFO persistence")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("still loading after 20 s")
+	return
+}
+
+// infoFields is the names, in order, of an INFO section's fields.
+func infoFields(info string) []string {
+	var out []string
+	for _, l := range strings.Split(info, "\r\n") {
+		if k, _, ok := strings.Cut(l, ":"); ok {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func infoField(info, name string) string {
+	for _, l := range strings.Split(info, "\r\n") {
+		if v, ok := strings.CutPrefix(l, name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// TestRunServesLOADING: the server listens while it loads its file and
+// answers LOADING meanwhile, with INFO persistence's loading fields, as
+// Redis does (the same file, on Redis too when it is installed).
+func TestRunServesLOADING(t *testing.T) {
+	dir := t.TempDir()
+	writeDataset(t, dir, 2000)
+	fi, err := os.Stat(filepath.Join(dir, "dump.rdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--save", "", "--log-level", "error"}, slowLoad...))
+	}()
+	info, during, after := loadingClient(t, addr)
+	if during != loadingErr {
+		t.Fatalf("no LOADING while loading (first reply %q)", after)
+	}
+	if after != "+PONG\r\n" {
+		t.Fatalf("PING after the load: %q", after)
+	}
+	if infoField(info, "loading") != "1" || infoField(info, "loading_total_bytes") != strconv.FormatInt(fi.Size(), 10) {
+		t.Errorf("INFO persistence while loading:\n%s", info)
+	}
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := do(t, nc, "DBSIZE"); r != ":2000\r\n" {
+		t.Errorf("DBSIZE after the load: %q", r)
+	}
+	nc.Close()
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	waitExit(t, done)
+
+	redis, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("LIMITKV_REQUIRE_REDIS") != "" {
+			t.Fatal("redis-server not found")
+		}
+		t.Log("redis-server not installed: the comparison with Redis did not run")
+		return
+	}
+	// Redis on the same file: the same error, the same INFO fields.
+	rport := freePort(t)
+	cmd := exec.Command(redis, append([]string{"--port", strconv.Itoa(rport), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"}, slowLoad...)...)
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	}()
+	rinfo, rduring, rafter := loadingClient(t, "127.0.0.1:"+strconv.Itoa(rport))
+	if rduring != during || rafter != after {
+		t.Errorf("Redis answered %q while loading and %q after; limitkv %q and %q", rduring, rafter, during, after)
+	}
+	if r, l := strings.Join(infoFields(rinfo), " "), strings.Join(infoFields(info), " "); r != l {
+		t.Errorf("INFO persistence fields while loading:\n  redis:   %s\n  limitkv: %s", r, l)
+	}
+	if r, l := infoField(rinfo, "loading_total_bytes"), infoField(info, "loading_total_bytes"); r != l {
+		t.Errorf("loading_total_bytes: redis %s, limitkv %s", r, l)
+	}
+}
+
+// TestRunShutdownWhileLoading: SIGTERM during the load stops it without
+// saving (the half-loaded dataset must never replace the file), as Redis.
+func TestRunShutdownWhileLoading(t *testing.T) {
+	dir := t.TempDir()
+	writeDataset(t, dir, 2000)
+	path := filepath.Join(dir, "dump.rdb")
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	done := make(chan error, 1)
+	go func() {
+		// Save points set: a shutdown would save, were it not loading.
+		done <- run(append([]string{"--port", strconv.Itoa(port), "--dir", dir, "--save", "3600 1", "--log-level", "error"}, slowLoad...))
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		nc, err := net.Dial("tcp", addr)
+		if err == nil {
+			r := do(t, nc, "PING")
+			nc.Close()
+			if r != loadingErr {
+				t.Fatalf("PING at start: %q (the load was over before the test could stop it)", r)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("server did not listen")
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	waitExit(t, done)
+	after, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("the file changed during a shutdown while loading (err %v)", err)
+	}
+}
