@@ -222,3 +222,89 @@ func TestRunShutdownWhileLoading(t *testing.T) {
 		t.Fatalf("the file changed during a shutdown while loading (err %v)", err)
 	}
 }
+
+// TestRunRestartUnderLoad: SIGTERM while clients run the seed's check, then
+// a restart: every request the server acknowledged is in its window again.
+func TestRunRestartUnderLoad(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	args := []string{"--port", strconv.Itoa(port), "--dir", dir, "--save", "3600 1"}
+	done := startRun(t, addr, args...)
+
+	const clients, keys = 4, 50
+	acked := make([][]string, clients) // "key member" the server answered
+	stop := make(chan struct{})
+	finished := make(chan struct{}, clients)
+	for c := range clients {
+		go func() {
+			defer func() { finished <- struct{}{} }()
+			nc, err := net.Dial("tcp", addr)
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			br := bufio.NewReader(nc)
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				key := fmt.Sprintf("{t}:ratelimit:api:user%d", (c*7+i)%keys)
+				member := fmt.Sprintf("c%d-%d", c, i)
+				nc.SetDeadline(time.Now().Add(5 * time.Second))
+				if _, err := fmt.Fprintf(nc, "RL.CHECK %s * 60000 1000000 %s\r\n", key, member); err != nil {
+					return
+				}
+				line, err := br.ReadString('\n')
+				if err != nil {
+					return // the server went away
+				}
+				if line[0] != ':' {
+					t.Errorf("RL.CHECK answered %q", line)
+					return
+				}
+				acked[c] = append(acked[c], key+" "+member)
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	waitExit(t, done)
+	close(stop)
+	for range clients {
+		<-finished
+	}
+
+	done = startRun(t, addr, append(args[:len(args):len(args)], "--save", "")...)
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	br := bufio.NewReader(nc)
+	total := 0
+	for c := range clients {
+		for _, km := range acked[c] {
+			key, member, _ := strings.Cut(km, " ")
+			nc.SetDeadline(time.Now().Add(5 * time.Second))
+			fmt.Fprintf(nc, "ZSCORE %s %s\r\n", key, member)
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if line == "$-1\r\n" {
+				t.Fatalf("acknowledged request %s of %s is not in its window after the restart", member, key)
+			}
+			br.ReadString('\n') // the score
+			total++
+		}
+	}
+	if total == 0 {
+		t.Fatal("no request was acknowledged before the SIGTERM")
+	}
+	t.Logf("%d acknowledged requests, all in their windows after the restart", total)
+	syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	waitExit(t, done)
+}

@@ -216,6 +216,12 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 	// The client's own Ctx is reused: a Ctx passed to handlers through the
 	// table escapes, and a fresh one per command would be an allocation on
 	// every request. Nested commands (EXEC, scripts) make their own.
+	if e.persist.shutdownDone {
+		// The shutdown's save has run (or was not wanted): a write
+		// acknowledged now would be lost with the process, and Redis,
+		// which exits there, runs nothing more either.
+		return Close
+	}
 	if e.Fault != nil {
 		if out, done := e.Fault(c, args, w); done {
 			return out
