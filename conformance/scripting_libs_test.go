@@ -47,3 +47,28 @@ func TestScriptingStructCmsgpack(t *testing.T) {
 	)
 	runCases(t, cases)
 }
+
+// Numbers as Lua 5.1 converts and computes them on glibc: luaO_str2d
+// (strtod: hex floats, inf, nan, overflow to inf; then strtoul for 0x),
+// tonumber with a base (strtoul), math.huge, and luai_nummod's
+// a - floor(a/b)*b with C's NaN signs.
+func TestScriptingNumbers51(t *testing.T) {
+	var cases []Case
+	for i, group := range [][]string{
+		{"return tostring(0x1p4)", "return tostring(0x1e4)", "return tostring(0x1.8p1)", "return tostring(0x)", "return tostring(1e400)", "return tostring(5e-400)", "return tostring(0xffffffffffffffffff)", "return tostring(0x10 + 1)"},
+		{"return tostring(tonumber('0x1p4'))", "return tostring(tonumber('0x1.8p1'))", "return tostring(tonumber('0x1P-2'))", "return tostring(tonumber('0x.8'))", "return tostring(tonumber('0x1.'))", "return tostring(tonumber('0x.p1'))", "return tostring(tonumber('0x'))", "return tostring(tonumber('  0x  '))"},
+		{"return tostring(tonumber(' 0x10 '))", "return tostring(tonumber(' -0x10 '))", "return tostring(tonumber('017'))", "return tostring(tonumber('0b101'))", "return tostring(tonumber('1_000'))", "return tostring(tonumber('1e'))", "return tostring(tonumber('1e+'))", "return tostring(tonumber('.e1'))"},
+		{"return tostring(tonumber('5.'))", "return tostring(tonumber('1 2'))", "return tostring(tonumber(''))", "return tostring(tonumber('inf'))", "return tostring(tonumber('infinity'))", "return tostring(tonumber('-nan'))", "return tostring(tonumber('nan(123)'))", "return tostring(tonumber('-0'))"},
+		{"return tostring(tonumber('ff', 16))", "return tostring(tonumber('0x1f', 16))", "return tostring(tonumber('-ff', 16))", "return tostring(tonumber('z', 36))", "return tostring(tonumber('1', 1))", "return tostring(tonumber('0xg', 16))", "return tostring(tonumber('99999999999999999999', 16))", "return tostring(tonumber(' 10 ', 2))"},
+		{"return tostring(tonumber(12, 16))", "return tostring('0x10' + 1)", "return tostring(' 5 ' * 2)", "return bit.tobit('0x10')", "return tostring(math.huge)", "return tostring(-math.huge)", "return tostring(math.huge - math.huge)", "return math.floor(math.huge)"},
+		{"return tostring(5 % math.huge)", "return tostring(math.huge % 2)", "return tostring(7 % 0)", "return tostring(5.3 % 2)", "return tostring(-5.3 % 2)", "return tostring(5.3 % -2)", "return tostring(1/3 % 1e-10)", "return tostring(-2^63 % 7)"},
+		{"return tostring(math.fmod(1, 0))", "return tostring(math.fmod(-7, 3))", "return tostring(math.fmod(7, math.huge))", "return tostring(math.fmod(0/0, 1))", "return tostring(0/0)", "return tostring(-(0/0))", "return tostring(2^1024)", "return string.format('%f', 0/0)"},
+	} {
+		var cmds []Cmd
+		for _, body := range group {
+			cmds = append(cmds, ev(body))
+		}
+		cases = append(cases, Case{Name: "group " + string(rune('a'+i)), Cmds: cmds})
+	}
+	runCases(t, cases)
+}

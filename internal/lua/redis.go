@@ -449,33 +449,6 @@ func toNumber(v glua.LValue) (float64, bool) {
 	return 0, false
 }
 
-// parseLuaNumber is Lua 5.1's string-to-number conversion: decimal (with
-// exponent) or hexadecimal, surrounded by optional white space.
-func parseLuaNumber(s string) (float64, bool) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return 0, false
-	}
-	neg := false
-	h := s
-	if h[0] == '-' || h[0] == '+' {
-		neg, h = h[0] == '-', h[1:]
-	}
-	if len(h) > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X') {
-		n, err := strconv.ParseUint(h[2:], 16, 64)
-		if err != nil {
-			return 0, false
-		}
-		if neg {
-			return -float64(n), true
-		}
-		return float64(n), true
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
-			return 0, false
-		}
-	}
-	return f, true
-}
+// parseLuaNumber is Lua 5.1's string-to-number conversion (luaO_str2d on
+// glibc), shared with the interpreter's coercions and lexer.
+func parseLuaNumber(s string) (float64, bool) { return glua.Str2Number(s) }

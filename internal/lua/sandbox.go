@@ -358,12 +358,10 @@ func toNumberFn(L *glua.LState) int {
 	if base < 2 || base > 36 {
 		L.ArgError(2, "base out of range")
 	}
-	s := strings.TrimSpace(luaToString(v))
-	n, err := strconv.ParseUint(strings.ToLower(s), base, 64)
-	if err != nil {
-		L.Push(glua.LNil)
+	if n, ok := glua.ToNumberBase(luaToString(v), base); ok {
+		L.Push(glua.LNumber(n))
 	} else {
-		L.Push(glua.LNumber(float64(n)))
+		L.Push(glua.LNil)
 	}
 	return 1
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"strconv"
 	"strings"
 )
 
@@ -401,32 +400,31 @@ func baseSetMetatable(L *LState) int {
 	return 1
 }
 
+// baseToNumber is Lua 5.1's luaB_tonumber.
 func baseToNumber(L *LState) int {
 	base := L.OptInt(2, 10)
-	noBase := L.Get(2) == LNil
-
-	switch lv := L.CheckAny(1).(type) {
-	case LNumber:
-		L.Push(lv)
-	case LString:
-		str := strings.Trim(string(lv), " \n\t")
-		if strings.Index(str, ".") > -1 {
-			if v, err := strconv.ParseFloat(str, LNumberBit); err != nil {
-				L.Push(LNil)
-			} else {
+	if base == 10 {
+		switch lv := L.CheckAny(1).(type) {
+		case LNumber:
+			L.Push(lv)
+		case LString:
+			if v, ok := str2d51(string(lv)); ok {
 				L.Push(LNumber(v))
-			}
-		} else {
-			if noBase && strings.HasPrefix(strings.ToLower(str), "0x") {
-				base, str = 16, str[2:] // Hex number
-			}
-			if v, err := strconv.ParseInt(str, base, LNumberBit); err != nil {
-				L.Push(LNil)
 			} else {
-				L.Push(LNumber(v))
+				L.Push(LNil)
 			}
+		default:
+			L.Push(LNil)
 		}
-	default:
+		return 1
+	}
+	s := L.CheckString(1)
+	if base < 2 || base > 36 {
+		L.ArgError(2, "base out of range")
+	}
+	if v, ok := tonumberBase51(s, base); ok {
+		L.Push(LNumber(v))
+	} else {
 		L.Push(LNil)
 	}
 	return 1

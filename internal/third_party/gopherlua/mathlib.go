@@ -8,7 +8,7 @@ import (
 func OpenMath(L *LState) int {
 	mod := L.RegisterModule(MathLibName, mathFuncs).(*LTable)
 	mod.RawSetString("pi", LNumber(math.Pi))
-	mod.RawSetString("huge", LNumber(math.MaxFloat64))
+	mod.RawSetString("huge", LNumber(math.Inf(1))) // HUGE_VAL, as Lua 5.1 (upstream: MaxFloat64)
 	L.Push(mod)
 	return 1
 }
@@ -100,8 +100,19 @@ func mathFloor(L *LState) int {
 	return 1
 }
 
+// mathFmod is C's fmod, as glibc computes it: an invalid operation (a
+// zero divisor, an infinite dividend) gives the x86 default NaN, which
+// prints as -nan, where Go's math.Mod gives a positive one.
 func mathFmod(L *LState) int {
-	L.Push(LNumber(math.Mod(float64(L.CheckNumber(1)), float64(L.CheckNumber(2)))))
+	x, y := float64(L.CheckNumber(1)), float64(L.CheckNumber(2))
+	switch {
+	case math.IsNaN(x) || math.IsNaN(y):
+		L.Push(LNumber(x + y))
+	case y == 0 || math.IsInf(x, 0):
+		L.Push(LNumber(math.Float64frombits(0xfff8000000000000)))
+	default:
+		L.Push(LNumber(math.Mod(x, y)))
+	}
 	return 1
 }
 

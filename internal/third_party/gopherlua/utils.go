@@ -140,19 +140,12 @@ func isArrayKey(v LNumber) bool {
 	return isInteger(v) && v < LNumber(int((^uint(0))>>1)) && v > LNumber(0) && v < LNumber(MaxArrayIndex)
 }
 
+// parseNumber is Lua 5.1's string-to-number coercion (number51.go).
 func parseNumber(number string) (LNumber, error) {
-	var value LNumber
-	number = strings.Trim(number, " \t\n")
-	if v, err := strconv.ParseInt(number, 0, LNumberBit); err != nil {
-		if v2, err2 := strconv.ParseFloat(number, LNumberBit); err2 != nil {
-			return LNumber(0), err2
-		} else {
-			value = LNumber(v2)
-		}
-	} else {
-		value = LNumber(v)
+	if v, ok := str2d51(number); ok {
+		return LNumber(v), nil
 	}
-	return value, nil
+	return LNumber(0), strconv.ErrSyntax
 }
 
 func popenArgs(arg string) (string, []string) {

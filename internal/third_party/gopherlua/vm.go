@@ -2271,14 +2271,12 @@ func opArith(L *LState, inst uint32, baseframe *callFrame) int { //OP_ADD, OP_SU
 	return 0
 }
 
+// luaModulo is Lua 5.1's luai_nummod, a - floor(a/b)*b, whose results
+// (5 % math.huge is nan, not 5) Redis's scripts see. The conversion keeps
+// the product rounded on its own, as C computes it, rather than fused.
 func luaModulo(lhs, rhs LNumber) LNumber {
-	flhs := float64(lhs)
-	frhs := float64(rhs)
-	v := math.Mod(flhs, frhs)
-	if frhs > 0 && v < 0 || frhs < 0 && v > 0 {
-		v += frhs
-	}
-	return LNumber(v)
+	a, b := float64(lhs), float64(rhs)
+	return LNumber(a - float64(math.Floor(a/b)*b))
 }
 
 func numberArith(L *LState, opcode int, lhs, rhs LNumber) LNumber {

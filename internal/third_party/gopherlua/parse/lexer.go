@@ -150,36 +150,29 @@ func (sc *Scanner) scanDecimal(ch int, buf *bytes.Buffer) error {
 	return nil
 }
 
+// scanNumber reads a numeral as Lua 5.1's read_numeral does: digits and
+// dots, an exponent's sign after E, then any letters, digits and
+// underscores (so 0x1p4 and 0xff are one token). Whether it is a number is
+// decided by the conversion (Lua 5.1's luaO_str2d, number51.go), and
+// limitkv's syntax check reports a malformed one before this parser runs.
 func (sc *Scanner) scanNumber(ch int, buf *bytes.Buffer) error {
-	if ch == '0' { // octal
-		if sc.Peek() == 'x' || sc.Peek() == 'X' {
-			writeChar(buf, ch)
-			writeChar(buf, sc.Next())
-			hasvalue := false
-			for isDigit(sc.Peek()) {
-				writeChar(buf, sc.Next())
-				hasvalue = true
-			}
-			if !hasvalue {
-				return sc.Error(buf.String(), "illegal hexadecimal number")
-			}
-			return nil
-		} else if sc.Peek() != '.' && isDecimal(sc.Peek()) {
-			ch = sc.Next()
-		}
-	}
-	sc.scanDecimal(ch, buf)
-	if sc.Peek() == '.' {
-		sc.scanDecimal(sc.Next(), buf)
-	}
-	if ch = sc.Peek(); ch == 'e' || ch == 'E' {
+	writeChar(buf, ch)
+	for isDecimal(sc.Peek()) || sc.Peek() == '.' {
 		writeChar(buf, sc.Next())
-		if ch = sc.Peek(); ch == '-' || ch == '+' {
+	}
+	if p := sc.Peek(); p == 'e' || p == 'E' {
+		writeChar(buf, sc.Next())
+		if p := sc.Peek(); p == '+' || p == '-' {
 			writeChar(buf, sc.Next())
 		}
-		sc.scanDecimal(sc.Next(), buf)
 	}
-
+	for {
+		p := sc.Peek()
+		if !(isDecimal(p) || ('a' <= p|0x20 && p|0x20 <= 'z') || p == '_') {
+			break
+		}
+		writeChar(buf, sc.Next())
+	}
 	return nil
 }
 
