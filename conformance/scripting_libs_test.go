@@ -1,11 +1,15 @@
 package conformance
 
-import "testing"
+import (
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // The struct and cmsgpack libraries, against Redis's (deps/lua/src/
-// lua_struct.c and lua_cmsgpack.c). cmsgpack maps here have one pair: a
-// map's pairs pack in the interpreter's iteration order, which for
-// gopher-lua is not Lua 5.1's.
+// lua_struct.c and lua_cmsgpack.c).
 func TestScriptingStructCmsgpack(t *testing.T) {
 	var cases []Case
 	for i, group := range [][]string{
@@ -70,5 +74,55 @@ func TestScriptingNumbers51(t *testing.T) {
 		}
 		cases = append(cases, Case{Name: "group " + string(rune('a'+i)), Cmds: cmds})
 	}
+	runCases(t, cases)
+}
+
+// Tables as Lua 5.1 lays them out (ltable.c): the order pairs, next,
+// cjson.encode and cmsgpack.pack see, the border # finds in a table with
+// holes, table.insert/remove/maxn over it, and next's error.
+func TestScriptingTables51(t *testing.T) {
+	var cases []Case
+	for i, group := range [][]string{
+		{"return cjson.encode({a=1,b=2,c=3,d=4,e=5})", "return cjson.encode({alpha=1, beta=2, gamma=3, delta=4, epsilon=5, zeta=6, eta=7, theta=8, iota=9})", "local t = {} for i=1,20 do t['k'..i]=i end return cjson.encode(t)", "local t = {} t.x=1 t.y=2 t.z=3 t[1]=1 t[2]=2 t[10]=10 local r={} for k,v in pairs(t) do r[#r+1]=tostring(k) end return r", "local t = {1,2,nil,4} return #t", "local t = {1,nil,3} return #t", "local t = {} t[1]=1 t[2]=2 t[4]=4 return #t", "local t = {nil,nil,3} return #t"},
+		{"local t = {1,2,3,nil,5,nil} return #t", "local t = {} for i=1,10 do t[i]=i end t[5]=nil return #t", "local t = {} for i=1,10 do t[i]=i end t[10]=nil t[9]=nil return #t", "return cjson.encode(cjson.decode('{\"b\":1,\"a\":2,\"c\":{\"y\":1,\"x\":2},\"d\":[1,2,3]}'))", "local t = {a=1, 1, 2, b=2, 3} local r = {} for k, v in pairs(t) do r[#r+1] = tostring(k) end return r", "local t = {} t[1.5]=1 t[-1]=2 t[0]=3 t[true]=4 t[false]=5 t['x']=6 local r = {} for k, v in pairs(t) do r[#r+1] = tostring(k) end return r", "local t = {} for i = 1, 100 do t['key' .. i] = i end for i = 1, 100, 3 do t['key' .. i] = nil end local r = {} for k, v in pairs(t) do r[#r+1] = k end return r", "local t = {} for i = 1, 50 do t[i * 7] = i end local r = {} for k, v in pairs(t) do r[#r+1] = k end return r"},
+		{"local t = {10, 20, 30} table.insert(t, 2, 15) table.insert(t, 40) return t", "local t = {10, 20, 30} return {table.remove(t), table.remove(t, 1), t[1]}", "return select('#', table.remove({}))", "return table.maxn({1, 2, [10] = 3, [5.5] = 1})", "local t = {n = 1, 'a', 'b'} return cjson.encode(t)", "return cmsgpack.pack({a=1, b=2, c=3, d=4})", "local t = {} t.a = 1 t.b = 2 t.a = nil t.c = 3 local r = {} for k in pairs(t) do r[#r+1] = k end return r", "local t = {x=1,y=2} local r = {} for k, v in pairs(t) do r[#r+1] = k t[k] = nil end return r"},
+		{"return next({}, 'nope')", "local a = redis.call('ping') local t = {} for i=1,9 do t[string.char(96+i)] = i end return cjson.encode(t)", "local t = {} for i = 1, 33 do t[i] = i end for i = 1, 33 do t['s' .. i] = i end local n = 0 local r = {} for k, v in pairs(t) do n = n + 1 if n > 33 then r[#r+1] = k end end return r", "local t = {{a=1}, {b=2}} return cjson.encode(t)", "local t = setmetatable({}, {__index = function() return 1 end}) t.q = 1 t.r = 2 local r = {} for k in pairs(t) do r[#r+1] = k end return r"},
+	} {
+		var cmds []Cmd
+		for _, body := range group {
+			cmds = append(cmds, ev(body))
+		}
+		cases = append(cases, Case{Name: "group " + string(rune('a'+i)), Cmds: cmds})
+	}
+	// Random writes and deletes of string, integer and float keys (a fixed
+	// seed, so both servers run the same scripts), then the order pairs
+	// walks and the border #: every rehash, collision and dead entry path.
+	rng := rand.New(rand.NewPCG(51, 51))
+	var cmds []Cmd
+	for range 40 {
+		var b strings.Builder
+		b.WriteString("local t = {} ")
+		for range 10 + rng.IntN(120) {
+			var key string
+			switch rng.IntN(4) {
+			case 0:
+				key = strconv.Itoa(1 + rng.IntN(40))
+			case 1:
+				key = strconv.Quote("k" + strconv.Itoa(rng.IntN(60)))
+			case 2:
+				key = strconv.Itoa(rng.IntN(2000)-1000) + ".5"
+			default:
+				key = strconv.Quote(strings.Repeat("x", rng.IntN(40)) + strconv.Itoa(rng.IntN(9)))
+			}
+			if rng.IntN(5) == 0 {
+				fmt.Fprintf(&b, "t[%s] = nil ", key)
+			} else {
+				fmt.Fprintf(&b, "t[%s] = 1 ", key)
+			}
+		}
+		b.WriteString("local r = {#t} for k in pairs(t) do r[#r+1] = tostring(k) end return r")
+		cmds = append(cmds, ev(b.String()))
+	}
+	cases = append(cases, Case{Name: "random writes", Cmds: cmds})
 	runCases(t, cases)
 }

@@ -174,3 +174,14 @@ func BenchmarkEvalshaSeedVM(b *testing.B) {
 func BenchmarkEvalLoop(b *testing.B) {
 	benchEvalsha(b, "local s = 0 for i = 1, 1000 do s = s + i end return s", func(int) []string { return []string{"0"} })
 }
+
+// BenchmarkEvalTables builds and walks a table of 20 fields and one of 20
+// items per call: the cost of the Lua 5.1 table layout kept beside
+// gopher-lua's storage.
+func BenchmarkEvalTables(b *testing.B) {
+	tt := newTester(b)
+	script := "local t = {} for i = 1, 20 do t['f' .. i] = i t[i] = i end local n = 0 for k, v in pairs(t) do n = n + v end return n + #t"
+	for b.Loop() {
+		tt.Do("EVAL", script, "0")
+	}
+}

@@ -185,7 +185,10 @@ func (vm *VM) next(L *glua.LState) int {
 	if real, ok := vm.proxies[t]; ok {
 		t = real
 	}
-	k, v := t.Next(L.Get(2))
+	k, v, ok := t.NextKey(L.Get(2))
+	if !ok {
+		L.Error(glua.LString("invalid key to 'next'"), 0) // luaG_runerror in a C function: no position
+	}
 	if k == glua.LNil {
 		L.Push(glua.LNil)
 		return 1

@@ -224,7 +224,10 @@ func baseNext(L *LState) int {
 	if L.GetTop() >= 2 {
 		index = L.Get(2)
 	}
-	key, value := tb.Next(index)
+	key, value, ok := tb.next51(index)
+	if !ok {
+		L.Error(LString("invalid key to 'next'"), 0)
+	}
 	if key == LNil {
 		L.Push(LNil)
 		return 1

@@ -1601,7 +1601,9 @@ func (ls *LState) Remove(index int) {
 /* object allocation {{{ */
 
 func (ls *LState) NewTable() *LTable {
-	return newLTable(defaultArrayCap, defaultHashCap)
+	tb := newLTable(defaultArrayCap, defaultHashCap)
+	tb.pre51 = [2]int32{} // lua_newtable
+	return tb
 }
 
 func (ls *LState) CreateTable(acap, hcap int) *LTable {

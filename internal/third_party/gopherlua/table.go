@@ -35,7 +35,7 @@ func newLTable(acap int, hcap int) *LTable {
 	if hcap < 0 {
 		hcap = 0
 	}
-	tb := &LTable{}
+	tb := &LTable{pre51: [2]int32{int32(acap), int32(hcap)}}
 	tb.Metatable = LNil
 	if acap != 0 {
 		tb.array = make([]LValue, 0, acap)
@@ -46,98 +46,59 @@ func newLTable(acap int, hcap int) *LTable {
 	return tb
 }
 
-// Len returns length of this LTable without using __len.
-func (tb *LTable) Len() int {
-	if tb.array == nil {
-		return 0
-	}
-	var prev LValue = LNil
-	for i := len(tb.array) - 1; i >= 0; i-- {
-		v := tb.array[i]
-		if prev == LNil && v != LNil {
-			return i + 1
-		}
-		prev = v
-	}
-	return 0
-}
+// Len returns length of this LTable without using __len: the border Lua
+// 5.1's luaH_getn finds.
+func (tb *LTable) Len() int { return tb.getn51() }
 
-// Append appends a given LValue to this LTable.
+// Append appends a given LValue to this LTable: t[#t+1] = value.
 func (tb *LTable) Append(value LValue) {
 	if value == LNil {
 		return
 	}
-	if tb.array == nil {
-		tb.array = make([]LValue, 0, defaultArrayCap)
-	}
-	if len(tb.array) == 0 || tb.array[len(tb.array)-1] != LNil {
-		tb.array = append(tb.array, value)
-	} else {
-		i := len(tb.array) - 2
-		for ; i >= 0; i-- {
-			if tb.array[i] != LNil {
-				break
-			}
-		}
-		tb.array[i+1] = value
-	}
+	tb.RawSetInt(tb.Len()+1, value)
 }
 
-// Insert inserts a given LValue at position `i` in this table.
+// Insert inserts a given LValue at position `i` in this table, moving up
+// the elements from i to the border, as Lua 5.1's table.insert.
 func (tb *LTable) Insert(i int, value LValue) {
-	if tb.array == nil {
-		tb.array = make([]LValue, 0, defaultArrayCap)
+	e := tb.Len() + 1
+	if i > e {
+		e = i
 	}
-	if i > len(tb.array) {
-		tb.RawSetInt(i, value)
-		return
+	for j := e; j > i; j-- {
+		tb.RawSetInt(j, tb.RawGetInt(j-1))
 	}
-	if i <= 0 {
-		tb.RawSet(LNumber(i), value)
-		return
-	}
-	i -= 1
-	tb.array = append(tb.array, LNil)
-	copy(tb.array[i+1:], tb.array[i:])
-	tb.array[i] = value
+	tb.RawSetInt(i, value)
 }
 
-// MaxN returns a maximum number key that nil value does not exist before it.
+// MaxN returns the largest positive integer key (table.maxn for integer
+// keys).
 func (tb *LTable) MaxN() int {
-	if tb.array == nil {
-		return 0
-	}
-	for i := len(tb.array) - 1; i >= 0; i-- {
-		if tb.array[i] != LNil {
-			return i + 1
+	max := 0
+	tb.ForEach(func(k, _ LValue) {
+		if n, ok := k.(LNumber); ok && float64(n) > float64(max) && isInteger(n) {
+			max = int(n)
 		}
-	}
-	return 0
+	})
+	return max
 }
 
-// Remove removes from this table the element at a given position.
+// Remove removes from this table the element at a given position (the
+// border for a position out of 1..border, as Lua 5.1's table.remove
+// without one), moving down the elements after it.
 func (tb *LTable) Remove(pos int) LValue {
-	if tb.array == nil {
+	e := tb.Len()
+	if pos < 0 {
+		pos = e
+	}
+	if !(1 <= pos && pos <= e) {
 		return LNil
 	}
-	larray := len(tb.array)
-	if larray == 0 {
-		return LNil
+	oldval := tb.RawGetInt(pos)
+	for ; pos < e; pos++ {
+		tb.RawSetInt(pos, tb.RawGetInt(pos+1))
 	}
-	i := pos - 1
-	oldval := LNil
-	switch {
-	case i >= larray:
-		// nothing to do
-	case i == larray-1 || i < 0:
-		oldval = tb.array[larray-1]
-		tb.array = tb.array[:larray-1]
-	default:
-		oldval = tb.array[i]
-		copy(tb.array[i:], tb.array[i+1:])
-		tb.array[larray-1] = nil
-		tb.array = tb.array[:larray-1]
-	}
+	tb.RawSetInt(e, LNil)
 	return oldval
 }
 
@@ -145,6 +106,11 @@ func (tb *LTable) Remove(pos int) LValue {
 // It is recommended to use `RawSetString` or `RawSetInt` for performance
 // if you already know the given LValue is a string or number.
 func (tb *LTable) RawSet(key LValue, value LValue) {
+	tb.note51(key)
+	tb.rawSet(key, value)
+}
+
+func (tb *LTable) rawSet(key LValue, value LValue) {
 	switch v := key.(type) {
 	case LNumber:
 		if isArrayKey(v) {
@@ -167,17 +133,18 @@ func (tb *LTable) RawSet(key LValue, value LValue) {
 			return
 		}
 	case LString:
-		tb.RawSetString(string(v), value)
+		tb.rawSetString(string(v), value)
 		return
 	}
 
-	tb.RawSetH(key, value)
+	tb.rawSetH(key, value)
 }
 
 // RawSetInt sets a given LValue at a position `key` without the __newindex metamethod.
 func (tb *LTable) RawSetInt(key int, value LValue) {
+	tb.note51(LNumber(key))
 	if key < 1 || key >= MaxArrayIndex {
-		tb.RawSetH(LNumber(key), value)
+		tb.rawSetH(LNumber(key), value)
 		return
 	}
 	if tb.array == nil {
@@ -200,50 +167,40 @@ func (tb *LTable) RawSetInt(key int, value LValue) {
 
 // RawSetString sets a given LValue to a given string index without the __newindex metamethod.
 func (tb *LTable) RawSetString(key string, value LValue) {
+	tb.note51(LString(key))
+	tb.rawSetString(key, value)
+}
+
+func (tb *LTable) rawSetString(key string, value LValue) {
 	if tb.strdict == nil {
 		tb.strdict = make(map[string]LValue, defaultHashCap)
 	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
+	// The order of keys is the Lua 5.1 layout's (order51.go).
 	if value == LNil {
-		// TODO tb.keys and tb.k2i should also be removed
 		delete(tb.strdict, key)
 	} else {
 		tb.strdict[key] = value
-		lkey := LString(key)
-		if _, ok := tb.k2i[lkey]; !ok {
-			tb.k2i[lkey] = len(tb.keys)
-			tb.keys = append(tb.keys, lkey)
-		}
 	}
 }
 
 // RawSetH sets a given LValue to a given index without the __newindex metamethod.
 func (tb *LTable) RawSetH(key LValue, value LValue) {
+	tb.note51(key)
+	tb.rawSetH(key, value)
+}
+
+func (tb *LTable) rawSetH(key LValue, value LValue) {
 	if s, ok := key.(LString); ok {
-		tb.RawSetString(string(s), value)
+		tb.rawSetString(string(s), value)
 		return
 	}
 	if tb.dict == nil {
 		tb.dict = make(map[LValue]LValue, len(tb.strdict))
 	}
-	if tb.keys == nil {
-		tb.keys = []LValue{}
-		tb.k2i = map[LValue]int{}
-	}
-
 	if value == LNil {
-		// TODO tb.keys and tb.k2i should also be removed
 		delete(tb.dict, key)
 	} else {
 		tb.dict[key] = value
-		if _, ok := tb.k2i[key]; !ok {
-			tb.k2i[key] = len(tb.keys)
-			tb.keys = append(tb.keys, key)
-		}
 	}
 }
 
@@ -322,66 +279,27 @@ func (tb *LTable) RawGetString(key string) LValue {
 	return LNil
 }
 
-// ForEach iterates over this table of elements, yielding each in turn to a given function.
+// ForEach iterates over this table of elements, yielding each in turn to
+// a given function, in Lua 5.1's order (next).
 func (tb *LTable) ForEach(cb func(LValue, LValue)) {
-	if tb.array != nil {
-		for i, v := range tb.array {
-			if v != LNil {
-				cb(LNumber(i+1), v)
-			}
+	var k LValue = LNil
+	for {
+		var v LValue
+		k, v, _ = tb.next51(k)
+		if k == LNil {
+			return
 		}
-	}
-	if tb.strdict != nil {
-		for k, v := range tb.strdict {
-			if v != LNil {
-				cb(LString(k), v)
-			}
-		}
-	}
-	if tb.dict != nil {
-		for k, v := range tb.dict {
-			if v != LNil {
-				cb(k, v)
-			}
-		}
+		cb(k, v)
 	}
 }
 
-// This function is equivalent to lua_next ( http://www.lua.org/manual/5.1/manual.html#lua_next ).
+// This function is equivalent to lua_next ( http://www.lua.org/manual/5.1/manual.html#lua_next ),
+// in Lua 5.1's order. A key not in the table ends the traversal.
 func (tb *LTable) Next(key LValue) (LValue, LValue) {
-	init := false
-	if key == LNil {
-		key = LNumber(0)
-		init = true
-	}
-
-	if init || key != LNumber(0) {
-		if kv, ok := key.(LNumber); ok && isInteger(kv) && int(kv) >= 0 && kv < LNumber(MaxArrayIndex) {
-			index := int(kv)
-			if tb.array != nil {
-				for ; index < len(tb.array); index++ {
-					if v := tb.array[index]; v != LNil {
-						return LNumber(index + 1), v
-					}
-				}
-			}
-			if tb.array == nil || index == len(tb.array) {
-				if (tb.dict == nil || len(tb.dict) == 0) && (tb.strdict == nil || len(tb.strdict) == 0) {
-					return LNil, LNil
-				}
-				key = tb.keys[0]
-				if v := tb.RawGetH(key); v != LNil {
-					return key, v
-				}
-			}
-		}
-	}
-
-	for i := tb.k2i[key] + 1; i < len(tb.keys); i++ {
-		key := tb.keys[i]
-		if v := tb.RawGetH(key); v != LNil {
-			return key, v
-		}
-	}
-	return LNil, LNil
+	k, v, _ := tb.next51(key)
+	return k, v
 }
+
+// NextKey is Next that also reports whether key was in the table (Lua
+// 5.1's next raises "invalid key to 'next'" when it is not).
+func (tb *LTable) NextKey(key LValue) (LValue, LValue, bool) { return tb.next51(key) }

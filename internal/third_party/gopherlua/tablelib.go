@@ -41,11 +41,12 @@ func tableMaxN(L *LState) int {
 
 func tableRemove(L *LState) int {
 	tbl := L.CheckTable(1)
-	if L.GetTop() == 1 {
-		L.Push(tbl.Remove(-1))
-	} else {
-		L.Push(tbl.Remove(L.CheckInt(2)))
+	e := tbl.Len()
+	pos := L.OptInt(2, e)
+	if !(1 <= pos && pos <= e) {
+		return 0 // nothing to remove: no value, as Lua 5.1
 	}
+	L.Push(tbl.Remove(pos))
 	return 1
 }
 

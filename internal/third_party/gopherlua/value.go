@@ -147,8 +147,11 @@ type LTable struct {
 	array   []LValue
 	dict    map[LValue]LValue
 	strdict map[string]LValue
-	keys    []LValue
-	k2i     map[LValue]int
+
+	// order is the table's Lua 5.1 layout (order51.go), made on first
+	// write with the sizes pre51 the table was created with.
+	order *order51
+	pre51 [2]int32
 }
 
 func (tb *LTable) String() string   { return fmt.Sprintf("table: %p", tb) }

@@ -687,7 +687,7 @@ func init() {
 			RA := lbase + A
 			B := int(inst & 0x1ff)    //GETB
 			C := int(inst>>9) & 0x1ff //GETC
-			v := newLTable(B, C)
+			v := newLTable(fb2Int(B), fb2Int(C))
 			// this section is inlined by go-inline
 			// source function is 'func (rg *registry) Set(regi int, vali LValue) ' in '_state.go'
 			{
@@ -2072,6 +2072,7 @@ func init() {
 			if B == 0 {
 				nelem = reg.Top() - RA - 1
 			}
+			table.resizeArray51(offset + nelem) // luaH_resizearray, as Lua 5.1
 			for i := 1; i <= nelem; i++ {
 				table.RawSetInt(offset+i, reg.Get(RA+i))
 			}
