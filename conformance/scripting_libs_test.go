@@ -79,7 +79,8 @@ func TestScriptingNumbers51(t *testing.T) {
 
 // Tables as Lua 5.1 lays them out (ltable.c): the order pairs, next,
 // cjson.encode and cmsgpack.pack see, the border # finds in a table with
-// holes, table.insert/remove/maxn over it, and next's error.
+// holes, table.insert/remove/maxn over it, next's error, and table.sort's
+// quicksort (where ties end, its error for an inconsistent order).
 func TestScriptingTables51(t *testing.T) {
 	var cases []Case
 	for i, group := range [][]string{
@@ -87,6 +88,8 @@ func TestScriptingTables51(t *testing.T) {
 		{"local t = {1,2,3,nil,5,nil} return #t", "local t = {} for i=1,10 do t[i]=i end t[5]=nil return #t", "local t = {} for i=1,10 do t[i]=i end t[10]=nil t[9]=nil return #t", "return cjson.encode(cjson.decode('{\"b\":1,\"a\":2,\"c\":{\"y\":1,\"x\":2},\"d\":[1,2,3]}'))", "local t = {a=1, 1, 2, b=2, 3} local r = {} for k, v in pairs(t) do r[#r+1] = tostring(k) end return r", "local t = {} t[1.5]=1 t[-1]=2 t[0]=3 t[true]=4 t[false]=5 t['x']=6 local r = {} for k, v in pairs(t) do r[#r+1] = tostring(k) end return r", "local t = {} for i = 1, 100 do t['key' .. i] = i end for i = 1, 100, 3 do t['key' .. i] = nil end local r = {} for k, v in pairs(t) do r[#r+1] = k end return r", "local t = {} for i = 1, 50 do t[i * 7] = i end local r = {} for k, v in pairs(t) do r[#r+1] = k end return r"},
 		{"local t = {10, 20, 30} table.insert(t, 2, 15) table.insert(t, 40) return t", "local t = {10, 20, 30} return {table.remove(t), table.remove(t, 1), t[1]}", "return select('#', table.remove({}))", "return table.maxn({1, 2, [10] = 3, [5.5] = 1})", "local t = {n = 1, 'a', 'b'} return cjson.encode(t)", "return cmsgpack.pack({a=1, b=2, c=3, d=4})", "local t = {} t.a = 1 t.b = 2 t.a = nil t.c = 3 local r = {} for k in pairs(t) do r[#r+1] = k end return r", "local t = {x=1,y=2} local r = {} for k, v in pairs(t) do r[#r+1] = k t[k] = nil end return r"},
 		{"return next({}, 'nope')", "local a = redis.call('ping') local t = {} for i=1,9 do t[string.char(96+i)] = i end return cjson.encode(t)", "local t = {} for i = 1, 33 do t[i] = i end for i = 1, 33 do t['s' .. i] = i end local n = 0 local r = {} for k, v in pairs(t) do n = n + 1 if n > 33 then r[#r+1] = k end end return r", "local t = {{a=1}, {b=2}} return cjson.encode(t)", "local t = setmetatable({}, {__index = function() return 1 end}) t.q = 1 t.r = 2 local r = {} for k in pairs(t) do r[#r+1] = k end return r"},
+		{"local t = {5, 3, 8, 1, 9, 2, 7} table.sort(t) return t", "local t = {5, 3, 8, 1, 9, 2, 7} table.sort(t, function(a, b) return a > b end) return t", "local t = {} for i = 1, 30 do t[i] = {k = i % 4, id = i} end table.sort(t, function(a, b) return a.k < b.k end) local r = {} for i, v in ipairs(t) do r[i] = v.id end return r", "local t = {3, 1, 2} table.sort(t, function(a, b) return true end) return t", "local t = {} for i = 1, 20 do t[i] = i end table.sort(t, function(a, b) return true end) return t", "local t = {'b', 'a', 'c'} table.sort(t) return t"},
+		{"local t = {1, 'a'} table.sort(t) return t", "local t = {1, nil, 3} table.sort(t) return t", "local t = {} for i = 1, 100 do t[i] = (i * 37) % 101 end table.sort(t) return t", "table.sort({}, 1)", "local t = {3, 2, 1} table.sort(t, nil) return t", "local t = {} for i = 1, 50 do t[i] = {v = (i * 13) % 7, id = i} end table.sort(t, function(a, b) return a.v <= b.v end) local r = {} for i, v in ipairs(t) do r[i] = v.id end return r"},
 	} {
 		var cmds []Cmd
 		for _, body := range group {

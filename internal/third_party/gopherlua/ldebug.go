@@ -115,9 +115,19 @@ func (ls *LState) concatError(i int, lhs, rhs LValue) {
 func (ls *LState) orderError(lhs, rhs LValue) {
 	t1, t2 := lhs.Type().String(), rhs.Type().String()
 	if t1 == t2 {
-		ls.RaiseError("attempt to compare two %s values", t1)
+		ls.runError("attempt to compare two %s values", t1)
 	}
-	ls.RaiseError("attempt to compare %s with %s", t1, t2)
+	ls.runError("attempt to compare %s with %s", t1, t2)
+}
+
+// runError is luaG_runerror: the position is the running function's, so
+// an error raised inside a Go function (table.sort comparing two values)
+// has none.
+func (ls *LState) runError(format string, args ...any) {
+	if cf := ls.currentFrame; cf != nil && cf.Fn != nil && cf.Fn.IsG {
+		ls.raiseError(0, format, args...)
+	}
+	ls.RaiseError(format, args...)
 }
 
 // LVAsNumberOk converts v as Lua 5.1's tonumber does for arithmetic.

@@ -1,7 +1,6 @@
 package lua
 
 import (
-	"sort"
 )
 
 func OpenTable(L *LState) int {
@@ -19,14 +18,94 @@ var tableFuncs = map[string]LGFunction{
 	"sort":   tableSort,
 }
 
+// tableSort is Lua 5.1's table.sort: its quicksort (ltablib.c auxsort),
+// so that elements the order function calls equal end where Lua 5.1
+// leaves them, and an inconsistent order function gets its error.
 func tableSort(L *LState) int {
 	tbl := L.CheckTable(1)
-	sorter := lValueArraySorter{L, nil, tbl.array}
-	if L.GetTop() != 1 {
-		sorter.Fn = L.CheckFunction(2)
+	n := tbl.Len()
+	var fn *LFunction
+	if L.GetTop() >= 2 && L.Get(2) != LNil {
+		fn = L.CheckFunction(2)
 	}
-	sort.Sort(sorter)
+	less := func(a, b LValue) bool {
+		if fn == nil {
+			return lessThan(L, a, b)
+		}
+		L.Push(fn)
+		L.Push(a)
+		L.Push(b)
+		L.Call(2, 1)
+		return LVAsBool(L.reg.Pop())
+	}
+	auxSort51(L, tbl, 1, n, less)
 	return 0
+}
+
+func auxSort51(L *LState, t *LTable, l, u int, less func(a, b LValue) bool) {
+	get, set := t.RawGetInt, t.RawSetInt
+	for l < u {
+		if al, au := get(l), get(u); less(au, al) {
+			set(l, au)
+			set(u, al)
+		}
+		if u-l == 1 {
+			break
+		}
+		i := (l + u) / 2
+		if ai, al := get(i), get(l); less(ai, al) {
+			set(i, al)
+			set(l, ai)
+		} else if au := get(u); less(au, ai) {
+			set(i, au)
+			set(u, ai)
+		}
+		if u-l == 2 {
+			break
+		}
+		p := get(i)
+		set(i, get(u-1))
+		set(u-1, p)
+		i, j := l, u-1
+		for {
+			var ai, aj LValue
+			for {
+				i++
+				if ai = get(i); !less(ai, p) {
+					break
+				}
+				if i > u {
+					L.RaiseError("invalid order function for sorting")
+				}
+			}
+			for {
+				j--
+				if aj = get(j); !less(p, aj) {
+					break
+				}
+				if j < l {
+					L.RaiseError("invalid order function for sorting")
+				}
+			}
+			if j < i {
+				break
+			}
+			set(i, aj)
+			set(j, ai)
+		}
+		au1, ai := get(u-1), get(i)
+		set(u-1, ai)
+		set(i, au1)
+		if i-l < u-i {
+			j := l
+			i, l = i-1, i+1
+			auxSort51(L, t, j, i, less)
+		} else {
+			j := i + 1
+			i, u = u, i-1
+			auxSort51(L, t, j, i, less)
+		}
+	}
 }
 
 func tableGetN(L *LState) int {
