@@ -1,7 +1,6 @@
 package lua
 
-import (
-)
+import ()
 
 func OpenTable(L *LState) int {
 	tabmod := L.RegisterModule(TabLibName, tableFuncs)
