@@ -129,3 +129,58 @@ func TestScriptingTables51(t *testing.T) {
 	cases = append(cases, Case{Name: "random writes", Cmds: cmds})
 	runCases(t, cases)
 }
+
+// Lua 5.1's parser limits, worded as lparser.c words them: nesting
+// (LUAI_MAXCCALLS), locals (LUAI_MAXVARS), upvalues (LUAI_MAXUPVALUES),
+// assignment targets; and scripts at the limits, which must compile.
+func TestScriptingLimits51(t *testing.T) {
+	list := func(n int, f func(i int) string, sep string) string {
+		parts := make([]string, n)
+		for i := range parts {
+			parts[i] = f(i)
+		}
+		return strings.Join(parts, sep)
+	}
+	name := func(p string) func(int) string { return func(i int) string { return p + strconv.Itoa(i) } }
+	locals := func(n int) string { return "local " + list(n, name("v"), ", ") }
+	stmts := func(n int, p string) string {
+		return list(n, func(i int) string { return "local " + p + strconv.Itoa(i) }, " ")
+	}
+	upvalues := func(n int) string {
+		return list(n, func(i int) string { return "local u" + strconv.Itoa(i) + " = " + strconv.Itoa(i) }, " ") +
+			" local f = function() return " + list(n, name("u"), " + ") + " end return f()"
+	}
+	nest := func(n int, open, mid, close string) string {
+		return strings.Repeat(open, n) + mid + strings.Repeat(close, n)
+	}
+	scripts := []string{
+		locals(200) + " return 1", // gopher-lua's own register limit was 200
+		locals(201) + " return 1",
+		locals(200) + " = " + list(200, strconv.Itoa, ",") + " return v199",
+		"local x = " + nest(198, "(", "1", ")") + " return x",
+		"local x = " + nest(199, "(", "1", ")") + " return x",
+		"return " + nest(300, "{", "", "}"),
+		"local f = function() " + stmts(205, "a") + " end return 1",
+		"return " + list(300, func(int) string { return "'a'" }, " .. "),
+		"return " + list(300, func(int) string { return "1" }, " + "),
+		"return " + list(300, func(int) string { return "1" }, " ^ "),
+		"local s = 0 " + nest(210, "for i=1,2 do ", "s = s + 1 ", "end ") + " return s",
+		"local s = 0 " + nest(60, "for k,v in pairs({}) do ", "s = s + 1 ", "end ") + " return s",
+		upvalues(60),
+		upvalues(61),
+		"local t = {} " + list(210, name("t.a"), ", ") + " = 1 return 1",
+		"return " + strings.Repeat("not ", 250) + "true",
+		"return " + strings.Repeat("- ", 198) + "1",
+		"local function f(...) " + stmts(199, "a") + " end return 1",
+		"local function f(a, b) " + stmts(198, "a") + " end return 1",
+		"local t = {} function t:m() " + stmts(199, "a") + " end return 1",
+		"if true then " + stmts(150, "a") + " end " + stmts(150, "b") + " return 1",
+		"repeat " + stmts(201, "a") + " until true return 1",
+		"return select('#', " + list(240, strconv.Itoa, ", ") + ")",
+	}
+	var cmds []Cmd
+	for _, body := range scripts {
+		cmds = append(cmds, ev(body))
+	}
+	runCases(t, []Case{{Name: "limits", Cmds: cmds}})
+}

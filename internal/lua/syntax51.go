@@ -399,6 +399,116 @@ type parser51 struct {
 	curBuf    []byte
 	vararg    []bool
 	loopDepth []int
+
+	// For Lua 5.1's limits: the nesting the C stack allows (nCcalls,
+	// LUAI_MAXCCALLS), and per function its line, active locals
+	// (LUAI_MAXVARS) and upvalues (LUAI_MAXUPVALUES).
+	level int
+	fs    *funcState51
+}
+
+// funcState51 is what lparser.c's FuncState holds for the limits.
+type funcState51 struct {
+	prev    *funcState51
+	line    int      // linedefined: 0 for the main chunk
+	actvars []string // names of the active locals, innermost last
+	pending []string // declared by the current statement, not active yet
+	ups     []upval51
+}
+
+type upval51 struct {
+	local bool // an enclosing function's local (VLOCAL), else its upvalue
+	index int
+}
+
+const (
+	luaiMaxCCalls    = 200
+	luaiMaxVars      = 200
+	luaiMaxUpvalues  = 60
+	unaryPriority51  = 8
+	noLimitPriority  = 0
+	limitLocals      = "local variables"
+	limitUpvalues    = "upvalues"
+	limitAssignments = "variables in assignment"
+)
+
+// enterLevel and leaveLevel are lparser.c's: chunks and sub-expressions
+// count against LUAI_MAXCCALLS.
+func (p *parser51) enterLevel() {
+	p.level++
+	if p.level > luaiMaxCCalls {
+		p.lx.lexError("chunk has too many syntax levels", 0)
+	}
+}
+
+func (p *parser51) leaveLevel() { p.level-- }
+
+// errorLimit is lparser.c's errorlimit.
+func (p *parser51) errorLimit(limit int, what string) {
+	msg := "main function has more than " + strconv.Itoa(limit) + " " + what
+	if p.fs.line != 0 {
+		msg = "function at line " + strconv.Itoa(p.fs.line) + " has more than " + strconv.Itoa(limit) + " " + what
+	}
+	p.lx.lexError(msg, 0)
+}
+
+// newLocal is new_localvar: the n-th local of a statement, not active
+// yet.
+func (p *parser51) newLocal(name string, n int) {
+	fs := p.fs
+	if len(fs.actvars)+n+1 > luaiMaxVars {
+		p.errorLimit(luaiMaxVars, limitLocals)
+	}
+	if len(fs.pending) <= n {
+		fs.pending = append(fs.pending, make([]string, n+1-len(fs.pending))...)
+	}
+	fs.pending[n] = name
+}
+
+// activate is adjustlocalvars: the first n pending locals become active.
+func (p *parser51) activate(n int) {
+	fs := p.fs
+	fs.actvars = append(fs.actvars, fs.pending[:n]...)
+	fs.pending = fs.pending[:0]
+}
+
+// scope returns what undoes a block's locals (enterblock/leaveblock).
+func (p *parser51) scope() func() {
+	fs, n := p.fs, len(p.fs.actvars)
+	return func() { fs.actvars = fs.actvars[:n] }
+}
+
+// singleVar is singlevar: a name is a local, an upvalue (counted in every
+// function between) or a global.
+func (p *parser51) singleVar(name string) { p.singleVarAux(p.fs, name) }
+
+func (p *parser51) singleVarAux(fs *funcState51, name string) (kind int, index int) {
+	if fs == nil {
+		return 0, 0 // global
+	}
+	for i := len(fs.actvars) - 1; i >= 0; i-- {
+		if fs.actvars[i] == name {
+			return 1, i // local
+		}
+	}
+	k, idx := p.singleVarAux(fs.prev, name)
+	if k == 0 {
+		return 0, 0
+	}
+	u := upval51{local: k == 1, index: idx}
+	for i, o := range fs.ups {
+		if o == u {
+			return 2, i
+		}
+	}
+	if len(fs.ups)+1 > luaiMaxUpvalues {
+		cur := p.fs
+		p.fs = fs
+		p.errorLimit(luaiMaxUpvalues, limitUpvalues)
+		p.fs = cur
+	}
+	fs.ups = append(fs.ups, u)
+	return 2, len(fs.ups) - 1
 }
 
 func (p *parser51) run() (msg string) {
@@ -413,6 +523,7 @@ func (p *parser51) run() (msg string) {
 	}()
 	p.vararg = []bool{true} // the main chunk is vararg
 	p.loopDepth = []int{0}
+	p.fs = &funcState51{}
 	p.next()
 	p.chunk()
 	p.check(tkEOS)
@@ -483,19 +594,32 @@ func blockFollow(t int) bool {
 }
 
 func (p *parser51) chunk() {
+	p.enterLevel()
 	last := false
 	for !last && !blockFollow(p.t.t) {
 		last = p.statement()
 		p.testNext(';')
 	}
+	p.leaveLevel()
 }
 
-func (p *parser51) block() { p.chunk() }
+func (p *parser51) block() {
+	defer p.scope()()
+	p.chunk()
+}
 
 func (p *parser51) loopBlock() {
 	p.loopDepth[len(p.loopDepth)-1]++
 	p.block()
 	p.loopDepth[len(p.loopDepth)-1]--
+}
+
+// name is str_checkname: the name read.
+func (p *parser51) name() string {
+	p.check(tkName)
+	n := string(p.curBuf)
+	p.next()
+	return n
 }
 
 // statement reports whether it must be the last of its block.
@@ -528,10 +652,15 @@ func (p *parser51) statement() bool {
 		p.block()
 		p.checkMatch(tkEnd, tkDo, line)
 	case tkFor:
+		leave := p.scope() // the loop's own block, with its control variables
 		p.next()
-		p.checkName()
+		v := p.name()
+		nvars := 1
 		switch p.t.t {
 		case '=':
+			for i, n := range []string{"(for index)", "(for limit)", "(for step)", v} {
+				p.newLocal(n, i)
+			}
 			p.next()
 			p.expr()
 			p.checkNext(',')
@@ -540,44 +669,65 @@ func (p *parser51) statement() bool {
 				p.expr()
 			}
 		case ',', tkIn:
+			for i, n := range []string{"(for generator)", "(for state)", "(for control)", v} {
+				p.newLocal(n, i)
+			}
 			for p.testNext(',') {
-				p.checkName()
+				p.newLocal(p.name(), 3+nvars)
+				nvars++
 			}
 			p.checkNext(tkIn)
 			p.exprList()
 		default:
 			p.syntaxError("'=' or 'in' expected")
 		}
+		// forbody: the three control variables, then (in the body's
+		// block) the loop's own.
+		names := append([]string(nil), p.fs.pending[:3+nvars]...)
+		p.fs.pending = append(p.fs.pending[:0], names[:3]...)
+		p.activate(3)
 		p.checkNext(tkDo)
+		leaveBody := p.scope()
+		p.fs.pending = append(p.fs.pending[:0], names[3:]...)
+		p.activate(nvars)
 		p.loopBlock()
+		leaveBody()
+		leave()
 		p.checkMatch(tkEnd, tkFor, line)
 	case tkRepeat:
 		p.next()
+		leave := p.scope() // until's condition sees the body's locals
 		p.loopDepth[len(p.loopDepth)-1]++
 		p.chunk()
 		p.checkMatch(tkUntil, tkRepeat, line)
 		p.expr()
 		p.loopDepth[len(p.loopDepth)-1]--
+		leave()
 	case tkFunction:
 		p.next()
-		p.checkName()
+		p.singleVar(p.name())
 		for p.t.t == '.' {
 			p.next()
 			p.checkName()
 		}
+		self := false
 		if p.t.t == ':' {
 			p.next()
 			p.checkName()
+			self = true
 		}
-		p.body(line)
+		p.body(line, self)
 	case tkLocal:
 		p.next()
 		if p.testNext(tkFunction) {
-			p.checkName()
-			p.body(line)
+			p.newLocal(p.name(), 0)
+			p.activate(1)
+			p.body(line, false)
 		} else {
+			n := 0
 			for {
-				p.checkName()
+				p.newLocal(p.name(), n)
+				n++
 				if !p.testNext(',') {
 					break
 				}
@@ -585,6 +735,7 @@ func (p *parser51) statement() bool {
 			if p.testNext('=') {
 				p.exprList()
 			}
+			p.activate(n)
 		}
 	case tkReturn:
 		p.next()
@@ -604,17 +755,26 @@ func (p *parser51) statement() bool {
 	return false
 }
 
-func (p *parser51) body(line int) {
+func (p *parser51) body(line int, self bool) {
+	p.fs = &funcState51{prev: p.fs, line: line}
+	if self {
+		p.newLocal("self", 0)
+		p.activate(1)
+	}
 	p.checkNext('(')
 	vararg := false
+	n := 0
 	if p.t.t != ')' {
 		for {
 			switch p.t.t {
 			case tkName:
-				p.next()
+				p.newLocal(p.name(), n)
+				n++
 			case tkDots:
 				p.next()
 				vararg = true
+				p.newLocal("arg", n) // LUA_COMPAT_VARARG, as Redis builds Lua
+				n++
 			default:
 				p.syntaxError("<name> or '...' expected")
 			}
@@ -623,6 +783,7 @@ func (p *parser51) body(line int) {
 			}
 		}
 	}
+	p.activate(n)
 	p.checkNext(')')
 	p.vararg = append(p.vararg, vararg)
 	p.loopDepth = append(p.loopDepth, 0)
@@ -630,6 +791,7 @@ func (p *parser51) body(line int) {
 	p.vararg = p.vararg[:len(p.vararg)-1]
 	p.loopDepth = p.loopDepth[:len(p.loopDepth)-1]
 	p.checkMatch(tkEnd, tkFunction, line)
+	p.fs = p.fs.prev
 }
 
 func (p *parser51) exprList() {
@@ -651,15 +813,19 @@ func (p *parser51) exprStat() {
 	if k == kindCall {
 		return
 	}
-	p.assignment(k)
+	p.assignment(k, 1)
 }
 
-func (p *parser51) assignment(k int) {
+func (p *parser51) assignment(k, nvars int) {
 	if k != kindVar {
 		p.syntaxError("syntax error")
 	}
 	if p.testNext(',') {
-		p.assignment(p.primaryExp())
+		k := p.primaryExp()
+		if nvars > luaiMaxCCalls-p.level {
+			p.errorLimit(luaiMaxCCalls-p.level, limitAssignments)
+		}
+		p.assignment(k, nvars+1)
 		return
 	}
 	p.checkNext('=')
@@ -670,7 +836,7 @@ func (p *parser51) primaryExp() int {
 	k := kindOther
 	switch p.t.t {
 	case tkName:
-		p.next()
+		p.singleVar(p.name())
 		k = kindVar
 	case '(':
 		line := p.lx.line
@@ -763,25 +929,50 @@ func isBinop51(t int) bool {
 	return false
 }
 
-func (p *parser51) expr() {
+// priority51 is lparser.c's priority table: left and right binding of
+// each binary operator.
+func priority51(t int) (left, right int) {
+	switch t {
+	case '+', '-':
+		return 6, 6
+	case '*', '/', '%':
+		return 7, 7
+	case '^':
+		return 10, 9 // right associative
+	case tkConcat:
+		return 5, 4 // right associative
+	case tkNe, tkEq, '<', tkLe, '>', tkGe:
+		return 3, 3
+	case tkAnd:
+		return 2, 2
+	case tkOr:
+		return 1, 1
+	}
+	return -1, -1
+}
+
+func (p *parser51) expr() { p.subExpr(noLimitPriority) }
+
+// subExpr is subexpr: operators bind by priority, and each level of the
+// recursion counts against LUAI_MAXCCALLS.
+func (p *parser51) subExpr(limit int) {
+	p.enterLevel()
 	switch p.t.t {
 	case tkNot, '-', '#':
 		p.next()
-		p.expr()
-		return // the operand's own binary operators were read by it
+		p.subExpr(unaryPriority51)
 	default:
 		p.simpleExp()
 	}
 	for isBinop51(p.t.t) {
-		p.next()
-		switch p.t.t {
-		case tkNot, '-', '#':
-			p.next()
-			p.expr()
-			return
+		left, right := priority51(p.t.t)
+		if left <= limit {
+			break
 		}
-		p.simpleExp()
+		p.next()
+		p.subExpr(right)
 	}
+	p.leaveLevel()
 }
 
 func (p *parser51) simpleExp() {
@@ -798,7 +989,7 @@ func (p *parser51) simpleExp() {
 	case tkFunction:
 		line := p.lx.line
 		p.next()
-		p.body(line)
+		p.body(line, false)
 	default:
 		p.primaryExp()
 	}

@@ -10,7 +10,7 @@ import (
 
 /* internal constants & structs  {{{ */
 
-const maxRegisters = 200
+const maxRegisters = 250 // Lua 5.1's MAXSTACK (upstream: 200, which refused scripts Lua 5.1 compiles)
 
 type expContextType int
 
