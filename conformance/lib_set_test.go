@@ -168,7 +168,6 @@ func TestLibUpstashDenyList(t *testing.T) {
 	add("integer-looking members stay comparable",
 		append(append([]Cmd{C("SADD", all, "12345", "67890")}, update("1000", "12345", "42")...), C("SMEMBERS", all), sEnc(all), check("42", "12345", "7"))...)
 	cases = append(cases, Case{Name: "token bucket limit with protection (upstream deny-list.test.ts)",
-		Skip: "needs hashes (issue #13, merged separately)",
 		Cmds: []Cmd{seed, C("EVAL", upstashTokenBucketLimitScript, "1", prefix+":randomValue", "10", "5000", "10", "1700000000000", "1"), check("randomValue"),
 			C("EVAL", upstashTokenBucketLimitScript, "1", prefix+":denyIdentifier", "10", "5000", "10", "1700000000000", "1"), check("denyIdentifier")}})
 	runCases(t, cases)
