@@ -62,7 +62,8 @@ type Client struct {
 	wake     chan struct{}
 	blocked  *blockState
 	inScript bool
-	ctx      Ctx // reused by Exec for this client's commands
+	isMaster bool // the replication master's client: obeyed, never refused
+	ctx      Ctx  // reused by Exec for this client's commands
 }
 
 // NewClient registers a client for a new connection. Call without the lock.

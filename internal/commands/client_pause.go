@@ -124,7 +124,7 @@ func (e *Engine) updatePause() {
 	}
 	frozen := p.kind != pauseOff
 	for _, db := range e.dbs {
-		db.KeepExpired = frozen
+		db.KeepExpired = frozen || e.IsReplica()
 	}
 	e.cs.updateGate()
 	if p.kind < old {

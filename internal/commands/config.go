@@ -32,8 +32,15 @@ type Config struct {
 	MaxMemory          atomic.Int64 // maxmemory, bytes; 0 = unlimited
 	MaxMemoryPolicy    atomic.Pointer[string]
 	RequirePass        atomic.Pointer[string]
-	ProtectedMode      atomic.Bool
-	BusyThreshold      atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
+	// Replication (replication.go): masterauth, masteruser, repl-timeout,
+	// replica-read-only, replica-priority.
+	MasterAuth      atomic.Pointer[string]
+	MasterUser      atomic.Pointer[string]
+	ReplTimeout     atomic.Int64
+	ReplicaReadOnly atomic.Bool
+	ReplicaPriority atomic.Int64
+	ProtectedMode   atomic.Bool
+	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
@@ -85,6 +92,11 @@ func DefaultConfig() *Config {
 	c.MaxClients.Store(10000)
 	c.MaxMemoryPolicy.Store(ptr("noeviction"))
 	c.RequirePass.Store(ptr(""))
+	c.MasterAuth.Store(ptr(""))
+	c.MasterUser.Store(ptr(""))
+	c.ReplTimeout.Store(60)
+	c.ReplicaReadOnly.Store(true)
+	c.ReplicaPriority.Store(100)
 	c.ProtectedMode.Store(true)
 	c.BusyThreshold.Store(5000)
 	lim := zset.DefaultLimits()

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/limitkv/limitkv/internal/num"
 )
@@ -64,6 +65,18 @@ const (
 	intMax  = math.MaxInt32
 	uintMax = math.MaxUint32
 )
+
+// strParam is a free-form string setting.
+func strParam(name string, field func(c *Config) *atomic.Pointer[string]) configParam {
+	return configParam{
+		name:    name,
+		get:     func(c *Config) string { return *field(c).Load() },
+		rewrite: func(c *Config) []string { return []string{name + " " + QuoteArg(*field(c).Load())} },
+		parse: func(c *Config, v string) (func(), string) {
+			return func() { field(c).Store(&v) }, ""
+		},
+	}
+}
 
 func hide(p configParam) configParam { p.hidden = true; return p }
 
@@ -246,6 +259,8 @@ var configParams = []configParam{
 			return ""
 		},
 	},
+	strParam("masterauth", func(c *Config) *atomic.Pointer[string] { return &c.MasterAuth }),
+	strParam("masteruser", func(c *Config) *atomic.Pointer[string] { return &c.MasterUser }),
 	{
 		name:    "requirepass",
 		get:     func(c *Config) string { return *c.RequirePass.Load() },
@@ -308,6 +323,11 @@ var configParams = []configParam{
 			return nil, "argument(s) must be one of the following: " + strings.Join(maxmemoryPolicies, ", ")
 		},
 	},
+	boolParam("replica-read-only", func(c *Config) bool { return c.ReplicaReadOnly.Load() }, func(c *Config, b bool) { c.ReplicaReadOnly.Store(b) }),
+	numParam("repl-timeout", "", numSpec{lo: 1, hi: intMax},
+		func(c *Config) int64 { return c.ReplTimeout.Load() }, func(c *Config, n int64) { c.ReplTimeout.Store(n) }),
+	numParam("replica-priority", "slave-priority", numSpec{lo: 0, hi: intMax},
+		func(c *Config) int64 { return c.ReplicaPriority.Load() }, func(c *Config, n int64) { c.ReplicaPriority.Store(n) }),
 	boolParam("protected-mode", func(c *Config) bool { return c.ProtectedMode.Load() }, func(c *Config, b bool) { c.ProtectedMode.Store(b) }),
 	numParam("zset-max-listpack-entries", "zset-max-ziplist-entries", numSpec{unsigned: true, lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.ZsetMaxListpackEntries.Load() }, func(c *Config, n int64) { c.ZsetMaxListpackEntries.Store(n) }),

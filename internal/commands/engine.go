@@ -102,6 +102,7 @@ type Engine struct {
 
 	loadingKeys bool      // an RDB load is adding keys: no "new" events (notify.go)
 	loading     loadState // the load at start (loading.go)
+	repl        replState // the link to a master (replication.go)
 
 	trk trackingState // client-side caching (tracking.go)
 }
@@ -279,6 +280,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrMisconf)
 		return e.closing(c)
 	}
+	if e.repl.host != "" && e.replicaDenies(c, cmd) {
+		e.rejectCmd(x, cmd, errReadOnlyReplica)
+		return e.closing(c)
+	}
 	if c.Proto != 3 && c.InPubSub() && !allowedSubscribed(cmd) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return e.closing(c)
@@ -411,7 +416,7 @@ func (e *Engine) call(x *Ctx) {
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.busy.on || e.loading.on {
+	if e.busy.on || e.loading.on || e.repl.host != "" { // a replica waits for its master's DEL
 		return false // keys must not expire behind a running script's back, or before the load drops them
 	}
 	if e.cs.pause.kind != pauseOff && e.paused() {

@@ -419,13 +419,26 @@ func infoStats(x *Ctx, b *infoBuf) {
 }
 
 func infoReplication(x *Ctx, b *infoBuf) {
-	b.kv("role", "master")
+	r := &x.E.repl
+	if x.E.IsReplica() {
+		x.E.infoReplica(b)
+	} else {
+		b.kv("role", "master")
+	}
 	b.i("connected_slaves", 0)
 	b.kv("master_failover_state", "no-failover")
 	b.kv("master_replid", x.E.replicationID())
-	b.kv("master_replid2", strings.Repeat("0", 40))
-	b.i("master_repl_offset", 0)
-	b.i("second_repl_offset", -1)
+	replid2 := r.replid2
+	if replid2 == "" {
+		replid2 = strings.Repeat("0", 40)
+	}
+	b.kv("master_replid2", replid2)
+	b.i("master_repl_offset", r.offset)
+	second := r.secondOffset
+	if r.replid2 == "" || r.replid2 == strings.Repeat("0", 40) {
+		second = -1
+	}
+	b.i("second_repl_offset", second)
 	b.i("repl_backlog_active", 0)
 	b.i("repl_backlog_size", 1<<20)
 	b.i("repl_backlog_first_byte_offset", 0)

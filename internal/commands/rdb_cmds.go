@@ -228,6 +228,7 @@ func (e *Engine) shutdownSaveLocked(save, nosave, force bool) error {
 	if e.persist.shutdownDone {
 		return nil
 	}
+	e.stopLink() // no more of the master's stream
 	if e.loading.on {
 		// prepareForShutdown: never save while loading, it would write
 		// half the dataset over the file being loaded. The load stops.

@@ -96,7 +96,7 @@ func init() {
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
 		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands,
-		pubsubCommands, debugCommands, migrateCommands, {monitorCommand},
+		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands,
 	} {
 		for _, c := range family {
 			register(c)

@@ -276,6 +276,9 @@ type DB struct {
 	// KeepExpired makes lookups report keys past their deadline as gone
 	// without removing them, so the dataset stays as it is (CLIENT PAUSE).
 	KeepExpired bool
+	// NoExpire makes keys past their deadline live: a replica running its
+	// master's commands (the master's DEL removes them).
+	NoExpire bool
 
 	// Expired counts keys removed because their deadline passed (INFO's expired_keys).
 	Expired int64
@@ -428,6 +431,9 @@ func (db *DB) GetNoTouch(key []byte, now int64) *Entry {
 // Scan, ForEach or Random rather than from a lookup.
 func (db *DB) ExpireIfDue(e *Entry, now int64) bool {
 	if e.exp == NoExpiry || now <= e.exp {
+		return false
+	}
+	if db.NoExpire {
 		return false
 	}
 	if db.KeepExpired {
