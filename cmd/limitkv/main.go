@@ -151,6 +151,9 @@ func run(args []string) error {
 		}
 	}
 	eng := commands.New(cfg, nil, log)
+	if err := eng.LoadACLAtStart(); err != nil {
+		return err
+	}
 	// Load before serving, as Redis: a file that cannot be read stops the
 	// start (and is left as it is) rather than leaving an empty server.
 	st, err := eng.LoadFile(cfg.RDBPath())

@@ -264,6 +264,9 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}
+	if u := c.User; u != nil && !u.Unrestricted && e.aclDenied(x, cmd) {
+		return e.closing(c)
+	}
 	if e.Cfg.MaxMemory.Load() > 0 && !e.busy.on && (denyOOM(c, cmd) || e.scriptDeniesOOM(cmd, args)) && !e.memoryAvailable() {
 		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
