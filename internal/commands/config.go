@@ -33,11 +33,11 @@ type Config struct {
 	// aclUsers are the ACL users (acl.go): here rather than in the engine
 	// since requirepass is the default user's password. authNeeded is the
 	// default user's NeedsAuth, for the connection code outside the lock.
-	aclUsers    *acl.Registry
-	appliedPass atomic.Pointer[string]
-	authNeeded  atomic.Bool
-	ProtectedMode   atomic.Bool
-	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
+	aclUsers      *acl.Registry
+	appliedPass   atomic.Pointer[string]
+	authNeeded    atomic.Bool
+	ProtectedMode atomic.Bool
+	BusyThreshold atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
