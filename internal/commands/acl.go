@@ -654,6 +654,8 @@ var aclHelp = []string{
 	"    List all the registered usernames.",
 	"WHOAMI",
 	"    Return the current connection username.",
+	"HELP",
+	"    Prints this help.",
 }
 
 func cmdACLHelp(x *Ctx) { writeHelp(x, aclHelp) }
