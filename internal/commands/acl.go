@@ -30,6 +30,10 @@ type aclInfo struct {
 	hasKeys  bool
 	chans    int8 // 0 none; chanSubscribe, chanPattern, chanPublish
 	getKeysF func(args [][]byte) []keyRef
+	// readsWrites: a write command of limitkv's own (RL.CHECK), whose
+	// one key spec says only "update", but which answers what it read:
+	// %W~ alone must not let a user learn a window's state.
+	readsWrites bool
 }
 
 const (
@@ -73,6 +77,8 @@ func buildACLTable() {
 		case "publish", "spublish":
 			info.chans = chanPublish
 		}
+		_, redis := redisDocs[c.Name]
+		info.readsWrites = !redis && c.Flags&FlagWrite != 0
 		c.acl = info
 		for _, s := range sortedSubs(c) {
 			a.Subs = append(a.Subs, mk(s))
@@ -120,6 +126,9 @@ func aclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
 			case "insert", "delete", "update":
 				need |= acl.PermWrite
 			}
+		}
+		if info.readsWrites {
+			need |= acl.PermRead
 		}
 		out = append(out, acl.KeyRef{Pos: k.pos, Need: need})
 	}
