@@ -104,6 +104,9 @@ func (e *Engine) users() *acl.Registry { return e.Cfg.users() }
 func aclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
 	info := cmd.acl
 	var refs []keyRef
+	if !arityOK(cmd.Arity, len(args)) {
+		return nil // redis.acl_check_cmd checks no arity; SORT's procedure needs it
+	}
 	if info.getKeysF != nil {
 		refs = info.getKeysF(args)
 	} else {
@@ -668,6 +671,20 @@ var aclHelp = []string{
 }
 
 func cmdACLHelp(x *Ctx) { writeHelp(x, aclHelp) }
+
+// ACLCheck is redis.acl_check_cmd: Redis looks the command up and checks
+// the permissions only (no arity check).
+func (h *scriptHost) ACLCheck(args [][]byte) (allowed, known bool) {
+	cmd := Lookup(args[0])
+	if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
+		cmd = lookupSub(cmd, args[1])
+	}
+	if cmd == nil {
+		return false, false
+	}
+	res, _ := aclCheck(h.x.C.User, cmd, args)
+	return res == acl.OK, true
+}
 
 // checkPassword tells whether user/pass would authenticate, without
 // authenticating or logging (MONITOR's redaction of HELLO).
