@@ -1,13 +1,16 @@
 package conformance
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/limitkv/limitkv"
 )
@@ -19,7 +22,13 @@ import (
 
 // aclPair starts a private redis-server and limitkv, each with an ACL file
 // of its own (empty at start) when withFile.
+// With relative, the servers are given the file's name only, which each
+// finds in its dir.
 func aclPair(t *testing.T, withFile bool, extra ...string) (rds, lkv, rdsFile, lkvFile string) {
+	return aclPairFile(t, withFile, false, extra...)
+}
+
+func aclPairFile(t *testing.T, withFile, relative bool, extra ...string) (rds, lkv, rdsFile, lkvFile string) {
 	t.Helper()
 	requireServers(t)
 	rdir, ldir := t.TempDir(), t.TempDir()
@@ -33,8 +42,12 @@ func aclPair(t *testing.T, withFile bool, extra ...string) (rds, lkv, rdsFile, l
 				t.Fatal(err)
 			}
 		}
-		rargs = append(rargs, "--aclfile", rdsFile)
-		cfg["aclfile"] = lkvFile
+		rname, lname := rdsFile, lkvFile
+		if relative {
+			rname, lname = "users.acl", "users.acl"
+		}
+		rargs = append(rargs, "--aclfile", rname)
+		cfg["aclfile"] = lname
 	}
 	for i := 0; i+1 < len(extra); i += 2 {
 		rargs = append(rargs, "--"+extra[i], extra[i+1])
@@ -328,7 +341,13 @@ func TestACLRequirePass(t *testing.T) {
 // TestACLFile: ACL SAVE writes the same file as Redis, and ACL LOAD reads
 // it back (or refuses a broken one, changing nothing).
 func TestACLFile(t *testing.T) {
-	rds, lkv, rfile, lfile := aclPair(t, true)
+	for _, relative := range []bool{false, true} {
+		t.Run(fmt.Sprintf("relative=%v", relative), func(t *testing.T) { testACLFile(t, relative) })
+	}
+}
+
+func testACLFile(t *testing.T, relative bool) {
+	rds, lkv, rfile, lfile := aclPairFile(t, true, relative)
 	write := func(text string) Cmd {
 		return C("PING").Check("write the files", func(a, b *Reply) error {
 			for _, f := range []string{rfile, lfile} {
@@ -413,5 +432,42 @@ func sameKnownMembers(t *testing.T, rdsAddr, lkvAddr string) func(rds, lkv *Repl
 			return fmt.Errorf("redis's members limitkv has: %v\nlimitkv: %v", want, got)
 		}
 		return nil
+	}
+}
+
+// A server whose ACL file has an error does not start, with Redis's words.
+func TestACLFileAtStart(t *testing.T) {
+	requireServers(t)
+	dir := t.TempDir()
+	f := filepath.Join(dir, "users.acl")
+	if err := os.WriteFile(f, []byte("user u on +nosuch\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, redisServerPath, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+		"--dir", dir, "--aclfile", f).CombinedOutput()
+	const prefix = "Aborting Redis startup because of ACL errors: "
+	i := strings.Index(string(out), prefix)
+	if err == nil || i < 0 {
+		t.Fatalf("redis-server: %v\n%s", err, out)
+	}
+	want := strings.TrimSpace(string(out[i:]))
+	srv, err := limitkv.Start(limitkv.Options{Config: limitkv.Config{"aclfile": f}})
+	if err == nil {
+		srv.Close()
+		t.Fatal("limitkv started")
+	}
+	if got := strings.TrimPrefix(err.Error(), "limitkv: "); got != want {
+		t.Errorf("limitkv: %q\nredis:   %q", got, want)
+	}
+	os.Remove(f)
+	if srv, err := limitkv.Start(limitkv.Options{Config: limitkv.Config{"aclfile": f}}); err == nil {
+		srv.Close()
+		t.Error("limitkv started without its ACL file")
 	}
 }

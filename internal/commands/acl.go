@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -478,7 +479,7 @@ func cmdACLLoad(x *Ctx) {
 // loadACLFile is ACL LOAD (and the start-time load): the users are
 // replaced only if the whole file is valid.
 func (e *Engine) loadACLFile(x *Ctx, name string) error {
-	data, err := os.ReadFile(name)
+	data, err := os.ReadFile(e.aclPath(name))
 	if err != nil {
 		return errorf("Error loading ACLs, opening file '%s': %s", name, errnoText(err))
 	}
@@ -495,16 +496,26 @@ func (e *Engine) loadACLFile(x *Ctx, name string) error {
 	return nil
 }
 
+// aclPath is where aclfile is: Redis, which works in its dir, reads a
+// relative path from there (limitkv engines share a process and its
+// working directory, so each resolves against its own dir).
+func (e *Engine) aclPath(name string) string {
+	if filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(*e.Cfg.Dir.Load(), name)
+}
+
 func cmdACLSave(x *Ctx) {
 	name := *x.E.Cfg.ACLFile.Load()
 	if name == "" {
 		x.W.Error(errNoACLFile)
 		return
 	}
-	tmp := name + ".tmp-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(x.Now, 10)
+	tmp := x.E.aclPath(name) + ".tmp-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(x.Now, 10)
 	err := os.WriteFile(tmp, []byte(x.E.users().Save()), 0o644)
 	if err == nil {
-		err = os.Rename(tmp, name)
+		err = os.Rename(tmp, x.E.aclPath(name))
 	}
 	if err != nil {
 		os.Remove(tmp)
