@@ -206,3 +206,43 @@ func (r *Registry) Load(text, filename string) (gone []*User, err error) {
 	r.users = users
 	return gone, nil
 }
+
+// CheckRules is the validation of a redis.conf user line: the rules must
+// apply to a scratch user, unknown commands aside (Redis lets modules
+// define them later). idx is the failing rule's position plus one, the
+// word of the line Redis's message then quotes.
+func CheckRules(t *Table, rules []string) (idx int, msg string) {
+	merged, bad, ok := mergeSelectors(rules)
+	if !ok {
+		return bad, "Syntax error"
+	}
+	u := newUser(t, "")
+	for j, op := range merged {
+		if err := u.apply(op); err != nil && err != errUnknown {
+			return j, err.Error()
+		}
+	}
+	return 0, ""
+}
+
+// LoadConfigUser is ACLLoadConfiguredUsers for one user: a redefined
+// default user is reset first.
+func (r *Registry) LoadConfigUser(name string, rules []string) error {
+	if hasSpaces(name) {
+		return fmt.Errorf("Spaces not allowed in ACL usernames")
+	}
+	u := r.users[name]
+	if u == nil {
+		u = newUser(r.t, name)
+		r.users[name] = u
+	} else {
+		_ = u.apply("reset")
+	}
+	merged, _, _ := mergeSelectors(rules)
+	for _, op := range merged {
+		if err := u.apply(op); err != nil {
+			return fmt.Errorf("Error loading ACL rule '%s' for the user named '%s': %s", op, name, err.Error())
+		}
+	}
+	return nil
+}

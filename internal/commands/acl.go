@@ -710,11 +710,61 @@ func (e *Engine) LoadACLAtStart() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	name := *e.Cfg.ACLFile.Load()
+	if name != "" && len(e.Cfg.aclPending) > 0 {
+		return errorf("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")
+	}
+	if err := e.loadConfigUsers(); err != nil {
+		return err
+	}
 	if name == "" {
 		return nil
 	}
 	if err := e.loadACLFile(nil, name); err != nil {
 		return errorf("Aborting Redis startup because of ACL errors: %s", err.Error())
 	}
+	return nil
+}
+
+// appendConfigUser is ACLAppendUserForLoading: a "user <name> <rules>"
+// line of redis.conf, checked now and applied at start. Its error names
+// the word Redis names (it indexes the line with a rule's position).
+func (c *Config) appendConfigUser(args []string) string {
+	argv := append([]string{"user"}, args...)
+	for _, u := range c.aclPending {
+		if u[0] == args[0] {
+			return "Error in user declaration '" + argv[1] + "': Duplicate user found. A user can only be defined once in config files"
+		}
+	}
+	idx, msg := acl.CheckRules(aclTable, args[1:])
+	if msg != "" {
+		return "Error in user declaration '" + argv[min(idx, len(argv)-1)] + "': " + msg
+	}
+	c.aclPending = append(c.aclPending, args)
+	return ""
+}
+
+// userDirective is CONFIG REWRITE's "user" lines (rewriteConfigUserOption):
+// every user, unless an ACL file keeps them, which drops the file's lines.
+func (c *Config) userDirective() Directive {
+	d := Directive{Name: "user"}
+	if *c.ACLFile.Load() != "" {
+		return d
+	}
+	for _, u := range c.users().Users() {
+		d.Lines = append(d.Lines, "user "+u.Name+" "+u.Describe())
+	}
+	return d
+}
+
+// loadConfigUsers is ACLLoadConfiguredUsers.
+func (e *Engine) loadConfigUsers() error {
+	reg := e.users()
+	for _, args := range e.Cfg.aclPending {
+		if err := reg.LoadConfigUser(args[0], args[1:]); err != nil {
+			return err
+		}
+	}
+	e.Cfg.aclPending = nil
+	e.Cfg.syncDefaultAuth()
 	return nil
 }

@@ -34,6 +34,7 @@ type Config struct {
 	// since requirepass is the default user's password. authNeeded is the
 	// default user's NeedsAuth, for the connection code outside the lock.
 	aclUsers      *acl.Registry
+	aclPending    [][]string // redis.conf's "user" lines, loaded at start
 	appliedPass   atomic.Pointer[string]
 	authNeeded    atomic.Bool
 	ProtectedMode atomic.Bool
