@@ -33,7 +33,7 @@ func testTable() *Table {
 	})
 }
 
-func init() { Match = func(p, s string) bool { ok, _ := path.Match(p, s); return ok } }
+func init() { Match = func(p, s []byte) bool { ok, _ := path.Match(string(p), string(s)); return ok } }
 
 func TestSetUserAndDescribe(t *testing.T) {
 	for _, tc := range []struct {

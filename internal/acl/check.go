@@ -51,24 +51,25 @@ func (r *Request) keyRefs() []KeyRef {
 }
 
 // Match is the glob matcher (Redis's stringmatchlen, case-sensitive);
-// the commands package sets it to its own.
-var Match = func(pattern, s string) bool { return pattern == s }
+// the commands package sets it to its own. Bytes, so that checking an
+// argument converts nothing.
+var Match = func(pattern, s []byte) bool { return string(pattern) == string(s) }
 
-func (s *selector) checkKey(key string, need Perm) bool {
+func (s *selector) checkKey(key []byte, need Perm) bool {
 	if s.flags&selAllKeys != 0 {
 		return true
 	}
 	for _, p := range s.patterns {
-		if p.Perm&need == need && Match(p.Pattern, key) {
+		if p.Perm&need == need && Match(p.b, key) {
 			return true
 		}
 	}
 	return false
 }
 
-func channelAllowed(pats []string, ch string, pattern bool) bool {
+func channelAllowed(pats []string, ch []byte, pattern bool) bool {
 	for _, p := range pats {
-		if pattern && p == ch || !pattern && Match(p, ch) {
+		if pattern && p == string(ch) || !pattern && Match([]byte(p), ch) {
 			return true
 		}
 	}
@@ -100,14 +101,14 @@ func (s *selector) check(r *Request) (Result, int) {
 	}
 	if s.flags&selAllKeys == 0 && r.HasKeys {
 		for _, k := range r.keyRefs() {
-			if !s.checkKey(string(r.Args[k.Pos]), k.Need) {
+			if !s.checkKey(r.Args[k.Pos], k.Need) {
 				return DeniedKey, k.Pos
 			}
 		}
 	}
 	if s.flags&selAllChannels == 0 && r.Channels != nil {
 		for _, ch := range r.Channels() {
-			if !channelAllowed(s.channels, string(r.Args[ch.Pos]), ch.Pattern) {
+			if !channelAllowed(s.channels, r.Args[ch.Pos], ch.Pattern) {
 				return DeniedChannel, ch.Pos
 			}
 		}
@@ -142,7 +143,7 @@ func (u *User) CanChannel(ch string, pattern bool) bool {
 		return true
 	}
 	for _, s := range u.sels {
-		if channelAllowed(s.channels, ch, pattern) {
+		if channelAllowed(s.channels, []byte(ch), pattern) {
 			return true
 		}
 	}

@@ -18,6 +18,7 @@ const (
 type KeyPattern struct {
 	Perm    Perm
 	Pattern string
+	b       []byte // Pattern, for Match
 }
 
 func (p KeyPattern) String() string {
@@ -202,7 +203,7 @@ func (s *selector) apply(op string) error {
 		if i := slices.IndexFunc(s.patterns, func(p KeyPattern) bool { return p.Pattern == pat }); i >= 0 {
 			s.patterns[i].Perm |= perm
 		} else {
-			s.patterns = append(s.patterns, KeyPattern{perm, pat})
+			s.patterns = append(s.patterns, KeyPattern{perm, pat, []byte(pat)})
 		}
 		s.flags &^= selAllKeys
 	case op[0] == '&':

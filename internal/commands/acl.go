@@ -49,7 +49,7 @@ var aclTable *acl.Table
 // categories: Redis's own from commanddocs_gen.go, derived from the flags
 // for limitkv's commands (commandCategories).
 func buildACLTable() {
-	acl.Match = func(pattern, s string) bool { return globMatch([]byte(pattern), s, false) }
+	acl.Match = func(pattern, s []byte) bool { return globMatch(pattern, s, false) }
 	acl.SplitArgs = SplitArgs
 	var mk func(c *Command) *acl.Command
 	mk = func(c *Command) *acl.Command {
