@@ -302,6 +302,8 @@ func TestACLAuthAndPermissions(t *testing.T) {
 			C("EVAL", "return redis.acl_check_cmd({})", "0").On(1),
 			C("EVAL", "return redis.acl_check_cmd('config', 'nosuch')", "0").On(1),
 			C("EVAL", "return redis.acl_check_cmd('publish', 'ads', 'x')", "0").On(1),
+			C("FUNCTION", "LOAD", "REPLACE", "#!lua name=acltest\nredis.register_function('g', function(keys) return redis.call('get', keys[1]) end)"),
+			C("FCALL", "g", "1", "{acme}:a").On(1), C("FCALL", "g", "1", "{x}:a").On(1), C("FUNCTION", "DELETE", "acltest"),
 			C("ACL", "LOG").Check("log", aclLogSame("name", "db", "user", "cmd", "multi", "resp"))),
 		aclCase("client list and kill by user",
 			setup, C("AUTH", "u", "pu").On(1), C("CLIENT", "SETNAME", "one").On(1),
