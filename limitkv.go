@@ -96,6 +96,9 @@ func Start(opts Options) (*Server, error) {
 		clk = opts.Clock
 	}
 	eng := commands.New(cfg, clk, opts.Logger)
+	if err := eng.LoadACLAtStart(); err != nil {
+		return nil, fmt.Errorf("limitkv: %w", err)
+	}
 	if opts.Dir != "" || opts.Save != "" {
 		// Before listening: a server that cannot load its data must not
 		// serve an empty dataset in its place.

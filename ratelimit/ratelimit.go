@@ -44,6 +44,15 @@
 //   - AllowN with n > 1 needs RL.CHECK's COST: the seed's script records one
 //     request per call, so the script backend answers ErrCostUnsupported.
 //
+// # Tenants
+//
+// The default keys start with the tenant in a hash tag ("{acme}:ratelimit:
+// ..."), so an ACL user limited to "~{acme}:*" confines a tenant's services
+// to its own windows: a call for another tenant is refused by the server
+// (NOPERM) and fails closed. A user allowed only RL.CHECK and RL.PEEK
+// cannot run COMMAND INFO: give its limiter Backend: BackendLimitkv. See
+// Example (tenantACL).
+//
 // # Failures
 //
 // The default policy is the seed's: when the store answers nothing (a nil

@@ -151,6 +151,9 @@ func run(args []string) error {
 		}
 	}
 	eng := commands.New(cfg, nil, log)
+	if err := eng.LoadACLAtStart(); err != nil {
+		return err
+	}
 	srv := server.New(eng, log)
 	srv.Front = set.NetFront
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/acl"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -18,6 +19,8 @@ type Client struct {
 	LibVer  string
 	DB      int
 	Authed  bool
+	// User is the ACL user the connection runs as (nil: unrestricted).
+	User *acl.User
 	// Proto is the protocol HELLO chose (2 or 3; 0 until then, which is 2).
 	Proto   int
 	Created time.Time
@@ -78,7 +81,7 @@ func (e *Engine) NewClient(addr, laddr string) *Client {
 		wake:       make(chan struct{}, 1),
 	}
 	e.mu.Lock()
-	c.Authed = !e.Cfg.AuthRequired()
+	e.setDefaultAuth(c)
 	e.clients[c.ID] = c
 	e.mu.Unlock()
 	return c

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/limitkv/limitkv/internal/acl"
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -289,7 +290,7 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	ki("tot-mem", int64(clientBaseMem+clientReadBuf+qbuf+argvMem+multiMem)+omem)
 	kv("events", "r")
 	kv("cmd", cmd)
-	kv("user", "default")
+	kv("user", c.userName())
 	ki("redir", c.trackingRedir())
 	ki("resp", int64(c.Resp()))
 	return b
@@ -336,6 +337,7 @@ func cmdClientKill(x *Ctx) {
 	var (
 		addr, laddr       string
 		haveAddr, haveLad bool
+		user              *acl.User
 		typ               = -1
 		id                int64
 		skipme            = true
@@ -373,8 +375,7 @@ func cmdClientKill(x *Ctx) {
 			case "laddr":
 				laddr, haveLad = val, true
 			case "user":
-				// limitkv has only Redis's "default" user.
-				if val != "default" {
+				if user = x.E.users().User(val); user == nil {
 					x.W.Error("ERR No such user '" + val + "'")
 					return
 				}
@@ -401,6 +402,7 @@ func cmdClientKill(x *Ctx) {
 			haveLad && c.LAddr != laddr ||
 			typ != -1 && typ != clientType(c) ||
 			id != 0 && c.ID != id ||
+			user != nil && c.User != user ||
 			c == x.C && skipme {
 			continue
 		}

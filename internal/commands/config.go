@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/limitkv/limitkv/internal/acl"
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/hll"
 	"github.com/limitkv/limitkv/internal/list"
@@ -32,6 +33,15 @@ type Config struct {
 	MaxMemory          atomic.Int64 // maxmemory, bytes; 0 = unlimited
 	MaxMemoryPolicy    atomic.Pointer[string]
 	RequirePass        atomic.Pointer[string]
+	ACLFile            atomic.Pointer[string] // aclfile (immutable)
+	ACLLogMaxLen       atomic.Int64           // acllog-max-len
+	// aclUsers are the ACL users (acl.go): here rather than in the engine
+	// since requirepass is the default user's password. authNeeded is the
+	// default user's NeedsAuth, for the connection code outside the lock.
+	aclUsers    *acl.Registry
+	aclPending  [][]string // redis.conf's "user" lines, loaded at start
+	appliedPass atomic.Pointer[string]
+	authNeeded  atomic.Bool
 	// Replication (replication.go): masterauth, masteruser, repl-timeout,
 	// replica-read-only, replica-priority.
 	MasterAuth      atomic.Pointer[string]
@@ -97,6 +107,8 @@ func DefaultConfig() *Config {
 	c.ReplTimeout.Store(60)
 	c.ReplicaReadOnly.Store(true)
 	c.ReplicaPriority.Store(100)
+	c.ACLFile.Store(ptr(""))
+	c.ACLLogMaxLen.Store(128)
 	c.ProtectedMode.Store(true)
 	c.BusyThreshold.Store(5000)
 	lim := zset.DefaultLimits()
@@ -143,8 +155,34 @@ func (c *Config) ListFill() list.Fill { return list.Fill(c.ListMaxListpackSize.L
 
 func ptr[T any](v T) *T { return &v }
 
-// AuthRequired reports whether clients must AUTH first.
-func (c *Config) AuthRequired() bool { return *c.RequirePass.Load() != "" }
+// AuthRequired reports whether clients must AUTH first: the default user
+// has a password or is disabled. Safe without the engine lock.
+func (c *Config) AuthRequired() bool {
+	if p := c.RequirePass.Load(); p != c.appliedPass.Load() {
+		return *p != "" // set, not yet applied to the default user
+	}
+	return c.authNeeded.Load()
+}
+
+// users is the ACL user set. requirepass is Redis's
+// ACLUpdateDefaultUserPassword: a value stored since the last call becomes
+// the default user's only password (nopass for ""). Call with the engine
+// lock held.
+func (c *Config) users() *acl.Registry {
+	if c.aclUsers == nil {
+		c.aclUsers = newACLRegistry()
+	}
+	if p := c.RequirePass.Load(); p != c.appliedPass.Load() {
+		c.aclUsers.SetDefaultPassword(*p)
+		c.appliedPass.Store(p)
+		c.syncDefaultAuth()
+	}
+	return c.aclUsers
+}
+
+// syncDefaultAuth publishes the default user's NeedsAuth to AuthRequired
+// after its password or state changed.
+func (c *Config) syncDefaultAuth() { c.authNeeded.Store(c.aclUsers.Default.NeedsAuth()) }
 
 // ParseMemory reads a size as redis.conf does (memtoull): a plain number of
 // bytes, or a number with k, kb, m, mb, g, gb (any case; k=1000, kb=1024).

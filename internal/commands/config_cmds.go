@@ -262,6 +262,16 @@ var configParams = []configParam{
 	strParam("masterauth", func(c *Config) *atomic.Pointer[string] { return &c.MasterAuth }),
 	strParam("masteruser", func(c *Config) *atomic.Pointer[string] { return &c.MasterUser }),
 	{
+		// Immutable as in Redis: the ACL file is read at start and by ACL LOAD.
+		name: "aclfile", immutable: true,
+		get: func(c *Config) string { return *c.ACLFile.Load() },
+		parse: func(c *Config, v string) (func(), string) {
+			return func() { c.ACLFile.Store(&v) }, ""
+		},
+	},
+	numParam("acllog-max-len", "", numSpec{lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.ACLLogMaxLen.Load() }, func(c *Config, n int64) { c.ACLLogMaxLen.Store(n) }),
+	{
 		name:    "requirepass",
 		get:     func(c *Config) string { return *c.RequirePass.Load() },
 		rewrite: func(c *Config) []string { return []string{"requirepass " + QuoteArg(*c.RequirePass.Load())} },

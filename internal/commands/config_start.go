@@ -23,6 +23,9 @@ type LoadState struct{ saveLoaded bool }
 // known is false when the table has no such setting; errstr is Redis's
 // reason for refusing the value.
 func (c *Config) ApplyDirective(name string, args []string, st *LoadState) (known bool, errstr string) {
+	if name == "user" && len(args) >= 1 {
+		return true, c.appendConfigUser(args) // acl.go
+	}
 	p, _ := configLookup(name)
 	if p == nil {
 		return false, ""
@@ -128,7 +131,7 @@ func (c *Config) Directives() []Directive {
 		}
 		out = append(out, d)
 	}
-	return out
+	return append(out, c.userDirective()) // acl.go
 }
 
 // formatMemory is rewriteConfigFormatMemory: the largest of gb, mb, kb that

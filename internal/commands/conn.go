@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"strings"
 
 	"github.com/limitkv/limitkv/internal/num"
@@ -62,21 +60,6 @@ func cmdSelect(x *Ctx) {
 	x.W.OK()
 }
 
-// checkPassword compares in constant time, so response timing tells an
-// attacker nothing about how much of a guess was right.
-// Hashing both sides first keeps the password's length out of the timing too.
-func (x *Ctx) checkPassword(user, pass []byte) bool {
-	want := *x.E.Cfg.RequirePass.Load()
-	if string(user) != "default" { // user names are case-sensitive
-		return false
-	}
-	if want == "" { // the default user is "nopass"
-		return true
-	}
-	a, b := sha256.Sum256(pass), sha256.Sum256([]byte(want))
-	return subtle.ConstantTimeCompare(a[:], b[:]) == 1
-}
-
 func cmdAuth(x *Ctx) {
 	if len(x.Args) > 3 {
 		x.W.Error(ErrSyntax)
@@ -85,15 +68,14 @@ func cmdAuth(x *Ctx) {
 	user, pass := []byte("default"), x.Args[1]
 	if len(x.Args) == 3 {
 		user, pass = x.Args[1], x.Args[2]
-	} else if !x.E.Cfg.AuthRequired() {
+	} else if x.E.users().Default.NoPass() {
 		x.W.Error(ErrNoPasswordSet)
 		return
 	}
-	if !x.checkPassword(user, pass) {
+	if !x.E.authenticate(x, user, pass) {
 		x.W.Error(ErrWrongPass)
 		return
 	}
-	x.C.Authed = true
 	x.W.OK()
 }
 
@@ -119,11 +101,10 @@ func cmdHello(x *Ctx) {
 		more := len(args) - i - 1
 		switch opt := strings.ToLower(string(args[i])); {
 		case opt == "auth" && more >= 2:
-			if !x.checkPassword(args[i+1], args[i+2]) {
+			if !x.E.authenticate(x, args[i+1], args[i+2]) {
 				x.W.Error(ErrWrongPass)
 				return
 			}
-			x.C.Authed = true
 			i += 2
 		case opt == "setname" && more >= 1:
 			if name = args[i+1]; !validClientName(name) {
@@ -136,7 +117,7 @@ func cmdHello(x *Ctx) {
 			return
 		}
 	}
-	if !x.C.Authed {
+	if !x.C.Authed && x.E.Cfg.AuthRequired() {
 		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}
@@ -186,7 +167,7 @@ func cmdReset(x *Ctx) {
 	x.E.disableTracking(c)
 	c.DB = 0
 	c.Name = ""
-	c.Authed = !x.E.Cfg.AuthRequired()
+	x.E.setDefaultAuth(c)
 	c.Proto = 2
 	x.W.SetRESP3(false)
 	x.W.Simple("RESET")

@@ -272,11 +272,14 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}
-	if e.Cfg.MaxMemory.Load() > 0 && !e.busy.on && (denyOOM(c, cmd) || e.scriptDeniesOOM(cmd, args)) && !e.memoryAvailable() {
+	if u := c.User; u != nil && !u.Unrestricted && e.aclDenied(x, cmd) {
+		return e.closing(c)
+	}
+	if e.Cfg.MaxMemory.Load() > 0 && !e.busy.on && !c.isMaster && (denyOOM(c, cmd) || e.scriptDeniesOOM(cmd, args)) && !e.memoryAvailable() {
 		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
 	}
-	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && e.writesRefused() {
+	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && !c.isMaster && e.writesRefused() {
 		e.rejectCmd(x, cmd, ErrMisconf)
 		return e.closing(c)
 	}

@@ -279,7 +279,9 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}) error {
 	c := e.NewClient(link.RemoteAddr(), link.LocalAddr())
 	defer e.RemoveClient(c)
 	e.mu.Lock()
-	c.Authed, c.isMaster = true, true
+	// The master is obeyed: no password, ACL, OOM or read-only rule
+	// applies to it (Redis's mustObeyClient; its user is the superuser).
+	c.Authed, c.isMaster, c.User = true, true, nil
 	r := &e.repl
 	r.master, r.masterSend, r.state, r.lastIO = c, send, replConnected, e.Clock.Now()
 	e.mu.Unlock()

@@ -265,6 +265,11 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 	if cmd.Flags&FlagNoScript != 0 && !h.x.E.debug.disableDenyScripts {
 		return nil, refusedNoScript
 	}
+	if u := h.x.C.User; u != nil && !u.Unrestricted {
+		if msg := h.x.E.aclScriptDenied(h.x, cmd, args); msg != "" {
+			return nil, msg
+		}
+	}
 	if h.ro && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
 		return nil, refusedWriteRO
 	}

@@ -72,6 +72,8 @@ type Command struct {
 	// taken from Redis's key specs when the table is built: the positions
 	// of the count and of the first key. 0: not such a command.
 	numKeysAt, numFirstAt int
+
+	acl *aclInfo // the permission check's view of the command (acl.go)
 }
 
 // firstKey is the command's first key in args, for Engine.Prefetch: it
@@ -96,12 +98,13 @@ func init() {
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
 		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands,
-		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands,
+		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands, aclCommands,
 	} {
 		for _, c := range family {
 			register(c)
 		}
 	}
+	buildACLTable()
 }
 
 func register(c *Command) {

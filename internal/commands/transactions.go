@@ -119,6 +119,10 @@ func cmdExec(x *Ctx) {
 	// c.Multi stays set while the queue runs, so blocking commands answer
 	// as on timeout instead of blocking.
 	for _, q := range m.cmds {
+		// Rules may have changed since the command was queued.
+		if u := c.User; u != nil && !u.Unrestricted && e.aclExecDenied(x, q.cmd, q.args) {
+			continue
+		}
 		x.Run(q.cmd, q.args, x.W)
 	}
 	c.Multi = nil

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/limitkv/limitkv/internal/acl"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -280,6 +281,7 @@ bind 127.0.0.1
 requirepass "a b\"c"
 maxmemory 100mb
 dir "` + dir + `"
+user default on #` + acl.HashPassword([]byte(`a b"c`)) + ` ~* &* +@all
 `
 	if string(b) != want {
 		t.Errorf("rewritten:\n%s\nwant:\n%s", b, want)

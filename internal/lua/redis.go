@@ -431,11 +431,39 @@ func (vm *VM) setRepl(L *glua.LState) int {
 // aclCheckCmd answers true for any command: limitkv has only the default
 // user, who may run everything.
 func (vm *VM) aclCheckCmd(L *glua.LState) int {
-	if L.GetTop() == 0 {
+	if !vm.running {
+		L.Error(errorTable(L, "redis.acl_check_cmd can only be called inside a script invocation"), 0)
+	}
+	argc := L.GetTop()
+	if argc == 0 {
 		L.Error(errorTable(L, "Please specify at least one argument for this redis lib call"), 0)
 	}
-	L.Push(glua.LTrue)
+	args := make([][]byte, 0, argc)
+	for i := 1; i <= argc; i++ {
+		switch v := L.Get(i).(type) {
+		case glua.LString:
+			args = append(args, []byte(v))
+		case glua.LNumber:
+			args = append(args, formatArg(nil, float64(v)))
+		default:
+			L.Error(errorTable(L, "Lua redis lib command arguments must be strings or integers"), 0)
+		}
+	}
+	allowed, known := true, true
+	if h, ok := vm.host.(ACLHost); ok {
+		allowed, known = h.ACLCheck(args)
+	}
+	if !known {
+		L.Error(errorTable(L, "Invalid command passed to redis.acl_check_cmd()"), 0)
+	}
+	L.Push(glua.LBool(allowed))
 	return 1
+}
+
+// ACLHost is a Host that answers redis.acl_check_cmd: whether the script's
+// user may run args, and whether the command exists at all.
+type ACLHost interface {
+	ACLCheck(args [][]byte) (allowed, known bool)
 }
 
 // toNumber is lua_tonumber: numbers and numeric strings.
