@@ -72,6 +72,7 @@ type Command struct {
 	// taken from Redis's key specs when the table is built: the positions
 	// of the count and of the first key. 0: not such a command.
 	numKeysAt, numFirstAt int
+	statID                int // index of its statistics (cmdstats.go)
 }
 
 // firstKey is the command's first key in args, for Engine.Prefetch: it
@@ -96,7 +97,7 @@ func init() {
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
 		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands,
-		pubsubCommands, debugCommands, migrateCommands, {monitorCommand},
+		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, {slowlogCommand, latencyCommand},
 	} {
 		for _, c := range family {
 			register(c)
@@ -112,6 +113,7 @@ func register(c *Command) {
 	for name, sub := range c.Sub {
 		sub.Name = c.Name + "|" + name
 	}
+	assignStatIDs(c)
 	if c.FirstKey == 0 {
 		specs, _ := commandKeySpecs(c)
 		if len(specs) > 0 {
