@@ -177,7 +177,7 @@ type Ctx struct {
 	// readyKey is, when a blocked client's command is re-run to serve it,
 	// the key whose write woke it: Redis serves the client from that key.
 	readyKey string
-	rerun    bool // that re-run: MONITOR showed the command already
+	rerun    bool     // that re-run: MONITOR showed the command already
 	rejected *Command // what the dispatcher refuses, for its rejected_calls
 }
 
