@@ -32,9 +32,16 @@ var statCommands []*Command
 func assignStatIDs(c *Command) {
 	c.statID = len(statCommands)
 	statCommands = append(statCommands, c)
+	switch c.Name {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
+		statScript = append(statScript, true)
+	default:
+		statScript = append(statScript, false)
+	}
 	for _, s := range c.Sub {
 		s.statID = len(statCommands)
 		statCommands = append(statCommands, s)
+		statScript = append(statScript, false)
 	}
 }
 
@@ -119,15 +126,22 @@ func (e *Engine) afterCall(x *Ctx, mark int, start time.Time) {
 	}
 	if msg := replyError(x.W.Bytes(), mark); msg != nil {
 		st.failed++
-		code := errorCode(msg)
-		switch {
-		case x.C.inScript:
-			o.scriptErr = code
-			o.countError(code)
-		case o.scriptErr != "" && o.scriptErr == code:
-			// the script handed back an error a command of it answered
-		default:
-			o.countError(code)
+		o.replyErrorCounted(x, msg)
+	} else if statScript[x.Cmd.statID] {
+		// A script's reply may hold errors deeper down ({1, {err=...}}),
+		// which Redis counts as it writes them: each one a command of the
+		// script answered marks the call failed by itself (the
+		// ERR_REPLY_FLAG_NO_STATS_UPDATE path), the others once together.
+		fresh := false
+		nestedErrors(x.W.Bytes()[mark:], func(msg []byte) {
+			if o.replyErrorCounted(x, msg) {
+				fresh = true
+			} else {
+				st.failed++
+			}
+		})
+		if fresh {
+			st.failed++
 		}
 	}
 	if !x.C.inScript {
@@ -145,6 +159,66 @@ func (e *Engine) afterCall(x *Ctx, mark int, start time.Time) {
 	e.latencySample(x.Cmd, us/1000)
 	e.slowlogPush(x, us)
 }
+
+// replyErrorCounted counts an error reply in errorstats, unless it is
+// one a command of the script that answers it answered first (reported
+// false).
+func (o *obsState) replyErrorCounted(x *Ctx, msg []byte) bool {
+	code := errorCode(msg)
+	switch {
+	case x.C.inScript:
+		o.scriptErr = code
+	case o.scriptErr != "" && o.scriptErr == code:
+		return false
+	}
+	o.countError(code)
+	return true
+}
+
+// nestedErrors calls f with the message of every simple error in the
+// RESP reply b, at any depth.
+func nestedErrors(b []byte, f func(msg []byte)) {
+	line := func(i int) (string, int) {
+		for j := i; j+1 < len(b); j++ {
+			if b[j] == '\r' {
+				return string(b[i:j]), j + 2
+			}
+		}
+		return "", len(b)
+	}
+	var walk func(i int) int
+	walk = func(i int) int {
+		if i >= len(b) {
+			return i
+		}
+		t := b[i]
+		s, next := line(i + 1)
+		switch t {
+		case '-':
+			f(b[i+1 : next-2])
+		case '$', '=', '!':
+			if n, err := strconv.Atoi(s); err == nil && n >= 0 {
+				next += n + 2
+			}
+		case '*', '~', '>', '%', '|':
+			n, _ := strconv.Atoi(s)
+			if t == '%' || t == '|' {
+				n *= 2
+			}
+			for ; n > 0 && next < len(b); n-- {
+				next = walk(next)
+			}
+			if t == '|' {
+				next = walk(next) // the attribute's value follows it
+			}
+		}
+		return next
+	}
+	walk(0)
+}
+
+// statScript marks, by statID, the commands that run a script.
+var statScript []bool
 
 // afterReject records a command the dispatcher refused with msg (cmd is
 // nil for an unknown command or subcommand).

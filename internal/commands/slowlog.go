@@ -88,12 +88,9 @@ func cmdSlowlogGet(x *Ctx) {
 		return
 	}
 	if len(x.Args) == 3 {
+		// getRangeLongFromObjectOrReply: one message for both failures.
 		n, ok := num.ParseInt(x.Args[2])
-		if !ok {
-			x.W.Error(ErrNotInt)
-			return
-		}
-		if n < -1 {
+		if !ok || n < -1 {
 			x.W.Error("ERR count should be greater than or equal to -1")
 			return
 		}
