@@ -200,7 +200,7 @@ func TestObserveCommandStats(t *testing.T) {
 			C("EVAL", "return redis.pcall('incr', KEYS[1])", "1", "s"),
 			C("EVAL", "return redis.error_reply('MYCODE bad')", "0"),
 			C("EVAL", "return redis.error_reply('NOSPACE')", "0"),
-			C("EVAL", "return redis.error_reply('" + big + " long code')", "0"),
+			C("EVAL", "return redis.error_reply('"+big+" long code')", "0"),
 			C("EVAL", "return redis.error_reply('ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 x')", "0"),
 			C("EVAL", "return redis.error_reply('ABCDEFGHIJKLMNOPQRSTUVWXYZ01234 x')", "0"),
 			C("EVAL", "return {1, {err='NESTED z'}}", "0"),
