@@ -388,7 +388,7 @@ func (e *Engine) call(x *Ctx) {
 		}
 	}()
 	e.Stats.Commands++
-	start := time.Now()
+	start := monoNow()
 	if e.cs.gate == 0 {
 		x.Cmd.Handler(x)
 	} else {
