@@ -69,6 +69,10 @@ type obsState struct {
 	scriptErr string
 	slow      slowlog
 	lat       latencyMonitor
+	// RL.CHECK and RL.PEEK answers by limit, for the metrics endpoint
+	// (metrics_snapshot.go).
+	rl       map[rlKey]int64
+	rlLimits map[int64]bool
 }
 
 func (o *obsState) stat(c *Command) *cmdStat {
@@ -242,6 +246,7 @@ func (e *Engine) resetCmdStats() {
 	clear(o.cmds)
 	o.errs = nil
 	o.totalErrors = 0
+	o.rl, o.rlLimits = nil, nil
 }
 
 // statsInOrder calls f for every command with statistics, top-level
