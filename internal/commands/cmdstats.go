@@ -240,7 +240,8 @@ func (e *Engine) afterReject(cmd *Command, msg string) {
 }
 
 // resetCmdStats is CONFIG RESETSTAT's part: command, error and latency
-// statistics (not the slow log nor the latency monitor, as in Redis).
+// statistics (not the slow log nor the latency monitor, as in Redis), and
+// the RL decisions the metrics endpoint counts.
 func (e *Engine) resetCmdStats() {
 	o := &e.obs
 	clear(o.cmds)
