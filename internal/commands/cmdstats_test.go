@@ -12,7 +12,7 @@ func TestErrorCode(t *testing.T) {
 		{"WRONGTYPE Operation", "WRONGTYPE"},
 		{"NOSPACE", "ERR"},
 		{"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 x", "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123"}, // space at byte 31 of "-..."
-		{"ABCDEFGHIJKLMNOPQRSTUVWXYZ01234 x", "ERR"},                          // space at byte 32: past Redis's search
+		{"ABCDEFGHIJKLMNOPQRSTUVWXYZ01234 x", "ERR"},                           // space at byte 32: past Redis's search
 		{" leading", ""},
 	} {
 		if got := errorCode([]byte(c.msg)); got != c.want {
@@ -86,7 +86,6 @@ func TestLatencyMonitorSeconds(t *testing.T) {
 	tt.Expect("*1\r\n*4\r\n$12\r\nexpire-cycle\r\n:"+itoa(t0+1)+"\r\n:5\r\n:9\r\n", "LATENCY", "LATEST")
 	tt.Expect(":1\r\n", "LATENCY", "RESET", "EXPIRE-CYCLE")
 }
-
 
 // TestSparkline renders what Redis 7.0.15's LATENCY GRAPH drew for the
 // samples 143, 25, 35 and 3 ms, 5, 3, 2 and 1 s old.
