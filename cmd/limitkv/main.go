@@ -25,6 +25,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/metrics"
 	"github.com/limitkv/limitkv/internal/server"
 )
 
@@ -180,6 +181,15 @@ func run(args []string) error {
 		}
 		log.Info("pprof listening", "addr", pln.Addr().String())
 		go http.Serve(pln, nil)
+	}
+	if set.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", set.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("metrics-addr: %w", err)
+		}
+		defer mln.Close()
+		log.Info("metrics listening", "addr", mln.Addr().String())
+		go metrics.Serve(mln, eng)
 	}
 	served := make(chan error, len(lns))
 	log.Info("limitkv started", "version", commands.LimitkvVersion, "pid", os.Getpid(), "config", cl.File)

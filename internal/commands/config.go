@@ -91,6 +91,8 @@ type Config struct {
 	// started from a config file (internal/config); nil answers Redis's
 	// "running without a config file".
 	Rewrite func() error
+
+	Obs ObsConfig // statistics, slow log and latency monitor (obs_config.go)
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.
@@ -133,6 +135,7 @@ func DefaultConfig() *Config {
 	// No save points: an embedded server keeps nothing unless asked to.
 	// The binary applies Redis's DefaultSave (cmd/limitkv).
 	c.savePoints.Store(&[]SavePoint{})
+	c.Obs.init()
 	c.StopWritesOnBgsaveError.Store(true)
 	return c
 }

@@ -630,6 +630,7 @@ func cmdConfigResetStat(x *Ctx) {
 	}
 	e.memPeak = 0
 	e.ops = opsSample{}
+	e.resetCmdStats()
 	x.W.OK()
 }
 

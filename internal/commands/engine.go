@@ -105,6 +105,7 @@ type Engine struct {
 	repl        replState // the link to a master (replication.go)
 
 	trk trackingState // client-side caching (tracking.go)
+	obs obsState      // command statistics, slow log, latency monitor (cmdstats.go)
 }
 
 type waitKey struct {
@@ -178,7 +179,8 @@ type Ctx struct {
 	// readyKey is, when a blocked client's command is re-run to serve it,
 	// the key whose write woke it: Redis serves the client from that key.
 	readyKey string
-	rerun    bool // that re-run: MONITOR showed the command already
+	rerun    bool     // that re-run: MONITOR showed the command already
+	rejected *Command // what the dispatcher refuses, for its rejected_calls
 }
 
 // PrefetchWindow is how many commands of a pipelined batch Prefetch looks
@@ -365,12 +367,15 @@ func (e *Engine) reject(x *Ctx, msg string) {
 	}
 	e.trackingRejected(x)
 	x.W.Error(msg)
+	e.afterReject(x.rejected, msg)
 }
 
 // rejectCmd is reject for a known command: a refused EXEC also discards the
 // transaction, with Redis's EXECABORT wording.
 func (e *Engine) rejectCmd(x *Ctx, cmd *Command, msg string) {
+	x.rejected = cmd
 	if cmd.Name == "exec" {
+		e.afterReject(cmd, "EXECABORT")
 		e.execAbort(x, msg)
 		// The monitors saw MULTI: they see the EXEC that ends it.
 		if len(e.cs.monitors) > 0 {
@@ -402,11 +407,13 @@ func (e *Engine) call(x *Ctx) {
 		}
 	}()
 	e.Stats.Commands++
+	start := monoNow()
 	if e.cs.gate == 0 {
 		x.Cmd.Handler(x)
 	} else {
 		e.callMonitored(x)
 	}
+	e.afterCall(x, mark, start)
 	if x.Cmd.Flags&FlagWrite != 0 {
 		e.countChange(x, mark)
 	}
@@ -449,6 +456,7 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 		}
 	}
 	e.trackingCron()
+	e.LatencyAddIfNeeded("expire-cycle", time.Since(start).Milliseconds())
 	if len(e.ready) > 0 {
 		e.serveBlocked()
 	}

@@ -15,9 +15,8 @@ import (
 // INFO [section ...] in Redis 7.0's format and field names, so monitoring
 // tools and client libraries that parse it work. Fields limitkv has no
 // counterpart for (forks, replication, defragmentation...) are reported as
-// an idle standalone Redis reports them. Not produced: Commandstats,
-// Errorstats and Latencystats, which need per-command and per-error
-// accounting the executor does not keep.
+// an idle standalone Redis reports them. Commandstats, Errorstats and
+// Latencystats come from cmdstats.go.
 
 // infoSections is Redis's section order; "default" marks those INFO with no
 // argument (or "default") prints.
@@ -35,6 +34,9 @@ var infoSections = []struct {
 	{"replication", true, "Replication", infoReplication},
 	{"cpu", true, "CPU", infoCPU},
 	{"modules", true, "Modules", func(*Ctx, *infoBuf) {}},
+	{"commandstats", false, "Commandstats", infoCommandStats},
+	{"errorstats", true, "Errorstats", infoErrorStats},
+	{"latencystats", false, "Latencystats", infoLatencyStats},
 	{"cluster", true, "Cluster", func(_ *Ctx, b *infoBuf) { b.i("cluster_enabled", 0) }},
 	{"keyspace", true, "Keyspace", infoKeyspace},
 }
@@ -406,9 +408,9 @@ func infoStats(x *Ctx, b *infoBuf) {
 	b.i("tracking_total_keys", int64(tkeys))
 	b.i("tracking_total_items", int64(titems))
 	b.i("tracking_total_prefixes", int64(tprefixes))
-	for _, k := range []string{"unexpected_error_replies", "total_error_replies", "dump_payload_sanitizations"} {
-		b.i(k, 0)
-	}
+	b.i("unexpected_error_replies", 0)
+	b.i("total_error_replies", e.obs.totalErrors)
+	b.i("dump_payload_sanitizations", 0)
 	b.i("total_reads_processed", st.Commands)
 	b.i("total_writes_processed", st.Commands)
 	for _, k := range []string{

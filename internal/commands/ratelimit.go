@@ -158,6 +158,7 @@ func cmdRLPeek(x *Ctx) {
 }
 
 func (res *rlResult) reply(x *Ctx, r *rlRequest) {
+	x.E.rlDecision(x.Cmd.Name == "rl.peek", r.limit, res.allowed)
 	if !r.info {
 		x.W.Int(res.before)
 		return

@@ -672,11 +672,20 @@ func TestServerInfo(t *testing.T) {
 	tt.E.DB(0).SetExpiry(e, tt.Clock.Now().UnixMilli()+100_000)
 	tt.E.DB(3).Add([]byte("c"), []byte("1"))
 	tt.Clock.Add(90 * time.Second)
-	def := []string{"Server", "Clients", "Memory", "Persistence", "Stats", "Replication", "CPU", "Modules", "Cluster", "Keyspace"}
-	for _, args := range [][]string{{"INFO"}, {"INFO", "default"}, {"INFO", "ALL"}, {"INFO", "everything"}, {"INFO", "default", "commandstats"}} {
-		titles, _ := infoSectionsOf(t, tt.Do(args...))
-		if strings.Join(titles, ",") != strings.Join(def, ",") {
-			t.Errorf("%v: sections %v", args, titles)
+	// As Redis 7.0: Errorstats is a default section, Commandstats and
+	// Latencystats come with all/everything or by name.
+	def := "Server,Clients,Memory,Persistence,Stats,Replication,CPU,Modules,Errorstats,Cluster,Keyspace"
+	all := "Server,Clients,Memory,Persistence,Stats,Replication,CPU,Modules,Commandstats,Errorstats,Latencystats,Cluster,Keyspace"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"INFO"}, def}, {[]string{"INFO", "default"}, def}, {[]string{"INFO", "ALL"}, all}, {[]string{"INFO", "everything"}, all},
+		{[]string{"INFO", "default", "commandstats"}, strings.Replace(def, "Modules,", "Modules,Commandstats,", 1)},
+	} {
+		titles, _ := infoSectionsOf(t, tt.Do(c.args...))
+		if strings.Join(titles, ",") != c.want {
+			t.Errorf("%v: sections %v", c.args, titles)
 		}
 	}
 	r := tt.Do("INFO", "keyspace", "SERVER", "keyspace")

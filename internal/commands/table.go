@@ -73,7 +73,8 @@ type Command struct {
 	// of the count and of the first key. 0: not such a command.
 	numKeysAt, numFirstAt int
 
-	acl *aclInfo // the permission check's view of the command (acl.go)
+	acl    *aclInfo // the permission check's view of the command (acl.go)
+	statID int      // index of its statistics (cmdstats.go)
 }
 
 // firstKey is the command's first key in args, for Engine.Prefetch: it
@@ -99,6 +100,7 @@ func init() {
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
 		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands,
 		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands, aclCommands,
+		{slowlogCommand, latencyCommand},
 	} {
 		for _, c := range family {
 			register(c)
@@ -115,6 +117,7 @@ func register(c *Command) {
 	for name, sub := range c.Sub {
 		sub.Name = c.Name + "|" + name
 	}
+	assignStatIDs(c)
 	if c.FirstKey == 0 {
 		specs, _ := commandKeySpecs(c)
 		if len(specs) > 0 {

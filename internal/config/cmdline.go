@@ -167,6 +167,8 @@ limitkv's own:
                                     per connection (TLS always uses these)
        --log-level debug|info|warn|error   --log-format text|json
        --pprof <addr>               Go's net/http/pprof there (off by default)
+       --metrics-addr <addr>        Prometheus metrics on http://<addr>/metrics
+                                    (off by default)
        --gc-percent <n>             Go GC target (default 25; GOGC wins over
                                     the default)
 `)

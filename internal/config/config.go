@@ -33,6 +33,7 @@ type Settings struct {
 
 	NetFront     string // loop or goroutine
 	Pprof        string
+	MetricsAddr  string // Prometheus /metrics (internal/metrics); "": off
 	GCPercent    int
 	GCPercentSet bool // given explicitly (else GOGC from the environment wins)
 
@@ -305,8 +306,9 @@ var binaryDirectives = map[string]func(s *Settings, v string) string{
 		}
 		return "argument must be 'yes' or 'no'"
 	},
-	"net-front": func(s *Settings, v string) string { return enum(v, []string{"loop", "goroutine"}, &s.NetFront) },
-	"pprof":     func(s *Settings, v string) string { s.Pprof = v; return "" },
+	"net-front":    func(s *Settings, v string) string { return enum(v, []string{"loop", "goroutine"}, &s.NetFront) },
+	"pprof":        func(s *Settings, v string) string { s.Pprof = v; return "" },
+	"metrics-addr": func(s *Settings, v string) string { s.MetricsAddr = v; return "" },
 	"gc-percent": func(s *Settings, v string) string {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {

@@ -174,6 +174,7 @@ func Rewrite(path string, cfg *commands.Config, set *Settings) error {
 	word("log-format", set.LogFormat, def.LogFormat)
 	word("net-front", set.NetFront, def.NetFront)
 	str("pprof", set.Pprof, "")
+	str("metrics-addr", set.MetricsAddr, "")
 	word("gc-percent", strconv.Itoa(set.GCPercent), strconv.Itoa(def.GCPercent))
 	return overwrite(path, st.content())
 }

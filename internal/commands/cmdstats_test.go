@@ -1,0 +1,103 @@
+package commands
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestErrorCode(t *testing.T) {
+	for _, c := range []struct{ msg, want string }{
+		{"ERR syntax error", "ERR"},
+		{"WRONGTYPE Operation", "WRONGTYPE"},
+		{"NOSPACE", "ERR"},
+		{"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123 x", "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123"}, // space at byte 31 of "-..."
+		{"ABCDEFGHIJKLMNOPQRSTUVWXYZ01234 x", "ERR"},                           // space at byte 32: past Redis's search
+		{" leading", ""},
+	} {
+		if got := errorCode([]byte(c.msg)); got != c.want {
+			t.Errorf("errorCode(%q) = %q, want %q", c.msg, got, c.want)
+		}
+	}
+}
+
+func TestNestedErrors(t *testing.T) {
+	for _, c := range []struct{ reply, want string }{
+		{"+OK\r\n", ""},
+		{"-ERR x\r\n", "ERR x"},
+		{"*3\r\n:1\r\n*1\r\n-IN z\r\n$5\r\n-NO x\r\n", "IN z"},
+		{"%1\r\n+k\r\n-E v\r\n", "E v"},
+		{"|1\r\n+a\r\n-A1 x\r\n-B2 y\r\n", "A1 x,B2 y"},
+		{"*2\r\n$-1\r\n-LAST one\r\n", "LAST one"},
+	} {
+		var got []string
+		nestedErrors([]byte(c.reply), func(m []byte) { got = append(got, string(m)) })
+		if strings.Join(got, ",") != c.want {
+			t.Errorf("%q: %v, want %q", c.reply, got, c.want)
+		}
+	}
+}
+
+func TestPercentileSetting(t *testing.T) {
+	for _, c := range []struct {
+		in, get, err string
+	}{
+		{"50 99 99.9", "50 99 99.9", ""},
+		{"0 100 33.3333 99.990", "0 100 33.3333 99.99", ""},
+		{"", "", ""},
+		{"1e1 0x10", "10 16", ""},
+		{"101", "", "latency-tracking-info-percentiles parameters should sit between [0.0,100.0]"},
+		{"1  2", "", "Invalid latency-tracking-info-percentiles parameters"},
+		{"nan", "", "Invalid latency-tracking-info-percentiles parameters"},
+	} {
+		ps, err := parsePercentiles(c.in)
+		if err != c.err {
+			t.Errorf("%q: error %q, want %q", c.in, err, c.err)
+			continue
+		}
+		if err != "" {
+			continue
+		}
+		var s []string
+		for _, p := range ps {
+			s = append(s, formatPercentile(p))
+		}
+		if strings.Join(s, " ") != c.get {
+			t.Errorf("%q: reads back %q, want %q", c.in, strings.Join(s, " "), c.get)
+		}
+	}
+}
+
+// TestLatencyMonitorSeconds: one sample per second, the worst of it, and
+// the all-time maximum kept past a quieter second.
+func TestLatencyMonitorSeconds(t *testing.T) {
+	tt := newTester(t)
+	tt.Expect("+OK\r\n", "CONFIG", "SET", "latency-monitor-threshold", "5")
+	tt.E.Lock()
+	tt.E.LatencyAddIfNeeded("expire-cycle", 4) // under the threshold
+	tt.E.LatencyAddIfNeeded("expire-cycle", 7)
+	tt.E.LatencyAddIfNeeded("expire-cycle", 9)
+	tt.E.LatencyAddIfNeeded("expire-cycle", 6)
+	tt.Clock.Add(time.Second)
+	tt.E.LatencyAddIfNeeded("expire-cycle", 5)
+	tt.E.Unlock()
+	t0 := tt.Clock.Now().Unix() - 1
+	tt.Expect("*2\r\n*2\r\n:"+itoa(t0)+"\r\n:9\r\n*2\r\n:"+itoa(t0+1)+"\r\n:5\r\n", "LATENCY", "HISTORY", "expire-cycle")
+	tt.Expect("*1\r\n*4\r\n$12\r\nexpire-cycle\r\n:"+itoa(t0+1)+"\r\n:5\r\n:9\r\n", "LATENCY", "LATEST")
+	tt.Expect(":1\r\n", "LATENCY", "RESET", "EXPIRE-CYCLE")
+}
+
+// TestSparkline renders what Redis 7.0.15's LATENCY GRAPH drew for the
+// samples 143, 25, 35 and 3 ms, 5, 3, 2 and 1 s old.
+func TestSparkline(t *testing.T) {
+	var s sparkSeq
+	for i, v := range []float64{143, 25, 35, 3} {
+		s.add(v, []string{"5s", "3s", "2s", "1s"}[i])
+	}
+	var b strings.Builder
+	s.render(&b, 80, 4)
+	want := "#   \n|   \n|   \n|o#_\n    \n5321\nssss\n"
+	if b.String() != want {
+		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
