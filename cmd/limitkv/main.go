@@ -153,12 +153,29 @@ func run(args []string) error {
 	eng := commands.New(cfg, nil, log)
 	// Load before serving, as Redis: a file that cannot be read stops the
 	// start (and is left as it is) rather than leaving an empty server.
-	st, err := eng.LoadFile(cfg.RDBPath())
-	if err != nil {
-		return err
-	}
-	if st.Keys > 0 || st.Expired > 0 {
-		log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)
+	// With appendonly yes the AOF is the dataset, as Redis's
+	// loadDataFromDisk: the RDB is not read even when there is no AOF yet.
+	if cfg.AOF.Enabled.Load() {
+		found, err := eng.LoadAppendOnly()
+		if err != nil {
+			return err
+		}
+		if found {
+			log.Info("DB loaded from append only file")
+		}
+		if err := eng.StartAppendOnly(); err != nil {
+			return err
+		}
+		defer eng.StopAppendOnly()
+	} else {
+		st, err := eng.LoadFile(cfg.RDBPath())
+		if err != nil {
+			return err
+		}
+		if st.Keys > 0 || st.Expired > 0 {
+			log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)
+		}
+		defer eng.StopAppendOnly() // CONFIG SET appendonly yes may start one
 	}
 	srv := server.New(eng, log)
 	srv.Front = set.NetFront

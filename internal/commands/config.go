@@ -69,6 +69,8 @@ type Config struct {
 	// started from a config file (internal/config); nil answers Redis's
 	// "running without a config file".
 	Rewrite func() error
+
+	AOF AOFConfig // appendonly and the other AOF settings (aof.go)
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.
@@ -104,6 +106,7 @@ func DefaultConfig() *Config {
 	// The binary applies Redis's DefaultSave (cmd/limitkv).
 	c.savePoints.Store(&[]SavePoint{})
 	c.StopWritesOnBgsaveError.Store(true)
+	c.AOF.init()
 	return c
 }
 

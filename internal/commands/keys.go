@@ -637,6 +637,7 @@ func cmdSwapDB(x *Ctx) {
 		x.DB = e.dbs[x.C.DB]
 		e.signalSwapped(a, b)
 	}
+	x.Dirty() // server.dirty++ even for a database swapped with itself
 	x.W.OK()
 }
 

@@ -195,7 +195,8 @@ func (e *Engine) PersistCron() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := &e.persist
-	if p.bgRunning || p.shutdownDone || e.busy.on { // no snapshot of a script's half-done work
+	e.aofCron()
+	if p.bgRunning || e.aof.rw != nil || p.shutdownDone || e.busy.on { // no snapshot of a script's half-done work
 
 		return
 	}
@@ -285,11 +286,15 @@ func cmdBgsave(x *Ctx) {
 			return
 		}
 	}
-	_ = schedule // nothing else ever runs in the background: SCHEDULE changes nothing
 	p := &x.E.persist
 	switch {
 	case p.bgRunning:
 		x.W.Error(errBgsaveInProgress)
+	case x.E.aof.rw != nil && schedule:
+		p.scheduled = true
+		x.W.Simple("Background saving scheduled")
+	case x.E.aof.rw != nil:
+		x.W.Error(errAOFChildActive.Error())
 	case x.C.Multi != nil:
 		// Inside EXEC Redis cannot fork and schedules the save for the
 		// cron instead; limitkv answers the same.
