@@ -153,6 +153,11 @@ func (e *Engine) aofFlush(force bool) {
 	}
 }
 
+// FlushAOF writes (and with appendfsync always fsyncs) what the write
+// stream gave the AOF, for a front that writes replies with the lock held:
+// call it before the first reply goes. Call with the lock held.
+func (e *Engine) FlushAOF() { e.aofFlush(false) }
+
 // aofSyncLoop is the everysec fsync (Redis's bio thread): once a second it
 // writes what is buffered (keys the expiry cycle removed, say) and fsyncs
 // without the lock.

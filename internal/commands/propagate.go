@@ -78,6 +78,8 @@ var (
 	argSet       = []byte("SET")
 	argKeepTTL   = []byte("KEEPTTL")
 	argPersist   = []byte("PERSIST")
+	argHSet      = []byte("HSET")
+	argSRem      = []byte("SREM")
 )
 
 // propagateDeletion is Redis's propagateDeletion for a key the server
