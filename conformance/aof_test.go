@@ -2,8 +2,8 @@ package conformance
 
 import (
 	"bufio"
-	"crypto/sha1"
 	"bytes"
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"io"
@@ -163,7 +163,7 @@ func aofCmds(t *testing.T, dir string) [][]string {
 }
 
 // sameStream compares two streams command by command; the argument after
-// PXAT and PEXPIREAT's time may differ by up to tol ms (the servers' clocks
+// PXAT and the absolute times of PEXPIREAT and RESTORE ... ABSTTL may differ by up to tol ms (the servers' clocks
 // read at different instants).
 func sameStream(a, b [][]string, tol int64) string {
 	for i := 0; i < len(a) || i < len(b); i++ {
@@ -178,7 +178,7 @@ func sameStream(a, b [][]string, tol int64) string {
 			if x[j] == y[j] {
 				continue
 			}
-			if j > 0 && (strings.EqualFold(x[j-1], "PXAT") || (j == 2 && strings.EqualFold(x[0], "PEXPIREAT"))) {
+			if j > 0 && (strings.EqualFold(x[j-1], "PXAT") || (j == 2 && (strings.EqualFold(x[0], "PEXPIREAT") || strings.EqualFold(x[0], "RESTORE")))) {
 				n1, e1 := strconv.ParseInt(x[j], 10, 64)
 				n2, e2 := strconv.ParseInt(y[j], 10, 64)
 				if e1 == nil && e2 == nil && n1-n2 <= tol && n2-n1 <= tol {
@@ -262,6 +262,10 @@ func aofWorkload(t *testing.T, c *RawConn, now int64, rl func(args ...string) []
 	time.Sleep(150 * time.Millisecond)
 	// Lazily expired (unless the cycle got there first: a DEL either way).
 	do("GET", "short")
+	dump := c.MustDo(t, "DUMP", "n").Str
+	do("RESTORE", "rk", "100000", dump)
+	do("RESTORE", "rk", "0", dump, "REPLACE")
+	do("RESTORE", "rk", "1", dump, "REPLACE", "ABSTTL")
 	// The sliding-window check: admitted, admitted, pruned and refused.
 	base := now - 10_000
 	for i, step := range []int64{0, 1, 2, 5000, 9000} {
@@ -368,6 +372,7 @@ func checkAOF(t *testing.T, manifest string) {
 func TestAOFCrashAlways(t *testing.T) {
 	requireServers(t)
 	testAOFCrash(t, "always", 3, 0)
+	t.Run("goroutine front", func(t *testing.T) { testAOFCrash(t, "always", 2, 0, "--net-front", "goroutine") })
 }
 
 // TestAOFCrashEverysec: with everysec a crash loses at most the writes of
@@ -377,7 +382,7 @@ func TestAOFCrashEverysec(t *testing.T) {
 	testAOFCrash(t, "everysec", 2, 2*time.Second)
 }
 
-func testAOFCrash(t *testing.T, policy string, rounds int, window time.Duration) {
+func testAOFCrash(t *testing.T, policy string, rounds int, window time.Duration, extra ...string) {
 	dir := t.TempDir()
 	type ack struct {
 		key string
@@ -385,7 +390,7 @@ func testAOFCrash(t *testing.T, policy string, rounds int, window time.Duration)
 	}
 	var all []ack
 	for round := 0; round < rounds; round++ {
-		p := startLimitkvProc(t, dir, false, "--appendonly", "yes", "--appendfsync", policy)
+		p := startLimitkvProc(t, dir, false, append([]string{"--appendonly", "yes", "--appendfsync", policy}, extra...)...)
 		var mu sync.Mutex
 		var acked []ack
 		var stop atomic.Bool
@@ -434,7 +439,7 @@ func testAOFCrash(t *testing.T, policy string, rounds int, window time.Duration)
 		}
 		mu.Unlock()
 		// The restart loads what the crash left (a torn tail is cut).
-		q := startLimitkvProc(t, dir, false, "--appendonly", "yes", "--appendfsync", policy)
+		q := startLimitkvProc(t, dir, false, append([]string{"--appendonly", "yes", "--appendfsync", policy}, extra...)...)
 		c := dialRaw(t, "limitkv", q.addr)
 		missing := 0
 		for _, a := range all {

@@ -420,6 +420,7 @@ func cmdRestore(x *Ctx) {
 		} else {
 			x.Modified(key)
 			x.Notify(EvGeneric, "del", key)
+			x.Rewrite(argDel, key)
 		}
 		x.W.OK()
 		return
@@ -427,6 +428,12 @@ func cmdRestore(x *Ctx) {
 	ent := db.Add(key, val)
 	if ttl != 0 {
 		db.SetExpiry(ent, ttl)
+		if !absttl && x.propagating() {
+			// The deadline as an absolute time, ABSTTL appended.
+			rw := append([][]byte{}, args...)
+			rw[2] = msArg(ttl)
+			x.Rewrite(append(rw, []byte("ABSTTL"))...)
+		}
 	}
 	// objectSetLRUOrLFU: under an LFU policy FREQ sets the counter,
 	// otherwise IDLETIME sets the idle time.
