@@ -262,6 +262,16 @@ func aofWorkload(t *testing.T, c *RawConn, now int64, rl func(args ...string) []
 	time.Sleep(150 * time.Millisecond)
 	// Lazily expired (unless the cycle got there first: a DEL either way).
 	do("GET", "short")
+	// With the cycle off, keys expire at access, inside the command that
+	// meets them: a write that does is propagated with the DEL, in
+	// MULTI/EXEC; a read propagates the DEL alone.
+	do("DEBUG", "SET-ACTIVE-EXPIRE", "0")
+	do("SET", "lazy1", "v", "PX", "20")
+	do("SET", "lazy2", "v", "PX", "20")
+	time.Sleep(60 * time.Millisecond)
+	do("SET", "lazy1", "again")
+	do("EXISTS", "lazy2")
+	do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
 	dump := c.MustDo(t, "DUMP", "n").Str
 	do("RESTORE", "rk", "100000", dump)
 	do("RESTORE", "rk", "0", dump, "REPLACE")
