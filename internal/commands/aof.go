@@ -81,13 +81,13 @@ type aofState struct {
 	delayed     int64 // aof_delayed_fsync
 	stop        chan struct{}
 
-	rw          *aofRewrite
-	scheduled   bool
-	lastRwSecs  int64 // -1: none yet
-	lastRwOK    bool
-	rewrites    int64
-	rwFailures  int64
-	loadedState bool // LoadAppendOnly ran (the binary starts the AOF after it)
+	rw         *aofRewrite
+	scheduled  bool
+	lastRwSecs int64 // -1: none yet
+	lastRwOK   bool
+	rewrites   int64
+	rwFailures int64
+	rwSeq      int64 // numbers the rewrites' temporary files
 }
 
 type aofRewrite struct {
@@ -188,7 +188,6 @@ func (e *Engine) aofSyncLoop(stop chan struct{}) {
 // with aof-load-truncated yes (logged as Redis does); anything else that
 // is wrong is an error and the server must not start. Call before serving.
 func (e *Engine) LoadAppendOnly() (bool, error) {
-	e.aof.loadedState = true
 	prefix := *e.Cfg.AOF.FileName.Load()
 	dir := e.aofDir()
 	man := aof.New(prefix)

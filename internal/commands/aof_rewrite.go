@@ -125,7 +125,10 @@ func (e *Engine) aofRewriteLocked() error {
 	opts := e.writerOptions()
 	opts.AOFBase = true
 	rw := &aofRewrite{bg: e.beginBgSnapshot(opts), start: time.Now(), done: make(chan struct{})}
-	rw.tmp = filepath.Join(dir, "temp-rewriteaof-bg-"+strconv.Itoa(os.Getpid())+".aof")
+	// Redis names it after the child's pid; a number per rewrite here, so
+	// an aborted one still closing its file never shares it with the next.
+	a.rwSeq++
+	rw.tmp = filepath.Join(dir, "temp-rewriteaof-bg-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(a.rwSeq, 10)+".aof")
 	a.rw = rw
 	a.scheduled = false
 	a.rewrites++
