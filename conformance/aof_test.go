@@ -203,7 +203,7 @@ func at(s [][]string, i int) []string {
 // (the seed sliding window among them), functions. rl is the sliding-window
 // check in the server's own form (RL.CHECK on limitkv, the seed script on
 // Redis: both must propagate the same effects).
-func aofWorkload(t *testing.T, c *RawConn, now int64, rl func(args ...string) []string) {
+func aofWorkload(t *testing.T, c, c2 *RawConn, now int64, rl func(args ...string) []string) {
 	t.Helper()
 	future := strconv.FormatInt(now/1000+3600, 10)
 	do := func(args ...string) {
@@ -272,6 +272,19 @@ func aofWorkload(t *testing.T, c *RawConn, now int64, rl func(args ...string) []
 	do("SET", "lazy1", "again")
 	do("EXISTS", "lazy2")
 	do("DEBUG", "SET-ACTIVE-EXPIRE", "1")
+	// A blocked client served by a push: the push, then the pop it made.
+	served := make(chan error, 1)
+	go func() { _, err := c2.Do("BLMOVE", "waitsrc", "waitdst", "LEFT", "RIGHT", "0"); served <- err }()
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(c.MustDo(t, "INFO", "clients").Str, "blocked_clients:1"); {
+		if time.Now().After(deadline) {
+			t.Fatal("BLMOVE did not block")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	do("RPUSH", "waitsrc", "w1", "w2")
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
 	dump := c.MustDo(t, "DUMP", "n").Str
 	do("RESTORE", "rk", "100000", dump)
 	do("RESTORE", "rk", "0", dump, "REPLACE")
@@ -304,10 +317,10 @@ func TestAOFStreamMatchesRedis(t *testing.T) {
 	}
 	sha := sha1hex(seedscript.Source)
 	now := time.Now().UnixMilli()
-	aofWorkload(t, redis, now, func(args ...string) []string {
+	aofWorkload(t, redis, dialRaw(t, "redis", rp.addr), now, func(args ...string) []string {
 		return []string{redis.MustDo(t, append([]string{"EVALSHA", sha, "1", args[0]}, args[1:]...)...).Str}
 	})
-	aofWorkload(t, lkv, now, func(args ...string) []string {
+	aofWorkload(t, lkv, dialRaw(t, "limitkv", lp.addr), now, func(args ...string) []string {
 		return []string{lkv.MustDo(t, append([]string{"RL.CHECK"}, args...)...).Str}
 	})
 	rd, ld := redis.MustDo(t, "DEBUG", "DIGEST").Str, lkv.MustDo(t, "DEBUG", "DIGEST").Str
