@@ -265,8 +265,8 @@ var (
 	argRPop      = []byte("RPOP")
 	argLMove     = []byte("LMOVE")
 	argRPopLPush = []byte("RPOPLPUSH")
-	argLeft      = []byte("LEFT")
-	argRight     = []byte("RIGHT")
+	argLeft      = []byte("left") // shared.left: a served BLMOVE spells its sides so
+	argRight     = []byte("right")
 	argZPopMin   = []byte("ZPOPMIN")
 	argZPopMax   = []byte("ZPOPMAX")
 )
