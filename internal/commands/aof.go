@@ -487,15 +487,10 @@ func (e *Engine) stopAppendOnlyLocked() {
 		a.f.Close()
 		a.f = nil
 	}
-	if a.rw != nil {
-		a.rw.bg.aborted.Store(true)
-		for _, d := range a.rw.bg.dbs {
-			d.snap.Abort()
-		}
-		e.freezeAccess(false)
-		os.Remove(a.rw.tmp)
-		a.rw = nil
-		e.Log.Info("Killing running AOF rewrite child")
+	e.aofKillRewrite()
+	if a.state == aofWaitRewrite && a.man != nil {
+		// killAppendOnlyChild's aofDelTempIncrAofFile: nothing refers to it.
+		os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
 	}
 	e.prop.stream.Detach(a)
 	close(a.stop)

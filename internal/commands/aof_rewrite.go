@@ -322,9 +322,6 @@ func (e *Engine) aofKillRewrite() {
 func (e *Engine) aofAttachStream() {
 	a := &e.aof
 	a.enc.Reset()
-	if a.lastRwSecs == 0 && a.rewrites == 0 {
-		a.lastRwSecs, a.lastRwOK = -1, true
-	}
 	e.prop.stream.Attach(a)
 	a.stop = make(chan struct{})
 	go e.aofSyncLoop(a.stop)
@@ -386,16 +383,12 @@ func (e *Engine) aofInfo(b *infoBuf, tail bool) {
 	if a.rw != nil {
 		cur = int64(time.Since(a.rw.start) / time.Second)
 	}
-	last := a.lastRwSecs
-	if a.rewrites == 0 && !a.lastRwOK && a.rwFailures == 0 {
-		last = -1
-	}
 	b.i("aof_enabled", b2i(a.state != aofOff))
 	b.i("aof_rewrite_in_progress", b2i(a.rw != nil))
 	b.i("aof_rewrite_scheduled", b2i(a.scheduled))
-	b.i("aof_last_rewrite_time_sec", last)
+	b.i("aof_last_rewrite_time_sec", a.lastRwSecs)
 	b.i("aof_current_rewrite_time_sec", cur)
-	b.kv("aof_last_bgrewrite_status", okErr(a.lastRwOK || (a.rewrites == 0 && a.rwFailures == 0)))
+	b.kv("aof_last_bgrewrite_status", okErr(a.lastRwOK))
 	b.i("aof_rewrites", a.rewrites)
 	b.i("aof_rewrites_consecutive_failures", a.rwFailures)
 	b.kv("aof_last_write_status", okErr(a.writeErr == nil))

@@ -132,6 +132,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 		waiting: make(map[waitKey][]*Client),
 	}
 	e.persist.init(e.Start)
+	e.aof.lastRwSecs, e.aof.lastRwOK = -1, true
 	e.ps.init()
 	for i := range e.dbs {
 		e.dbs[i] = keyspace.New()
