@@ -553,6 +553,35 @@ func TestAOFConfigSetAppendonly(t *testing.T) {
 	if info := c.MustDo(t, "INFO", "persistence").Str; !strings.Contains(info, "aof_enabled:1") {
 		t.Errorf("INFO after CONFIG SET appendonly yes:\n%s", info)
 	}
+	// BGREWRITEAOF while another client writes: the new base and the new
+	// incr file together hold every write, before, during and after.
+	pipe := dialRaw(t, "limitkv", p.addr)
+	for i := 0; i < 20000; i += 500 {
+		args := []string{"MSET"}
+		for j := i; j < i+500; j++ {
+			args = append(args, "big"+strconv.Itoa(j), strconv.Itoa(j))
+		}
+		pipe.MustDo(t, args...)
+	}
+	writer := dialRaw(t, "limitkv", p.addr)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 2000; i++ {
+			writer.Do("INCR", "big"+strconv.Itoa(i*7))
+			writer.Do("DEL", "big"+strconv.Itoa(i*7+1))
+		}
+	}()
+	c.MustDo(t, "BGREWRITEAOF")
+	<-done
+	waitAOFRewrite(t, c)
+	if ls, _ := os.ReadDir(filepath.Join(dir, "appendonlydir")); len(ls) != 3 {
+		var names []string
+		for _, f := range ls {
+			names = append(names, f.Name())
+		}
+		t.Errorf("after the rewrite appendonlydir holds %q; want a manifest, a base and an incr file", names)
+	}
 	digest := c.MustDo(t, "DEBUG", "DIGEST").Str
 	p.term(t)
 	checkAOF(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
