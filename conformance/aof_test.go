@@ -203,7 +203,7 @@ func at(s [][]string, i int) []string {
 // (the seed sliding window among them), functions. rl is the sliding-window
 // check in the server's own form (RL.CHECK on limitkv, the seed script on
 // Redis: both must propagate the same effects).
-func aofWorkload(t *testing.T, c, c2 *RawConn, now int64, rl func(args ...string) []string) {
+func aofWorkload(t *testing.T, c, c2 *RawConn, target string, now int64, rl func(args ...string) []string) {
 	t.Helper()
 	future := strconv.FormatInt(now/1000+3600, 10)
 	do := func(args ...string) {
@@ -285,6 +285,14 @@ func aofWorkload(t *testing.T, c, c2 *RawConn, now int64, rl func(args ...string
 	if err := <-served; err != nil {
 		t.Fatal(err)
 	}
+	// MIGRATE goes as DEL of what the target took; with COPY, as nothing.
+	host, port, _ := net.SplitHostPort(target)
+	do("MSET", "mig1", "a", "mig2", "b")
+	if r := c.MustDo(t, "MIGRATE", host, port, "", "0", "5000", "REPLACE", "KEYS", "mig1", "mig2", "nomig"); r.Str != "OK" {
+		t.Fatalf("MIGRATE: %q", r.Raw)
+	}
+	do("SET", "mig3", "c")
+	do("MIGRATE", host, port, "mig3", "0", "5000", "COPY", "REPLACE")
 	dump := c.MustDo(t, "DUMP", "n").Str
 	do("RESTORE", "rk", "100000", dump)
 	do("RESTORE", "rk", "0", dump, "REPLACE")
@@ -316,11 +324,12 @@ func TestAOFStreamMatchesRedis(t *testing.T) {
 		c.MustDo(t, "SCRIPT", "LOAD", seedscript.Source)
 	}
 	sha := sha1hex(seedscript.Source)
+	_, target := startRedisOn(t, t.TempDir()) // where MIGRATE sends keys
 	now := time.Now().UnixMilli()
-	aofWorkload(t, redis, dialRaw(t, "redis", rp.addr), now, func(args ...string) []string {
+	aofWorkload(t, redis, dialRaw(t, "redis", rp.addr), target.addr, now, func(args ...string) []string {
 		return []string{redis.MustDo(t, append([]string{"EVALSHA", sha, "1", args[0]}, args[1:]...)...).Str}
 	})
-	aofWorkload(t, lkv, dialRaw(t, "limitkv", lp.addr), now, func(args ...string) []string {
+	aofWorkload(t, lkv, dialRaw(t, "limitkv", lp.addr), target.addr, now, func(args ...string) []string {
 		return []string{lkv.MustDo(t, append([]string{"RL.CHECK"}, args...)...).Str}
 	})
 	rd, ld := redis.MustDo(t, "DEBUG", "DIGEST").Str, lkv.MustDo(t, "DEBUG", "DIGEST").Str
