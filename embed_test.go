@@ -20,7 +20,8 @@ func TestConfigOption(t *testing.T) {
 		{limitkv.Config{"maxmemory": "12x"}, `limitkv: Config maxmemory "12x": argument must be a memory value`},
 		{limitkv.Config{"nosuch": "1"}, `limitkv: Config "nosuch": no such setting`},
 		{limitkv.Config{"port": "1"}, `Options.Addr`},
-		{limitkv.Config{"appendonly": "yes"}, `limitkv does not persist data`},
+		{limitkv.Config{"appendonly": "yes", "dir": t.TempDir()}, ""},
+		{limitkv.Config{"appendfsync": "sometimes"}, `argument(s) must be one of the following: always, everysec, no`},
 	} {
 		srv, err := limitkv.Start(limitkv.Options{Config: tc.cfg})
 		if tc.want == "" {

@@ -99,7 +99,17 @@ func Start(opts Options) (*Server, error) {
 	if err := eng.LoadACLAtStart(); err != nil {
 		return nil, fmt.Errorf("limitkv: %w", err)
 	}
-	if opts.Dir != "" || opts.Save != "" {
+	switch {
+	case cfg.AOF.Enabled.Load():
+		// Config appendonly yes: the AOF in Dir is the dataset, as the
+		// binary's.
+		if _, err := eng.LoadAppendOnly(); err != nil {
+			return nil, fmt.Errorf("limitkv: %w", err)
+		}
+		if err := eng.StartAppendOnly(); err != nil {
+			return nil, fmt.Errorf("limitkv: %w", err)
+		}
+	case opts.Dir != "" || opts.Save != "":
 		// Before listening: a server that cannot load its data must not
 		// serve an empty dataset in its place.
 		if _, err := eng.LoadFile(cfg.RDBPath()); err != nil {
@@ -108,6 +118,7 @@ func Start(opts Options) (*Server, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		eng.StopAppendOnly()
 		return nil, fmt.Errorf("limitkv: listen: %w", err)
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
@@ -151,6 +162,8 @@ func (s *Server) Close() error {
 	<-s.done
 	serr := s.eng.ShutdownSave()
 	s.eng.WaitBgsave()
+	s.eng.StopAppendOnly()
+	s.eng.WaitAOFRewrite()
 	if serr != nil {
 		return fmt.Errorf("limitkv: saving on close: %w", serr)
 	}

@@ -155,6 +155,24 @@ func run(args []string) error {
 	if err := eng.LoadACLAtStart(); err != nil {
 		return err
 	}
+	// With appendonly yes the AOF is the dataset, as Redis's
+	// loadDataFromDisk: the RDB is not read even when there is no AOF yet.
+	// It is loaded before the server listens (the RDB, below, while it
+	// serves LOADING).
+	aofOn := cfg.AOF.Enabled.Load()
+	if aofOn {
+		found, err := eng.LoadAppendOnly()
+		if err != nil {
+			return err
+		}
+		if found {
+			log.Info("DB loaded from append only file")
+		}
+		if err := eng.StartAppendOnly(); err != nil {
+			return err
+		}
+	}
+	defer eng.StopAppendOnly() // also one CONFIG SET appendonly yes started
 	srv := server.New(eng, log)
 	srv.Front = set.NetFront
 
@@ -200,15 +218,19 @@ func run(args []string) error {
 	// Load while serving, as Redis: clients get the LOADING error until
 	// the data is in. A file that cannot be read stops the start (and is
 	// left as it is) rather than leaving an empty server.
-	st, err := eng.LoadFile(cfg.RDBPath())
+	var st commands.LoadStats
+	var loadErr error
+	if !aofOn {
+		st, loadErr = eng.LoadFile(cfg.RDBPath())
+	}
 	switch {
-	case errors.Is(err, commands.ErrLoadAborted):
+	case errors.Is(loadErr, commands.ErrLoadAborted):
 		log.Info("shutting down while loading", "reason", <-stop)
 		srv.Close()
 		return nil
-	case err != nil:
+	case loadErr != nil:
 		srv.Close()
-		return err
+		return loadErr
 	}
 	if st.Keys > 0 || st.Expired > 0 {
 		log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)

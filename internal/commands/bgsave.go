@@ -174,20 +174,11 @@ func (bg *bgSave) record(d *bgDB, k *keyspace.Entry) {
 // that walks and writes. The lock is held only for that start.
 func (e *Engine) bgsaveLocked() error {
 	p := &e.persist
-	start := time.Now()
-	bg := &bgSave{opts: e.writerOptions(), spare: &bgBatch{}}
-	bg.enc = rdb.NewEntryEncoder(bg.opts)
-	bg.functions = e.functionCodes() // the libraries at the instant, as SAVE writes them
-	for i, db := range e.dbs {
-		if db.Len() == 0 {
-			continue
-		}
-		d := &bgDB{index: i, keys: uint64(db.Len()), expires: uint64(db.ExpiresLen()), batch: &bgBatch{}}
-		bg.total += int64(db.Len())
-		d.snap = db.BeginSnapshot(func(k *keyspace.Entry) { bg.record(d, k) })
-		bg.dbs = append(bg.dbs, d)
+	if e.aof.rw != nil {
+		return errAOFChildActive // one snapshot at a time, as Redis's one child
 	}
-	e.freezeAccess(true)
+	start := time.Now()
+	bg := e.beginBgSnapshot(e.writerOptions())
 	p.lastLockHold = time.Since(start)
 	p.saves++
 	p.dirtyAtBg = p.dirty
@@ -245,6 +236,26 @@ func (e *Engine) bgsaveLocked() error {
 		p.lastBgOK = true
 	}()
 	return nil
+}
+
+// beginBgSnapshot takes the point in time of a background save (or of an
+// AOF rewrite's base): the function libraries and every database's
+// snapshot. Call with the lock held.
+func (e *Engine) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
+	bg := &bgSave{opts: opts, spare: &bgBatch{}}
+	bg.enc = rdb.NewEntryEncoder(bg.opts)
+	bg.functions = e.functionCodes() // the libraries at the instant, as SAVE writes them
+	for i, db := range e.dbs {
+		if db.Len() == 0 {
+			continue
+		}
+		d := &bgDB{index: i, keys: uint64(db.Len()), expires: uint64(db.ExpiresLen()), batch: &bgBatch{}}
+		bg.total += int64(db.Len())
+		d.snap = db.BeginSnapshot(func(k *keyspace.Entry) { bg.record(d, k) })
+		bg.dbs = append(bg.dbs, d)
+	}
+	e.freezeAccess(true)
+	return bg
 }
 
 // streamBgsave writes the file: header, then per database its SELECTDB and

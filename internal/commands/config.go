@@ -93,6 +93,7 @@ type Config struct {
 	Rewrite func() error
 
 	Obs ObsConfig // statistics, slow log and latency monitor (obs_config.go)
+	AOF AOFConfig // appendonly and the other AOF settings (aof.go)
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.
@@ -137,6 +138,7 @@ func DefaultConfig() *Config {
 	c.savePoints.Store(&[]SavePoint{})
 	c.Obs.init()
 	c.StopWritesOnBgsaveError.Store(true)
+	c.AOF.init()
 	return c
 }
 

@@ -207,10 +207,6 @@ var maxmemoryPolicies = []string{
 	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction",
 }
 
-// errNoPersistence refuses appendonly yes: limitkv snapshots (RDB) but
-// writes no append-only file.
-const errNoPersistence = "limitkv does not persist data"
-
 var configParams = []configParam{
 	{
 		name: "bind", multi: true,
@@ -431,19 +427,65 @@ var configParams = []configParam{
 			return func() { c.EnableDebugCommand.Store(m) }, ""
 		},
 	},
+	// The AOF (aof.go). CONFIG SET appendonly applies through
+	// aofConfigApplied, which starts the first rewrite.
+	boolParam("appendonly", func(c *Config) bool { return c.AOF.Enabled.Load() },
+		func(c *Config, b bool) { c.AOF.Enabled.Store(b) }),
 	{
-		name: "appendonly",
-		get:  func(*Config) string { return "no" },
+		name: "appendfsync",
+		get: func(c *Config) string {
+			return [...]string{FsyncNo: "no", FsyncAlways: "always", FsyncEverysec: "everysec"}[c.AOF.Fsync.Load()]
+		},
+		parse: func(c *Config, v string) (func(), string) {
+			m := map[string]int32{"always": FsyncAlways, "everysec": FsyncEverysec, "no": FsyncNo}
+			n, ok := m[strings.ToLower(v)]
+			if !ok {
+				return nil, "argument(s) must be one of the following: always, everysec, no"
+			}
+			return func() { c.AOF.Fsync.Store(n) }, ""
+		},
+	},
+	{
+		name: "appenddirname", immutable: true,
+		get: func(c *Config) string { return *c.AOF.DirName.Load() },
+		parse: func(c *Config, v string) (func(), string) {
+			if v == "" || strings.ContainsRune(v, '/') || v == "." || v == ".." {
+				return nil, "appenddirname can't be a path, just a dirname"
+			}
+			return func() { c.AOF.DirName.Store(&v) }, ""
+		},
+	},
+	{
+		name: "appendfilename", immutable: true,
+		get: func(c *Config) string { return *c.AOF.FileName.Load() },
+		parse: func(c *Config, v string) (func(), string) {
+			if v == "" || strings.ContainsRune(v, '/') || v == "." || v == ".." {
+				return nil, "appendfilename can't be a path, just a filename"
+			}
+			return func() { c.AOF.FileName.Store(&v) }, ""
+		},
+	},
+	{
+		// The base is always written as an RDB (the snapshot's encoder);
+		// bases made of commands (a Redis with "no") load all the same.
+		name: "aof-use-rdb-preamble",
+		get:  func(c *Config) string { return "yes" },
 		parse: func(c *Config, v string) (func(), string) {
 			switch strings.ToLower(v) {
-			case "no":
-				return func() {}, ""
 			case "yes":
-				return nil, errNoPersistence
+				return func() {}, ""
+			case "no":
+				return nil, "limitkv writes the AOF base as an RDB only"
 			}
 			return nil, "argument must be 'yes' or 'no'"
 		},
 	},
+	boolParam("aof-load-truncated", func(c *Config) bool { return c.AOF.LoadTruncated.Load() },
+		func(c *Config, b bool) { c.AOF.LoadTruncated.Store(b) }),
+	numParam("auto-aof-rewrite-percentage", "", numSpec{lo: 0, hi: intMax},
+		func(c *Config) int64 { return c.AOF.RewritePerc.Load() }, func(c *Config, n int64) { c.AOF.RewritePerc.Store(n) }),
+	numParam("auto-aof-rewrite-min-size", "", numSpec{memory: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.AOF.RewriteMinSize.Load() }, func(c *Config, n int64) { c.AOF.RewriteMinSize.Store(n) }),
 }
 
 // strtoll is C's strtoll(s, &end, 10) followed by Redis's check that it
@@ -609,6 +651,11 @@ func cmdConfigSet(x *Ctx) {
 	}
 	for _, s := range stores {
 		s()
+	}
+	if err := x.E.aofConfigApplied(); err != "" {
+		errArg, errStr = "appendonly", err
+		fail()
+		return
 	}
 	x.W.OK()
 }

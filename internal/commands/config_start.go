@@ -108,7 +108,7 @@ func (c *Config) Directives() []Directive {
 	for i := range configParams {
 		p := &configParams[i]
 		switch p.name {
-		case "appendonly", "databases", "rdbchecksum":
+		case "databases", "rdbchecksum":
 			if p.get(c) == p.get(def) {
 				continue
 			}

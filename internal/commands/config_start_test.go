@@ -40,7 +40,9 @@ func TestApplyDirective(t *testing.T) {
 		{"rdbchecksum", []string{"no"}, "", "no"},
 		{"databases", []string{"16"}, "", "16"},
 		{"databases", []string{"8"}, "limitkv has exactly 16 databases", ""},
-		{"appendonly", []string{"yes"}, errNoPersistence, ""},
+		{"appendonly", []string{"yes"}, "", "yes"},
+		{"appendfsync", []string{"sometimes"}, "argument(s) must be one of the following: always, everysec, no", ""},
+		{"appendfilename", []string{"a/b"}, "appendfilename can't be a path, just a filename", ""},
 		{"dbfilename", []string{"a/b"}, "dbfilename can't be a path, just a filename", ""},
 	} {
 		c := DefaultConfig()

@@ -90,8 +90,9 @@ type debugState struct {
 	disableDenyScripts bool        // SET-DISABLE-DENY-SCRIPTS: noscript commands run in scripts
 	skipChecksum       bool        // SET-SKIP-CHECKSUM-VALIDATION: RESTORE and loading skip the CRC
 	replID             string      // master_replid; CHANGE-REPL-ID draws a new one
-	// Accepted and kept, with nothing in limitkv to act on them (no AOF,
-	// no replicas, no cluster, Go-managed reply buffers).
+	// Accepted and kept, with nothing in limitkv to act on them (the AOF
+	// flush does not sleep, no replicas, no cluster, Go-managed reply
+	// buffers).
 	aofFlushSleep     int64
 	dropClusterFilter int64
 	replyPeakReset    int64

@@ -106,6 +106,9 @@ type Engine struct {
 
 	trk trackingState // client-side caching (tracking.go)
 	obs obsState      // command statistics, slow log, latency monitor (cmdstats.go)
+
+	prop propState // the write stream (propagate.go)
+	aof  aofState  // the append-only file, its first reader (aof.go)
 }
 
 type waitKey struct {
@@ -132,6 +135,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 		waiting: make(map[waitKey][]*Client),
 	}
 	e.persist.init(e.Start)
+	e.aof.lastRwSecs, e.aof.lastRwOK = -1, true
 	e.ps.init()
 	for i := range e.dbs {
 		e.dbs[i] = keyspace.New()
@@ -145,7 +149,11 @@ func (e *Engine) Lock() { e.mu.Lock() }
 
 // Unlock releases the executor lock. BCAST invalidations collected during
 // the batch go out first, as Redis sends them once per event-loop turn.
-func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.mu.Unlock() }
+// The AOF takes what the batch wrote first (flushAppendOnlyFile in
+// beforeSleep): the connection hands replies to the socket only after
+// this, so with appendfsync always no client sees a reply before its write
+// is on disk.
+func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.aofFlush(false); e.mu.Unlock() }
 
 // DB returns database i. Call with the lock held.
 func (e *Engine) DB(i int) *keyspace.DB { return e.dbs[i] }
@@ -181,6 +189,9 @@ type Ctx struct {
 	readyKey string
 	rerun    bool     // that re-run: MONITOR showed the command already
 	rejected *Command // what the dispatcher refuses, for its rejected_calls
+
+	propArgs [][]byte // propagate as these instead (Rewrite)
+	noProp   bool     // propagate only what AlsoPropagate added
 }
 
 // PrefetchWindow is how many commands of a pipelined batch Prefetch looks
@@ -399,8 +410,10 @@ func (e *Engine) closing(c *Client) Outcome {
 func (e *Engine) call(x *Ctx) {
 	defer e.trackingLeave(x, e.trackingEnter(x))
 	mark := x.W.Len()
+	depth := e.prop.depth
 	defer func() {
 		if r := recover(); r != nil {
+			e.prop.depth = depth // what it propagated goes with the next flush
 			x.W.Truncate(mark)
 			x.W.Error(ErrInternal)
 			e.Log.Error("command panicked", "cmd", x.Cmd.Name, "client", x.C.ID, "panic", r, "stack", string(debug.Stack()))
@@ -408,15 +421,19 @@ func (e *Engine) call(x *Ctx) {
 	}()
 	e.Stats.Commands++
 	start := monoNow()
+	changes := e.prop.changes
+	e.prop.depth++
 	if e.cs.gate == 0 {
 		x.Cmd.Handler(x)
 	} else {
 		e.callMonitored(x)
 	}
+	e.prop.depth--
 	e.afterCall(x, mark, start)
 	if x.Cmd.Flags&FlagWrite != 0 {
 		e.countChange(x, mark)
 	}
+	e.propagateCall(x, changes)
 }
 
 // ExpireCycle reclaims keys whose deadline passed, working for at most budget

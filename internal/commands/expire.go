@@ -132,10 +132,16 @@ func expireGeneric(x *Ctx, basetime int64, seconds bool) {
 		x.DB.Remove(e)
 		x.Modified(x.Args[1])
 		x.Notify(EvGeneric, "del", x.Args[1])
+		x.Rewrite(argDel, x.Args[1]) // an explicit DEL, as Redis replicates it
 	} else {
 		x.DB.SetExpiry(e, when)
 		x.Modified(x.Args[1])
 		x.Notify(EvGeneric, "expire", x.Args[1])
+		if x.propagating() {
+			// PEXPIREAT with the absolute time, the flags kept.
+			args := append([][]byte{argPexpireat, x.Args[1], msArg(when)}, x.Args[3:]...)
+			x.Rewrite(args...)
+		}
 	}
 	x.W.Int(1)
 }

@@ -279,6 +279,7 @@ func cmdFunctionLoad(x *Ctx) {
 		x.W.Error("ERR " + msg)
 		return
 	}
+	x.Dirty()
 	x.W.BulkString(name)
 }
 
@@ -290,6 +291,7 @@ func cmdFunctionDelete(x *Ctx) {
 		return
 	}
 	st.libs.unlink(lib)
+	x.Dirty()
 	x.W.OK()
 }
 
@@ -303,6 +305,7 @@ func cmdFunctionFlush(x *Ctx) {
 		return
 	}
 	x.E.funcState().libs = newLibraries()
+	x.Dirty()
 	x.W.OK()
 }
 
@@ -432,6 +435,7 @@ func cmdFunctionRestore(x *Ctx) {
 		x.W.Error("ERR " + msg)
 		return
 	}
+	x.Dirty()
 	x.W.OK()
 }
 
@@ -553,6 +557,7 @@ func cmdFcallRO(x *Ctx) { fcallGeneric(x, true) }
 // fcallGeneric is fcallCommandGeneric with scriptPrepareForRun's checks
 // that apply here (no replication, no cluster).
 func fcallGeneric(x *Ctx, ro bool) {
+	x.NoPropagate() // as its effects, as EVAL
 	st := x.E.funcState()
 	lf := st.libs.funcs[strings.ToLower(string(x.Args[1]))]
 	if lf == nil {

@@ -98,6 +98,7 @@ options:
 	x.Args = zargs
 	zaddGeneric(x, 0)
 	x.Args = args
+	x.Rewrite(zargs...) // replaceClientCommandVector: the ZADD it is
 }
 
 // geoLonLat is extractLongLatOrReply: both numbers parsed, then the range

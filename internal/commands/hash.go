@@ -213,6 +213,7 @@ func cmdHIncrByFloat(x *Ctx) {
 	x.W.Bulk(v)
 	x.Modified(x.Args[1])
 	x.Notify(EvHash, "hincrbyfloat", x.Args[1])
+	x.Rewrite(argHSet, x.Args[1], x.Args[2], v) // the result, as INCRBYFLOAT
 }
 
 func cmdHGet(x *Ctx) {

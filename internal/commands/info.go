@@ -315,7 +315,7 @@ func infoPersistence(x *Ctx, b *infoBuf) {
 	if !p.lastBgOK {
 		status = "err"
 	}
-	// There is no fork, so no copy-on-write, and there is no AOF.
+	// There is no fork, so no copy-on-write.
 	for _, kv := range [][2]string{
 		{"loading", loading}, {"async_loading", "0"}, {"current_cow_peak", "0"}, {"current_cow_size", "0"},
 		{"current_cow_size_age", "0"}, {"current_fork_perc", perc},
@@ -327,14 +327,13 @@ func infoPersistence(x *Ctx, b *infoBuf) {
 		{"rdb_saves", strconv.FormatInt(p.saves, 10)},
 		{"rdb_last_cow_size", "0"}, {"rdb_last_load_keys_expired", strconv.Itoa(p.loadExpired)},
 		{"rdb_last_load_keys_loaded", strconv.Itoa(p.loadKeys)},
-		{"aof_enabled", "0"}, {"aof_rewrite_in_progress", "0"}, {"aof_rewrite_scheduled", "0"},
-		{"aof_last_rewrite_time_sec", "-1"}, {"aof_current_rewrite_time_sec", "-1"},
-		{"aof_last_bgrewrite_status", "ok"}, {"aof_rewrites", "0"}, {"aof_rewrites_consecutive_failures", "0"},
-		{"aof_last_write_status", "ok"}, {"aof_last_cow_size", "0"}, {"module_fork_in_progress", "0"},
-		{"module_fork_last_cow_size", "0"},
 	} {
 		b.kv(kv[0], kv[1])
 	}
+	x.E.aofInfo(b, false)
+	b.kv("module_fork_in_progress", "0")
+	b.kv("module_fork_last_cow_size", "0")
+	x.E.aofInfo(b, true)
 	if x.E.loading.on {
 		x.E.loadingInfo(b)
 	}

@@ -26,7 +26,9 @@ const (
 
 // Modified is Redis's signalModifiedKey: key's value (or its TTL) changed in
 // the client's selected database.
-func (x *Ctx) Modified(key []byte) { x.E.keyModified(x.C.DB, key, x.C) }
+// It is also what tells the write stream that the command changed
+// something (propagate.go).
+func (x *Ctx) Modified(key []byte) { x.E.prop.changes++; x.E.keyModified(x.C.DB, key, x.C) }
 
 // Notify is Redis's notifyKeyspaceEvent for key in the client's selected
 // database.

@@ -446,6 +446,7 @@ func cmdCopy(x *Ctx) {
 	to.SetExpiry(ne, e.Expiry())
 	x.signalReadyIn(dbid, ne)
 	x.E.keyModified(dbid, dst, x.C)
+	x.Dirty()
 	x.E.notifyKeyspace(EvGeneric, "copy_to", dst, dbid)
 	x.W.Int(1)
 }
@@ -637,6 +638,7 @@ func cmdSwapDB(x *Ctx) {
 		x.DB = e.dbs[x.C.DB]
 		e.signalSwapped(a, b)
 	}
+	x.Dirty() // server.dirty++ even for a database swapped with itself
 	x.W.OK()
 }
 

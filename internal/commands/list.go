@@ -395,6 +395,9 @@ func cmdLTrim(x *Ctx) {
 	x.Notify(EvList, "ltrim", x.Args[1])
 	x.lDelIfEmpty(e, l, x.Args[1])
 	x.Modified(x.Args[1])
+	if ltrim+rtrim == 0 {
+		x.NoPropagate() // signalled, but server.dirty += 0
+	}
 	x.W.OK()
 }
 

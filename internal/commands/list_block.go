@@ -113,6 +113,8 @@ func cmdLMPop(x *Ctx) {
 // lmpopReply answers LMPOP and BLMPOP: the key, then the popped elements.
 func lmpopReply(x *Ctx, key []byte, e *keyspace.Entry, l *list.List, front bool, count int64) {
 	n := int(min(count, int64(l.Len())))
+	// Propagated as [LR]POP key count, the count what there was to pop.
+	x.Rewrite(popName(front, argLPop, argRPop), key, msArg(int64(n)))
 	x.W.Array(2)
 	x.W.Bulk(key)
 	x.W.Array(n)
@@ -171,6 +173,7 @@ func bpopGeneric(x *Ctx, front bool) {
 		x.W.Bulk(key)
 		lpop(l, front, x.W.Bulk)
 		x.lRemoved(e, l, key, front)
+		x.Rewrite(popName(front, argLPop, argRPop), key) // the non-blocking form
 		return
 	}
 	if !x.Block(keys, timeout) {
@@ -241,9 +244,37 @@ func blmoveGeneric(x *Ctx, from, to bool, timeout time.Duration) {
 			return
 		}
 		lmoveGeneric(x, from, to)
+		// LMOVE / RPOPLPUSH; a served client's sides as Redis spells them.
+		switch {
+		case x.Cmd.Name == "brpoplpush":
+			x.Rewrite(argRPopLPush, x.Args[1], x.Args[2])
+		case x.rerun:
+			x.Rewrite(argLMove, x.Args[1], x.Args[2], popName(from, argLeft, argRight), popName(to, argLeft, argRight))
+		default:
+			x.Rewrite(argLMove, x.Args[1], x.Args[2], x.Args[3], x.Args[4])
+		}
 		return
 	}
 	if !x.Block(x.Args[1:2], timeout) {
 		x.W.Null()
 	}
+}
+
+var (
+	argLPop      = []byte("LPOP")
+	argRPop      = []byte("RPOP")
+	argLMove     = []byte("LMOVE")
+	argRPopLPush = []byte("RPOPLPUSH")
+	argLeft      = []byte("left") // shared.left: a served BLMOVE spells its sides so
+	argRight     = []byte("right")
+	argZPopMin   = []byte("ZPOPMIN")
+	argZPopMax   = []byte("ZPOPMAX")
+)
+
+// popName picks a or b by side, for the rewritten forms of pops.
+func popName(first bool, a, b []byte) []byte {
+	if first {
+		return a
+	}
+	return b
 }

@@ -305,6 +305,7 @@ func cmdMigrate(x *Ctx) {
 		j := 0
 		var readErr error
 		deleted := int64(0)
+		var migrated [][]byte
 		for ; j < len(sent); j++ {
 			line, err := cs.readLine(timeout)
 			if err != nil {
@@ -330,10 +331,19 @@ func cmdMigrate(x *Ctx) {
 			if !copyOpt {
 				if x.DB.Delete(sent[j].key, x.Now) {
 					deleted++
+					// Propagated as DEL of the keys the target took.
+					if len(migrated) == 0 {
+						migrated = append(migrated, argDel)
+					}
+					migrated = append(migrated, sent[j].key)
 				}
 			}
 		}
 		e.persist.dirty += deleted
+		if deleted > 0 {
+			x.Dirty()
+			x.Rewrite(migrated...)
+		}
 		if targetErr == "" && readErr != nil && j == 0 && mayRetry && !isTimeout(readErr) {
 			e.migrateCloseSocket(name)
 			mayRetry = false

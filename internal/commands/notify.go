@@ -146,6 +146,7 @@ func (e *Engine) bindDB(i int) {
 		k := bkey(key)
 		e.notifyKeyspace(EvExpired, "expired", k, i)
 		e.trackingInvalidate(i, k, nil)
+		e.propagateDeletion(i, k)
 	}
 	db.OnNew = func(key string) {
 		// dbAdd's event; keys an RDB load brings in are not announced
@@ -166,6 +167,7 @@ func (e *Engine) evicted(db int, key string) {
 	k := bkey(key)
 	e.keyModified(db, k, nil)
 	e.notifyKeyspace(EvEvicted, "evicted", k, db)
+	e.propagateDeletion(db, k)
 }
 
 // bkey views a key the keyspace hands out as a string as the []byte the

@@ -260,7 +260,13 @@ func (e *Engine) writerOptions() rdb.WriterOptions {
 // snapshot changes nothing observable. It returns the number of keys
 // written.
 func (e *Engine) writeSnapshot(w io.Writer) (int, error) {
-	wr, err := rdb.NewWriter(w, e.writerOptions())
+	return e.writeSnapshotWith(w, e.writerOptions())
+}
+
+// writeSnapshotWith is writeSnapshot with the writer's options given (an
+// AOF base carries the aof-base aux field).
+func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, error) {
+	wr, err := rdb.NewWriter(w, opts)
 	if err != nil {
 		return 0, err
 	}

@@ -220,6 +220,7 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 	default:
 		pruned := old.Max >= 0 && z.RemoveRangeByScore(old) > 0
 		if pruned {
+			x.rlPropagate(rlZremrange, r.key, zero, msArg(r.now-r.window))
 			res.changed = true
 			x.Modified(r.key)
 			x.Notify(EvZSet, "zremrangebyscore", r.key)
@@ -266,6 +267,12 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 			zaddEvent = false
 		}
 	}
+	prop := x.propagating()
+	var zadd [][]byte
+	nowArg := msArg(r.now)
+	if prop {
+		zadd = append(zadd, rlZadd, r.key)
+	}
 	if r.autoMember {
 		var buf [40]byte
 		for i := int64(0); i < r.cost; i++ {
@@ -274,12 +281,26 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 			m = append(m, '-')
 			m = strconv.AppendUint(m, x.E.rlSeq, 10)
 			z.AddBytes(m, score, lim)
+			if prop {
+				zadd = append(zadd, nowArg, append([]byte(nil), m...))
+			}
 		}
 	} else {
 		z.AddBytes(r.member, score, lim)
-		for i := int64(2); i <= r.cost; i++ {
-			z.Add(string(r.member)+"#"+strconv.FormatInt(i, 10), score, lim)
+		if prop {
+			zadd = append(zadd, nowArg, r.member)
 		}
+		for i := int64(2); i <= r.cost; i++ {
+			m := string(r.member) + "#" + strconv.FormatInt(i, 10)
+			z.Add(m, score, lim)
+			if prop {
+				zadd = append(zadd, nowArg, []byte(m))
+			}
+		}
+	}
+	if prop {
+		x.rlPropagate(zadd...)
+		x.rlPropagate(argPexpireat, r.key, msArg(x.Now+r.window+1000))
 	}
 	if zaddEvent {
 		x.Modified(r.key)
@@ -359,4 +380,24 @@ func (x *Ctx) slidingWindowNative(key []byte, argv [][]byte) bool {
 	}
 	x.W.Int(res.before)
 	return true
+}
+
+// RL.CHECK propagates as its effects, the commands the seed script's
+// effects are in Redis 7.0: ZREMRANGEBYSCORE key 0 now-window when it
+// pruned something, then, when it admitted the request, ZADD and the
+// PEXPIRE as PEXPIREAT (in MULTI/EXEC, being more than one). Any Redis
+// replica or AOF loader applies that stream, and it is byte for byte what
+// Redis writes for the script (EVALSHA of the seed recognised here
+// propagates the same). RL.CHECK itself is not sent: a receiver that is
+// not a limitkv would not know it, and its "*" arguments (server time,
+// made-up members) would come out differently on the other side.
+var (
+	rlZremrange = []byte("ZREMRANGEBYSCORE")
+	rlZadd      = []byte("ZADD")
+	zero        = []byte("0")
+)
+
+func (x *Ctx) rlPropagate(args ...[]byte) {
+	x.NoPropagate()
+	x.AlsoPropagate(args...)
 }

@@ -195,8 +195,9 @@ func (e *Engine) PersistCron() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	p := &e.persist
+	e.aofCron()
 	// No snapshot of a script's half-done work, or of half a loaded file.
-	if p.bgRunning || p.shutdownDone || e.busy.on || e.loading.on {
+	if p.bgRunning || e.aof.rw != nil || p.shutdownDone || e.busy.on || e.loading.on {
 		return
 	}
 	now := e.Clock.Now()
@@ -293,11 +294,15 @@ func cmdBgsave(x *Ctx) {
 			return
 		}
 	}
-	_ = schedule // nothing else ever runs in the background: SCHEDULE changes nothing
 	p := &x.E.persist
 	switch {
 	case p.bgRunning:
 		x.W.Error(errBgsaveInProgress)
+	case x.E.aof.rw != nil && schedule:
+		p.scheduled = true
+		x.W.Simple("Background saving scheduled")
+	case x.E.aof.rw != nil:
+		x.W.Error(errAOFChildActive.Error())
 	case x.C.Multi != nil:
 		// Inside EXEC Redis cannot fork and schedules the save for the
 		// cron instead; limitkv answers the same.
@@ -423,6 +428,7 @@ func cmdRestore(x *Ctx) {
 		} else {
 			x.Modified(key)
 			x.Notify(EvGeneric, "del", key)
+			x.Rewrite(argDel, key)
 		}
 		x.W.OK()
 		return
@@ -430,6 +436,12 @@ func cmdRestore(x *Ctx) {
 	ent := db.Add(key, val)
 	if ttl != 0 {
 		db.SetExpiry(ent, ttl)
+		if !absttl && x.propagating() {
+			// The deadline as an absolute time, ABSTTL appended.
+			rw := append([][]byte{}, args...)
+			rw[2] = msArg(ttl)
+			x.Rewrite(append(rw, []byte("ABSTTL"))...)
+		}
 	}
 	// objectSetLRUOrLFU: under an LFU policy FREQ sets the counter,
 	// otherwise IDLETIME sets the idle time.

@@ -106,6 +106,7 @@ func (ext *engineExt) loadScript(body []byte) (*lua.Script, string) {
 }
 
 func evalGeneric(x *Ctx, bySHA, ro bool) {
+	x.NoPropagate() // a script propagates as its effects (scriptResetRun)
 	var sha [40]byte
 	if bySHA {
 		// Redis checks the length before anything else.

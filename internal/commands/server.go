@@ -50,6 +50,7 @@ func cmdFlushDB(x *Ctx) {
 	}
 	// Redis counts every key removed as a change.
 	x.E.persist.dirty += int64(x.DB.Len())
+	x.Dirty() // forceCommandPropagation: even an empty database's flush
 	x.E.trackingFlushed()
 	x.DB.Flush()
 	x.W.OK()
@@ -61,6 +62,7 @@ func cmdFlushAll(x *Ctx) {
 	}
 	// flushAllDataAndResetRDB kills a background save (killRDBChild).
 	x.E.abortBgsaveLocked()
+	x.Dirty() // forceCommandPropagation: even an empty server's flush
 	x.E.trackingFlushed()
 	for i := range NumDBs {
 		x.E.persist.dirty += int64(x.E.DB(i).Len())

@@ -218,6 +218,7 @@ func cmdSPop(x *Ctx) {
 	s.Remove(m)
 	x.Notify(EvSet, "spop", args[1])
 	x.W.Bulk(m)
+	x.Rewrite(argSRem, args[1], m) // the member drawn, not the draw
 	if s.Len() == 0 {
 		x.DB.Remove(e)
 		x.Notify(EvGeneric, "del", args[1])
@@ -251,8 +252,11 @@ func spopWithCount(x *Ctx) {
 		x.DB.Remove(e)
 		x.Notify(EvGeneric, "del", key)
 		x.Modified(key)
+		x.Rewrite(argDel, key)
 		return
 	}
+	// One SREM per member popped, as Redis 7.0 propagates them.
+	x.NoPropagate()
 	x.W.Set(int(count))
 	remaining := size - count
 	var buf []byte
@@ -261,6 +265,7 @@ func spopWithCount(x *Ctx) {
 			buf = s.Random(buf[:0])
 			s.Remove(buf)
 			x.W.Bulk(buf)
+			x.AlsoPropagate(argSRem, key, buf)
 		}
 		x.Modified(key)
 		return
@@ -278,7 +283,7 @@ func spopWithCount(x *Ctx) {
 		ns.Add(buf, lim)
 		s.Remove(buf)
 	}
-	s.Each(func(m []byte) bool { x.W.Bulk(m); return true })
+	s.Each(func(m []byte) bool { x.W.Bulk(m); x.AlsoPropagate(argSRem, key, m); return true })
 	e.Val = ns
 	x.Modified(key)
 }

@@ -249,6 +249,8 @@ func strSetGeneric(x *Ctx, flags uint16, key, val, expire []byte) int {
 		// lazily, as in Redis (SET still answers OK).
 		x.DB.SetExpiry(e, at)
 		x.Notify(EvGeneric, "expire", key)
+		// SET key value PXAT ms, whatever the form (SETEX, SET EX ... GET).
+		x.Rewrite(argSet, key, val, argPXAT, msArg(at))
 	}
 	return strSetDone
 }
@@ -299,6 +301,7 @@ func cmdGetSet(x *Ctx) {
 	}
 	strStore(x, x.Args[1], strCopy(x.Args[2]), false)
 	x.Notify(EvString, "set", x.Args[1])
+	x.Rewrite(argSet, x.Args[1], x.Args[2])
 }
 
 func cmdGetDel(x *Ctx) {
@@ -307,6 +310,7 @@ func cmdGetDel(x *Ctx) {
 		x.DB.Remove(e)
 		x.Modified(x.Args[1])
 		x.Notify(EvGeneric, "del", x.Args[1])
+		x.Rewrite(argDel, x.Args[1])
 	}
 }
 
@@ -339,14 +343,17 @@ func cmdGetEx(x *Ctx) {
 		x.DB.Remove(e)
 		x.Modified(x.Args[1])
 		x.Notify(EvGeneric, "del", x.Args[1])
+		x.Rewrite(argDel, x.Args[1])
 	case flags&strAnyExpire != 0:
 		x.DB.SetExpiry(e, at)
 		x.Modified(x.Args[1])
 		x.Notify(EvGeneric, "expire", x.Args[1])
+		x.Rewrite(argPexpireat, x.Args[1], msArg(at))
 	case flags&strPersist != 0:
 		if x.DB.Persist(e) {
 			x.Modified(x.Args[1])
 			x.Notify(EvGeneric, "persist", x.Args[1])
+			x.Rewrite(argPersist, x.Args[1])
 		}
 	}
 }
@@ -515,6 +522,8 @@ func cmdIncrByFloat(x *Ctx) {
 	x.Modified(key)
 	x.Notify(EvString, "incrbyfloat", key)
 	x.W.Bulk(v)
+	// The result, not the increment: float formatting must not drift.
+	x.Rewrite(argSet, key, v, argKeepTTL)
 }
 
 // strLenOK is checkStringLength: size+add must not exceed

@@ -98,7 +98,7 @@ func init() {
 	table = make(map[string]*Command)
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
-		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands,
+		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands, aofCommands,
 		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands, aclCommands,
 		{slowlogCommand, latencyCommand},
 	} {

@@ -143,6 +143,7 @@ func zmpopReply(x *Ctx, key []byte, e *keyspace.Entry, s *zset.Set, max bool, co
 	x.W.Bulk(key)
 	x.W.Array(n)
 	zpop(x, e, s, max, n, true, key)
+	x.Rewrite(popName(max, argZPopMax, argZPopMin), key, msArg(int64(n)))
 }
 
 func cmdBZPopMin(x *Ctx) { bzpopGeneric(x, false) }
@@ -164,6 +165,7 @@ func bzpopGeneric(x *Ctx, max bool) {
 		x.W.Array(3)
 		x.W.Bulk(key)
 		zpop(x, e, s, max, 1, false, key)
+		x.Rewrite(popName(max, argZPopMax, argZPopMin), key)
 		return
 	}
 	if !x.Block(keys, timeout) {

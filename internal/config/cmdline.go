@@ -153,7 +153,9 @@ Settings limitkv has (CONFIG GET/SET at run time, unless fixed):
        client-output-buffer-limit, save, dir, dbfilename, rdbcompression,
        rdbchecksum, busy-reply-threshold, *-max-listpack-*, hll-sparse-max-bytes,
        set-max-intset-entries, list-compress-depth, databases (16),
-       appendonly (no)
+       appendonly, appendfsync, auto-aof-rewrite-percentage,
+       auto-aof-rewrite-min-size, aof-load-truncated, appenddirname and
+       appendfilename (fixed)
 
 At start only:
        --tls-port <port> --tls-cert-file <pem> --tls-key-file <pem>
