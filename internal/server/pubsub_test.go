@@ -5,6 +5,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,12 +89,14 @@ func testPubSubStuck(t *testing.T, s *testServer) {
 	pub := dial(t, s.addr)
 	msg := strings.Repeat("m", 1024)
 	got := make(chan int, 1)
+	var progress atomic.Int64
 	go func() {
 		n := 0
 		for {
 			if _, err := reader.read(10 * time.Second); err != nil {
 				break
 			}
+			progress.Add(1)
 			if n++; n == 5000 {
 				break
 			}
@@ -104,8 +107,11 @@ func testPubSubStuck(t *testing.T, s *testServer) {
 	// its 256 KB limit hold together.
 	// In windows of 20 as a publisher waiting for its replies sends
 	// them: a reader that keeps up is never near its limit.
+	// The reader is let a window behind at most: on a machine starved of
+	// CPU its goroutine could otherwise fall 256 KB behind and be dropped
+	// as rightly as the stuck one.
 	start := time.Now()
-	for range 250 {
+	for w := range 250 {
 		for range 20 {
 			pub.send("PUBLISH", "flood", msg)
 		}
@@ -113,6 +119,9 @@ func testPubSubStuck(t *testing.T, s *testServer) {
 			if _, err := pub.read(10 * time.Second); err != nil {
 				t.Fatal(err)
 			}
+		}
+		for deadline := time.Now().Add(10 * time.Second); progress.Load() < int64(w*20) && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
 		}
 	}
 	if n := <-got; n != 5000 {
