@@ -159,22 +159,8 @@ func infoClients(x *Ctx, b *infoBuf) {
 }
 
 func infoMemory(x *Ctx, b *infoBuf) {
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms) // for the allocator_* fields; INFO is not a hot path
-	// used_memory is the figure maxmemory is checked against.
-	used := x.E.UsedMemory()
-	x.E.memPeak = max(x.E.memPeak, used)
-	peak := x.E.memPeak
-	rss := procRSS()
-	if rss == 0 {
-		rss = ms.Sys
-	}
-	startup := uint64(512 << 10)
-	overhead := startup + uint64(len(x.E.clients))*clientBaseMem
-	dataset := uint64(0)
-	if used > overhead {
-		dataset = used - overhead
-	}
+	mo := x.E.memoryOverhead()
+	ms, used, peak, rss, startup, overhead, dataset := mo.ms, mo.used, mo.peak, mo.rss, mo.startup, mo.overhead, mo.dataset
 	pct := func(a, b uint64) string {
 		if b == 0 {
 			return "0.00%"

@@ -331,3 +331,30 @@ func TestMemoryListEstimate(t *testing.T) {
 		})
 	}
 }
+
+// MEMORY USAGE is the eviction estimate: it grows with the value, and a
+// key past its deadline not yet reclaimed is still measured (dictFind).
+func TestMemoryUsage(t *testing.T) {
+	tt := newTester(t)
+	tt.Do("SET", "small", "v")
+	tt.Do("SET", "big", strings.Repeat("x", 1000))
+	usage := func(k string) int {
+		r := tt.Do("MEMORY", "USAGE", k)
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(r, ":"), "\r\n"))
+		if err != nil {
+			t.Fatalf("MEMORY USAGE %s: %q", k, r)
+		}
+		return n
+	}
+	if s, b := usage("small"), usage("big"); b < s+1000 {
+		t.Errorf("MEMORY USAGE: %d for a 1-byte value, %d for 1000 bytes", s, b)
+	}
+	tt.Do("SET", "gone", "v", "PX", "10")
+	tt.Clock.Add(time.Second)
+	if usage("gone") == 0 {
+		t.Error("an expired key not yet reclaimed measured 0")
+	}
+	if r := tt.Do("MEMORY", "DOCTOR"); !strings.Contains(r, "Sam") {
+		t.Errorf("MEMORY DOCTOR: %q", r)
+	}
+}

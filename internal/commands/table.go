@@ -100,7 +100,7 @@ func init() {
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
 		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands, aofCommands,
 		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands, aclCommands,
-		{slowlogCommand, latencyCommand},
+		{slowlogCommand, latencyCommand, memoryCommand},
 	} {
 		for _, c := range family {
 			register(c)
