@@ -109,6 +109,7 @@ func TestReplicaOfRedis(t *testing.T) {
 				{"INCRBYFLOAT", "f", "1.5"}, {"SPOP", "ss"}, {"EXPIRE", "s", "100"}, {"GETEX", "big", "PX", "100000"},
 				{"DEL", "hll"}, {"SELECT", "3"}, {"FLUSHDB"}, {"SELECT", "0"}, {"SET", "soon", "v", "PX", "50"},
 				{"RL.CHECK"}, // an unknown command on Redis: not propagated
+				{"FUNCTION", "LOAD", "REPLACE", "#!lua name=lib\nredis.register_function('f', function() return 2 end)"},
 			} {
 				master.MustDo(t, cmd...)
 			}
@@ -116,6 +117,9 @@ func TestReplicaOfRedis(t *testing.T) {
 				waitSynced(t, master, r)
 			}
 			sameDigest(t, "after the stream", master, lkv, rr)
+			if got := lkv.MustDo(t, "FCALL", "f", "0"); string(got.Raw) != ":2\r\n" {
+				t.Errorf("FUNCTION LOAD REPLACE in the stream did not reach the replica: FCALL answered %q", got.Raw)
+			}
 
 			// "soon" is past its deadline; the master has not noticed (its
 			// cycle is off), so nothing was propagated: a replica keeps it
