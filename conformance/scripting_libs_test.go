@@ -11,8 +11,7 @@ import (
 // The struct and cmsgpack libraries, against Redis's (deps/lua/src/
 // lua_struct.c and lua_cmsgpack.c).
 func TestScriptingStructCmsgpack(t *testing.T) {
-	var cases []Case
-	for i, group := range [][]string{
+	cases := scriptGroups([][]string{
 		{"return struct.pack('>i', 1)", "return struct.pack('<hHbBlLT', -2, 65535, -1, 255, -5, 7, 9)", "return struct.pack('>hHlLT', -2, 65535, -5, 7, 9)", "return struct.pack('d', 1.5)", "return struct.pack('>d', 1.5)", "return struct.pack('f', 0.1)", "return struct.pack('>f', 0.1)", "return {struct.unpack('>i', struct.pack('>i', -77))}"},
 		{"return {struct.unpack('d', struct.pack('d', 3.25))}", "return struct.size('!4bi')", "return struct.pack('!4bi', 1, 2)", "return struct.pack('s', 'ab')", "return {struct.unpack('s', 'ab\\0cd')}", "return struct.pack('c3', 'abcdef')", "return struct.pack('c0', 'abcdef')", "return {struct.unpack('bc0', '\\3abcdef')}"},
 		{"return struct.pack('c5', 'ab')", "return struct.pack('z', 1)", "return struct.pack('i40', 1)", "return struct.pack('!3i', 1)", "return struct.size('s')", "return struct.size('c0')", "return struct.unpack('i', 'ab')", "return struct.unpack('i', 'abcd', 0)"},
@@ -32,13 +31,7 @@ func TestScriptingStructCmsgpack(t *testing.T) {
 		{"return {cmsgpack.unpack('\\130\\192\\1')}", "return {cmsgpack.unpack('\\129\\203\\127\\248\\0\\0\\0\\0\\0\\0\\1')}", "return {cmsgpack.unpack('\\145\\192')}", "local t = cmsgpack.unpack('\\147\\1\\192\\3') return {t[1], t[2], t[3]}", "return cmsgpack._VERSION .. cmsgpack._NAME .. cmsgpack._COPYRIGHT .. cmsgpack._DESCRIPTION", "local s = string.rep(cmsgpack.pack(1), 7998) return select('#', cmsgpack.unpack(s))", "local s = string.rep(cmsgpack.pack(1), 7999) return select('#', cmsgpack.unpack(s))", "local s = string.rep(cmsgpack.pack(1), 8000) return select('#', cmsgpack.unpack(s))"},
 		{"return {cmsgpack.unpack('\\219\\0\\0\\0\\5abc')}", "return {cmsgpack.unpack('\\219\\0\\0\\0\\3abc')}", "return {cmsgpack.unpack('\\221\\0\\0\\0\\1\\5')}", "return {cmsgpack.unpack('\\223\\0\\0\\0\\1\\5\\6')}", "return {cmsgpack.unpack('\\218\\0\\2ab')}", "return {cmsgpack.unpack('\\217\\2ab')}", "return {cmsgpack.unpack('\\217\\2a')}", "return {cmsgpack.unpack('\\220\\0\\1\\1')}"},
 		{"return {cmsgpack.unpack('\\222\\0\\1\\1\\2')}", "return {cmsgpack.unpack('\\162a')}", "return {cmsgpack.unpack('\\146\\1')}", "return {cmsgpack.unpack('\\196\\1')}", "return cmsgpack.pack({1, 2, n=3}):sub(1,1)", "return {pcall(cmsgpack.pack)}", "return {pcall(cmsgpack.unpack, '\\193')}", "cmsgpack.x = 1"},
-	} {
-		var cmds []Cmd
-		for _, body := range group {
-			cmds = append(cmds, ev(body))
-		}
-		cases = append(cases, Case{Name: "group " + string(rune('a'+i)), Cmds: cmds})
-	}
+	})
 	cases = append(cases,
 		Case{Name: "cmsgpack map round trip", Cmds: []Cmd{
 			ev("local t = cmsgpack.unpack(cmsgpack.pack({a=1, b={c='d', e={1, 2.5, 'x'}}, [3]=true})) return {t.a, t.b.c, t.b.e[1], tostring(t.b.e[2]), t.b.e[3], t[3]}"),
@@ -57,8 +50,7 @@ func TestScriptingStructCmsgpack(t *testing.T) {
 // tonumber with a base (strtoul), math.huge, and luai_nummod's
 // a - floor(a/b)*b with C's NaN signs.
 func TestScriptingNumbers51(t *testing.T) {
-	var cases []Case
-	for i, group := range [][]string{
+	cases := scriptGroups([][]string{
 		{"return tostring(0x1p4)", "return tostring(0x1e4)", "return tostring(0x1.8p1)", "return tostring(0x)", "return tostring(1e400)", "return tostring(5e-400)", "return tostring(0xffffffffffffffffff)", "return tostring(0x10 + 1)"},
 		{"return tostring(tonumber('0x1p4'))", "return tostring(tonumber('0x1.8p1'))", "return tostring(tonumber('0x1P-2'))", "return tostring(tonumber('0x.8'))", "return tostring(tonumber('0x1.'))", "return tostring(tonumber('0x.p1'))", "return tostring(tonumber('0x'))", "return tostring(tonumber('  0x  '))"},
 		{"return tostring(tonumber(' 0x10 '))", "return tostring(tonumber(' -0x10 '))", "return tostring(tonumber('017'))", "return tostring(tonumber('0b101'))", "return tostring(tonumber('1_000'))", "return tostring(tonumber('1e'))", "return tostring(tonumber('1e+'))", "return tostring(tonumber('.e1'))"},
@@ -67,13 +59,7 @@ func TestScriptingNumbers51(t *testing.T) {
 		{"return tostring(tonumber(12, 16))", "return tostring('0x10' + 1)", "return tostring(' 5 ' * 2)", "return bit.tobit('0x10')", "return tostring(math.huge)", "return tostring(-math.huge)", "return tostring(math.huge - math.huge)", "return math.floor(math.huge)"},
 		{"return tostring(5 % math.huge)", "return tostring(math.huge % 2)", "return tostring(7 % 0)", "return tostring(5.3 % 2)", "return tostring(-5.3 % 2)", "return tostring(5.3 % -2)", "return tostring(1/3 % 1e-10)", "return tostring(-2^63 % 7)"},
 		{"return tostring(math.fmod(1, 0))", "return tostring(math.fmod(-7, 3))", "return tostring(math.fmod(7, math.huge))", "return tostring(math.fmod(0/0, 1))", "return tostring(0/0)", "return tostring(-(0/0))", "return tostring(2^1024)", "return string.format('%f', 0/0)"},
-	} {
-		var cmds []Cmd
-		for _, body := range group {
-			cmds = append(cmds, ev(body))
-		}
-		cases = append(cases, Case{Name: "group " + string(rune('a'+i)), Cmds: cmds})
-	}
+	})
 	runCases(t, cases)
 }
 
@@ -82,21 +68,14 @@ func TestScriptingNumbers51(t *testing.T) {
 // holes, table.insert/remove/maxn over it, next's error, and table.sort's
 // quicksort (where ties end, its error for an inconsistent order).
 func TestScriptingTables51(t *testing.T) {
-	var cases []Case
-	for i, group := range [][]string{
+	cases := scriptGroups([][]string{
 		{"return cjson.encode({a=1,b=2,c=3,d=4,e=5})", "return cjson.encode({alpha=1, beta=2, gamma=3, delta=4, epsilon=5, zeta=6, eta=7, theta=8, iota=9})", "local t = {} for i=1,20 do t['k'..i]=i end return cjson.encode(t)", "local t = {} t.x=1 t.y=2 t.z=3 t[1]=1 t[2]=2 t[10]=10 local r={} for k,v in pairs(t) do r[#r+1]=tostring(k) end return r", "local t = {1,2,nil,4} return #t", "local t = {1,nil,3} return #t", "local t = {} t[1]=1 t[2]=2 t[4]=4 return #t", "local t = {nil,nil,3} return #t"},
 		{"local t = {1,2,3,nil,5,nil} return #t", "local t = {} for i=1,10 do t[i]=i end t[5]=nil return #t", "local t = {} for i=1,10 do t[i]=i end t[10]=nil t[9]=nil return #t", "return cjson.encode(cjson.decode('{\"b\":1,\"a\":2,\"c\":{\"y\":1,\"x\":2},\"d\":[1,2,3]}'))", "local t = {a=1, 1, 2, b=2, 3} local r = {} for k, v in pairs(t) do r[#r+1] = tostring(k) end return r", "local t = {} t[1.5]=1 t[-1]=2 t[0]=3 t[true]=4 t[false]=5 t['x']=6 local r = {} for k, v in pairs(t) do r[#r+1] = tostring(k) end return r", "local t = {} for i = 1, 100 do t['key' .. i] = i end for i = 1, 100, 3 do t['key' .. i] = nil end local r = {} for k, v in pairs(t) do r[#r+1] = k end return r", "local t = {} for i = 1, 50 do t[i * 7] = i end local r = {} for k, v in pairs(t) do r[#r+1] = k end return r"},
 		{"local t = {10, 20, 30} table.insert(t, 2, 15) table.insert(t, 40) return t", "local t = {10, 20, 30} return {table.remove(t), table.remove(t, 1), t[1]}", "return select('#', table.remove({}))", "return table.maxn({1, 2, [10] = 3, [5.5] = 1})", "local t = {n = 1, 'a', 'b'} return cjson.encode(t)", "return cmsgpack.pack({a=1, b=2, c=3, d=4})", "local t = {} t.a = 1 t.b = 2 t.a = nil t.c = 3 local r = {} for k in pairs(t) do r[#r+1] = k end return r", "local t = {x=1,y=2} local r = {} for k, v in pairs(t) do r[#r+1] = k t[k] = nil end return r"},
 		{"return next({}, 'nope')", "local a = redis.call('ping') local t = {} for i=1,9 do t[string.char(96+i)] = i end return cjson.encode(t)", "local t = {} for i = 1, 33 do t[i] = i end for i = 1, 33 do t['s' .. i] = i end local n = 0 local r = {} for k, v in pairs(t) do n = n + 1 if n > 33 then r[#r+1] = k end end return r", "local t = {{a=1}, {b=2}} return cjson.encode(t)", "local t = setmetatable({}, {__index = function() return 1 end}) t.q = 1 t.r = 2 local r = {} for k in pairs(t) do r[#r+1] = k end return r"},
 		{"local t = {5, 3, 8, 1, 9, 2, 7} table.sort(t) return t", "local t = {5, 3, 8, 1, 9, 2, 7} table.sort(t, function(a, b) return a > b end) return t", "local t = {} for i = 1, 30 do t[i] = {k = i % 4, id = i} end table.sort(t, function(a, b) return a.k < b.k end) local r = {} for i, v in ipairs(t) do r[i] = v.id end return r", "local t = {3, 1, 2} table.sort(t, function(a, b) return true end) return t", "local t = {} for i = 1, 20 do t[i] = i end table.sort(t, function(a, b) return true end) return t", "local t = {'b', 'a', 'c'} table.sort(t) return t"},
 		{"local t = {1, 'a'} table.sort(t) return t", "local t = {1, nil, 3} table.sort(t) return t", "local t = {} for i = 1, 100 do t[i] = (i * 37) % 101 end table.sort(t) return t", "table.sort({}, 1)", "local t = {3, 2, 1} table.sort(t, nil) return t", "local t = {} for i = 1, 50 do t[i] = {v = (i * 13) % 7, id = i} end table.sort(t, function(a, b) return a.v <= b.v end) local r = {} for i, v in ipairs(t) do r[i] = v.id end return r"},
-	} {
-		var cmds []Cmd
-		for _, body := range group {
-			cmds = append(cmds, ev(body))
-		}
-		cases = append(cases, Case{Name: "group " + string(rune('a'+i)), Cmds: cmds})
-	}
+	})
 	// Random writes and deletes of string, integer and float keys (a fixed
 	// seed, so both servers run the same scripts), then the order pairs
 	// walks and the border #: every rehash, collision and dead entry path.
@@ -183,4 +162,18 @@ func TestScriptingLimits51(t *testing.T) {
 		cmds = append(cmds, ev(body))
 	}
 	runCases(t, []Case{{Name: "limits", Cmds: cmds}})
+}
+
+// scriptGroups makes a case of each group of script bodies, each run with
+// EVAL: "group a", "group b"...
+func scriptGroups(groups [][]string) []Case {
+	var cases []Case
+	for i, group := range groups {
+		var cmds []Cmd
+		for _, body := range group {
+			cmds = append(cmds, ev(body))
+		}
+		cases = append(cases, Case{Name: "group " + string(rune('a'+i)), Cmds: cmds})
+	}
+	return cases
 }

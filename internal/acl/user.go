@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"github.com/limitkv/limitkv/internal/sdsargs"
 	"slices"
 	"strings"
 )
@@ -248,6 +249,5 @@ func (u *User) allChannelPatterns() []string {
 	return out
 }
 
-// SplitArgs is sdssplitargs, which splits a selector's rules; the
-// commands package sets it to its own.
-var SplitArgs = func(s string) ([]string, bool) { return strings.Fields(s), true }
+// SplitArgs is sdssplitargs, which splits a selector's rules.
+var SplitArgs = sdsargs.Split

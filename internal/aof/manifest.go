@@ -8,6 +8,7 @@ package aof
 import (
 	"errors"
 	"fmt"
+	"github.com/limitkv/limitkv/internal/sdsargs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -94,7 +95,7 @@ func Parse(prefix string, data []byte) (*Manifest, error) {
 		if line == "" {
 			return nil, fail("Invalid AOF manifest file format")
 		}
-		argv, ok := SplitArgs(line)
+		argv, ok := sdsargs.Split(line)
 		if !ok || len(argv) < 6 || len(argv)%2 != 0 {
 			return nil, fail("Invalid AOF manifest file format")
 		}
@@ -339,90 +340,6 @@ func repr(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-// SplitArgs is sdssplitargs: words separated by spaces, double quotes
-// with escapes (\n \r \t \b \a \\ \" \xHH), single quotes with \'.
-func SplitArgs(line string) ([]string, bool) {
-	var out []string
-	i := 0
-	for {
-		for i < len(line) && (line[i] == ' ' || line[i] == '\n' || line[i] == '\r' || line[i] == '\t' || line[i] == '\v' || line[i] == '\f') {
-			i++
-		}
-		if i == len(line) {
-			return out, true
-		}
-		var cur strings.Builder
-		inq, insq := false, false
-		for done := false; !done; {
-			if i == len(line) {
-				if inq || insq {
-					return nil, false
-				}
-				break
-			}
-			c := line[i]
-			switch {
-			case inq:
-				if c == '\\' && i+3 < len(line) && line[i+1] == 'x' && isHex(line[i+2]) && isHex(line[i+3]) {
-					v, _ := strconv.ParseUint(line[i+2:i+4], 16, 8)
-					cur.WriteByte(byte(v))
-					i += 3
-				} else if c == '\\' && i+1 < len(line) {
-					i++
-					switch line[i] {
-					case 'n':
-						cur.WriteByte('\n')
-					case 'r':
-						cur.WriteByte('\r')
-					case 't':
-						cur.WriteByte('\t')
-					case 'b':
-						cur.WriteByte('\b')
-					case 'a':
-						cur.WriteByte('\a')
-					default:
-						cur.WriteByte(line[i])
-					}
-				} else if c == '"' {
-					if i+1 < len(line) && !isSpace(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				} else {
-					cur.WriteByte(c)
-				}
-			case insq:
-				if c == '\\' && i+1 < len(line) && line[i+1] == '\'' {
-					i++
-					cur.WriteByte('\'')
-				} else if c == '\'' {
-					if i+1 < len(line) && !isSpace(line[i+1]) {
-						return nil, false
-					}
-					done = true
-				} else {
-					cur.WriteByte(c)
-				}
-			default:
-				switch {
-				case isSpace(c):
-					done = true
-				case c == '"':
-					inq = true
-				case c == '\'':
-					insq = true
-				default:
-					cur.WriteByte(c)
-				}
-			}
-			if i < len(line) {
-				i++
-			}
-		}
-		out = append(out, cur.String())
-	}
 }
 
 func isSpace(c byte) bool {

@@ -50,7 +50,6 @@ var aclTable *acl.Table
 // for limitkv's commands (commandCategories).
 func buildACLTable() {
 	acl.Match = func(pattern, s []byte) bool { return globMatch(pattern, s, false) }
-	acl.SplitArgs = SplitArgs
 	var mk func(c *Command) *acl.Command
 	mk = func(c *Command) *acl.Command {
 		var bits uint64

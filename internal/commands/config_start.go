@@ -1,12 +1,12 @@
 package commands
 
 import (
+	"github.com/limitkv/limitkv/internal/sdsargs"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 
-	"github.com/limitkv/limitkv/internal/lua"
 )
 
 // This file is the config table's door for redis.conf and the command line
@@ -219,4 +219,4 @@ func QuoteArg(s string) string { return string(appendRepr(nil, []byte(s))) }
 // SplitArgs is Redis's sdssplitargs: words separated by blanks, "..." with
 // C escapes (\n, \xHH, ...) and '...' with \' only; a closing quote must be
 // followed by a blank or the end. ok is false for unbalanced quotes.
-func SplitArgs(line string) (args []string, ok bool) { return lua.SplitArgs(line) }
+func SplitArgs(line string) (args []string, ok bool) { return sdsargs.Split(line) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/limitkv/limitkv/internal/sdsargs"
 	"log/slog"
 	"slices"
 	"strings"
@@ -165,7 +166,7 @@ func parseLibraryMeta(code []byte) (engine, name, body string, errMsg string) {
 	if nl < 0 {
 		return "", "", "", "Invalid library metadata"
 	}
-	parts, ok := lua.SplitArgs(s[:nl])
+	parts, ok := sdsargs.Split(s[:nl])
 	if !ok || len(parts) == 0 {
 		return "", "", "", "Invalid library metadata"
 	}

@@ -20,6 +20,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"github.com/limitkv/limitkv/internal/sdsargs"
 	"math"
 	"strconv"
 	"strings"
@@ -191,7 +192,7 @@ func syntaxError(err error, src string) string {
 // evalExtractShebangFlags does (sdssplitargs, flag names as in
 // scripts_flags_def).
 func parseShebang(line string) (Flags, string) {
-	parts, ok := SplitArgs(line)
+	parts, ok := sdsargs.Split(line)
 	if !ok || len(parts) == 0 {
 		return 0, "ERR Invalid engine in script shebang"
 	}
