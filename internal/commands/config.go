@@ -9,6 +9,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/hll"
+	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/zset"
 )
@@ -26,6 +27,13 @@ type Config struct {
 	Timeout         atomic.Int64 // timeout, seconds; 0 = never
 	MaxMemory       atomic.Int64 // maxmemory, bytes; 0 = unlimited
 	MaxMemoryPolicy atomic.Pointer[string]
+	// Eviction (evict.go): maxmemory-samples, maxmemory-eviction-tenacity,
+	// and what lookups record for the policy in force (lfu-log-factor,
+	// lfu-decay-time). Access is shared by the engine's databases and
+	// changed only under the executor lock, as CONFIG SET runs.
+	MaxMemorySamples atomic.Int64
+	EvictionTenacity atomic.Int64
+	Access           keyspace.Access
 	RequirePass     atomic.Pointer[string]
 	ProtectedMode   atomic.Bool
 	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
@@ -78,6 +86,9 @@ func DefaultConfig() *Config {
 	c.QueryBufLimit.Store(1 << 30)
 	c.MaxClients.Store(10000)
 	c.MaxMemoryPolicy.Store(ptr("noeviction"))
+	c.MaxMemorySamples.Store(5)
+	c.EvictionTenacity.Store(10)
+	c.Access = keyspace.DefaultAccess
 	c.RequirePass.Store(ptr(""))
 	c.ProtectedMode.Store(true)
 	c.BusyThreshold.Store(5000)

@@ -36,7 +36,7 @@ import (
 //     garbage cost keys);
 //   - above 90% of maxmemory a collection is started in the background once
 //     1/16 of maxmemory of garbage may have piled up, so writes rarely wait;
-//   - keys evicted by volatile-ttl are credited with an estimate of their
+//   - evicted keys are credited with an estimate of their
 //     size (entryMemory) until a collection that started after the eviction
 //     has finished, so one burst of evictions is not repeated while the
 //     heap figure catches up.
@@ -47,9 +47,6 @@ import (
 const (
 	// memSampleEvery bounds how stale the used-memory figure may be.
 	memSampleEvery = time.Millisecond
-	// evictBudget bounds the eviction work one command does, as Redis's
-	// eviction time limit; what is left is done by the next commands.
-	evictBudget = time.Millisecond
 	// gcWaitMax bounds how long a write waits for a collection.
 	gcWaitMax = 2 * time.Second
 	// gcMinGap spaces background collections: at least this long, and four
@@ -77,6 +74,7 @@ type memState struct {
 	evictedAtSeen uint64 // evicted when the current cycle count was first seen
 	reflected     uint64
 	keysAtGC      int // keys when the last forced collection started
+	ev            evictState
 
 	gcMu     sync.Mutex
 	gcDone   chan struct{} // non-nil while a forced collection runs; closed at its end
@@ -183,8 +181,8 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 			return true
 		}
 	}
-	if *e.Cfg.MaxMemoryPolicy.Load() == "volatile-ttl" {
-		if freed, ok := e.evictVolatileTTL(m, used-limit); freed > 0 {
+	if p := *e.Cfg.MaxMemoryPolicy.Load(); p != "noeviction" {
+		if freed, ok := e.evict(m, p, used-limit); freed > 0 {
 			// Let the heap figure catch up with the credit.
 			m.collect(e, false)
 			if ok {
@@ -248,45 +246,6 @@ func (e *Engine) totalKeys() int {
 		n += db.Len()
 	}
 	return n
-}
-
-// evictVolatileTTL deletes keys with a deadline, nearest deadline first
-// across all databases, until about need bytes are freed. It returns the
-// estimate freed and whether the command may run: enough was freed, or the
-// time budget ran out while keys were still being evicted (Redis's
-// EVICT_RUNNING).
-func (e *Engine) evictVolatileTTL(m *memState, need uint64) (freed uint64, ok bool) {
-	start := time.Now()
-	now := e.nowMs()
-	for n := 0; freed < need; n++ {
-		if n%16 == 15 && time.Since(start) > evictBudget {
-			ok = true
-			break
-		}
-		var victim *keyspace.Entry
-		var vdb *keyspace.DB
-		vi := 0
-		for i, db := range e.dbs {
-			if db.ExpiresLen() == 0 {
-				continue
-			}
-			if ent := db.SoonestExpiring(); ent != nil && (victim == nil || ent.Expiry() < victim.Expiry()) {
-				victim, vdb, vi = ent, db, i
-			}
-		}
-		if victim == nil {
-			break
-		}
-		freed += entryMemory(victim)
-		// A key already past its deadline is an expiry, not an eviction.
-		if !vdb.ExpireIfDue(victim, now) {
-			vdb.Remove(victim)
-			e.Stats.EvictedKeys++
-			e.evicted(vi, victim.Key())
-		}
-	}
-	m.evicted += freed
-	return freed, ok || freed >= need
 }
 
 // Heap bytes of a key beyond its name and value: the Entry, which holds the

@@ -24,6 +24,7 @@ package expiry
 
 import (
 	"cmp"
+	"math/rand/v2"
 	"slices"
 	"unsafe"
 )
@@ -179,4 +180,19 @@ func (x *Index[T]) Next() (int64, bool) {
 		return 0, false
 	}
 	return x.chunks[0][0].at, true
+}
+
+// Sample appends to dst n records drawn at random, each on its own (a
+// record may come twice): a random chunk, then a random item in it. Chunks
+// hold between a few and chunkMax items, so the draw leans a little towards
+// items of small chunks; the sampled eviction policies need no more.
+func (x *Index[T]) Sample(n int, dst []*T) []*T {
+	if len(x.chunks) == 0 {
+		return dst
+	}
+	for ; n > 0; n-- {
+		c := x.chunks[rand.IntN(len(x.chunks))]
+		dst = append(dst, c[rand.IntN(len(c))].v)
+	}
+	return dst
 }

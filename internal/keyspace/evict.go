@@ -1,6 +1,9 @@
 package keyspace
 
-import "math"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // SoonestExpiring returns the entry whose deadline is nearest (passed or
 // not), or nil when no key has one: the victim of the volatile-ttl maxmemory
@@ -19,4 +22,67 @@ func (db *DB) SoonestExpiring() *Entry {
 		}
 		db.refile(e) // filed under an older deadline: put it where it belongs
 	}
+}
+
+// Sample appends to dst up to n entries picked at random, expired or not:
+// from every key, or with volatile only from keys with a deadline. It is
+// what the sampled eviction policies draw their candidates from, and for
+// the whole keyspace follows Redis's dictGetSomeKeys: a random bucket, then
+// the following buckets, jumping elsewhere after a run of empty ones, for
+// at most 10*n buckets (so it may return fewer than n). Keys with a
+// deadline come from the deadline index, each drawn on its own.
+func (db *DB) Sample(dst []*Entry, n int, volatile bool) []*Entry {
+	if volatile {
+		return db.exp.Sample(min(n, db.exp.Len()), dst)
+	}
+	count := min(n, db.Len())
+	if count <= 0 {
+		return dst
+	}
+	for j := 0; j < count && db.rehashIdx >= 0; j++ {
+		db.rehashStep()
+	}
+	tables := 1
+	mask := uint64(len(db.ht[0]) - 1)
+	if db.rehashIdx >= 0 {
+		tables = 2
+		mask = max(mask, uint64(len(db.ht[1])-1))
+	}
+	i := rand.Uint64() & mask
+	empty, stored := 0, 0
+	for steps := count * 10; stored < count && steps > 0; steps-- {
+		for t := 0; t < tables; t++ {
+			// Buckets of ht[0] below rehashIdx are empty: skip to where
+			// ht[0] still has entries unless ht[1] has this bucket.
+			if tables == 2 && t == 0 && i < uint64(db.rehashIdx) {
+				if i >= uint64(len(db.ht[1])) {
+					i = uint64(db.rehashIdx)
+				} else {
+					continue
+				}
+			}
+			if i >= uint64(len(db.ht[t])) {
+				continue
+			}
+			e := db.ht[t][i]
+			if e == nil {
+				empty++
+				if empty >= 5 && empty > count {
+					i = rand.Uint64() & mask
+					empty = 0
+				}
+				continue
+			}
+			empty = 0
+			for ; e != nil && stored < count; e = e.next {
+				dst = append(dst, e)
+				stored++
+			}
+			if stored == count {
+				return dst
+			}
+		}
+		i = (i + 1) & mask
+	}
+	return dst
 }
