@@ -34,9 +34,9 @@ type Config struct {
 	MaxMemorySamples atomic.Int64
 	EvictionTenacity atomic.Int64
 	Access           keyspace.Access
-	RequirePass     atomic.Pointer[string]
-	ProtectedMode   atomic.Bool
-	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
+	RequirePass      atomic.Pointer[string]
+	ProtectedMode    atomic.Bool
+	BusyThreshold    atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
