@@ -49,6 +49,7 @@ type bgSave struct {
 	functions [][]byte          // the function libraries at the start (FUNCTION2 records)
 	enc       *rdb.EntryEncoder // used without the lock, by the goroutine only
 	conv      toRDB
+	access    rdbAccess
 	total     int64    // keys at the start
 	saved     int64    // keys copied out so far
 	spare     *bgBatch // an emptied batch, for the next swap
@@ -141,6 +142,7 @@ func (bg *bgSave) record(d *bgDB, k *keyspace.Entry) {
 	if exp := k.Expiry(); exp != keyspace.NoExpiry {
 		r.Expire, r.HasExpire = exp, true
 	}
+	bg.access.set(k, r)
 	v := bg.conv.value(k)
 	out := &r.Value
 	out.Type, out.Encoding = v.Type, v.Encoding
@@ -175,7 +177,7 @@ func (bg *bgSave) record(d *bgDB, k *keyspace.Entry) {
 func (e *Engine) bgsaveLocked() error {
 	p := &e.persist
 	start := time.Now()
-	bg := &bgSave{opts: e.writerOptions(), spare: &bgBatch{}}
+	bg := &bgSave{opts: e.writerOptions(), spare: &bgBatch{}, access: e.rdbAccessNow()}
 	bg.enc = rdb.NewEntryEncoder(bg.opts)
 	bg.functions = e.functionCodes() // the libraries at the instant, as SAVE writes them
 	for i, db := range e.dbs {

@@ -2,9 +2,11 @@ package commands
 
 import (
 	"math"
+	"strings"
 	"time"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/rdb"
 )
 
 // Eviction under maxmemory: Redis's performEvictions (src/evict.c) with its
@@ -191,4 +193,40 @@ func (e *Engine) soonestExpiring() (int, *keyspace.Entry) {
 		}
 	}
 	return vi, victim
+}
+
+// rdbAccess is what rdbSaveKeyValuePair writes of a key's access field:
+// its idle seconds under an LRU policy, its counter under an LFU one, as of
+// the start of the save (a forked child's frozen clock).
+type rdbAccess struct {
+	lru, lfu bool
+	decay    int
+	now      int64
+}
+
+func (e *Engine) rdbAccessNow() rdbAccess {
+	p := *e.Cfg.MaxMemoryPolicy.Load()
+	return rdbAccess{lru: strings.HasSuffix(p, "-lru"), lfu: strings.HasSuffix(p, "-lfu"), decay: e.Cfg.Access.DecayTime, now: e.nowMs()}
+}
+
+func (a rdbAccess) set(k *keyspace.Entry, r *rdb.Entry) {
+	if a.lru {
+		r.LRUIdle, r.HasLRUIdle = uint64(k.IdleMs(a.now)/1000), true
+	}
+	if a.lfu {
+		r.LFUFreq, r.HasLFUFreq = keyspace.LFUDecr(k.LRU(), a.now, a.decay), true
+	}
+}
+
+// loadedAccess sets a loaded key's access field from its IDLE or FREQ
+// record, as rdbLoadRio does.
+func loadedAccess(db *keyspace.DB, k *keyspace.Entry, ent *rdb.Entry, now int64) {
+	freq, idle := int64(-1), int64(-1)
+	if ent.HasLFUFreq {
+		freq = int64(ent.LFUFreq)
+	}
+	if ent.HasLRUIdle {
+		idle = int64(ent.LRUIdle)
+	}
+	db.SetLRUOrLFU(k, freq, idle, now)
 }

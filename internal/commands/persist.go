@@ -272,6 +272,7 @@ func (e *Engine) writeSnapshot(w io.Writer) (int, error) {
 	var conv toRDB
 	var ent rdb.Entry
 	var key []byte
+	access := e.rdbAccessNow()
 	n := 0
 	for i, db := range e.dbs {
 		if db.Len() == 0 {
@@ -287,6 +288,7 @@ func (e *Engine) writeSnapshot(w io.Writer) (int, error) {
 			if exp != keyspace.NoExpiry {
 				ent.Expire, ent.HasExpire = exp, true
 			}
+			access.set(k, &ent)
 			err = wr.WriteEntry(&ent)
 			n++
 			return err == nil
@@ -439,6 +441,7 @@ func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
 		if ent.HasExpire {
 			db.SetExpiry(k, ent.Expire)
 		}
+		loadedAccess(db, k, ent, now)
 		st.Keys++
 	}
 }

@@ -130,25 +130,26 @@ func (db *DB) Freq(e *Entry, now int64) uint8 {
 	return LFUDecr(e.lru, now, db.access().DecayTime)
 }
 
-// SetLRUOrLFU is objectSetLRUOrLFU, for RESTORE and for loading a
-// snapshot: under an LFU policy a freq >= 0 (at most 255) becomes the
-// counter, last accessed now; otherwise an idle >= 0 (seconds) dates the
-// last access that long before now. It reports whether it set anything.
-func (db *DB) SetLRUOrLFU(e *Entry, freq, idle, now int64) bool {
-	if db.access().LFU {
-		if freq < 0 {
-			return false
+// SetLRUOrLFU is objectSetLRUOrLFU on an object created at now, for
+// RESTORE and for loading a snapshot: under an LFU policy a freq >= 0 (at
+// most 255) becomes the counter, last accessed now; otherwise an idle >= 0
+// (seconds) dates the last access that long before now. Without them the
+// key is as new at now.
+func (db *DB) SetLRUOrLFU(e *Entry, freq, idle, now int64) {
+	a := db.access()
+	e.lru = a.fresh(now)
+	if a.LFU {
+		if freq >= 0 {
+			e.lru = lfuMinutes(now)<<8 | uint32(freq&255)
 		}
-		e.lru = lfuMinutes(now)<<8 | uint32(freq&255)
-		return true
+		return
 	}
 	if idle < 0 {
-		return false
+		return
 	}
 	abs := int64(LRUClock(now)) - idle
 	if abs < 0 {
 		abs += LRUClockMax
 	}
 	e.lru = uint32(abs) & LRUClockMax
-	return true
 }
