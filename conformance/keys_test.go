@@ -444,7 +444,7 @@ func TestKeysObject(t *testing.T) {
 		{Name: "idletime", Cmds: []Cmd{C("SET", "a", "1"), idle("a"), C("GET", "a"), idle("a"), C("OBJECT", "IDLETIME", "nope")}},
 		zc(pending, Case{Name: "idletime zset", Cmds: []Cmd{C("ZADD", "z", "1", "m"), idle("z")}}),
 		{Name: "freq needs an lfu policy", Cmds: []Cmd{C("SET", "a", "1"), C("OBJECT", "FREQ", "a"), C("OBJECT", "FREQ", "nope")}},
-		{Name: "freq under lfu", Skip: "limitkv's CONFIG SET accepts only the noeviction and volatile-ttl policies, so OBJECT FREQ always answers the not-selected error (unit-tested under LFU in internal/commands)", Cmds: []Cmd{C("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"),
+		{Name: "freq under lfu", Cmds: []Cmd{C("CONFIG", "SET", "maxmemory-policy", "allkeys-lfu"),
 			C("SET", "a", "hello"), C("OBJECT", "FREQ", "a"), C("GET", "a"), C("OBJECT", "FREQ", "a"),
 			C("OBJECT", "IDLETIME", "a"), C("OBJECT", "IDLETIME", "nope"), C("OBJECT", "FREQ", "nope"),
 			C("CONFIG", "SET", "maxmemory-policy", "noeviction")}},
