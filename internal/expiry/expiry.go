@@ -182,17 +182,23 @@ func (x *Index[T]) Next() (int64, bool) {
 	return x.chunks[0][0].at, true
 }
 
-// Sample appends to dst n records drawn at random, each on its own (a
-// record may come twice): a random chunk, then a random item in it. Chunks
-// hold between a few and chunkMax items, so the draw leans a little towards
-// items of small chunks; the sampled eviction policies need no more.
+// Sample appends to dst min(n, Len) distinct records from a random place:
+// a random chunk and item, then the items after it, wrapping round, as
+// Redis's dictGetSomeKeys takes a run of buckets. Chunks hold between a few
+// and chunkMax items, so the start leans a little towards items of small
+// chunks; the sampled eviction policies need no more.
 func (x *Index[T]) Sample(n int, dst []*T) []*T {
-	if len(x.chunks) == 0 {
+	n = min(n, x.n)
+	if n <= 0 {
 		return dst
 	}
+	ci := rand.IntN(len(x.chunks))
+	i := rand.IntN(len(x.chunks[ci]))
 	for ; n > 0; n-- {
-		c := x.chunks[rand.IntN(len(x.chunks))]
-		dst = append(dst, c[rand.IntN(len(c))].v)
+		dst = append(dst, x.chunks[ci][i].v)
+		if i++; i == len(x.chunks[ci]) {
+			ci, i = (ci+1)%len(x.chunks), 0
+		}
 	}
 	return dst
 }

@@ -30,10 +30,10 @@ func (db *DB) SoonestExpiring() *Entry {
 // the whole keyspace follows Redis's dictGetSomeKeys: a random bucket, then
 // the following buckets, jumping elsewhere after a run of empty ones, for
 // at most 10*n buckets (so it may return fewer than n). Keys with a
-// deadline come from the deadline index, each drawn on its own.
+// deadline come from the deadline index, a run of n from a random place.
 func (db *DB) Sample(dst []*Entry, n int, volatile bool) []*Entry {
 	if volatile {
-		return db.exp.Sample(min(n, db.exp.Len()), dst)
+		return db.exp.Sample(n, dst)
 	}
 	count := min(n, db.Len())
 	if count <= 0 {
