@@ -182,23 +182,39 @@ func (x *Index[T]) Next() (int64, bool) {
 	return x.chunks[0][0].at, true
 }
 
-// Sample appends to dst min(n, Len) distinct records from a random place:
-// a random chunk and item, then the items after it, wrapping round, as
-// Redis's dictGetSomeKeys takes a run of buckets. Chunks hold between a few
-// and chunkMax items, so the start leans a little towards items of small
+// Sample appends to dst min(n, Len) distinct records picked at random:
+// every record when n covers them all, otherwise each drawn on its own (a
+// random chunk, then a random item; duplicates are drawn again, a bounded
+// number of times). Not a run of neighbours: neighbours share a deadline
+// range, which would bias an eviction sample. Chunks hold between a few
+// and chunkMax items, so the draw leans a little towards items of small
 // chunks; the sampled eviction policies need no more.
 func (x *Index[T]) Sample(n int, dst []*T) []*T {
-	n = min(n, x.n)
-	if n <= 0 {
+	if n >= x.n {
+		for _, c := range x.chunks {
+			for _, it := range c {
+				dst = append(dst, it.v)
+			}
+		}
 		return dst
 	}
-	ci := rand.IntN(len(x.chunks))
-	i := rand.IntN(len(x.chunks[ci]))
-	for ; n > 0; n-- {
-		dst = append(dst, x.chunks[ci][i].v)
-		if i++; i == len(x.chunks[ci]) {
-			ci, i = (ci+1)%len(x.chunks), 0
+	start := len(dst)
+	var seen map[*T]bool
+	if n > 16 {
+		seen = make(map[*T]bool, n)
+	}
+	for tries := 4 * n; len(dst)-start < n && tries > 0; tries-- {
+		c := x.chunks[rand.IntN(len(x.chunks))]
+		v := c[rand.IntN(len(c))].v
+		if seen != nil {
+			if seen[v] {
+				continue
+			}
+			seen[v] = true
+		} else if slices.Contains(dst[start:], v) {
+			continue
 		}
+		dst = append(dst, v)
 	}
 	return dst
 }

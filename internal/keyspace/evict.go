@@ -30,11 +30,36 @@ func (db *DB) SoonestExpiring() *Entry {
 // the whole keyspace follows Redis's dictGetSomeKeys: a random bucket, then
 // the following buckets, jumping elsewhere after a run of empty ones, for
 // at most 10*n buckets (so it may return fewer than n). Keys with a
-// deadline come from the deadline index, a run of n from a random place.
+// deadline come from the deadline index, each drawn on its own.
 func (db *DB) Sample(dst []*Entry, n int, volatile bool) []*Entry {
 	if volatile {
-		return db.exp.Sample(n, dst)
+		// Where most keys have a deadline the table's sample, less those
+		// without, is the better one: the index's chunks are runs of
+		// deadlines, and drawing from chunks of uneven sizes was seen to
+		// over-sample the earliest deadlines' keys (TestEvictFlood).
+		if ev := db.exp.Len(); ev < n || ev*2 < db.Len() {
+			return db.exp.Sample(n, dst)
+		}
+		start := len(dst)
+		dst = db.sampleTable(dst, 2*n)
+		kept := dst[:start]
+		for _, e := range dst[start:] {
+			if e.exp != NoExpiry && len(kept)-start < n {
+				kept = append(kept, e)
+			}
+		}
+		clear(dst[len(kept):])
+		dst = kept
+		if len(dst) == start {
+			return db.exp.Sample(n, dst)
+		}
+		return dst
 	}
+	return db.sampleTable(dst, n)
+}
+
+// sampleTable is dictGetSomeKeys over the whole table.
+func (db *DB) sampleTable(dst []*Entry, n int) []*Entry {
 	count := min(n, db.Len())
 	if count <= 0 {
 		return dst
