@@ -58,13 +58,14 @@ func main() {
 
 func run() int {
 	cfg := &config{}
-	var only string
+	var only, ports string
 	flag.BoolVar(&cfg.quick, "quick", false, "short run for iteration: 1 round, 1 s runs, 200k users/keys for workloads 4 and 5")
 	flag.StringVar(&cfg.out, "out", "", "also write the report (markdown) to this file")
 	flag.IntVar(&cfg.rounds, "rounds", 0, "rounds per workload, median reported (default 3, quick 1)")
 	flag.DurationVar(&cfg.dur, "dur", 0, "measured time per run (default 2s, quick 1s)")
 	flag.IntVar(&cfg.clients, "clients", 50, "concurrent clients")
-	flag.StringVar(&only, "only", "1,2,3,4,5", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm, 6 BGSAVE under load, 7 Pub/Sub load; 6 and 7 run only when named)")
+	flag.StringVar(&ports, "ports", "", "lo-hi: take server ports from this range (default: the kernel picks)")
+	flag.StringVar(&only, "only", "1,2,3,4,5", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm, 6 BGSAVE under load, 7 Pub/Sub load, 8 eviction under a write flood; 6 to 8 run only when named)")
 	flag.StringVar(&cfg.profileDir, "profile", "", "directory for limitkv CPU profiles of workloads 1-3 (extra, unmeasured runs) and a heap profile after workload 4")
 	flag.IntVar(&cfg.nice, "nice", 0, "run the harness, its servers and redis-benchmark at this nice value (e.g. -10, needs root) so that other processes on a shared machine disturb less")
 	flag.IntVar(&cfg.users, "users", 0, "users (workload 4) and keys (workload 5), overriding the default")
@@ -88,10 +89,20 @@ func run() int {
 	if cfg.users > 0 {
 		cfg.memUsers, cfg.stormKeys = cfg.users, cfg.users
 	}
+	if ports != "" {
+		lo, hi, _ := strings.Cut(ports, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := strconv.Atoi(hi)
+		if err1 != nil || err2 != nil || a < 1 || b < a || b > 65535 {
+			fmt.Fprintf(os.Stderr, "bench: -ports: want lo-hi, got %q\n", ports)
+			return 2
+		}
+		portRange = [2]int{a, b}
+	}
 	cfg.only = map[int]bool{}
 	for _, f := range strings.Split(only, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 7 {
+		if err != nil || n < 1 || n > 8 {
 			fmt.Fprintf(os.Stderr, "bench: -only: bad workload %q\n", f)
 			return 2
 		}
@@ -350,6 +361,18 @@ func bench(cfg *config, tmp, cpusOf string) error {
 		if !cfg.noRedis {
 			rep.pubsub = append(rep.pubsub, runPubSub(cfg, "redis", "", tmp, seedEvalSHA))
 			logf("  redis: %s", rep.pubsub[len(rep.pubsub)-1].summary())
+		}
+	}
+	if cfg.only[8] {
+		logf("workload 8: eviction under a write flood")
+		for _, name := range []string{"limitkv", "redis"} {
+			if name == "redis" && cfg.noRedis {
+				continue
+			}
+			for _, limit := range []int64{evictLimit, 0} {
+				rep.evict = append(rep.evict, runEvictFlood(cfg, name, bin, tmp, limit))
+				logf("  %s maxmemory %d: %s", name, limit, rep.evict[len(rep.evict)-1].summary())
+			}
 		}
 	}
 	if busy := busyProcesses(time.Second, 0.05); len(busy) > 0 {

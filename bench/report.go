@@ -15,6 +15,7 @@ type report struct {
 	storm    []stormResult
 	pubsub   []pubsubResult
 	bgsave   []bgsaveResult
+	evict    []evictResult
 	elapsed  time.Duration
 	noise    []string // other busy processes seen before the run
 	profiles []profileSummary
@@ -405,6 +406,10 @@ func (r *report) markdown() string {
 				s.Delivered, s.Published*psPerPattern, dropped, fmtMB(s.BaseRSS), fmtMB(s.PeakRSS))
 		}
 		p("\n\"Expected\" is ten readers per PUBLISH (each message matches one pattern of ten subscribers); the stuck subscriber's deliveries are not in it.\n\n")
+	}
+
+	if len(r.evict) > 0 {
+		b.WriteString(evictMarkdown(r.evict))
 	}
 
 	if len(r.profiles) > 0 {

@@ -90,8 +90,33 @@ func alive(pid int) bool {
 	return i < 0 || i+2 >= len(b) || b[i+2] != 'Z'
 }
 
-// freePort asks the kernel for an unused loopback port.
+// portRange, if set (-ports lo-hi), is where freePort picks ports, for a
+// shared machine where each user keeps to a range; otherwise the kernel
+// picks.
+var portRange [2]int
+
+// nextPort is where the next search of portRange starts: ports are not
+// reused within a run, so a stopped server's port in TIME_WAIT is no issue.
+var nextPort int
+
+// freePort asks the kernel for an unused loopback port, or takes the next
+// free one of portRange.
 func freePort() (int, error) {
+	if portRange[0] > 0 {
+		for p := portRange[0]; p <= portRange[1]; p++ {
+			if p < nextPort {
+				continue
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+			if err != nil {
+				continue
+			}
+			ln.Close()
+			nextPort = p + 1
+			return p, nil
+		}
+		return 0, fmt.Errorf("no free port in %d-%d", portRange[0], portRange[1])
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

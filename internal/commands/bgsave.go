@@ -49,6 +49,7 @@ type bgSave struct {
 	functions [][]byte          // the function libraries at the start (FUNCTION2 records)
 	enc       *rdb.EntryEncoder // used without the lock, by the goroutine only
 	conv      toRDB
+	access    rdbAccess
 	total     int64    // keys at the start
 	saved     int64    // keys copied out so far
 	spare     *bgBatch // an emptied batch, for the next swap
@@ -141,6 +142,7 @@ func (bg *bgSave) record(d *bgDB, k *keyspace.Entry) {
 	if exp := k.Expiry(); exp != keyspace.NoExpiry {
 		r.Expire, r.HasExpire = exp, true
 	}
+	bg.access.set(k, r)
 	v := bg.conv.value(k)
 	out := &r.Value
 	out.Type, out.Encoding = v.Type, v.Encoding
@@ -242,7 +244,7 @@ func (e *Engine) bgsaveLocked() error {
 // AOF rewrite's base): the function libraries and every database's
 // snapshot. Call with the lock held.
 func (e *Engine) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
-	bg := &bgSave{opts: opts, spare: &bgBatch{}}
+	bg := &bgSave{opts: opts, spare: &bgBatch{}, access: e.rdbAccessNow()}
 	bg.enc = rdb.NewEntryEncoder(bg.opts)
 	bg.functions = e.functionCodes() // the libraries at the instant, as SAVE writes them
 	for i, db := range e.dbs {

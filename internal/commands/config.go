@@ -10,6 +10,7 @@ import (
 	"github.com/limitkv/limitkv/internal/acl"
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/hll"
+	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/zset"
 )
@@ -32,9 +33,16 @@ type Config struct {
 	Timeout            atomic.Int64 // timeout, seconds; 0 = never
 	MaxMemory          atomic.Int64 // maxmemory, bytes; 0 = unlimited
 	MaxMemoryPolicy    atomic.Pointer[string]
-	RequirePass        atomic.Pointer[string]
-	ACLFile            atomic.Pointer[string] // aclfile (immutable)
-	ACLLogMaxLen       atomic.Int64           // acllog-max-len
+	// Eviction (evict.go): maxmemory-samples, maxmemory-eviction-tenacity,
+	// and what lookups record for the policy in force (lfu-log-factor,
+	// lfu-decay-time). Access is shared by the engine's databases and
+	// changed only under the executor lock, as CONFIG SET runs.
+	MaxMemorySamples atomic.Int64
+	EvictionTenacity atomic.Int64
+	Access           keyspace.Access
+	RequirePass      atomic.Pointer[string]
+	ACLFile          atomic.Pointer[string] // aclfile (immutable)
+	ACLLogMaxLen     atomic.Int64           // acllog-max-len
 	// aclUsers are the ACL users (acl.go): here rather than in the engine
 	// since requirepass is the default user's password. authNeeded is the
 	// default user's NeedsAuth, for the connection code outside the lock.
@@ -104,6 +112,9 @@ func DefaultConfig() *Config {
 	c.LoadingEventsBytes.Store(loadYieldBytes)
 	c.MaxClients.Store(10000)
 	c.MaxMemoryPolicy.Store(ptr("noeviction"))
+	c.MaxMemorySamples.Store(5)
+	c.EvictionTenacity.Store(10)
+	c.Access = keyspace.DefaultAccess
 	c.RequirePass.Store(ptr(""))
 	c.MasterAuth.Store(ptr(""))
 	c.MasterUser.Store(ptr(""))

@@ -317,13 +317,12 @@ var configParams = []configParam{
 		get:  func(c *Config) string { return *c.MaxMemoryPolicy.Load() },
 		parse: func(c *Config, v string) (func(), string) {
 			lv := strings.ToLower(v)
-			switch lv {
-			case "noeviction", "volatile-ttl":
-				return func() { c.MaxMemoryPolicy.Store(&lv) }, ""
-			}
 			for _, p := range maxmemoryPolicies {
 				if lv == p {
-					return nil, "limitkv supports only the noeviction and volatile-ttl policies"
+					return func() {
+						c.MaxMemoryPolicy.Store(&p)
+						c.Access.LFU = strings.HasSuffix(p, "-lfu")
+					}, ""
 				}
 			}
 			return nil, "argument(s) must be one of the following: " + strings.Join(maxmemoryPolicies, ", ")
@@ -334,6 +333,14 @@ var configParams = []configParam{
 		func(c *Config) int64 { return c.ReplTimeout.Load() }, func(c *Config, n int64) { c.ReplTimeout.Store(n) }),
 	numParam("replica-priority", "slave-priority", numSpec{lo: 0, hi: intMax},
 		func(c *Config) int64 { return c.ReplicaPriority.Load() }, func(c *Config, n int64) { c.ReplicaPriority.Store(n) }),
+	numParam("maxmemory-samples", "", numSpec{lo: 1, hi: intMax},
+		func(c *Config) int64 { return c.MaxMemorySamples.Load() }, func(c *Config, n int64) { c.MaxMemorySamples.Store(n) }),
+	numParam("maxmemory-eviction-tenacity", "", numSpec{lo: 0, hi: 100},
+		func(c *Config) int64 { return c.EvictionTenacity.Load() }, func(c *Config, n int64) { c.EvictionTenacity.Store(n) }),
+	numParam("lfu-log-factor", "", numSpec{lo: 0, hi: intMax},
+		func(c *Config) int64 { return int64(c.Access.LogFactor) }, func(c *Config, n int64) { c.Access.LogFactor = int(n) }),
+	numParam("lfu-decay-time", "", numSpec{lo: 0, hi: intMax},
+		func(c *Config) int64 { return int64(c.Access.DecayTime) }, func(c *Config, n int64) { c.Access.DecayTime = int(n) }),
 	boolParam("protected-mode", func(c *Config) bool { return c.ProtectedMode.Load() }, func(c *Config, b bool) { c.ProtectedMode.Store(b) }),
 	numParam("zset-max-listpack-entries", "zset-max-ziplist-entries", numSpec{unsigned: true, lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.ZsetMaxListpackEntries.Load() }, func(c *Config, n int64) { c.ZsetMaxListpackEntries.Store(n) }),

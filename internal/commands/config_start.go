@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-
 )
 
 // This file is the config table's door for redis.conf and the command line

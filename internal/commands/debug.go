@@ -379,8 +379,8 @@ func debugObject(x *Ctx) {
 		return
 	}
 	serialized := len(payload) - 1 - 10 // the type byte; version and CRC
-	lru := x.lruField(ent)
-	idle := estimateIdleSeconds(x.Now, lru)
+	lru := int64(ent.LRU())
+	idle := ent.IdleMs(x.Now) / 1000
 	var b strings.Builder
 	fmt.Fprintf(&b, "Value at:%p refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
 		ent, refcount, valueEncoding(ent), serialized, lru, idle)
@@ -398,29 +398,6 @@ func debugObject(x *Ctx) {
 			nodes, avg, x.E.Cfg.ListMaxListpackSize.Load(), compressed, size)
 	}
 	x.W.Simple(b.String())
-}
-
-// lruClockMax is LRU_CLOCK_MAX: Redis's object clock is 24 bits of seconds.
-const lruClockMax = 1<<24 - 1
-
-// lruField is robj.lru: under an LFU policy the minute of the last access
-// (16 bits) and the counter, otherwise the LRU clock at the last access.
-func (x *Ctx) lruField(ent *keyspace.Entry) int64 {
-	at := ent.ATime()
-	if x.lfuPolicy() {
-		return (at/60000&0xffff)<<8 | int64(ent.Freq(at))
-	}
-	return at / 1000 & lruClockMax
-}
-
-// estimateIdleSeconds is estimateObjectIdleTime/1000, with its wrap of
-// the 24-bit clock.
-func estimateIdleSeconds(now, lru int64) int64 {
-	clock := now / 1000 & lruClockMax
-	if clock >= lru {
-		return clock - lru
-	}
-	return clock + (lruClockMax - lru)
 }
 
 // debugListpack and debugQuicklist print a value's structure where Redis

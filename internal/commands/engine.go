@@ -139,6 +139,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 	e.ps.init()
 	for i := range e.dbs {
 		e.dbs[i] = keyspace.New()
+		e.dbs[i].Access = &cfg.Access
 		e.bindDB(i)
 	}
 	return e

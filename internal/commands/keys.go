@@ -502,7 +502,7 @@ func (x *Ctx) sharedIntsAllowed() bool {
 	return !strings.Contains(p, "lru") && !strings.Contains(p, "lfu")
 }
 
-func (x *Ctx) lfuPolicy() bool { return strings.Contains(*x.E.Cfg.MaxMemoryPolicy.Load(), "lfu") }
+func (x *Ctx) lfuPolicy() bool { return x.E.Cfg.Access.LFU }
 
 // stringEncoding is OBJECT ENCODING for a string value, following
 // tryObjectEncoding for values stored the default way.
@@ -546,8 +546,8 @@ func cmdObjectRefcount(x *Ctx) {
 	x.W.Int(1)
 }
 
-// cmdObjectIdletime reports whole seconds between the last access and now,
-// both truncated to seconds as Redis's LRU clock is.
+// cmdObjectIdletime reads the key's access field as an LRU clock, in whole
+// seconds as Redis's clock counts them.
 func cmdObjectIdletime(x *Ctx) {
 	e := x.lookupNoNotify(x.Args[2])
 	if e == nil {
@@ -558,11 +558,7 @@ func cmdObjectIdletime(x *Ctx) {
 		x.W.Error(ErrLFUSelected)
 		return
 	}
-	idle := x.Now/1000 - e.ATime()/1000
-	if idle < 0 {
-		idle = 0
-	}
-	x.W.Int(idle)
+	x.W.Int(e.IdleMs(x.Now) / 1000)
 }
 
 func cmdObjectFreq(x *Ctx) {
@@ -575,7 +571,7 @@ func cmdObjectFreq(x *Ctx) {
 		x.W.Error(ErrLFUNotSelected)
 		return
 	}
-	x.W.Int(int64(e.Freq(x.Now)))
+	x.W.Int(int64(x.DB.Freq(e, x.Now)))
 }
 
 var objectHelp = []string{

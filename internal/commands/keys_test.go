@@ -590,8 +590,7 @@ func TestKeysObjectRefcountAndFreq(t *testing.T) {
 		kc(nilReply, "OBJECT", "FREQ", "nope"), // the lookup comes first
 		kc(nilReply, "OBJECT", "IDLETIME", "nope"),
 	})
-	tt.E.Cfg.MaxMemoryPolicy.Store(ptr("allkeys-lfu"))
-	tt.E.DB(0).TrackLFU = true // what selecting the policy would do
+	tt.Expect(okReply, "CONFIG", "SET", "maxmemory-policy", "allkeys-lfu")
 	runKSteps(t, tt, []kstep{
 		kc(okReply, "SET", "f", "v"),
 		kc(integer(5), "OBJECT", "FREQ", "f"),

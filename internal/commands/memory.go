@@ -30,13 +30,15 @@ import (
 // keys) for memory a collection gives back, so:
 //   - a write that finds the heap over maxmemory when garbage may explain it
 //     (the heap grew by 1/32 of maxmemory past the live heap of the last
-//     collection, or keys were deleted since) waits for a collection,
-//     without holding the executor lock, and only then decides (a soak at
-//     the limit showed the waits cost less throughput than evicting for
-//     garbage cost keys);
+//     collection, or keys were deleted since) and that nothing can be
+//     evicted for waits for a collection, without holding the executor
+//     lock, and only then decides. Under an evicting policy writes never
+//     wait: while a collection runs they may take the heap 1/16 over the
+//     limit, otherwise keys are evicted at once, garbage or not (see
+//     checkMemory);
 //   - above 90% of maxmemory a collection is started in the background once
 //     1/16 of maxmemory of garbage may have piled up, so writes rarely wait;
-//   - keys evicted by volatile-ttl are credited with an estimate of their
+//   - evicted keys are credited with an estimate of their
 //     size (entryMemory) until a collection that started after the eviction
 //     has finished, so one burst of evictions is not repeated while the
 //     heap figure catches up.
@@ -47,9 +49,6 @@ import (
 const (
 	// memSampleEvery bounds how stale the used-memory figure may be.
 	memSampleEvery = time.Millisecond
-	// evictBudget bounds the eviction work one command does, as Redis's
-	// eviction time limit; what is left is done by the next commands.
-	evictBudget = time.Millisecond
 	// gcWaitMax bounds how long a write waits for a collection.
 	gcWaitMax = 2 * time.Second
 	// gcMinGap spaces background collections: at least this long, and four
@@ -77,6 +76,7 @@ type memState struct {
 	evictedAtSeen uint64 // evicted when the current cycle count was first seen
 	reflected     uint64
 	keysAtGC      int // keys when the last forced collection started
+	ev            evictState
 
 	gcMu     sync.Mutex
 	gcDone   chan struct{} // non-nil while a forced collection runs; closed at its end
@@ -167,6 +167,33 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 		return true
 	}
 	keys := e.totalKeys()
+	// An evicting policy does not wait for a collection that might show
+	// the heap under the limit: in a write flood every write would wait
+	// for one. When garbage may explain the excess a collection is started
+	// (spaced out as always: forcing them back to back halved the flood's
+	// throughput in bench workload 8), and while it runs writes go on with
+	// the heap up to 1/16 over the limit; once it ends the figure is exact
+	// again. Otherwise keys are evicted at once, as in Redis, even if some
+	// of the excess is garbage: the next collection gives that back as
+	// room. Only when nothing is left to evict does a write wait before it
+	// is refused.
+	policy := *e.Cfg.MaxMemoryPolicy.Load()
+	if policy != "noeviction" {
+		if m.heap > m.live+limit/32 {
+			m.collect(e, false)
+			if used <= limit+limit/16 && m.collecting() {
+				return true
+			}
+		}
+		if freed, ok := e.evict(m, policy, used-limit); freed > 0 {
+			// Let the heap figure catch up with the credit.
+			m.collect(e, false)
+			if ok {
+				return true
+			}
+			used = m.used()
+		}
+	}
 	if mayWait && (m.heap > m.live+limit/32 || keys < m.keysAtGC) {
 		done := m.collect(e, true)
 		m.keysAtGC = keys
@@ -183,20 +210,18 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 			return true
 		}
 	}
-	if *e.Cfg.MaxMemoryPolicy.Load() == "volatile-ttl" {
-		if freed, ok := e.evictVolatileTTL(m, used-limit); freed > 0 {
-			// Let the heap figure catch up with the credit.
-			m.collect(e, false)
-			if ok {
-				return true
-			}
-		}
-	}
 	if keys < m.keysAtGC || m.sinceGC() >= gcIdleRetry {
 		m.keysAtGC = keys
 		m.collect(e, false)
 	}
 	return false
+}
+
+// collecting reports whether a forced collection is running.
+func (m *memState) collecting() bool {
+	m.gcMu.Lock()
+	defer m.gcMu.Unlock()
+	return m.gcDone != nil
 }
 
 func (m *memState) sinceGC() time.Duration {
@@ -248,45 +273,6 @@ func (e *Engine) totalKeys() int {
 		n += db.Len()
 	}
 	return n
-}
-
-// evictVolatileTTL deletes keys with a deadline, nearest deadline first
-// across all databases, until about need bytes are freed. It returns the
-// estimate freed and whether the command may run: enough was freed, or the
-// time budget ran out while keys were still being evicted (Redis's
-// EVICT_RUNNING).
-func (e *Engine) evictVolatileTTL(m *memState, need uint64) (freed uint64, ok bool) {
-	start := time.Now()
-	now := e.nowMs()
-	for n := 0; freed < need; n++ {
-		if n%16 == 15 && time.Since(start) > evictBudget {
-			ok = true
-			break
-		}
-		var victim *keyspace.Entry
-		var vdb *keyspace.DB
-		vi := 0
-		for i, db := range e.dbs {
-			if db.ExpiresLen() == 0 {
-				continue
-			}
-			if ent := db.SoonestExpiring(); ent != nil && (victim == nil || ent.Expiry() < victim.Expiry()) {
-				victim, vdb, vi = ent, db, i
-			}
-		}
-		if victim == nil {
-			break
-		}
-		freed += entryMemory(victim)
-		// A key already past its deadline is an expiry, not an eviction.
-		if !vdb.ExpireIfDue(victim, now) {
-			vdb.Remove(victim)
-			e.Stats.EvictedKeys++
-			e.evicted(vi, victim.Key())
-		}
-	}
-	m.evicted += freed
-	return freed, ok || freed >= need
 }
 
 // Heap bytes of a key beyond its name and value: the Entry, which holds the

@@ -29,7 +29,7 @@ func memTester(t *testing.T, policy string, room uint64) *tester {
 	used := tt.E.UsedMemory()
 	tt.E.Unlock()
 	tt.E.Cfg.MaxMemory.Store(int64(used + room))
-	tt.E.Cfg.MaxMemoryPolicy.Store(&policy)
+	tt.Expect(okReply, "CONFIG", "SET", "maxmemory-policy", policy)
 	return tt
 }
 
@@ -170,7 +170,7 @@ func TestMemoryExpiredVictimIsExpiry(t *testing.T) {
 	ent := db.Add([]byte("gone"), []byte("x"))
 	db.SetExpiry(ent, tt.Clock.Now().UnixMilli()-1000)
 	tt.E.Lock()
-	freed, _ := tt.E.evictVolatileTTL(tt.E.mem(), 1)
+	freed, _ := tt.E.evict(tt.E.mem(), "volatile-ttl", 1)
 	tt.E.Unlock()
 	if freed == 0 || db.Len() != 0 {
 		t.Fatalf("freed %d, keys left %d", freed, db.Len())

@@ -278,6 +278,7 @@ func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, er
 	var conv toRDB
 	var ent rdb.Entry
 	var key []byte
+	access := e.rdbAccessNow()
 	n := 0
 	for i, db := range e.dbs {
 		if db.Len() == 0 {
@@ -293,6 +294,7 @@ func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, er
 			if exp != keyspace.NoExpiry {
 				ent.Expire, ent.HasExpire = exp, true
 			}
+			access.set(k, &ent)
 			err = wr.WriteEntry(&ent)
 			n++
 			return err == nil
@@ -464,6 +466,7 @@ func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
 		if ent.HasExpire {
 			db.SetExpiry(k, ent.Expire)
 		}
+		loadedAccess(db, k, ent, now)
 		st.Keys++
 	}
 }

@@ -445,13 +445,7 @@ func cmdRestore(x *Ctx) {
 	}
 	// objectSetLRUOrLFU: under an LFU policy FREQ sets the counter,
 	// otherwise IDLETIME sets the idle time.
-	if x.lfuPolicy() {
-		if freq >= 0 {
-			ent.SetAccess(x.Now, uint8(freq))
-		}
-	} else if idle >= 0 {
-		ent.SetAccess(x.Now-idle*1000, ent.Freq(x.Now))
-	}
+	db.SetLRUOrLFU(ent, freq, idle, x.Now)
 	x.signalReadyIn(x.C.DB, ent)
 	x.Modified(key)
 	x.Notify(EvGeneric, "restore", key)

@@ -557,7 +557,13 @@ func TestServerConfigSet(t *testing.T) {
 		{[]string{"CONFIG", "SET", "LUA-TIME-LIMIT", "x"}, cfgErr("lua-time-limit", "argument couldn't be parsed into an integer")},
 		{[]string{"CONFIG", "SET", "protected-mode", "maybe"}, cfgErr("protected-mode", "argument must be 'yes' or 'no'")},
 		{[]string{"CONFIG", "SET", "maxmemory-policy", "foo"}, cfgErr("maxmemory-policy", "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")},
-		{[]string{"CONFIG", "SET", "maxmemory-policy", "allkeys-lru"}, cfgErr("maxmemory-policy", "limitkv supports only the noeviction and volatile-ttl policies")},
+		{[]string{"CONFIG", "SET", "maxmemory-policy", "ALLKEYS-LRU"}, okReply},
+		{[]string{"CONFIG", "GET", "maxmemory-policy"}, array(bulk("maxmemory-policy"), bulk("allkeys-lru"))},
+		{[]string{"CONFIG", "SET", "maxmemory-policy", "noeviction"}, okReply},
+		{[]string{"CONFIG", "SET", "maxmemory-samples", "0"}, cfgErr("maxmemory-samples", "argument must be between 1 and 2147483647 inclusive")},
+		{[]string{"CONFIG", "SET", "maxmemory-eviction-tenacity", "101"}, cfgErr("maxmemory-eviction-tenacity", "argument must be between 0 and 100 inclusive")},
+		{[]string{"CONFIG", "SET", "lfu-log-factor", "-1"}, cfgErr("lfu-log-factor", "argument must be between 0 and 2147483647 inclusive")},
+		{[]string{"CONFIG", "SET", "lfu-decay-time", "x"}, cfgErr("lfu-decay-time", "argument couldn't be parsed into an integer")},
 		{[]string{"CONFIG", "SET", "port", "70000"}, cfgErr("port", "argument must be between 0 and 65535 inclusive")},
 		{[]string{"CONFIG", "SET", "port", "6380"}, cfgErr("port", "Unable to listen on this port")},
 		{[]string{"CONFIG", "SET", "port", "6379"}, okReply},
@@ -757,7 +763,7 @@ func TestPrefetchChangesNothing(t *testing.T) {
 		var b strings.Builder
 		for _, k := range []string{"z", "s"} {
 			e := db.Peek([]byte(k))
-			fmt.Fprintf(&b, "%s atime %d exp %d; ", k, e.ATime(), e.Expiry())
+			fmt.Fprintf(&b, "%s lru %d exp %d; ", k, e.LRU(), e.Expiry())
 		}
 		fmt.Fprintf(&b, "len %d rehashing %v; ", db.Len(), db.Rehashing())
 		return b.String() + tt.Do("ZRANGE", "z", "0", "-1", "WITHSCORES") + tt.Do("GET", "s")

@@ -190,7 +190,7 @@ func TestTrackingExpiryAndEviction(t *testing.T) {
 	doOn(tt, a, "GET", "v")
 	takeOut(a)
 	e.Lock()
-	_, _ = e.evictVolatileTTL(e.memory, 1)
+	_, _ = e.evict(e.memory, "volatile-ttl", 1)
 	e.Unlock()
 	if got, want := takeOut(a), invalidation("v"); got != want {
 		t.Fatalf("eviction: %q, want %q", got, want)

@@ -148,7 +148,8 @@ implement are accepted at Redis's default only.
 
 Settings limitkv has (CONFIG GET/SET at run time, unless fixed):
        port, bind, requirepass, protected-mode, maxclients, timeout,
-       maxmemory, maxmemory-policy (noeviction, volatile-ttl),
+       maxmemory, maxmemory-policy (every Redis 7.0 policy), maxmemory-samples,
+       maxmemory-eviction-tenacity, lfu-log-factor, lfu-decay-time,
        proto-max-bulk-len, client-query-buffer-limit,
        client-output-buffer-limit, save, dir, dbfilename, rdbcompression,
        rdbchecksum, busy-reply-threshold, *-max-listpack-*, hll-sparse-max-bytes,

@@ -173,7 +173,6 @@ var limitkvRefusals = []struct {
 	{[]string{"--daemonize", "yes"}, "cannot daemonize"},
 	{[]string{"--hz", "20"}, "limitkv does not implement 'hz': only Redis's default (\"10\") is accepted"},
 	{[]string{"--aof-use-rdb-preamble", "no"}, "limitkv writes the AOF base as an RDB only"},
-	{[]string{"--maxmemory-policy", "allkeys-lru"}, "only the noeviction and volatile-ttl"},
 	{[]string{"--databases", "4"}, "exactly 16 databases"},
 	{[]string{"--rename-command", "GET", "X"}, "does not support the 'rename-command' directive"},
 	{[]string{"--sentinel", "x"}, "sentinel directive while not in sentinel mode"},

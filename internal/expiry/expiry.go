@@ -24,6 +24,7 @@ package expiry
 
 import (
 	"cmp"
+	"math/rand/v2"
 	"slices"
 	"unsafe"
 )
@@ -179,4 +180,41 @@ func (x *Index[T]) Next() (int64, bool) {
 		return 0, false
 	}
 	return x.chunks[0][0].at, true
+}
+
+// Sample appends to dst min(n, Len) distinct records picked at random:
+// every record when n covers them all, otherwise each drawn on its own (a
+// random chunk, then a random item; duplicates are drawn again, a bounded
+// number of times). Not a run of neighbours: neighbours share a deadline
+// range, which would bias an eviction sample. Chunks hold between a few
+// and chunkMax items, so the draw leans a little towards items of small
+// chunks; the sampled eviction policies need no more.
+func (x *Index[T]) Sample(n int, dst []*T) []*T {
+	if n >= x.n {
+		for _, c := range x.chunks {
+			for _, it := range c {
+				dst = append(dst, it.v)
+			}
+		}
+		return dst
+	}
+	start := len(dst)
+	var seen map[*T]bool
+	if n > 16 {
+		seen = make(map[*T]bool, n)
+	}
+	for tries := 4 * n; len(dst)-start < n && tries > 0; tries-- {
+		c := x.chunks[rand.IntN(len(x.chunks))]
+		v := c[rand.IntN(len(c))].v
+		if seen != nil {
+			if seen[v] {
+				continue
+			}
+			seen[v] = true
+		} else if slices.Contains(dst[start:], v) {
+			continue
+		}
+		dst = append(dst, v)
+	}
+	return dst
 }

@@ -176,3 +176,26 @@ func (x *Index[T]) check() bool {
 	}
 	return n == x.n
 }
+
+func TestSample(t *testing.T) {
+	for _, size := range []int{0, 1, 7, 600, 3000} {
+		x := New[int]()
+		vals := make([]int, size)
+		for i := range vals {
+			x.Add(&vals[i], int64(i%97))
+		}
+		for _, n := range []int{1, 5, size, size + 3} {
+			got := x.Sample(n, nil)
+			if n >= size && len(got) != size || n < size && (len(got) == 0 || len(got) > n) {
+				t.Fatalf("size %d: Sample(%d) gave %d", size, n, len(got))
+			}
+			seen := map[*int]bool{}
+			for _, v := range got {
+				if seen[v] {
+					t.Fatalf("size %d: Sample(%d) repeated a record", size, n)
+				}
+				seen[v] = true
+			}
+		}
+	}
+}

@@ -53,9 +53,6 @@ const (
 	EncIntUnshared
 )
 
-// lfuInit is the access-frequency counter of a new key (Redis's LFU_INIT_VAL).
-const lfuInit = 5
-
 // Entry is one key. Handlers may change Val in place; deadlines change only
 // through the DB so the expiry index stays in step.
 //
@@ -75,11 +72,13 @@ type Entry struct {
 	// deadline comes up.
 	slack uint32
 
-	// asec is the Unix second of the last access (OBJECT IDLETIME). Seconds in
-	// 32 bits, as coarse as Redis's LRU clock, keep Entry small.
-	asec uint32
+	// lru is Redis's robj.lru, 24 bits read as the policy in force reads
+	// them (access.go): the LRU clock of the last access, or under an LFU
+	// policy the minute of the last access and the logarithmic counter.
+	// Keeping Redis's one field rather than a time and a counter makes
+	// OBJECT, DEBUG OBJECT and a policy switch answer as Redis does.
+	lru  uint32
 	klen uint16 // the key's length, or longKey
-	lfu  uint8  // logarithmic access counter (OBJECT FREQ), as of asec
 
 	// Enc is the string encoding Redis would report; see StrEncoding.
 	Enc StrEncoding
@@ -198,48 +197,6 @@ func (e *Entry) keyIs(key string) bool {
 // Expiry returns the deadline in Unix ms, or NoExpiry.
 func (e *Entry) Expiry() int64 { return e.exp }
 
-// ATime returns when the key was last accessed, in Unix ms.
-func (e *Entry) ATime() int64 { return int64(e.asec) * 1000 }
-
-// SetAccess sets the last access time (Unix ms, clamped at the epoch) and
-// the access-frequency counter, as RESTORE's IDLETIME and FREQ do.
-func (e *Entry) SetAccess(at int64, freq uint8) {
-	e.asec, e.lfu = uint32(max(at, 0)/1000), freq
-}
-
-// Freq returns the key's access-frequency counter at now, decayed by one per
-// idle minute as Redis's LFUDecrAndReturn does with lfu-decay-time 1.
-func (e *Entry) Freq(now int64) uint8 {
-	// Redis keeps the minute of the last access in 16 bits and lets it wrap.
-	last, cur := uint16(e.ATime()/60000), uint16(now/60000)
-	var elapsed int
-	if cur >= last {
-		elapsed = int(cur - last)
-	} else {
-		elapsed = 65535 - int(last) + int(cur)
-	}
-	if elapsed >= int(e.lfu) {
-		return 0
-	}
-	return e.lfu - uint8(elapsed)
-}
-
-// touch records an access at now under LFU tracking: the idle clock
-// restarts and the frequency counter grows with probability
-// 1/((counter-5)*10+1), Redis's LFULogIncr with lfu-log-factor 10.
-func (e *Entry) touch(now int64) {
-	c := e.Freq(now)
-	if c < 255 {
-		if c <= lfuInit {
-			c++
-		} else if rand.Float64() < 1/(float64(c-lfuInit)*10+1) {
-			c++
-		}
-	}
-	e.lfu = c
-	e.asec = uint32(now / 1000)
-}
-
 const minBuckets = 16
 
 // DB is one database.
@@ -265,11 +222,10 @@ type DB struct {
 	// as their access time, since Set and Add are not given the time.
 	clock int64
 
-	// TrackLFU makes lookups maintain the access-frequency counter OBJECT
-	// FREQ reports. Redis does that only under an LFU maxmemory policy, and
-	// it costs a random draw per lookup, so whoever selects such a policy
-	// sets it on every DB.
-	TrackLFU bool
+	// Access is how lookups record an access (access.go); nil is Redis's
+	// default (LRU clock). The engine points every DB at one shared value
+	// and changes it only with the executor lock held.
+	Access *Access
 	// FreezeAccess makes lookups leave access times and counters alone,
 	// as Redis's do while it has a child (a background save) running.
 	FreezeAccess bool
@@ -403,11 +359,7 @@ func (db *DB) Peek(key []byte) *Entry {
 func (db *DB) Get(key []byte, now int64) *Entry {
 	e := db.GetNoTouch(key, now)
 	if e != nil && !db.FreezeAccess {
-		if db.TrackLFU {
-			e.touch(now)
-		} else {
-			e.asec = uint32(now / 1000)
-		}
+		db.access().touch(e, now)
 	}
 	return e
 }
@@ -450,15 +402,17 @@ func (db *DB) ExpireIfDue(e *Entry, now int64) bool {
 // Set stores val under key, creating the key or replacing its value. A new
 // key has no deadline; an existing key keeps its deadline only if keepTTL.
 // The caller must have called Get first so an expired key is not revived.
-// Either way the value counts as a new object: default string encoding and
-// a fresh access-frequency counter.
+// Either way the value counts as a new object: default string encoding and,
+// unless an LFU policy is in force (Redis's dbOverwrite keeps the old
+// counter then), a fresh access clock.
 func (db *DB) Set(key []byte, val any, keepTTL bool) *Entry {
 	e, h := db.find(key)
 	if e != nil {
 		e.Val = val
 		e.Enc = EncAuto
-		e.lfu = lfuInit
-		e.asec = uint32(db.clock / 1000)
+		if a := db.access(); !a.LFU {
+			e.lru = a.fresh(db.clock)
+		}
 		if !keepTTL {
 			db.Persist(e)
 		}
@@ -480,7 +434,7 @@ func (db *DB) insert(key string, h uint64, val any) *Entry {
 	db.expandIfNeeded()
 	db.guardSlot(h)
 	e := newEntry(key)
-	e.Val, e.hash, e.asec, e.lfu = val, uint32(h), uint32(db.clock/1000), lfuInit
+	e.Val, e.hash, e.lru = val, uint32(h), db.access().fresh(db.clock)
 	t, i := db.slot(h)
 	e.next = db.ht[t][i]
 	db.ht[t][i] = e
@@ -684,10 +638,10 @@ func (db *DB) Persist(e *Entry) bool {
 // statistics: Redis moves the value object itself. key must not exist in dst.
 // OnDelete is called for e's old key.
 func (db *DB) MoveTo(e *Entry, dst *DB, key []byte) *Entry {
-	val, exp, enc, asec, lfu := e.Val, e.exp, e.Enc, e.asec, e.lfu
+	val, exp, enc, lru := e.Val, e.exp, e.Enc, e.lru
 	db.remove(e)
 	ne := dst.Add(key, val)
-	ne.Enc, ne.asec, ne.lfu = enc, asec, lfu
+	ne.Enc, ne.lru = enc, lru
 	dst.SetExpiry(ne, exp)
 	return ne
 }

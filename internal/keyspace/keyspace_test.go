@@ -229,14 +229,14 @@ func TestKeyspaceMoveToKeepsTTLAndStats(t *testing.T) {
 	e := src.Set([]byte("a"), []byte("v"), false)
 	src.SetExpiry(e, 5000)
 	e.Enc = EncRaw
-	e.asec = 1234
+	e.lru = 1234
 	var deleted []string
 	src.OnDelete = func(k string) { deleted = append(deleted, k) }
 	ne := src.MoveTo(e, dst, []byte("b"))
 	if src.Len() != 0 || src.ExpiresLen() != 0 || dst.Len() != 1 || dst.ExpiresLen() != 1 {
 		t.Fatalf("after move: src %d/%d dst %d/%d", src.Len(), src.ExpiresLen(), dst.Len(), dst.ExpiresLen())
 	}
-	if ne.Key() != "b" || ne.Expiry() != 5000 || ne.Enc != EncRaw || ne.ATime() != 1234000 || string(ne.Val.([]byte)) != "v" {
+	if ne.Key() != "b" || ne.Expiry() != 5000 || ne.Enc != EncRaw || ne.LRU() != 1234 || string(ne.Val.([]byte)) != "v" {
 		t.Fatalf("moved entry %+v", ne)
 	}
 	if len(deleted) != 1 || deleted[0] != "a" {
@@ -249,44 +249,6 @@ func TestKeyspaceMoveToKeepsTTLAndStats(t *testing.T) {
 	}
 	if due, _ := dst.ExpireDue(5001, 10, nil); due != 1 || dst.Len() != 0 {
 		t.Fatalf("moved deadline not indexed under the new key: due %d len %d", due, dst.Len())
-	}
-}
-
-func TestKeyspaceAccessStats(t *testing.T) {
-	db := New()
-	db.TrackLFU = true
-	const min = 60_000
-	db.GetNoTouch([]byte("x"), 10*min) // sets the clock new keys start from
-	e := db.Set([]byte("k"), 1, false)
-	if e.ATime() != 10*min || e.Freq(10*min) != lfuInit {
-		t.Fatalf("new key: atime %d freq %d", e.ATime(), e.Freq(10*min))
-	}
-	db.GetNoTouch([]byte("k"), 11*min)
-	if e.ATime() != 10*min {
-		t.Fatal("GetNoTouch recorded an access")
-	}
-	db.Get([]byte("k"), 10*min+5000)
-	if e.ATime() != 10*min+5000 || e.Freq(10*min+5000) != lfuInit+1 {
-		t.Fatalf("after access: atime %d freq %d", e.ATime(), e.Freq(10*min+5000))
-	}
-	// Counters decay by one per idle minute, down to zero.
-	if f := e.Freq(13 * min); f != lfuInit+1-3 {
-		t.Fatalf("freq after 3 idle minutes = %d", f)
-	}
-	if f := e.Freq(100 * min); f != 0 {
-		t.Fatalf("freq after long idle = %d", f)
-	}
-	// Growth is logarithmic: a thousand hits leave the counter far below 255.
-	for i := range 1000 {
-		db.Get([]byte("k"), 20*min+int64(i))
-	}
-	if f := e.Freq(20*min + 1000); f < 10 || f > 40 {
-		t.Fatalf("freq after 1000 hits = %d", f)
-	}
-	// Replacing the value starts a new object.
-	db.Set([]byte("k"), 2, true)
-	if e.Freq(20*min+1000) != lfuInit || e.Enc != EncAuto {
-		t.Fatal("Set did not reset the object statistics")
 	}
 }
 
@@ -346,11 +308,11 @@ func TestTouchAllChangesNothing(t *testing.T) {
 		keys = append(keys, key(i*2))
 	}
 	keys[3] = []byte("missing")
-	idx, n, asec := db.rehashIdx, db.Len(), db.Peek(key(0)).asec
+	idx, n, asec := db.rehashIdx, db.Len(), db.Peek(key(0)).lru
 	if got := db.TouchAll(keys); got != 31 || touched != 31 {
 		t.Fatalf("TouchAll touched %d values (sum %d), want 31", touched, got)
 	}
-	if db.rehashIdx != idx || db.Len() != n || db.Peek(key(0)).asec != asec {
+	if db.rehashIdx != idx || db.Len() != n || db.Peek(key(0)).lru != asec {
 		t.Fatal("TouchAll changed the table")
 	}
 	if db.TouchAll(nil) != 0 {
