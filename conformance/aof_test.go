@@ -514,11 +514,16 @@ func TestAOFTornTail(t *testing.T) {
 		t.Errorf("aof-load-truncated no did not refuse the torn file; log:\n%s", q.log.String())
 	}
 	q = startLimitkvProc(t, dir, false, "--appendonly", "yes")
-	log := q.log.String()
 	for _, want := range []string{"!!! Warning: short read while loading the AOF file appendonly.aof.1.incr.aof!!!",
 		fmt.Sprintf("!!! Truncating the AOF appendonly.aof.1.incr.aof at offset %d !!!", len(good)),
 		"AOF appendonly.aof.1.incr.aof loaded anyway because aof-load-truncated is enabled"} {
-		if !strings.Contains(log, want) {
+		// The process's output reaches the buffer through a pipe: the
+		// last lines may still be on their way when it answers.
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(q.log.String(), want) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if log := q.log.String(); !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // INFO commandstats/errorstats/latencystats, SLOWLOG and LATENCY. Times
@@ -530,13 +531,13 @@ func TestObserveLatencyMonitor(t *testing.T) {
 			C("LATENCY", "HISTORY", "command"),
 			C("LATENCY", "DOCTOR"),
 			C("LATENCY", "GRAPH", "command"),
-			C("EVAL", slow, "0"),
+			C("EVAL", slow, "0").Timeout(time.Minute),
 			C("LATENCY", "LATEST"),
 		}},
 		{Name: "events", Cmds: []Cmd{
 			C("LATENCY", "RESET"),
 			C("CONFIG", "SET", "latency-monitor-threshold", "50"),
-			C("EVAL", slow, "0"),
+			C("EVAL", slow, "0").Timeout(time.Minute),
 			C("LATENCY", "LATEST").Check("latest", sameLatencyLatest),
 			C("LATENCY", "HISTORY", "command").Check("history", func(rds, lkv *Reply) error {
 				if len(rds.Elems) != 1 || len(lkv.Elems) != 1 || len(lkv.Elems[0].Elems) != 2 {
