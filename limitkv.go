@@ -129,7 +129,8 @@ func Start(opts Options) (*Server, error) {
 		ln = tls.NewListener(ln, opts.TLS)
 	}
 	s := &Server{srv: server.New(eng, opts.Logger), eng: eng, ln: ln, done: make(chan struct{})}
-	s.direct = &commands.Client{ID: -1, Authed: true}
+	s.direct = &commands.Client{ID: -1}
+	s.direct.Authed.Store(true)
 	eng.Fault = s.fault
 	eng.Shutdown = func() { go s.Close() }
 	go func() {

@@ -276,7 +276,7 @@ func (c *Client) userName() string {
 func (e *Engine) authenticate(x *Ctx, user, pass []byte) bool {
 	u := e.users().User(string(user))
 	if u != nil && u.CheckPassword(pass) {
-		x.C.Authed = true
+		x.C.Authed.Store(true)
 		x.C.User = u
 		return true
 	}
@@ -292,7 +292,7 @@ func (e *Engine) authenticate(x *Ctx, user, pass []byte) bool {
 func (e *Engine) setDefaultAuth(c *Client) {
 	def := e.users().Default
 	c.User = def
-	c.Authed = !def.NeedsAuth()
+	c.Authed.Store(!def.NeedsAuth())
 }
 
 // userGone is ACLFreeUserAndKillClients: the connections authenticated as
@@ -303,7 +303,7 @@ func (e *Engine) userGone(x *Ctx, u *acl.User) {
 			continue
 		}
 		e.setDefaultAuth(c)
-		c.Authed = false
+		c.Authed.Store(false)
 		if c == x.C {
 			c.CloseAfterReply = true
 		} else {

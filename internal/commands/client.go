@@ -3,6 +3,7 @@ package commands
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"sync/atomic"
 	"time"
 
 	"github.com/limitkv/limitkv/internal/acl"
@@ -18,7 +19,9 @@ type Client struct {
 	LibName string
 	LibVer  string
 	DB      int
-	Authed  bool
+	// Authed is atomic: the goroutine front reads it outside the lock
+	// for the protocol limits, and ACL changes it for other connections.
+	Authed atomic.Bool
 	// User is the ACL user the connection runs as (nil: unrestricted).
 	User *acl.User
 	// Proto is the protocol HELLO chose (2 or 3; 0 until then, which is 2).

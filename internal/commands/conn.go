@@ -117,7 +117,7 @@ func cmdHello(x *Ctx) {
 			return
 		}
 	}
-	if !x.C.Authed && x.E.Cfg.AuthRequired() {
+	if !x.C.Authed.Load() && x.E.Cfg.AuthRequired() {
 		x.W.Error("NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH <user> <pass> option can be used to authenticate the client and select the RESP protocol version at the same time")
 		return
 	}

@@ -173,7 +173,7 @@ func TestStopWritesOnBgsaveError(t *testing.T) {
 func TestDebugRefusalBeforeAuth(t *testing.T) {
 	tt := newTester(t)
 	tt.E.Cfg.RequirePass.Store(ptr("pw"))
-	tt.C.Authed = false
+	tt.C.Authed.Store(false)
 	tt.Expect(errReply(errDebugNotAllowed), "DEBUG", "DIGEST")
 	tt.Expect(errReply(errWrongArgs("debug")), "DEBUG")
 	tt.Expect(errReply(ErrNoAuth), "GET", "k")

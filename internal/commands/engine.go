@@ -282,7 +282,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, errDebugNotAllowed)
 		return e.closing(c)
 	}
-	if !c.Authed && cmd.Flags&FlagNoAuth == 0 && e.Cfg.AuthRequired() {
+	if !c.Authed.Load() && cmd.Flags&FlagNoAuth == 0 && e.Cfg.AuthRequired() {
 		e.rejectCmd(x, cmd, ErrNoAuth)
 		return e.closing(c)
 	}

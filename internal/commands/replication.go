@@ -281,7 +281,8 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}) error {
 	e.mu.Lock()
 	// The master is obeyed: no password, ACL, OOM or read-only rule
 	// applies to it (Redis's mustObeyClient; its user is the superuser).
-	c.Authed, c.isMaster, c.User = true, true, nil
+	c.isMaster, c.User = true, nil
+	c.Authed.Store(true)
 	r := &e.repl
 	r.master, r.masterSend, r.state, r.lastIO = c, send, replConnected, e.Clock.Now()
 	e.mu.Unlock()

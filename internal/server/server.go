@@ -611,7 +611,7 @@ func isLoopback(a net.Addr) bool {
 func (s *Server) limits(c *commands.Client) resp.Limits {
 	cfg := s.E.Cfg
 	lim := resp.Limits{MaxBulkLen: cfg.ProtoMaxBulkLen.Load(), MaxQueryBuf: cfg.QueryBufLimit.Load()}
-	if !c.Authed && cfg.AuthRequired() {
+	if !c.Authed.Load() && cfg.AuthRequired() {
 		lim.MaxMultibulkLen = resp.UnauthMultibulkLen
 		lim.MaxUnauthBulkLen = resp.UnauthBulkLen
 	}
