@@ -584,28 +584,10 @@ func fcallGeneric(x *Ctx, ro bool) {
 	keys := x.Args[3 : 3+numkeys]
 	argv := x.Args[3+numkeys:]
 
-	ext := x.E.ext()
-	c := x.C
-	db := c.DB
-	wasIn := c.inScript
-	c.inScript = true
-	h := &ext.host
-	prev := *h
-	h.x, h.ro = x, ro || f.Flags&lua.FlagNoWrites != 0
-	h.function = true
-	h.oom = f.Flags&lua.FlagAllowOOM == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false)
+	oom := f.Flags&lua.FlagAllowOOM == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false)
 	st.running, st.runningArgs, st.runningStart = f, x.Args, x.E.Clock.Now()
-	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
-	x.E.busyBegin()
-	mark := x.W.Len()
-	st.vm.CallFunction(f, keys, argv, h, x.W, timeout)
-	if x.E.busyEnd() {
-		// Stopped for SHUTDOWN NOSAVE: Redis exits without answering.
-		x.W.Truncate(mark)
-		c.CloseAfterReply = true
-	}
+	onScriptHost(x, x.E.ext(), ro || f.Flags&lua.FlagNoWrites != 0, true, oom, func(h *scriptHost, timeout time.Duration) {
+		st.vm.CallFunction(f, keys, argv, h, x.W, timeout)
+	})
 	st.running, st.runningArgs = nil, nil
-	*h = prev
-	c.inScript = wasIn
-	c.DB = db
 }

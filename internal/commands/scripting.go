@@ -207,27 +207,36 @@ func (e *Engine) evalDeniesOOM(body []byte, bySHA bool, sha []byte) bool {
 	return f&lua.FlagShebang != 0 && f&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0
 }
 
-// runScript runs s for x's client. SELECT inside a script does not change
-// the caller's database (Redis 7.0 runs scripts on a client of their own).
+// runScript runs s for x's client.
 func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bool) {
+	// As Redis 7 does for scripts without flags: memory is judged once, at
+	// the start, and deny-oom commands then fail inside the script.
+	// allow-oom (with a shebang) lets the script's commands run regardless.
+	oom := x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) &&
+		s.Flags&(lua.FlagShebang|lua.FlagAllowOOM) != lua.FlagShebang|lua.FlagAllowOOM
+	onScriptHost(x, ext, ro, false, oom, func(h *scriptHost, timeout time.Duration) {
+		ext.vm.Run(s, keys, argv, h, x.W, timeout)
+	})
+}
+
+// onScriptHost runs a script or a function (run) for x's client, as Redis
+// runs both: with the host that serves its redis.call set up for it, the
+// busy state around it (busy.go), and the caller's database kept (SELECT
+// inside does not change it: Redis 7.0 runs scripts on a client of their
+// own). A script stopped by SHUTDOWN NOSAVE ends without an answer.
+func onScriptHost(x *Ctx, ext *engineExt, ro, function, oom bool, run func(h *scriptHost, timeout time.Duration)) {
 	c := x.C
 	db := c.DB
 	wasIn := c.inScript
 	c.inScript = true
 	h := &ext.host
 	prev := *h
-	h.x, h.ro, h.wrote = x, ro, false
-	// As Redis 7 does for scripts without flags: memory is judged once, at
-	// the start, and deny-oom commands then fail inside the script.
-	// allow-oom (with a shebang) lets the script's commands run regardless.
-	h.oom = x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) &&
-		s.Flags&(lua.FlagShebang|lua.FlagAllowOOM) != lua.FlagShebang|lua.FlagAllowOOM
+	h.x, h.ro, h.wrote, h.function, h.oom = x, ro, false, function, oom
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
 	x.E.busyBegin()
 	mark := x.W.Len()
-	ext.vm.Run(s, keys, argv, h, x.W, timeout)
+	run(h, timeout)
 	if x.E.busyEnd() {
-		// Stopped for SHUTDOWN NOSAVE: Redis exits without answering.
 		x.W.Truncate(mark)
 		c.CloseAfterReply = true
 	}
