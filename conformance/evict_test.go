@@ -156,6 +156,8 @@ func intRange(lo, hi int64) func(rds, lkv *Reply) error {
 	}
 }
 
+// appendCommand is encodeCommand into a reused buffer: encodeCommand's
+// allocation per command is garbage in the heap limitkv measures here.
 func appendCommand(b []byte, args ...string) []byte {
 	b = append(b, '*')
 	b = strconv.AppendInt(b, int64(len(args)), 10)

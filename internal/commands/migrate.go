@@ -3,6 +3,7 @@ package commands
 import (
 	"bufio"
 	"errors"
+	"github.com/limitkv/limitkv/internal/propagate"
 	"net"
 	"os"
 	"strconv"
@@ -140,21 +141,6 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// appendBulkCmd appends a command in RESP, as rioWriteBulk* do.
-func appendBulkCmd(b []byte, args ...[]byte) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
-
 func cmdMigrate(x *Ctx) {
 	args := x.Args
 	var copyOpt, replace bool
@@ -235,14 +221,14 @@ func cmdMigrate(x *Ctx) {
 		var cmd []byte
 		if password != nil {
 			if username != nil {
-				cmd = appendBulkCmd(cmd, []byte("AUTH"), username, password)
+				cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("AUTH"), username, password})
 			} else {
-				cmd = appendBulkCmd(cmd, []byte("AUTH"), password)
+				cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("AUTH"), password})
 			}
 		}
 		sel := cs.lastDB != dbid
 		if sel {
-			cmd = appendBulkCmd(cmd, []byte("SELECT"), strconv.AppendInt(nil, dbid, 10))
+			cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("SELECT"), strconv.AppendInt(nil, dbid, 10)})
 		}
 		var sent []item
 		var conv toRDB
@@ -264,7 +250,7 @@ func cmdMigrate(x *Ctx) {
 			if replace {
 				restore = append(restore, []byte("REPLACE"))
 			}
-			cmd = appendBulkCmd(cmd, restore...)
+			cmd = propagate.AppendCommand(cmd, restore)
 			sent = append(sent, it)
 		}
 

@@ -378,15 +378,11 @@ func cmdRole(x *Ctx) {
 		x.W.Array(0) // no replicas of limitkv yet
 		return
 	}
-	state := r.state
-	if state == replConnected {
-		state = "connected"
-	}
 	x.W.Array(5)
 	x.W.BulkString("slave")
 	x.W.BulkString(r.host)
 	x.W.Int(int64(r.port))
-	x.W.BulkString(state)
+	x.W.BulkString(r.state)
 	off := int64(-1)
 	if r.master != nil {
 		off = r.offset
@@ -401,15 +397,15 @@ func cmdReplconf(x *Ctx) {
 		return
 	}
 	for i := 1; i < len(x.Args); i += 2 {
-		opt, val := x.Args[i], x.Args[i+1]
-		switch {
-		case cEqualFold(opt, "listening-port"), cEqualFold(opt, "ip-address"), cEqualFold(opt, "capa"):
+		// The values matter only to a master serving replicas, which
+		// limitkv is not yet (#15).
+		switch opt := x.Args[i]; {
+		case cEqualFold(opt, "listening-port"), cEqualFold(opt, "ip-address"), cEqualFold(opt, "capa"),
+			cEqualFold(opt, "rdb-only"), cEqualFold(opt, "rdb-filter-only"):
 		case cEqualFold(opt, "ack"), cEqualFold(opt, "getack"):
 			return // no reply, as Redis (only a master's GETACK gets one, in the stream)
-		case cEqualFold(opt, "rdb-only"), cEqualFold(opt, "rdb-filter-only"):
-			_ = val
 		default:
-			x.W.Error("ERR Unrecognized REPLCONF option: " + string(opt))
+			x.W.Error("ERR Unrecognized REPLCONF option: " + string(x.Args[i]))
 			return
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/limitkv/limitkv/internal/propagate"
 	"io"
 	"net"
 	"strconv"
@@ -103,21 +104,12 @@ func (l *Link) Do(args ...string) (string, error) {
 // Send writes a command to the master (REPLCONF ACK, GETACK's answer).
 func (l *Link) Send(args ...string) error {
 	l.nc.SetWriteDeadline(time.Now().Add(l.to))
-	_, err := l.nc.Write(Encode(args...))
-	return err
-}
-
-// Encode is a command as the RESP multibulk the master and replica send.
-func Encode(args ...string) []byte {
-	b := []byte("*" + strconv.Itoa(len(args)) + "\r\n")
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, "\r\n"...)
-		b = append(b, a...)
-		b = append(b, "\r\n"...)
+	argv := make([][]byte, len(args))
+	for i, a := range args {
+		argv[i] = []byte(a)
 	}
-	return b
+	_, err := l.nc.Write(propagate.AppendCommand(nil, argv))
+	return err
 }
 
 // line reads one reply line, skipping the empty lines a master sends as
