@@ -217,3 +217,52 @@ func TestLimitkvMaster(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicaRestartPartialResync: a limitkv replica started from
+// redis.conf's replicaof, saved and restarted, continues with a partial
+// resync (the RDB file's repl-id and repl-offset), from a Redis master and
+// from a limitkv one.
+func TestReplicaRestartPartialResync(t *testing.T) {
+	requireServers(t)
+	for _, kind := range []string{"redis", "limitkv"} {
+		t.Run(kind+" master", func(t *testing.T) {
+			var m *RawConn
+			if kind == "redis" {
+				m, _ = startRedisOn(t, t.TempDir())
+			} else {
+				m, _ = startLimitkvOn(t, "limitkv master", nil)
+			}
+			mustOK(t, m, "SELECT", "2")
+			mustOK(t, m, "SET", "a", "1")
+			dir := t.TempDir()
+			cfg := limitkv.Config{"enable-debug-command": "yes", "replicaof": "127.0.0.1 " + portOf(m.Addr)}
+			start := func() (*limitkv.Server, *RawConn) {
+				srv, err := limitkv.Start(limitkv.Options{Dir: dir, Config: cfg})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return srv, dialRaw(t, "limitkv replica", srv.Addr())
+			}
+			srv, r := start()
+			waitSynced(t, m, r)
+			mustOK(t, r, "SAVE")
+			srv.Close()
+			// Written while the replica is down, in the database the stream
+			// had selected: the resync continues in it without a SELECT.
+			mustOK(t, m, "SET", "b", "2")
+			mustOK(t, m, "INCR", "a")
+			before := syncStat(t, m, "sync_partial_ok")
+			srv, r = start()
+			defer srv.Close()
+			waitSynced(t, m, r)
+			if after := syncStat(t, m, "sync_partial_ok"); after != before+1 {
+				t.Errorf("sync_partial_ok went from %d to %d: the restarted replica did not continue", before, after)
+			}
+			sameDigest(t, "after the restart", m, r)
+			mustOK(t, r, "SELECT", "2")
+			if got := r.MustDo(t, "MGET", "a", "b"); string(got.Raw) != "*2\r\n$1\r\n2\r\n$1\r\n2\r\n" {
+				t.Errorf("db 2 after the resync: %q", got.Raw)
+			}
+		})
+	}
+}

@@ -60,6 +60,10 @@ type Config struct {
 	// The master side (replication_master.go): repl-backlog-size,
 	// repl-backlog-ttl, repl-diskless-sync, repl-diskless-sync-delay,
 	// repl-ping-replica-period, min-replicas-to-write, min-replicas-max-lag.
+	// Replicaof is redis.conf's replicaof: "host port" to replicate from
+	// at start ("" for none). REPLICAOF keeps it current, so CONFIG
+	// REWRITE writes the role the server has, as Redis.
+	Replicaof          atomic.Pointer[string]
 	ReplBacklogSize    atomic.Int64
 	ReplBacklogTTL     atomic.Int64
 	ReplDisklessSync   atomic.Bool
@@ -131,6 +135,7 @@ func DefaultConfig() *Config {
 	c.ReplTimeout.Store(60)
 	c.ReplicaReadOnly.Store(true)
 	c.ReplicaPriority.Store(100)
+	c.Replicaof.Store(ptr(""))
 	c.ReplBacklogSize.Store(1 << 20)
 	c.ReplBacklogTTL.Store(3600)
 	c.ReplDisklessSync.Store(true)

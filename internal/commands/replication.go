@@ -58,6 +58,7 @@ type replState struct {
 	synced          bool // replid/offset name data the master can continue from
 
 	master     *Client // the master's client while the link is up
+	streamDB   int     // the master client's database when the link broke (a partial resync continues in it)
 	masterSend func(args ...string) error
 	lastIO     time.Time
 	stop       chan struct{}
@@ -107,6 +108,8 @@ func (e *Engine) setMaster(host string, port int) {
 		r.replid, r.synced = e.replicationID(), true
 	}
 	r.host, r.port, r.state = host, port, replConnect
+	hp := host + " " + strconv.Itoa(port)
+	e.Cfg.Replicaof.Store(&hp)
 	e.setReplicaExpiry(true)
 	// Our replicas resync with us, and learn of the change (they may
 	// still continue partially).
@@ -124,6 +127,7 @@ func (e *Engine) unsetMaster() {
 	e.stopLink()
 	r := &e.repl
 	r.host, r.port, r.state = "", 0, replNone
+	e.Cfg.Replicaof.Store(ptr(""))
 	r.replid2, r.secondOffset = r.replid, r.offset+1
 	r.replid = newReplID()
 	e.debug.replID = r.replid
@@ -270,7 +274,13 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 		e.mu.Unlock()
 		e.Log.Info("Successful partial resynchronization with master")
 	}
-	return e.applyStream(link, stop)
+	db := 0 // a full sync's stream starts with SELECT
+	if !s.Full {
+		e.mu.Lock()
+		db = e.repl.streamDB // the master does not say it again
+		e.mu.Unlock()
+	}
+	return e.applyStream(link, stop, db)
 }
 
 // loadFromMaster replaces the data with the master's payload. Call with
@@ -291,7 +301,7 @@ func (e *Engine) loadFromMaster(r io.Reader) error {
 
 // applyStream runs the master's commands as the master client and answers
 // REPLCONF GETACK, sending REPLCONF ACK <offset> every second too.
-func (e *Engine) applyStream(link *repl.Link, stop chan struct{}) error {
+func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error {
 	var sendMu sync.Mutex
 	send := func(args ...string) error {
 		sendMu.Lock()
@@ -299,8 +309,14 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}) error {
 		return link.Send(args...)
 	}
 	c := e.NewClient(link.RemoteAddr(), link.LocalAddr())
-	defer e.RemoveClient(c)
+	defer func() {
+		e.mu.Lock()
+		e.repl.streamDB = c.DB
+		e.RemoveClientLocked(c)
+		e.mu.Unlock()
+	}()
 	e.mu.Lock()
+	c.DB = db
 	// The master is obeyed: no password, ACL, OOM or read-only rule
 	// applies to it (Redis's mustObeyClient; its user is the superuser).
 	c.isMaster, c.User = true, nil
