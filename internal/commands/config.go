@@ -71,8 +71,8 @@ type Config struct {
 	ReplPingPeriod     atomic.Int64
 	MinReplicasToWrite atomic.Int64
 	MinReplicasMaxLag  atomic.Int64
-	ProtectedMode   atomic.Bool
-	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
+	ProtectedMode      atomic.Bool
+	BusyThreshold      atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
