@@ -228,7 +228,7 @@ func TestReplicaRestartPartialResync(t *testing.T) {
 		t.Run(kind+" master", func(t *testing.T) {
 			var m *RawConn
 			if kind == "redis" {
-				m, _ = startRedisOn(t, t.TempDir())
+				m, _ = startRedisOn(t, t.TempDir(), "--repl-diskless-sync-delay", "0")
 			} else {
 				m, _ = startLimitkvOn(t, "limitkv master", nil)
 			}
@@ -264,5 +264,37 @@ func TestReplicaRestartPartialResync(t *testing.T) {
 				t.Errorf("db 2 after the resync: %q", got.Raw)
 			}
 		})
+	}
+}
+
+// TestReplicationChain: Redis master, limitkv replica, Redis replica of
+// the limitkv replica. The middle one passes its master's stream on as it
+// came, so the chain's offsets agree end to end.
+func TestReplicationChain(t *testing.T) {
+	requireServers(t)
+	m, _ := startRedisOn(t, t.TempDir(), "--repl-diskless-sync-delay", "0")
+	m.Name = "redis master"
+	mid, midPort := startLimitkvOn(t, "limitkv replica", limitkv.Config{"replicaof": "127.0.0.1 " + portOf(m.Addr)})
+	sub, _ := startRedisOn(t, t.TempDir())
+	sub.Name = "redis replica of the limitkv replica"
+	mustOK(t, m, "SET", "before", "1")
+	waitSynced(t, m, mid)
+	mustOK(t, sub, "REPLICAOF", "127.0.0.1", midPort)
+	for _, cmd := range masterWrites {
+		m.MustDo(t, cmd...)
+	}
+	waitSynced(t, m, mid)
+	waitSynced(t, m, sub) // the sub-replica's offset is the top master's
+	sameDigest(t, "down the chain", m, mid, sub)
+	// The middle one's link breaks: it continues partially, and so does
+	// the sub-replica with it.
+	subFull := syncStat(t, mid, "sync_full")
+	mustOK(t, m, "CLIENT", "KILL", "TYPE", "replica")
+	mustOK(t, m, "SET", "after", "break")
+	waitSynced(t, m, mid)
+	waitSynced(t, m, sub)
+	sameDigest(t, "after the break", m, mid, sub)
+	if got := syncStat(t, mid, "sync_full"); got != subFull {
+		t.Errorf("the sub-replica needed a full sync after its master's partial resync (sync_full %d -> %d)", subFull, got)
 	}
 }
