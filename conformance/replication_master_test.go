@@ -298,3 +298,30 @@ func TestReplicationChain(t *testing.T) {
 		t.Errorf("the sub-replica needed a full sync after its master's partial resync (sync_full %d -> %d)", subFull, got)
 	}
 }
+
+// TestReplicaServeStaleData: a replica whose master is unreachable, with
+// replica-serve-stale-data no, refuses what Redis refuses.
+func TestReplicaServeStaleData(t *testing.T) {
+	requireServers(t)
+	rds, _ := startRedisOn(t, t.TempDir())
+	lkv, _ := startLimitkvOn(t, "limitkv", nil)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*RawConn{rds, lkv} {
+		mustOK(t, c, "SET", "k", "v")
+		mustOK(t, c, "REPLICAOF", "127.0.0.1", strconv.Itoa(port)) // nobody listens there
+	}
+	runCasesOn(t, rds.Addr, lkv.Addr, []Case{
+		{Name: "stale data served", KeepData: true, Cmds: []Cmd{
+			C("CONFIG", "GET", "replica-serve-stale-data"), C("CONFIG", "GET", "slave-serve-stale-data"), C("GET", "k"),
+		}},
+		{Name: "stale data refused", KeepData: true, Cmds: []Cmd{
+			C("CONFIG", "SET", "replica-serve-stale-data", "no"), C("GET", "k"), C("DBSIZE"), C("PING"), C("INFO", "keyspace"),
+			C("ECHO", "x"), C("MULTI"), C("GET", "k"), C("EXEC"), C("MULTI"), C("PING"), C("EXEC"),
+			C("SET", "k", "w"), C("CONFIG", "GET", "replica-serve-stale-data"),
+			C("CONFIG", "SET", "slave-serve-stale-data", "yes"), C("GET", "k"),
+		}},
+	})
+}

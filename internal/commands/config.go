@@ -56,6 +56,7 @@ type Config struct {
 	MasterUser      atomic.Pointer[string]
 	ReplTimeout     atomic.Int64
 	ReplicaReadOnly atomic.Bool
+	ReplicaServeStale atomic.Bool // replica-serve-stale-data
 	ReplicaPriority atomic.Int64
 	// The master side (replication_master.go): repl-backlog-size,
 	// repl-backlog-ttl, repl-diskless-sync, repl-diskless-sync-delay,
@@ -134,6 +135,7 @@ func DefaultConfig() *Config {
 	c.MasterUser.Store(ptr(""))
 	c.ReplTimeout.Store(60)
 	c.ReplicaReadOnly.Store(true)
+	c.ReplicaServeStale.Store(true)
 	c.ReplicaPriority.Store(100)
 	c.Replicaof.Store(ptr(""))
 	c.ReplBacklogSize.Store(1 << 20)

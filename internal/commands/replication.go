@@ -34,6 +34,7 @@ var replicationCommands = []*Command{
 const (
 	errReadOnlyReplica = "READONLY You can't write against a read only replica."
 	errInvalidPort     = "ERR Invalid master port"
+	errMasterDown      = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 )
 
 // Link states, as ROLE names them.
@@ -512,4 +513,20 @@ func (e *Engine) infoReplica(b *infoBuf) {
 	}
 	b.i("slave_read_only", ro)
 	b.i("replica_announced", 1)
+}
+
+// deniesStale is processCommand's is_denystale_command: what a replica
+// with a broken link refuses when replica-serve-stale-data is no.
+func deniesStale(c *Client, cmd *Command) bool {
+	if cmd.Flags&FlagStale == 0 {
+		return true
+	}
+	if cmd.Name == "exec" && c.Multi != nil {
+		for _, q := range c.Multi.cmds {
+			if q.cmd.Flags&FlagStale == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
