@@ -96,7 +96,6 @@ var redisDefaults = map[string]string{
 	"set-proc-title":                      "yes",
 	"shutdown-on-sigint":                  "default",
 	"shutdown-on-sigterm":                 "default",
-	"shutdown-timeout":                    "10",
 	"slave-announce-ip":                   "",
 	"slave-announce-port":                 "0",
 	"slave-ignore-maxmemory":              "yes",
