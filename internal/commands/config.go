@@ -52,12 +52,12 @@ type Config struct {
 	authNeeded  atomic.Bool
 	// Replication (replication.go): masterauth, masteruser, repl-timeout,
 	// replica-read-only, replica-priority.
-	MasterAuth      atomic.Pointer[string]
-	MasterUser      atomic.Pointer[string]
-	ReplTimeout     atomic.Int64
-	ReplicaReadOnly atomic.Bool
+	MasterAuth        atomic.Pointer[string]
+	MasterUser        atomic.Pointer[string]
+	ReplTimeout       atomic.Int64
+	ReplicaReadOnly   atomic.Bool
 	ReplicaServeStale atomic.Bool // replica-serve-stale-data
-	ReplicaPriority atomic.Int64
+	ReplicaPriority   atomic.Int64
 	// The master side (replication_master.go): repl-backlog-size,
 	// repl-backlog-ttl, repl-diskless-sync, repl-diskless-sync-delay,
 	// repl-ping-replica-period, min-replicas-to-write, min-replicas-max-lag.
