@@ -35,6 +35,7 @@ save 300 100
 hz 10
 zset-max-ziplist-entries 7
 client-output-buffer-limit replica 256mb 64mb 60
+replicaof 127.0.0.1 2
 
 timeout 0
 `
@@ -82,6 +83,11 @@ timeout 0
 		}
 	}
 	call("AUTH", `a b"c`)
+	// The role is rewritten in place: replicaof names the master REPLICAOF
+	// set (nobody listens on port 1; the line is all that matters).
+	if r := call("REPLICAOF", "127.0.0.1", "1"); r != "+OK\r\n" {
+		t.Fatalf("redis REPLICAOF: %q", r)
+	}
 	if r := call("CONFIG", "REWRITE"); r != "+OK\r\n" {
 		t.Fatalf("redis CONFIG REWRITE: %q", r)
 	}
@@ -98,6 +104,9 @@ timeout 0
 		if known, e := l.Cfg.ApplyDirective(s[0], []string{s[1]}, nil); !known || e != "" {
 			t.Fatalf("set %s: %v %s", s[0], known, e)
 		}
+	}
+	if known, e := l.Cfg.ApplyDirective("replicaof", []string{"127.0.0.1", "1"}, nil); !known || e != "" {
+		t.Fatalf("replicaof: %v %s", known, e)
 	}
 	if err := Rewrite(lconf, l.Cfg, l.Set); err != nil {
 		t.Fatal(err)
