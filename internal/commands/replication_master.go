@@ -875,3 +875,16 @@ func (e *Engine) finishShutdownAfterWait(c *Client, deadline time.Time, save, no
 	}
 	go stop()
 }
+
+// replOutputBytes is what the replicas' output holds unsent (and what the
+// stream kept for those still syncing). Call with the lock held.
+func (e *Engine) replOutputBytes() uint64 {
+	n := 0
+	for _, rp := range e.repl.replicas {
+		n += len(rp.pending)
+		if rp.c.Unsent != nil {
+			n += rp.c.Unsent()
+		}
+	}
+	return uint64(n)
+}
