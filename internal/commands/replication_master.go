@@ -65,6 +65,10 @@ const (
 	replicaOnline           // it gets the stream as it happens
 )
 
+// IsReplica reports whether the connection is a replica (it sent SYNC or
+// PSYNC). Call with the lock held.
+func (c *Client) IsReplica() bool { return c.repl != nil }
+
 // replicaConf is what a connection said with REPLCONF before its SYNC.
 type replicaConf struct {
 	port       int
@@ -82,6 +86,11 @@ type replica struct {
 	ackOff  int64
 	ackTime time.Time
 	pending []byte // the stream since its snapshot, until its RDB is out
+	// streamOnAck: online after an EOF-marked payload, but the stream is
+	// held in pending until its first ACK (repl_start_cmd_stream_on_ack):
+	// bytes right after the mark would hide it from a replica that looks
+	// for the mark at the end of a read, as Redis's does.
+	streamOnAck bool
 }
 
 // masterState is the master side's part of replState.
@@ -130,15 +139,15 @@ func (e *Engine) replFeedBytes(p []byte) {
 	r.offset += int64(len(p))
 	var over []*replica
 	for _, rp := range r.replicas {
-		switch rp.state {
-		case replicaOnline:
+		switch {
+		case rp.state == replicaOnline && !rp.streamOnAck:
 			rp.c.Out.Raw(p)
 			if e.overOutputLimit(rp.c) {
 				over = append(over, rp)
 				continue
 			}
 			rp.c.notify()
-		case replicaWaitEnd, replicaSendBulk:
+		case rp.state != replicaWaitStart:
 			rp.pending = append(rp.pending, p...)
 			if lim := e.OutputLimit(rp.c); lim.Hard > 0 && uint64(len(rp.pending)) > lim.Hard {
 				over = append(over, rp)
@@ -339,7 +348,8 @@ func (e *Engine) makeReplRDB(bg *bgSave, group []*replica) {
 // the stream held for it, and puts it online.
 func (e *Engine) sendReplRDB(rp *replica, payload []byte) {
 	var head, tail []byte
-	if rp.conf.capaEOF && e.Cfg.ReplDisklessSync.Load() {
+	eof := rp.conf.capaEOF && e.Cfg.ReplDisklessSync.Load()
+	if eof {
 		mark := newReplID()
 		head, tail = []byte("$EOF:"+mark+"\r\n"), []byte(mark)
 	} else {
@@ -376,9 +386,15 @@ func (e *Engine) sendReplRDB(rp *replica, payload []byte) {
 	if rp.c.repl != rp || rp.c.Out == nil {
 		return
 	}
+	rp.state, rp.ackTime = replicaOnline, e.Clock.Now()
+	if eof && rp.psync {
+		rp.streamOnAck = true // the stream follows its first ACK
+		rp.c.notify()
+		e.Log.Info("Streamed RDB transfer with replica succeeded: waiting for REPLCONF ACK from replica to enable streaming", "addr", rp.c.Addr)
+		return
+	}
 	rp.c.Out.Raw(rp.pending)
 	rp.pending = nil
-	rp.state, rp.ackTime = replicaOnline, e.Clock.Now()
 	rp.c.notify()
 	e.Log.Info("Synchronization with replica succeeded", "addr", rp.c.Addr)
 }
@@ -424,6 +440,12 @@ func (e *Engine) replconfAck(c *Client, off int64) {
 		rp.ackOff = off
 	}
 	rp.ackTime = e.Clock.Now()
+	if rp.streamOnAck && rp.state == replicaOnline {
+		rp.streamOnAck = false
+		rp.c.Out.Raw(rp.pending)
+		rp.pending = nil
+		rp.c.notify()
+	}
 	e.serveWaiters()
 }
 

@@ -642,7 +642,10 @@ func (l *loop) flush(c *lconn) {
 	} else {
 		c.softSince = time.Time{}
 	}
-	backedUp := len(pending) >= flushAt
+	// A replica's input is its ACKs, which answer nothing: they are read
+	// however far its stream is behind, or WAIT and min-replicas would see
+	// stale offsets.
+	backedUp := len(pending) >= flushAt && !c.cl.IsReplica()
 	want := uint32(unix.EPOLLRDHUP)
 	if len(pending) > 0 {
 		want |= unix.EPOLLOUT
