@@ -250,7 +250,7 @@ type DB struct {
 
 // New returns an empty DB.
 func New() *DB {
-	return &DB{seed: maphash.MakeSeed(), ht: [2][]*Entry{make([]*Entry, minBuckets)}, rehashIdx: -1, exp: expiry.New[Entry]()}
+	return &DB{seed: maphash.MakeSeed(), ht: [2][]*Entry{make([]*Entry, minBuckets)}, rehashIdx: -1, exp: expiry.New((*Entry).indexed)}
 }
 
 // Len is the number of keys, including expired keys not yet reclaimed.
@@ -614,14 +614,15 @@ func (db *DB) SetExpiry(e *Entry, at int64) {
 	}
 }
 
-// indexed is the deadline under which the expiry index holds e.
+// indexed is the deadline under which the expiry index holds e, which
+// reads it from e (so it changes only while e is out of the index).
 func (e *Entry) indexed() int64 { return e.exp - int64(e.slack) }
 
 // refile moves e in the expiry index to its real deadline.
 func (db *DB) refile(e *Entry) {
 	db.exp.Remove(e, e.indexed())
-	db.exp.Add(e, e.exp)
 	e.slack = 0
+	db.exp.Add(e, e.exp)
 }
 
 // Persist removes e's deadline and reports whether it had one.
