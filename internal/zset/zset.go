@@ -138,6 +138,23 @@ type Visitor func(member []byte, score float64) bool
 // New returns an empty set.
 func New() *Set { return &Set{} }
 
+// NewIn returns an empty set that lives at p, one pointer-sized word of the
+// caller's that the collector sees as a pointer (a keyspace entry's slot),
+// so the set takes no allocation of its own; with p nil, a set of its own.
+func NewIn(p *unsafe.Pointer) *Set {
+	if p == nil {
+		return New()
+	}
+	*p = nil
+	return (*Set)(unsafe.Pointer(p))
+}
+
+// A Set is exactly one pointer, which NewIn relies on.
+var (
+	_ [unsafe.Sizeof(Set{}) - unsafe.Sizeof(unsafe.Pointer(nil))]byte
+	_ [unsafe.Sizeof(unsafe.Pointer(nil)) - unsafe.Sizeof(Set{})]byte
+)
+
 // Len is the number of members (ZCARD).
 func (s *Set) Len() int {
 	if s.lg() != nil {
