@@ -2,6 +2,7 @@ package expiry
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -214,4 +215,22 @@ func TestSample(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A chunk fills its size class: 4096 bytes, the allocator's header
+// included (a chunk of 512 pointers took the 4864-byte class).
+func TestChunkFillsSizeClass(t *testing.T) {
+	const n = 200
+	keep := make([]chunk[rec], 0, n)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < n; i++ {
+		keep = append(keep, newChunk(item[rec]{v: &rec{}}))
+	}
+	runtime.ReadMemStats(&after)
+	// Each iteration allocates the chunk and its one record (16 bytes).
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 4096+32 {
+		t.Fatalf("a chunk of %d items takes %d bytes", chunkMax, per)
+	}
+	runtime.KeepAlive(keep)
 }
