@@ -14,7 +14,7 @@ import (
 // resident size). jemalloc, Redis's allocator, hands freed pages back
 // after ten seconds (its dirty page decay); this is the Go counterpart,
 // taken only when no command has run for quietFor, so traffic never pays
-// for the forced collection.
+// for the forced collection, and not under maxmemory (see returnMemory).
 type quietReturn struct {
 	mark  int64     // Stats.Commands when last seen
 	since time.Time // when it last changed
