@@ -254,8 +254,9 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 		return res, false
 	}
 	if z == nil {
-		z = zset.New()
-		ent = x.DB.Set(r.key, z, false)
+		ent = x.DB.SetInSlot(r.key) // the set's handle lives in the entry
+		z = zset.NewIn(ent.Slot())
+		ent.Val = z
 	}
 	score := float64(r.now)
 	lim := x.E.Cfg.ZsetLimits()

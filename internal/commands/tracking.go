@@ -238,6 +238,9 @@ func (e *Engine) commandKeys(cmd *Command, args [][]byte, out []int) []int {
 // trackingInvalidate is signalModifiedKey's tracking part: key changed,
 // by is the client that changed it (nil: the server).
 func (e *Engine) trackingInvalidate(db int, key []byte, by *Client) {
+	if e.trk.table == nil {
+		return // no client tracks: spare every write the key's copy
+	}
 	e.invalidateKey(string(key), by, true)
 }
 

@@ -272,8 +272,9 @@ parsed:
 			}
 			return
 		}
-		s = zset.New()
-		x.DB.Set(key, s, false)
+		ent := x.DB.SetInSlot(key) // the set's handle lives in the entry
+		s = zset.NewIn(ent.Slot())
+		ent.Val = s
 		x.zsetCreated(key)
 	}
 

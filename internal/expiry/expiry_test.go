@@ -2,11 +2,24 @@ package expiry
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 )
 
-type rec struct{ name string }
+// rec is a record that knows its deadline, as a keyspace entry does.
+type rec struct {
+	name string
+	at   int64
+}
+
+func newIndex() *Index[rec] { return New(func(r *rec) int64 { return r.at }) }
+
+// add files r under at, which r records first, as the keyspace does.
+func add(x *Index[rec], r *rec, at int64) {
+	r.at = at
+	x.Add(r, at)
+}
 
 func names(rs []*rec) []string {
 	var out []string
@@ -17,11 +30,11 @@ func names(rs []*rec) []string {
 }
 
 func TestDueOrderAndBoundary(t *testing.T) {
-	x := New[rec]()
-	a, b, c, d := &rec{"a"}, &rec{"b"}, &rec{"c"}, &rec{"d"}
-	x.Add(c, 30)
-	x.Add(a, 10)
-	x.Add(d, 40)
+	x := newIndex()
+	a, b, c, d := &rec{name: "a"}, &rec{name: "b", at: 10}, &rec{name: "c"}, &rec{name: "d"}
+	add(x, c, 30)
+	add(x, a, 10)
+	add(x, d, 40)
 	tests := []struct {
 		now  int64
 		max  int
@@ -63,7 +76,7 @@ func TestAgainstModel(t *testing.T) {
 		t.Run(pattern, func(t *testing.T) {
 			seed := uint64(len(pattern))
 			rng := rand.New(rand.NewPCG(seed, 7))
-			x := New[rec]()
+			x := newIndex()
 			type entry struct {
 				r  *rec
 				at int64
@@ -84,7 +97,7 @@ func TestAgainstModel(t *testing.T) {
 						at = int64(rng.IntN(4))
 					}
 					r := &rec{}
-					x.Add(r, at)
+					add(x, r, at)
 					model = append(model, entry{r, at})
 				case op < 8: // remove the earliest, as the expiry cycle does
 					slices.SortFunc(model, func(a, b entry) int { return compare(item[rec]{a.at, a.r}, item[rec]{b.at, b.r}) })
@@ -130,10 +143,10 @@ func TestAgainstModel(t *testing.T) {
 // Deadlines that only grow, as "now + TTL" does, must leave chunks full:
 // that is the memory the index was rebuilt for.
 func TestAppendLoadFillsChunks(t *testing.T) {
-	x := New[rec]()
+	x := newIndex()
 	const n = 100 * chunkMax
 	for i := 0; i < n; i++ {
-		x.Add(&rec{}, int64(i/3))
+		add(x, &rec{}, int64(i/3))
 	}
 	if len(x.chunks) > n/chunkMax+1 {
 		t.Fatalf("%d items in %d chunks, want about %d", n, len(x.chunks), n/chunkMax)
@@ -141,55 +154,59 @@ func TestAppendLoadFillsChunks(t *testing.T) {
 }
 
 func BenchmarkAddRemoveFront(b *testing.B) {
-	x := New[rec]()
+	x := newIndex()
 	recs := make([]*rec, 1<<20)
 	for i := range recs {
 		recs[i] = &rec{}
-		x.Add(recs[i], int64(i))
+		add(x, recs[i], int64(i))
 	}
 	i := 0
 	b.ReportAllocs()
 	for b.Loop() {
 		r := recs[i%len(recs)]
-		x.Remove(r, int64(i))
-		x.Add(r, int64(i+len(recs)))
+		if !x.Remove(r, int64(i)) {
+			b.Fatal("Remove failed")
+		}
+		add(x, r, int64(i+len(recs)))
 		i++
 	}
 }
 
 // check verifies the invariants (for tests): chunks non-empty, at most
-// chunkMax items, in strict order, and n their total.
+// chunkMax items, in strict order, each chunk's last deadline right, and n
+// their total.
 func (x *Index[T]) check() bool {
 	n := 0
 	var prev *item[T]
 	for _, c := range x.chunks {
-		if len(c) == 0 || len(c) > chunkMax {
+		if len(c.v) == 0 || len(c.v) > chunkMax || c.last != x.at(c.v[len(c.v)-1]) {
 			return false
 		}
-		for i := range c {
-			if prev != nil && compare(*prev, c[i]) >= 0 {
+		for _, v := range c.v {
+			it := x.item(v)
+			if prev != nil && compare(*prev, it) >= 0 {
 				return false
 			}
-			prev = &c[i]
+			prev = &it
 		}
-		n += len(c)
+		n += len(c.v)
 	}
 	return n == x.n
 }
 
 func TestSample(t *testing.T) {
 	for _, size := range []int{0, 1, 7, 600, 3000} {
-		x := New[int]()
-		vals := make([]int, size)
+		x := newIndex()
+		vals := make([]rec, size)
 		for i := range vals {
-			x.Add(&vals[i], int64(i%97))
+			add(x, &vals[i], int64(i%97))
 		}
 		for _, n := range []int{1, 5, size, size + 3} {
 			got := x.Sample(n, nil)
 			if n >= size && len(got) != size || n < size && (len(got) == 0 || len(got) > n) {
 				t.Fatalf("size %d: Sample(%d) gave %d", size, n, len(got))
 			}
-			seen := map[*int]bool{}
+			seen := map[*rec]bool{}
 			for _, v := range got {
 				if seen[v] {
 					t.Fatalf("size %d: Sample(%d) repeated a record", size, n)
@@ -198,4 +215,22 @@ func TestSample(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A chunk fills its size class: 4096 bytes, the allocator's header
+// included (a chunk of 512 pointers took the 4864-byte class).
+func TestChunkFillsSizeClass(t *testing.T) {
+	const n = 200
+	keep := make([]chunk[rec], 0, n)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := 0; i < n; i++ {
+		keep = append(keep, newChunk(item[rec]{v: &rec{}}))
+	}
+	runtime.ReadMemStats(&after)
+	// Each iteration allocates the chunk and its one record (16 bytes).
+	if per := (after.TotalAlloc - before.TotalAlloc) / n; per > 4096+32 {
+		t.Fatalf("a chunk of %d items takes %d bytes", chunkMax, per)
+	}
+	runtime.KeepAlive(keep)
 }

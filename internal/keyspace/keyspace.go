@@ -56,16 +56,20 @@ const (
 // Entry is one key. Handlers may change Val in place; deadlines change only
 // through the DB so the expiry index stays in step.
 //
-// The key's bytes live in the same allocation, right after the Entry (see
-// newEntry), so a key costs one object rather than an Entry plus a string:
-// with the 48-byte Entry, a 27-byte key such as "{t}:ratelimit:ai:user123"
-// takes one 80-byte object where the two used to take 64 + 32. An Entry is
-// therefore only ever made by newEntry and never copied.
+// The key's bytes live in the same allocation, from the Entry's last bytes
+// on (see newEntry), so a key costs one object rather than an Entry plus a
+// string: with the 48-byte Entry, a 27-byte key such as
+// "{t}:ratelimit:ai:user123456" takes one 80-byte object where the two
+// used to take 64 + 32. An Entry is therefore only ever made by newEntry
+// and never copied. The Entry keeps no hash of its key: the key is at
+// hand to hash again the few times a bucket must be found from the entry
+// (an unlink, a resize moving it, a snapshot guarding a deadline change),
+// and the four bytes it took let a slotted entry (SetInSlot) hold its
+// value in the same size class.
 type Entry struct {
 	Val  any
 	next *Entry
-	exp  int64  // Unix ms, NoExpiry for none
-	hash uint32 // low bits of the key's hash: enough to pick a bucket of any table below 2^32
+	exp  int64 // Unix ms, NoExpiry for none
 	// slack is how far (ms) the deadline recorded in the expiry index lags
 	// exp: moving a deadline later, which every rate-limit check does,
 	// changes only exp; the expiry cycle re-files the key when the old
@@ -78,23 +82,32 @@ type Entry struct {
 	// Keeping Redis's one field rather than a time and a counter makes
 	// OBJECT, DEBUG OBJECT and a policy switch answer as Redis does.
 	lru  uint32
-	klen uint16 // the key's length, or longKey
+	klen uint16 // the key's length, or longKey; slotted marks a slot
 
 	// Enc is the string encoding Redis would report; see StrEncoding.
 	Enc StrEncoding
+	k0  [headKey]byte // the key's first bytes; the rest follows the Entry
 }
 
+// headKey is how many of the key's bytes the Entry itself holds.
+const headKey = 5
+
 // longKey in klen marks a key too long to keep inline: the Entry is the
-// head of a longEntry, which holds the key as a string.
-const longKey = math.MaxUint16
+// head of a longEntry, which holds the key as a string. Otherwise the
+// slotted bit says the entry ends with a slot (after its key's room).
+const (
+	longKey = math.MaxUint16
+	slotted = 1 << 15
+)
 
 type longEntry struct {
 	Entry
 	key string
 }
 
-// The inline variants: an Entry followed by room for the key, each sized to
-// fill one of the allocator's size classes (48 + n bytes).
+// The inline variants: an Entry followed by room for the rest of the key,
+// each sized to fill one of the allocator's size classes (48 + n bytes),
+// and the slotted ones, which end with a slot.
 type (
 	entry16 struct {
 		Entry
@@ -132,48 +145,114 @@ type (
 		Entry
 		k [208]byte
 	}
+
+	slotted8 struct {
+		Entry
+		k    [8]byte
+		slot unsafe.Pointer
+	}
+	slotted24 struct {
+		Entry
+		k    [24]byte
+		slot unsafe.Pointer
+	}
+	slotted40 struct {
+		Entry
+		k    [40]byte
+		slot unsafe.Pointer
+	}
+	slotted56 struct {
+		Entry
+		k    [56]byte
+		slot unsafe.Pointer
+	}
+	slotted72 struct {
+		Entry
+		k    [72]byte
+		slot unsafe.Pointer
+	}
+	slotted104 struct {
+		Entry
+		k    [104]byte
+		slot unsafe.Pointer
+	}
+	slotted152 struct {
+		Entry
+		k    [152]byte
+		slot unsafe.Pointer
+	}
 )
+
+// maxSlotted is the longest key a slotted entry holds.
+const maxSlotted = headKey + 152
 
 // newEntry allocates an Entry holding a copy of key.
 func newEntry(key string) *Entry {
 	var e *Entry
-	var k []byte
 	switch n := len(key); {
-	case n <= 16:
-		e, k = alloc[entry16]()
-	case n <= 32:
-		e, k = alloc[entry32]()
-	case n <= 48:
-		e, k = alloc[entry48]()
-	case n <= 64:
-		e, k = alloc[entry64]()
-	case n <= 80:
-		e, k = alloc[entry80]()
-	case n <= 96:
-		e, k = alloc[entry96]()
-	case n <= 128:
-		e, k = alloc[entry128]()
-	case n <= 160:
-		e, k = alloc[entry160]()
-	case n <= 208:
-		e, k = alloc[entry208]()
+	case n <= headKey+16:
+		e = alloc[entry16]()
+	case n <= headKey+32:
+		e = alloc[entry32]()
+	case n <= headKey+48:
+		e = alloc[entry48]()
+	case n <= headKey+64:
+		e = alloc[entry64]()
+	case n <= headKey+80:
+		e = alloc[entry80]()
+	case n <= headKey+96:
+		e = alloc[entry96]()
+	case n <= headKey+128:
+		e = alloc[entry128]()
+	case n <= headKey+160:
+		e = alloc[entry160]()
+	case n <= headKey+208:
+		e = alloc[entry208]()
 	default:
 		p := &longEntry{key: strings.Clone(key)}
 		p.klen = longKey
 		return &p.Entry
 	}
-	copy(k, key)
 	e.klen = uint16(len(key))
+	copy(e.keyRoom(len(key)), key)
 	return e
 }
 
-// alloc makes one inline variant: its Entry, and the room for the key that
-// follows it in the same object.
-func alloc[T entry16 | entry32 | entry48 | entry64 | entry80 | entry96 | entry128 | entry160 | entry208]() (*Entry, []byte) {
-	p := unsafe.Pointer(new(T))
-	const head = unsafe.Sizeof(Entry{})
-	var zero T
-	return (*Entry)(p), unsafe.Slice((*byte)(unsafe.Add(p, head)), unsafe.Sizeof(zero)-head)
+// newSlotted allocates a slotted Entry holding a copy of key, which is at
+// most maxSlotted bytes.
+func newSlotted(key string) *Entry {
+	var e *Entry
+	switch n := len(key); {
+	case n <= headKey+8:
+		e = alloc[slotted8]()
+	case n <= headKey+24:
+		e = alloc[slotted24]()
+	case n <= headKey+40:
+		e = alloc[slotted40]()
+	case n <= headKey+56:
+		e = alloc[slotted56]()
+	case n <= headKey+72:
+		e = alloc[slotted72]()
+	case n <= headKey+104:
+		e = alloc[slotted104]()
+	default:
+		e = alloc[slotted152]()
+	}
+	e.klen = uint16(len(key)) | slotted
+	copy(e.keyRoom(len(key)), key)
+	return e
+}
+
+// alloc makes one variant.
+func alloc[T entry16 | entry32 | entry48 | entry64 | entry80 | entry96 | entry128 | entry160 | entry208 |
+	slotted8 | slotted24 | slotted40 | slotted56 | slotted72 | slotted104 | slotted152]() *Entry {
+	return (*Entry)(unsafe.Pointer(new(T)))
+}
+
+// keyRoom is the n bytes from the Entry's k0 on, where an inline key lives
+// (the variants all put the rest of the room right after the Entry).
+func (e *Entry) keyRoom(n int) []byte {
+	return unsafe.Slice(&e.k0[0], n)
 }
 
 // Key returns the entry's key. The string shares the entry's memory (it
@@ -182,8 +261,7 @@ func (e *Entry) Key() string {
 	if e.klen == longKey {
 		return (*longEntry)(unsafe.Pointer(e)).key
 	}
-	// The inline variants all put the key right after the Entry.
-	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(e), unsafe.Sizeof(Entry{}))), int(e.klen))
+	return unsafe.String(&e.k0[0], int(e.klen&^slotted))
 }
 
 // keyIs reports whether e's key is key, checking the length first.
@@ -191,7 +269,47 @@ func (e *Entry) keyIs(key string) bool {
 	if e.klen == longKey {
 		return (*longEntry)(unsafe.Pointer(e)).key == key
 	}
-	return int(e.klen) == len(key) && e.Key() == key
+	return int(e.klen&^slotted) == len(key) && e.Key() == key
+}
+
+// Slot returns the entry's slot, or nil if it has none: one pointer-sized
+// word inside the entry, zero when the entry is made, for a value that is
+// one pointer (a handle such as a sorted set's) to live in, so that it
+// needs no allocation of its own; Val then points at the slot. See
+// SetInSlot.
+func (e *Entry) Slot() *unsafe.Pointer {
+	if e.klen == longKey || e.klen&slotted == 0 {
+		return nil
+	}
+	n := int(e.klen &^ slotted)
+	var room uintptr
+	switch {
+	case n <= headKey+8:
+		room = unsafe.Offsetof(slotted8{}.slot)
+	case n <= headKey+24:
+		room = unsafe.Offsetof(slotted24{}.slot)
+	case n <= headKey+40:
+		room = unsafe.Offsetof(slotted40{}.slot)
+	case n <= headKey+56:
+		room = unsafe.Offsetof(slotted56{}.slot)
+	case n <= headKey+72:
+		room = unsafe.Offsetof(slotted72{}.slot)
+	case n <= headKey+104:
+		room = unsafe.Offsetof(slotted104{}.slot)
+	default:
+		room = unsafe.Offsetof(slotted152{}.slot)
+	}
+	return (*unsafe.Pointer)(unsafe.Add(unsafe.Pointer(e), room))
+}
+
+// valInSlot reports whether e's value lives in its slot.
+func (e *Entry) valInSlot() bool {
+	s := e.Slot()
+	if s == nil || e.Val == nil {
+		return false
+	}
+	type eface struct{ typ, data unsafe.Pointer }
+	return (*eface)(unsafe.Pointer(&e.Val)).data == unsafe.Pointer(s)
 }
 
 // Expiry returns the deadline in Unix ms, or NoExpiry.
@@ -250,7 +368,7 @@ type DB struct {
 
 // New returns an empty DB.
 func New() *DB {
-	return &DB{seed: maphash.MakeSeed(), ht: [2][]*Entry{make([]*Entry, minBuckets)}, rehashIdx: -1, exp: expiry.New[Entry]()}
+	return &DB{seed: maphash.MakeSeed(), ht: [2][]*Entry{make([]*Entry, minBuckets)}, rehashIdx: -1, exp: expiry.New((*Entry).indexed)}
 }
 
 // Len is the number of keys, including expired keys not yet reclaimed.
@@ -289,7 +407,7 @@ func (db *DB) bucket(h uint64) **Entry {
 
 func (db *DB) findHashed(key string, h uint64) *Entry {
 	for e := *db.bucket(h); e != nil; e = e.next {
-		if e.hash == uint32(h) && e.keyIs(key) {
+		if e.keyIs(key) {
 			return e
 		}
 	}
@@ -302,12 +420,15 @@ func (db *DB) find(key []byte) (*Entry, uint64) {
 	}
 	h := maphash.Bytes(db.seed, key)
 	for e := *db.bucket(h); e != nil; e = e.next {
-		if e.hash == uint32(h) && e.keyIs(bstr(key)) {
+		if e.keyIs(bstr(key)) {
 			return e, h
 		}
 	}
 	return nil, h
 }
+
+// hashOf is the hash of e's key, which picks its bucket.
+func (db *DB) hashOf(e *Entry) uint64 { return maphash.String(db.seed, e.Key()) }
 
 // TouchMax is the most keys TouchAll looks at in one call.
 const TouchMax = 32
@@ -322,17 +443,15 @@ const TouchMax = 32
 // TouchMax keys are touched.
 func (db *DB) TouchAll(keys [][]byte) uint64 {
 	var heads [TouchMax]*Entry
-	var hashes [TouchMax]uint64
 	keys = keys[:min(len(keys), len(heads))]
 	for i, k := range keys {
-		h := maphash.Bytes(db.seed, k)
-		t, b := db.slot(h)
-		hashes[i], heads[i] = h, db.ht[t][b]
+		t, b := db.slot(maphash.Bytes(db.seed, k))
+		heads[i] = db.ht[t][b]
 	}
 	var sum uint64
 	for i, k := range keys {
 		e := heads[i]
-		for e != nil && (e.hash != uint32(hashes[i]) || !e.keyIs(bstr(k))) {
+		for e != nil && !e.keyIs(bstr(k)) {
 			e = e.next
 		}
 		heads[i] = e
@@ -399,7 +518,9 @@ func (db *DB) ExpireIfDue(e *Entry, now int64) bool {
 	return true
 }
 
-// Set stores val under key, creating the key or replacing its value. A new
+// Set stores val under key, creating the key or replacing its value (a
+// value that lived in the entry's slot is cleared there, so it must not be
+// used after). A new
 // key has no deadline; an existing key keeps its deadline only if keepTTL.
 // The caller must have called Get first so an expired key is not revived.
 // Either way the value counts as a new object: default string encoding and,
@@ -408,6 +529,11 @@ func (db *DB) ExpireIfDue(e *Entry, now int64) bool {
 func (db *DB) Set(key []byte, val any, keepTTL bool) *Entry {
 	e, h := db.find(key)
 	if e != nil {
+		if e.valInSlot() {
+			// The old value goes, and what it held with it, rather than
+			// staying reachable from the slot for the entry's life.
+			*e.Slot() = nil
+		}
 		e.Val = val
 		e.Enc = EncAuto
 		if a := db.access(); !a.LFU {
@@ -418,7 +544,23 @@ func (db *DB) Set(key []byte, val any, keepTTL bool) *Entry {
 		}
 		return e
 	}
-	return db.insert(bstr(key), h, val)
+	return db.insert(bstr(key), h, val, false)
+}
+
+// SetInSlot is Set(key, nil, false) for a caller whose value is one
+// pointer (a handle): when it creates the key, the entry has a slot
+// (Entry.Slot) for the value to live in, saving the value an allocation
+// of its own (a sorted set's 8-byte handle: 8 MB at a million rate-limit
+// keys, as the key and the slot share the entry's size class). An existing
+// key (expired but kept, say) keeps its entry, and its slot if it has one,
+// emptied as Set empties it. The caller points Val at the slot or, without
+// one, at a value of its own.
+func (db *DB) SetInSlot(key []byte) *Entry {
+	e, h := db.find(key)
+	if e != nil {
+		return db.Set(key, nil, false)
+	}
+	return db.insert(bstr(key), h, nil, len(key) <= maxSlotted)
 }
 
 // Add creates key, which must not exist, with val and no deadline.
@@ -427,14 +569,19 @@ func (db *DB) Add(key []byte, val any) *Entry {
 	if db.rehashIdx >= 0 {
 		db.rehashStep()
 	}
-	return db.insert(bstr(key), maphash.Bytes(db.seed, key), val)
+	return db.insert(bstr(key), maphash.Bytes(db.seed, key), val, false)
 }
 
-func (db *DB) insert(key string, h uint64, val any) *Entry {
+func (db *DB) insert(key string, h uint64, val any, slot bool) *Entry {
 	db.expandIfNeeded()
 	db.guardSlot(h)
-	e := newEntry(key)
-	e.Val, e.hash, e.lru = val, uint32(h), db.access().fresh(db.clock)
+	var e *Entry
+	if slot {
+		e = newSlotted(key)
+	} else {
+		e = newEntry(key)
+	}
+	e.Val, e.lru = val, db.access().fresh(db.clock)
 	t, i := db.slot(h)
 	e.next = db.ht[t][i]
 	db.ht[t][i] = e
@@ -472,7 +619,7 @@ func (db *DB) remove(e *Entry) {
 
 // unlink takes e out of its chain, leaving the expiry index alone.
 func (db *DB) unlink(e *Entry) {
-	t, i := db.slot(uint64(e.hash))
+	t, i := db.slot(db.hashOf(e))
 	if db.snap != nil {
 		db.snap.guard(t, i)
 	}
@@ -560,7 +707,7 @@ func (db *DB) rehash(n int) {
 		}
 		for e := old[db.rehashIdx]; e != nil; {
 			next := e.next
-			i := uint64(e.hash) & mask
+			i := db.hashOf(e) & mask
 			e.next = nt[i]
 			nt[i] = e
 			db.used[0]--
@@ -599,7 +746,9 @@ func (db *DB) SetExpiry(e *Entry, at int64) {
 	if e.exp == at {
 		return
 	}
-	db.guardSlot(uint64(e.hash))
+	if db.snap != nil {
+		db.guardSlot(db.hashOf(e))
+	}
 	if e.exp != NoExpiry {
 		if at > e.exp && at-e.indexed() <= math.MaxUint32 {
 			e.slack = uint32(at - e.indexed())
@@ -614,14 +763,15 @@ func (db *DB) SetExpiry(e *Entry, at int64) {
 	}
 }
 
-// indexed is the deadline under which the expiry index holds e.
+// indexed is the deadline under which the expiry index holds e, which
+// reads it from e (so it changes only while e is out of the index).
 func (e *Entry) indexed() int64 { return e.exp - int64(e.slack) }
 
 // refile moves e in the expiry index to its real deadline.
 func (db *DB) refile(e *Entry) {
 	db.exp.Remove(e, e.indexed())
-	db.exp.Add(e, e.exp)
 	e.slack = 0
+	db.exp.Add(e, e.exp)
 }
 
 // Persist removes e's deadline and reports whether it had one.

@@ -17,7 +17,7 @@ func check(t *testing.T, db *DB, want int) {
 	for ti, tab := range db.ht {
 		for i, e := range tab {
 			for ; e != nil; e = e.next {
-				if got := int(uint64(e.hash) & uint64(len(tab)-1)); got != i {
+				if got := int(db.hashOf(e) & uint64(len(tab)-1)); got != i {
 					t.Fatalf("ht[%d]: %q in bucket %d, belongs in %d", ti, e.Key(), i, got)
 				}
 				if ti == 0 && db.rehashIdx >= 0 && i < db.rehashIdx {

@@ -29,6 +29,7 @@ func less(a, b item) bool {
 }
 
 type large struct {
+	tag   byte // tagLarge, which no small buffer starts with (see Set)
 	tree  *btree.BTreeG[item]
 	dict  map[string]float64
 	bytes int // sum of member lengths

@@ -64,7 +64,6 @@ package zset
 
 import (
 	"encoding/binary"
-	"math"
 	"strings"
 	"unsafe"
 
@@ -88,16 +87,13 @@ func DefaultLimits() Limits { return Limits{Entries: 128, Value: 64} }
 
 // Set is a sorted set. The zero value is an empty set.
 //
-// A Set is 16 bytes, since one is allocated per key: a pointer to either
-// the small encoding's buffer or the large encoding, and the buffer's
-// length and capacity (or largeCap).
+// A Set is 8 bytes, since one is allocated per key (an 8-byte object
+// rather than a 16-byte one): a pointer to either the small encoding's
+// buffer, which starts with its own length and capacity (see buf.go), or
+// the large encoding, whose first byte tells it apart.
 type Set struct {
 	p unsafe.Pointer
-	n uint32 // len of the small buffer
-	c uint32 // cap of the small buffer; largeCap when p is a *large
 }
-
-const largeCap = math.MaxUint32
 
 // maxSmallBytes is the largest small buffer: beyond it a set converts to
 // the large encoding whatever the thresholds say, as Redis's listpack
@@ -114,25 +110,9 @@ func (s *Set) Touch() uint64 {
 	return uint64(*(*byte)(s.p))
 }
 
-// lp returns the small encoding's buffer (nil when empty or large).
-func (s *Set) lp() []byte {
-	if s.c == largeCap || s.p == nil {
-		return nil
-	}
-	return unsafe.Slice((*byte)(s.p), s.c)[:s.n]
-}
-
-func (s *Set) setLP(b []byte) {
-	if cap(b) == 0 {
-		*s = Set{}
-		return
-	}
-	s.p, s.n, s.c = unsafe.Pointer(unsafe.SliceData(b)), uint32(len(b)), uint32(cap(b))
-}
-
 // lg returns the large encoding, nil while small.
 func (s *Set) lg() *large {
-	if s.c == largeCap {
+	if s.p != nil && *(*byte)(s.p) == tagLarge {
 		return (*large)(s.p)
 	}
 	return nil
@@ -143,7 +123,8 @@ func (s *Set) setLG(l *large) {
 		*s = Set{}
 		return
 	}
-	s.p, s.n, s.c = unsafe.Pointer(l), 0, largeCap
+	l.tag = tagLarge
+	s.p = unsafe.Pointer(l)
 }
 
 // Visitor receives a member and its score during an iteration. member
@@ -156,6 +137,23 @@ type Visitor func(member []byte, score float64) bool
 
 // New returns an empty set.
 func New() *Set { return &Set{} }
+
+// NewIn returns an empty set that lives at p, one pointer-sized word of the
+// caller's that the collector sees as a pointer (a keyspace entry's slot),
+// so the set takes no allocation of its own; with p nil, a set of its own.
+func NewIn(p *unsafe.Pointer) *Set {
+	if p == nil {
+		return New()
+	}
+	*p = nil
+	return (*Set)(unsafe.Pointer(p))
+}
+
+// A Set is exactly one pointer, which NewIn relies on.
+var (
+	_ [unsafe.Sizeof(Set{}) - unsafe.Sizeof(unsafe.Pointer(nil))]byte
+	_ [unsafe.Sizeof(unsafe.Pointer(nil)) - unsafe.Sizeof(Set{})]byte
+)
 
 // Len is the number of members (ZCARD).
 func (s *Set) Len() int {
@@ -186,7 +184,7 @@ func (s *Set) MemoryUsage() int {
 	if s.lg() != nil {
 		return setSize + int(unsafe.Sizeof(large{})) + 64 + s.lg().bytes + len(s.lg().dict)*largeOverhead
 	}
-	return setSize + cap(s.lp())
+	return setSize + s.bufSize()
 }
 
 // Score returns member's score (ZSCORE). member is not retained.
@@ -270,7 +268,7 @@ func (s *Set) AddBytes(member []byte, score float64, lim Limits) (added bool) {
 func (s *Set) roomFor(member string, lim Limits) bool {
 	const maxEntryOverhead = 32 // header, score and length varints, at most
 	return int64(s.smallCount()+1) <= lim.Entries && int64(len(member)) <= lim.Value &&
-		int(s.n)+len(member)+maxEntryOverhead <= maxSmallBytes
+		len(s.lp())+len(member)+maxEntryOverhead <= maxSmallBytes
 }
 
 // toLarge converts a small set to the large encoding.
@@ -369,8 +367,10 @@ func (s *Set) Clone() *Set {
 		return c
 	}
 	c := &Set{}
-	if s.lp() != nil {
-		c.setLP(append([]byte(nil), s.lp()...))
+	if lp := s.lp(); lp != nil {
+		nb := newBuf(len(lp))[:len(lp)]
+		copy(nb, lp)
+		c.setLP(nb)
 	}
 	return c
 }

@@ -373,7 +373,7 @@ func TestSmallEncodingSize(t *testing.T) {
 		{"seed, score 100 ms off", hex, [4]int64{1, 1, 1, 1}, -100, 46, 48},
 		{"RL.CHECK <ms>-<seq>", func(ts int64, i int) string { return strconv.FormatInt(ts, 10) + "-" + strconv.Itoa(4194304+i) },
 			[4]int64{1, 1, 1, 1}, 0, 36, 48},
-		{"RL.CHECK cost 2 <ms>:<8 hex>#2", func(ts int64, i int) string { return hexAt(ts, i) + "#2" }, [4]int64{1, 1, 1, 1}, 0, 76, 80},
+		{"RL.CHECK cost 2 <ms>:<8 hex>#2", func(ts int64, i int) string { return hexAt(ts, i) + "#2" }, [4]int64{1, 1, 1, 1}, 0, 76, 96},
 		{"raw 22 bytes", func(ts int64, i int) string { return "user:" + strconv.Itoa(1e15+i) + "x" }, [4]int64{1, 1, 1, 1}, 0, 126, 128},
 	}
 	for _, tt := range tests {
@@ -388,9 +388,9 @@ func TestSmallEncodingSize(t *testing.T) {
 			want = append(want, tt.member(ts[i], i))
 			s.Add(want[i], float64(ts[i])+tt.off, DefaultLimits())
 		}
-		t.Logf("%-32s %q: %.1f bytes/entry, %d bytes, cap %d", tt.name, want[0], float64(len(s.lp())-1)/5, len(s.lp()), cap(s.lp()))
-		if len(s.lp()) != tt.bytes || cap(s.lp()) != tt.cap || s.MemoryUsage() != cap(s.lp())+int(unsafe.Sizeof(Set{})) {
-			t.Errorf("%s: %d bytes, cap %d, MemoryUsage %d; want %d, %d", tt.name, len(s.lp()), cap(s.lp()), s.MemoryUsage(), tt.bytes, tt.cap)
+		t.Logf("%-32s %q: %.1f bytes/entry, %d bytes, buffer %d", tt.name, want[0], float64(len(s.lp())-1)/5, len(s.lp()), s.bufSize())
+		if len(s.lp()) != tt.bytes || s.bufSize() != tt.cap || s.MemoryUsage() != s.bufSize()+int(unsafe.Sizeof(Set{})) {
+			t.Errorf("%s: %d bytes, buffer %d, MemoryUsage %d; want %d, %d", tt.name, len(s.lp()), s.bufSize(), s.MemoryUsage(), tt.bytes, tt.cap)
 		}
 		// The encoding does not change what comes back.
 		for i := 0; i < 5; i++ {
@@ -513,10 +513,10 @@ func TestMemoryUsageGrows(t *testing.T) {
 	}
 }
 
-// One Set is allocated per key: it must stay 16 bytes.
+// One Set is allocated per key: it must stay one pointer.
 func TestSetSize(t *testing.T) {
-	if n := unsafe.Sizeof(Set{}); n != 16 {
-		t.Fatalf("Set is %d bytes, want 16", n)
+	if n := unsafe.Sizeof(Set{}); n != 8 {
+		t.Fatalf("Set is %d bytes, want 8", n)
 	}
 }
 
@@ -548,5 +548,59 @@ func TestMaxSmallBytes(t *testing.T) {
 		if s.Encoding() != "skiplist" {
 			t.Fatalf("%s: converted back to a small buffer over the limit", add.name)
 		}
+	}
+}
+
+// The small buffer's header (buf.go) round-trips its length through both
+// forms and across the boundary between them, and a set that grows from
+// short to long keeps its content.
+func TestBufHeader(t *testing.T) {
+	for _, n := range []int{0, 1, 6, 46, 200, 252, 253, 254, 255, 256, 300, 5000, 70000} {
+		var s Set
+		b := newBuf(n)
+		if cap(b) < n {
+			t.Fatalf("newBuf(%d): cap %d", n, cap(b))
+		}
+		for _, l := range []int{n, n / 2, 1} {
+			if l > cap(b) || l == 0 {
+				continue
+			}
+			s.setLP(b[:l])
+			if got := s.lp(); len(got) != l || cap(got) != cap(b) || unsafe.SliceData(got) != unsafe.SliceData(b) {
+				t.Fatalf("newBuf(%d)[:%d]: lp has len %d cap %d", n, l, len(got), cap(got))
+			}
+			if s.lg() != nil {
+				t.Fatalf("newBuf(%d): taken for a large set", n)
+			}
+		}
+		if want := cap(b) + shortHdr; cap(b) > maxShort-shortHdr {
+			if s.bufSize() != cap(b)+longHdr && n > 0 {
+				t.Errorf("newBuf(%d): bufSize %d, cap %d", n, s.bufSize(), cap(b))
+			}
+		} else if s.bufSize() != want && n > 0 {
+			t.Errorf("newBuf(%d): bufSize %d, want %d", n, s.bufSize(), want)
+		}
+	}
+	s := New()
+	lim := Limits{Entries: 1000, Value: 64}
+	for i := 0; i < 400; i++ {
+		s.Add("member:"+strconv.Itoa(i), float64(i), lim)
+		if s.Len() != i+1 || s.Encoding() != "listpack" {
+			t.Fatalf("after %d adds: len %d, %s", i+1, s.Len(), s.Encoding())
+		}
+	}
+	if s.bufSize() <= maxShort {
+		t.Fatalf("400 members in %d bytes", s.bufSize())
+	}
+	for i := 0; i < 400; i++ {
+		if sc, ok := s.Score("member:" + strconv.Itoa(i)); !ok || sc != float64(i) {
+			t.Fatalf("Score(member:%d) = %v %v", i, sc, ok)
+		}
+	}
+	for i := 0; i < 395; i++ {
+		s.Remove("member:" + strconv.Itoa(i))
+	}
+	if s.Len() != 5 || s.bufSize() > maxShort {
+		t.Fatalf("after removals: %d members in %d bytes", s.Len(), s.bufSize())
 	}
 }
