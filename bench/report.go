@@ -7,18 +7,21 @@ import (
 )
 
 type report struct {
-	cfg      *config
-	env      env
-	rows     []row
-	run      *runner
-	mem      []memResult
-	storm    []stormResult
-	pubsub   []pubsubResult
-	bgsave   []bgsaveResult
-	evict    []evictResult
-	elapsed  time.Duration
-	noise    []string // other busy processes seen before the run
-	profiles []profileSummary
+	cfg    *config
+	env    env
+	rows   []row
+	run    *runner
+	mem    []memResult
+	storm  []stormResult
+	pubsub []pubsubResult
+	bgsave []bgsaveResult
+	evict  []evictResult
+	repl   []replResult
+	// replRetries counts workload 9's runs made again for noise.
+	replRetries int
+	elapsed     time.Duration
+	noise       []string // other busy processes seen before the run
+	profiles    []profileSummary
 }
 
 func fmtMs(d time.Duration) string {
@@ -410,6 +413,10 @@ func (r *report) markdown() string {
 
 	if len(r.evict) > 0 {
 		b.WriteString(evictMarkdown(r.evict))
+	}
+
+	if len(r.repl) > 0 {
+		b.WriteString(replMarkdown(r.cfg, r.repl, r.replRetries))
 	}
 
 	if len(r.profiles) > 0 {
