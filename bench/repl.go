@@ -71,6 +71,9 @@ type replRun struct {
 // replWaitMs bounds the WAIT after each run.
 const replWaitMs = 30000
 
+// replCalibrate is the calibration run's requests per pipeline depth.
+const replCalibrate = 2500
+
 type replResult struct {
 	Setup    replSetup
 	Pipeline int
@@ -245,7 +248,9 @@ func replMeasure(run *runner, s replSetup, master *server, replicas []*server, s
 		if err := ensureState(master, sp.State); err != nil {
 			return rr, err
 		}
-		n := 20000 * sp.Pipeline
+		// Smaller than workload 3's calibration: with replicas on the
+		// same cores a P16 run can be slower than 20k requests a second.
+		n := replCalibrate * sp.Pipeline
 		if run.cfg.quick {
 			n /= 2
 		}
@@ -443,8 +448,8 @@ func replMarkdown(cfg *config, results []replResult, noisyRetries int) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Workload 9: replication cost: the redis-benchmark seed check (-r %d, fixed now) on a fresh master with 0, 1 and 2 replicas, %d clients\n\n", seedRBKeys, cfg.clients)
-	p("| master | replicas | pipeline | ops/s | ops/s vs 0 replicas | ops/s limitkv / Redis | master CPU µs/op | master CPU vs 0 replicas | master CPU limitkv / Redis | replicas' CPU µs/op | p50 ms | p99 ms | lag at end, bytes | caught up after | keys (master) | ops/s of every round |\n")
-	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	p("| master | replicas | pipeline | ops/s | ops/s vs 0 replicas | ops/s limitkv / Redis | master CPU µs/op | master CPU vs 0 replicas | master CPU limitkv / Redis | replicas' CPU µs/op | p50 ms | p99 ms | lag at end, bytes | caught up after | keys (master) | master RSS MB | ops/s of every round |\n")
+	p("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	find := func(master string, n, pipeline int) (replRun, bool) {
 		for _, r := range results {
 			if r.Setup.Master == master && r.Setup.Replica == master && r.Setup.N == n && r.Pipeline == pipeline {
@@ -475,7 +480,7 @@ func replMarkdown(cfg *config, results []replResult, noisyRetries int) string {
 			}
 			m, ok := r.median()
 			if !ok {
-				p("| %s (%s) | %s | %d | n/a | | | | | | | | | | | | |\n", s.Master, cmd, s.replicasLabel(), pipeline)
+				p("| %s (%s) | %s | %d | n/a | | | | | | | | | | | | | |\n", s.Master, cmd, s.replicasLabel(), pipeline)
 				continue
 			}
 			zero, _ := find(s.Master, 0, pipeline)
@@ -511,14 +516,14 @@ func replMarkdown(cfg *config, results []replResult, noisyRetries int) string {
 					mismatches = append(mismatches, fmt.Sprintf("%s master, replicas %s, P%d: %s", s.Master, s.replicasLabel(), pipeline, x.Mismatch))
 				}
 			}
-			p("| %s (%s) | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |\n",
+			p("| %s (%s) | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %s | %s |\n",
 				s.Master, cmd, s.replicasLabel(), pipeline, ops, vsZeroOps, vsRedisOps, fmtUs(m.M.CPUPerOp), vsZeroCPU, vsRedisCPU,
-				repCPU, fmtMs(m.M.P50), fmtMs(m.M.P99), lag, fmtCatchUp(m.CatchUp, s.N), m.Keys, strings.Join(rounds, ", "))
+				repCPU, fmtMs(m.M.P50), fmtMs(m.M.P99), lag, fmtCatchUp(m.CatchUp, s.N), m.Keys, fmtMB(m.M.RSS), strings.Join(rounds, ", "))
 		}
 	}
 	p("\n\"vs 0 replicas\" divides by the same master kind without replicas; \"limitkv / Redis\" divides by the Redis master with as many Redis replicas. ")
 	p("Lag at end: master_repl_offset minus each replica's acknowledged offset (INFO slaveN offset=) right after the run; replicas acknowledge about once a second, so up to a second of the stream shows here even for a replica that keeps up. ")
-	p("Caught up after: from then until `WAIT <replicas> %d` after a marker write counted every replica. Replicas' CPU: all replicas together, from the measured run's start to the catch-up, per request.\n", replWaitMs)
+	p("Caught up after: from then until `WAIT <replicas> %d` after a marker write counted every replica. Replicas' CPU: all replicas together, from the measured run's start to the catch-up, per request. Master RSS: right after the run (before the catch-up).\n", replWaitMs)
 	if noisyRetries > 0 {
 		p("\n%d run(s) were made again because other processes used more than %.0f%% of a core meanwhile.\n", noisyRetries, 100*maxOthers)
 	}
