@@ -377,7 +377,7 @@ func bench(cfg *config, tmp, cpusOf string) error {
 	}
 	if cfg.only[9] {
 		logf("workload 9: replication cost, the redis-benchmark seed check on a master with 0, 1 and 2 replicas")
-		rep.repl, rep.replRetries = runReplication(cfg, bin, tmp)
+		rep.repl = runReplication(cfg, bin, tmp)
 	}
 	if busy := busyProcesses(time.Second, 0.05); len(busy) > 0 {
 		rep.noise = append(rep.noise, "at the end: "+strings.Join(busy, "; "))

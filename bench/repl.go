@@ -112,8 +112,14 @@ func replSpecs(cfg *config, s replSetup) []*spec {
 	return out
 }
 
+// replReport is workload 9's outcome.
+type replReport struct {
+	results []replResult
+	retries int // runs made again for noise
+}
+
 // runReplication runs workload 9: every setup, round by round.
-func runReplication(cfg *config, bin, tmp string) ([]replResult, int) {
+func runReplication(cfg *config, bin, tmp string) *replReport {
 	run := &runner{cfg: cfg, servers: map[string]*server{}, results: map[string][]measurement{},
 		na: map[string]string{}, rbN: map[string]int{}, logf: logf}
 	setups := replSetups()
@@ -149,7 +155,7 @@ func runReplication(cfg *config, bin, tmp string) ([]replResult, int) {
 			}
 		}
 	}
-	return results, run.noisyRetries
+	return &replReport{results: results, retries: run.noisyRetries}
 }
 
 // replRound starts setup s afresh, measures both depths and stops it.
@@ -265,7 +271,7 @@ func replMeasure(run *runner, s replSetup, master *server, replicas []*server, s
 	if err := ensureState(master, sp.State); err != nil {
 		return rr, err
 	}
-	if _, err := waitReplicas(master, len(replicas)); err != nil {
+	if err := caughtUp(master, len(replicas)); err != nil {
 		return rr, err
 	}
 	replCPU := func() time.Duration {
@@ -281,7 +287,7 @@ func replMeasure(run *runner, s replSetup, master *server, replicas []*server, s
 		logf("  %-22s P%-2d other processes used %.0f%% of a core: waiting, then running again", s.ID(), sp.Pipeline, 100*m.Others)
 		run.noisyRetries++
 		time.Sleep(time.Duration(try) * 2 * time.Second)
-		if _, err = waitReplicas(master, len(replicas)); err != nil {
+		if err := caughtUp(master, len(replicas)); err != nil {
 			return rr, err
 		}
 		cpu0 = replCPU()
@@ -368,6 +374,15 @@ func waitReplicas(master *server, n int) (int64, error) {
 	return r.n, nil
 }
 
+// caughtUp is waitReplicas before a run: all n must have caught up.
+func caughtUp(master *server, n int) error {
+	got, err := waitReplicas(master, n)
+	if err == nil && got < int64(n) {
+		err = fmt.Errorf("only %d of %d replicas caught up within %d s before the run", got, n, replWaitMs/1000)
+	}
+	return err
+}
+
 // replicaLines are the master's INFO replication slaveN lines, parsed.
 func replicaLines(info string, n int) ([]map[string]string, error) {
 	var out []map[string]string
@@ -444,7 +459,8 @@ func waitOnline(master *server, replicas []*server, timeout time.Duration) error
 }
 
 // replMarkdown is workload 9's section of the report.
-func replMarkdown(cfg *config, results []replResult, noisyRetries int) string {
+func replMarkdown(cfg *config, rep *replReport) string {
+	results, noisyRetries := rep.results, rep.retries
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	p("## Workload 9: replication cost: the redis-benchmark seed check (-r %d, fixed now) on a fresh master with 0, 1 and 2 replicas, %d clients\n\n", seedRBKeys, cfg.clients)

@@ -7,21 +7,19 @@ import (
 )
 
 type report struct {
-	cfg    *config
-	env    env
-	rows   []row
-	run    *runner
-	mem    []memResult
-	storm  []stormResult
-	pubsub []pubsubResult
-	bgsave []bgsaveResult
-	evict  []evictResult
-	repl   []replResult
-	// replRetries counts workload 9's runs made again for noise.
-	replRetries int
-	elapsed     time.Duration
-	noise       []string // other busy processes seen before the run
-	profiles    []profileSummary
+	cfg      *config
+	env      env
+	rows     []row
+	run      *runner
+	mem      []memResult
+	storm    []stormResult
+	pubsub   []pubsubResult
+	bgsave   []bgsaveResult
+	evict    []evictResult
+	repl     *replReport
+	elapsed  time.Duration
+	noise    []string // other busy processes seen before the run
+	profiles []profileSummary
 }
 
 func fmtMs(d time.Duration) string {
@@ -415,8 +413,8 @@ func (r *report) markdown() string {
 		b.WriteString(evictMarkdown(r.evict))
 	}
 
-	if len(r.repl) > 0 {
-		b.WriteString(replMarkdown(r.cfg, r.repl, r.replRetries))
+	if r.repl != nil {
+		b.WriteString(replMarkdown(r.cfg, r.repl))
 	}
 
 	if len(r.profiles) > 0 {
