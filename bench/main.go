@@ -65,7 +65,7 @@ func run() int {
 	flag.DurationVar(&cfg.dur, "dur", 0, "measured time per run (default 2s, quick 1s)")
 	flag.IntVar(&cfg.clients, "clients", 50, "concurrent clients")
 	flag.StringVar(&ports, "ports", "", "lo-hi: take server ports from this range (default: the kernel picks)")
-	flag.StringVar(&only, "only", "1,2,3,4,5", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm, 6 BGSAVE under load, 7 Pub/Sub load, 8 eviction under a write flood; 6 to 8 run only when named)")
+	flag.StringVar(&only, "only", "1,2,3,4,5", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm, 6 BGSAVE under load, 7 Pub/Sub load, 8 eviction under a write flood, 9 replication cost; 6 to 9 run only when named)")
 	flag.StringVar(&cfg.profileDir, "profile", "", "directory for limitkv CPU profiles of workloads 1-3 (extra, unmeasured runs) and a heap profile after workload 4")
 	flag.IntVar(&cfg.nice, "nice", 0, "run the harness, its servers and redis-benchmark at this nice value (e.g. -10, needs root) so that other processes on a shared machine disturb less")
 	flag.IntVar(&cfg.users, "users", 0, "users (workload 4) and keys (workload 5), overriding the default")
@@ -102,7 +102,7 @@ func run() int {
 	cfg.only = map[int]bool{}
 	for _, f := range strings.Split(only, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 8 {
+		if err != nil || n < 1 || n > 9 {
 			fmt.Fprintf(os.Stderr, "bench: -only: bad workload %q\n", f)
 			return 2
 		}
@@ -374,6 +374,10 @@ func bench(cfg *config, tmp, cpusOf string) error {
 				logf("  %s maxmemory %d: %s", name, limit, rep.evict[len(rep.evict)-1].summary())
 			}
 		}
+	}
+	if cfg.only[9] {
+		logf("workload 9: replication cost, the redis-benchmark seed check on a master with 0, 1 and 2 replicas")
+		rep.repl = runReplication(cfg, bin, tmp)
 	}
 	if busy := busyProcesses(time.Second, 0.05); len(busy) > 0 {
 		rep.noise = append(rep.noise, "at the end: "+strings.Join(busy, "; "))

@@ -16,6 +16,7 @@ type report struct {
 	pubsub   []pubsubResult
 	bgsave   []bgsaveResult
 	evict    []evictResult
+	repl     *replReport
 	elapsed  time.Duration
 	noise    []string // other busy processes seen before the run
 	profiles []profileSummary
@@ -410,6 +411,10 @@ func (r *report) markdown() string {
 
 	if len(r.evict) > 0 {
 		b.WriteString(evictMarkdown(r.evict))
+	}
+
+	if r.repl != nil {
+		b.WriteString(replMarkdown(r.cfg, r.repl))
 	}
 
 	if len(r.profiles) > 0 {
