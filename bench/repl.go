@@ -183,17 +183,6 @@ func replRound(run *runner, s replSetup, tmp, bin string) (map[int]replRun, erro
 			return nil, fmt.Errorf("CONFIG SET repl-diskless-sync-delay 0: %v %v", err, r.err())
 		}
 	}
-	if s.Master == "limitkv" && s.Replica == "redis" {
-		// limitkv (at the time of writing) glues the stream that built up
-		// during a full sync right after the RDB's $EOF mark, where Redis
-		// holds it until the replica's first ACK; a Redis replica then
-		// never finds the mark and hangs in "receiving streamed RDB". A
-		// length-prefixed transfer has no mark: the master's work while
-		// measuring is the same.
-		if r, err := master.Do("CONFIG", "SET", "repl-diskless-sync", "no"); err != nil || r.err() != nil {
-			return nil, fmt.Errorf("CONFIG SET repl-diskless-sync no: %v %v", err, r.err())
-		}
-	}
 	host, port, _ := net.SplitHostPort(master.Addr)
 	var replicas []*server
 	for i := 0; i < s.N; i++ {
@@ -550,7 +539,7 @@ func replMarkdown(cfg *config, rep *replReport) string {
 	}
 	p("\n\"vs 0 replicas\" divides by the same master kind without replicas; \"limitkv / Redis\" divides by the Redis master with as many Redis replicas. ")
 	p("Lag at end: master_repl_offset minus each replica's acknowledged offset (INFO slaveN offset=) right after the run; replicas acknowledge about once a second, so up to a second of the stream shows here even for a replica that keeps up. ")
-	p("Caught up after: from then until `WAIT <replicas> %d` after a marker write counted every replica. Replicas' CPU: all replicas together, from the measured run's start to the catch-up, per request. Master RSS: right after the run (before the catch-up). A limitkv master with Redis replicas runs with `repl-diskless-sync no` (length-prefixed full sync; see bench/README.md).\n", replWaitMs)
+	p("Caught up after: from then until `WAIT <replicas> %d` after a marker write counted every replica. Replicas' CPU: all replicas together, from the measured run's start to the catch-up, per request. Master RSS: right after the run (before the catch-up).\n", replWaitMs)
 	if noisyRetries > 0 {
 		p("\n%d run(s) were made again because other processes used more than %.0f%% of a core meanwhile.\n", noisyRetries, 100*maxOthers)
 	}
