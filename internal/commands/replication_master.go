@@ -120,13 +120,23 @@ type replFeed struct {
 	buf []byte
 }
 
+// Feed encodes op; Flushed hands the flush's bytes on in one piece.
 func (f *replFeed) Feed(op propagate.Op) {
-	e := f.e
-	if e.IsReplica() {
+	if f.e.IsReplica() {
 		return // a replica proxies its master's bytes instead
 	}
-	f.buf = e.repl.enc.Append(f.buf[:0], op)
-	e.replFeedBytes(f.buf)
+	f.buf = f.e.repl.enc.Append(f.buf, op)
+}
+
+func (f *replFeed) Flushed() {
+	if len(f.buf) == 0 {
+		return
+	}
+	f.e.replFeedBytes(f.buf)
+	f.buf = f.buf[:0]
+	if cap(f.buf) > 1<<20 {
+		f.buf = nil
+	}
 }
 
 // replFeedBytes appends p to the stream: the backlog, every replica that

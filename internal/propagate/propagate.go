@@ -27,6 +27,14 @@ type Reader interface {
 	Feed(op Op)
 }
 
+// BatchReader is a Reader told when a flush's operations are all fed, so
+// it can hand them on at once (a replica link writes one command's effects
+// in one piece).
+type BatchReader interface {
+	Reader
+	Flushed()
+}
+
 var (
 	multi = [][]byte{[]byte("MULTI")}
 	exec  = [][]byte{[]byte("EXEC")}
@@ -96,6 +104,9 @@ func (s *Stream) Flush(wrap bool) {
 		}
 		if wrap {
 			r.Feed(Op{DB: s.ops[len(s.ops)-1].DB, Args: exec})
+		}
+		if b, ok := r.(BatchReader); ok {
+			b.Flushed()
 		}
 	}
 	s.Discard()

@@ -52,6 +52,11 @@ func (w *Writer) Swap(b []byte) []byte {
 // Truncate drops everything written after n bytes (n from an earlier Len).
 func (w *Writer) Truncate(n int) { w.b = w.b[:n] }
 
+// DropPrefix forgets the first n bytes (already written out), moving the
+// rest to the front: a stream that never fully drains (a replica's) does
+// not keep what it sent.
+func (w *Writer) DropPrefix(n int) { w.b = w.b[:copy(w.b, w.b[n:])] }
+
 // OK writes +OK.
 func (w *Writer) OK() { w.b = redcon.AppendOK(w.b) }
 

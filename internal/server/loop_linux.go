@@ -626,6 +626,13 @@ func (l *loop) flush(c *lconn) {
 		pending = pending[n:]
 		c.woff += n
 	}
+	if len(pending) > 0 && c.woff >= keepWriteCap && c.woff >= len(pending) && c.cl.IsReplica() {
+		// A replica's stream may never drain fully: what was sent goes
+		// rather than growing the buffer by it (no reply marks point into
+		// a replica's buffer).
+		c.w.DropPrefix(c.woff)
+		c.woff = 0
+	}
 	if len(pending) == 0 {
 		c.w.Reset(keepWriteCap)
 		c.woff = 0
