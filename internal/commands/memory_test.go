@@ -358,3 +358,53 @@ func TestMemoryUsage(t *testing.T) {
 		t.Errorf("MEMORY DOCTOR: %q", r)
 	}
 }
+
+// The garbage share learnt between collections, and what used subtracts.
+func TestMemoryGarbageShare(t *testing.T) {
+	const mb = 1 << 20
+	type cycle struct{ allocs, live, reflected uint64 }
+	for _, tc := range []struct {
+		name   string
+		cycles []cycle
+		want   float64
+	}{
+		{"first collection only sets the baseline", []cycle{{100 * mb, 10 * mb, 0}}, 0},
+		// 10 MB allocated, live grew by 4 MB and 2 MB were evicted: 6 kept.
+		{"flood", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 14 * mb, 2 * mb}}, 0.4},
+		{"all garbage is capped", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 10 * mb, 0}}, garbageMax},
+		{"live heap shrank by more than was evicted", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 2 * mb, 0}}, garbageMax},
+		{"nothing garbage", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 20 * mb, 0}}, 0},
+		{"too little allocated to tell", []cycle{{100 * mb, 10 * mb, 0}, {100*mb + 1000, 10 * mb, 0}}, 0},
+		// The older interval (all kept) weighs half: 5 MB kept of the
+		// 5+10 allocated.
+		{"recent intervals weigh more", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 20 * mb, 0}, {120 * mb, 20 * mb, 0}}, 1 - 5.0/15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMemState()
+			for _, c := range tc.cycles {
+				m.allocs, m.live, m.reflected = c.allocs, c.live, c.reflected
+				m.learnGarbage()
+			}
+			if diff := m.garbage - tc.want; diff > 1e-9 || diff < -1e-9 {
+				t.Errorf("garbage share %.4f, want %.4f", m.garbage, tc.want)
+			}
+		})
+	}
+	m := newMemState()
+	m.allocs, m.live = 100*mb, 10*mb
+	m.learnGarbage()
+	m.garbage = 0.5
+	m.allocs, m.heap = 104*mb, 14*mb
+	if got := m.used(); got != 12*mb {
+		t.Errorf("used %d, want %d: half the 4 MB allocated since is garbage", got, 12*mb)
+	}
+	m.evicted = 1 * mb
+	if got := m.used(); got != 11*mb {
+		t.Errorf("used %d, want %d with 1 MB evicted since", got, 11*mb)
+	}
+	// Never more than the heap's growth past the live heap is discounted.
+	m.evicted, m.allocs = 0, 140*mb
+	if got := m.used(); got != 10*mb {
+		t.Errorf("used %d, want the live heap %d", got, 10*mb)
+	}
+}
