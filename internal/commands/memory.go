@@ -42,15 +42,18 @@ import (
 //     size (entryMemory) until a collection that started after the eviction
 //     has finished, so one burst of evictions is not repeated while the
 //     heap figure catches up;
-//   - of the bytes allocated since the last collection, the share that
-//     recent intervals between collections left as garbage (their
-//     allocations less their net growth of the live heap and what they
-//     evicted) is not counted, capped at garbageMax (learnGarbage). Request buffers, argument
-//     vectors and replies are garbage as soon as a command is done: in a
-//     write flood of 1 KB values about 40% of what a write allocates. Counted
-//     as data, that garbage made each written byte evict nearly two, and
-//     the keyspace fell to half of maxmemory between collections, evicting
-//     keys read a moment before (TestEvictFlood's hot keys).
+//   - under an evicting policy, of the bytes allocated since the last
+//     collection the share that recent intervals between collections left
+//     as garbage (their allocations less their net growth of the live heap
+//     and what they evicted) is not counted, at most garbageMax
+//     (learnGarbage). Request buffers, argument vectors and replies are
+//     garbage once a command is done: in a write flood of 1 KB values
+//     about 40% of what a write allocates. Counted as data, that garbage
+//     made each written byte evict nearly two, and the keyspace fell to
+//     half of maxmemory between collections, evicting keys read a moment
+//     before (TestEvictFlood's hot keys). The price is a heap that may
+//     pass the limit by that share until the next collection, when
+//     eviction catches up.
 //
 // The heap is the whole process's: a server embedded in a test binary counts
 // the test's memory too, which errs on the safe side.
@@ -94,7 +97,7 @@ type memState struct {
 	recentKept  float64 // of which kept live, decayed alike
 	gcAllocs    uint64  // allocs when the last collection was seen
 	gcLive      uint64
-	gcReflected uint64
+	gcEvicted   uint64
 
 	// evicted counts estimated bytes of evicted keys, cumulatively.
 	// reflected is how much of it the heap figure already shows: whatever
@@ -160,23 +163,27 @@ func (m *memState) read(force bool) {
 }
 
 // learnGarbage updates the garbage share when a collection is seen: the
-// bytes allocated since the previous one, less the live heap's growth and
-// the evictions this collection reflects (the live heap shrank by those),
+// bytes allocated since the previous one was seen, less the live heap's
+// growth and the keys evicted meanwhile (the live heap shrank by those),
 // are what became garbage. One interval alone swings the share from 0 to
-// 1 (a client's buffers live across it, or die in it), so the share is
-// over the recent intervals, each weighing by its allocation and half as
-// much as the next.
+// 1 (a client's buffers live across it, or die in it; a key evicted while
+// the collection marked may still count as live, and drops out of the
+// next), so the share is over the recent intervals, each weighing by its
+// allocation and half as much as the next, and only the sums are clamped.
+// (The credits' reflected figure lags a cycle on purpose, and would have
+// put the evictions of one interval in the next: the share then stuck at
+// garbageMax.)
 func (m *memState) learnGarbage() {
 	if m.gcAllocs != 0 && m.allocs > m.gcAllocs {
 		alloc := float64(m.allocs - m.gcAllocs)
-		kept := float64(m.live) - float64(m.gcLive) + float64(m.reflected-m.gcReflected)
+		kept := float64(m.live) - float64(m.gcLive) + float64(m.evicted-m.gcEvicted)
 		m.recentAlloc = m.recentAlloc/2 + alloc
-		m.recentKept = m.recentKept/2 + min(max(kept, 0), alloc)
+		m.recentKept = m.recentKept/2 + kept
 		if m.recentAlloc >= garbageMinAlloc {
-			m.garbage = min(1-m.recentKept/m.recentAlloc, garbageMax)
+			m.garbage = min(max(1-m.recentKept/m.recentAlloc, 0), garbageMax)
 		}
 	}
-	m.gcAllocs, m.gcLive, m.gcReflected = m.allocs, m.live, m.reflected
+	m.gcAllocs, m.gcLive, m.gcEvicted = m.allocs, m.live, m.evicted
 }
 
 // heapLessEvicted is the heap minus evictions it does not show yet.
@@ -188,19 +195,26 @@ func (m *memState) heapLessEvicted() uint64 {
 	return m.heap - pending
 }
 
-// used is heapLessEvicted minus the expected garbage among the bytes
-// allocated since the last collection, at most the heap's growth past the
-// live heap it marked.
-func (m *memState) used() uint64 {
+// used is heapLessEvicted; under an evicting policy at most the live heap
+// the last collection marked, plus the bytes allocated since less their
+// expected garbage share, less the evictions not shown yet. That estimate
+// starts from the marked live heap rather than the heap figure, which
+// until the collector has swept still counts the garbage the collection
+// found (and the evictions it reflects, no longer credited). A key evicted
+// for garbage is lost, where a write refused under noeviction is not, and
+// is refused only after a collection has made the figure exact; a write
+// let in for garbage it was not would stay in, so noeviction has no
+// discount.
+func (m *memState) used(evicting bool) uint64 {
 	used := m.heapLessEvicted()
-	if m.allocs <= m.gcAllocs || m.heap <= m.live {
+	if !evicting || m.gcAllocs == 0 || m.allocs < m.gcAllocs {
 		return used
 	}
-	g := min(uint64(m.garbage*float64(m.allocs-m.gcAllocs)), m.heap-m.live)
-	if g >= used {
+	est := float64(m.live) + (1-m.garbage)*float64(m.allocs-m.gcAllocs) - float64(m.evicted-m.reflected)
+	if est <= 0 {
 		return 0
 	}
-	return used - g
+	return min(used, uint64(est))
 }
 
 // UsedMemory is the used memory maxmemory is checked against (INFO's
@@ -208,7 +222,7 @@ func (m *memState) used() uint64 {
 func (e *Engine) UsedMemory() uint64 {
 	m := e.mem()
 	m.read(true)
-	return m.used()
+	return m.used(*e.Cfg.MaxMemoryPolicy.Load() != "noeviction")
 }
 
 // memoryAvailable reports whether a command that may grow memory can run
@@ -232,7 +246,9 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 	if m.heap > limit/10*9 && m.heap > m.live+limit/16 {
 		m.collect(e, false)
 	}
-	used := m.used()
+	policy := *e.Cfg.MaxMemoryPolicy.Load()
+	evicting := policy != "noeviction"
+	used := m.used(evicting)
 	if used <= limit {
 		return true
 	}
@@ -247,8 +263,7 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 	// of the excess is garbage: the next collection gives that back as
 	// room. Only when nothing is left to evict does a write wait before it
 	// is refused.
-	policy := *e.Cfg.MaxMemoryPolicy.Load()
-	if policy != "noeviction" {
+	if evicting {
 		if m.heap > m.live+limit/32 {
 			m.collect(e, false)
 			if used <= limit+limit/16 && m.collecting() {
@@ -261,7 +276,7 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 			if ok {
 				return true
 			}
-			used = m.used()
+			used = m.used(evicting)
 		}
 	}
 	if mayWait && (m.heap > m.live+limit/32 || keys < m.keysAtGC) {
@@ -276,7 +291,7 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 		t.Stop()
 		e.mu.Lock()
 		m.read(true)
-		if used = m.used(); used <= limit {
+		if used = m.used(evicting); used <= limit {
 			return true
 		}
 	}
