@@ -358,3 +358,67 @@ func TestMemoryUsage(t *testing.T) {
 		t.Errorf("MEMORY DOCTOR: %q", r)
 	}
 }
+
+// The garbage share learnt between collections, and what used subtracts.
+func TestMemoryGarbageShare(t *testing.T) {
+	const mb = 1 << 20
+	type cycle struct{ allocs, live, evicted uint64 }
+	for _, tc := range []struct {
+		name   string
+		cycles []cycle
+		want   float64
+	}{
+		{"first collection only sets the baseline", []cycle{{100 * mb, 10 * mb, 0}}, 0},
+		// 10 MB allocated, live grew by 4 MB and 2 MB were evicted: 6 kept.
+		{"flood", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 14 * mb, 2 * mb}}, 0.4},
+		{"all garbage is capped", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 10 * mb, 0}}, garbageMax},
+		{"live heap shrank by more than was evicted", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 2 * mb, 0}}, garbageMax},
+		// 6 MB of each 10 allocated stay live; 4 MB evicted during the
+		// first collection's mark leave the live heap only at the second.
+		// Alone the intervals say 0 and 0.8; the decayed sums, 7 kept of
+		// 15.
+		{"evictions a cycle late", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 16 * mb, 4 * mb}, {120 * mb, 18 * mb, 4 * mb}}, 1 - 7.0/15},
+		{"nothing garbage", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 20 * mb, 0}}, 0},
+		{"too little allocated to tell", []cycle{{100 * mb, 10 * mb, 0}, {100*mb + 1000, 10 * mb, 0}}, 0},
+		// The older interval (all kept) weighs half: 5 MB kept of the
+		// 5+10 allocated.
+		{"recent intervals weigh more", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 20 * mb, 0}, {120 * mb, 20 * mb, 0}}, 1 - 5.0/15},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMemState()
+			for _, c := range tc.cycles {
+				m.allocs, m.live, m.evicted = c.allocs, c.live, c.evicted
+				m.learnGarbage()
+			}
+			if diff := m.garbage - tc.want; diff > 1e-9 || diff < -1e-9 {
+				t.Errorf("garbage share %.4f, want %.4f", m.garbage, tc.want)
+			}
+		})
+	}
+	m := newMemState()
+	m.allocs, m.live = 100*mb, 10*mb
+	m.learnGarbage()
+	m.garbage = 0.5
+	m.allocs, m.heap = 104*mb, 14*mb
+	if got := m.used(true); got != 12*mb {
+		t.Errorf("used %d, want %d: half the 4 MB allocated since is garbage", got, 12*mb)
+	}
+	m.evicted = 1 * mb
+	if got := m.used(true); got != 11*mb {
+		t.Errorf("used %d, want %d with 1 MB evicted since", got, 11*mb)
+	}
+	if got := m.used(false); got != 13*mb {
+		t.Errorf("used %d, want %d under noeviction: the heap less the credit", got, 13*mb)
+	}
+	// Just after a collection, before the sweep: the heap still holds the
+	// garbage it found, the live heap does not.
+	m.evicted, m.allocs, m.heap = 0, 100*mb, 20*mb
+	if got := m.used(true); got != 10*mb {
+		t.Errorf("used %d, want the live heap %d before the sweep", got, 10*mb)
+	}
+	// Never more than the heap less the credit.
+	m.evicted, m.allocs, m.heap = 1*mb, 140*mb, 14*mb
+	if got := m.used(true); got != 13*mb {
+		t.Errorf("used %d, want %d", got, 13*mb)
+	}
+}
