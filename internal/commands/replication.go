@@ -179,7 +179,8 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 	e.mu.Lock()
 	e.repl.state = replConnecting
 	opts := repl.Options{
-		ListeningPort: e.Cfg.Port,
+		ListeningPort: e.Cfg.announcedPort(),
+		AnnounceIP:    e.Cfg.announcedIP(),
 		MasterAuth:    *e.Cfg.MasterAuth.Load(),
 		MasterUser:    *e.Cfg.MasterUser.Load(),
 		Timeout:       time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second,
@@ -442,5 +443,5 @@ func (e *Engine) infoReplica(b *infoBuf) {
 		ro = 1
 	}
 	b.i("slave_read_only", ro)
-	b.i("replica_announced", 1)
+	b.i("replica_announced", e.Cfg.replicaAnnounced())
 }
