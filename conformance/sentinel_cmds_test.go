@@ -41,7 +41,7 @@ func TestSentinelInstanceCommands(t *testing.T) {
 	nowhere := strconv.Itoa(closed)
 	replFields := func(c Cmd) Cmd {
 		for _, f := range []string{"role", "master_host", "master_port", "master_link_status", "slave_priority",
-			"slave_read_only", "replica_announced"} {
+			"slave_read_only", "replica_announced", "master_link_down_since_seconds"} {
 			c = c.Check(f, infoField(f))
 		}
 		return c
@@ -196,4 +196,47 @@ func startConfProc(t *testing.T, bin, conf string) *lkvProc {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return p
+}
+
+// Sentinel does not promote a replica whose link has been down much
+// longer than the master (master_link_down_since_seconds, in INFO while
+// the link is down): limitkv's counts from the moment a connected link
+// was lost, as Redis's.
+func TestSentinelLinkDownSince(t *testing.T) {
+	requireServers(t)
+	master, mp := startRedisOn(t, t.TempDir())
+	rr, _ := startRedisOn(t, t.TempDir())
+	rr.Name = "redis replica"
+	srv, err := limitkv.Start(limitkv.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	lkv := dialRaw(t, "limitkv", srv.Addr())
+	port := strings.TrimPrefix(mp.addr, "127.0.0.1:")
+	for _, r := range []*RawConn{lkv, rr} {
+		mustOK(t, r, "REPLICAOF", "127.0.0.1", port)
+	}
+	for _, r := range []*RawConn{lkv, rr} {
+		waitSynced(t, master, r)
+	}
+	mp.stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, r := range []*RawConn{lkv, rr} {
+		for replInfo(t, r, "replication", "master_link_status") != "down" {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s's link still up after the master stopped", r.Name)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if g, w := infoFieldNames(t, lkv), infoFieldNames(t, rr); g != w {
+		t.Errorf("INFO replication fields with the link down:\n limitkv: %s\n   redis: %s", g, w)
+	}
+	g, _ := strconv.Atoi(replInfo(t, lkv, "replication", "master_link_down_since_seconds"))
+	w, _ := strconv.Atoi(replInfo(t, rr, "replication", "master_link_down_since_seconds"))
+	if g < 2 || g > 3 || w-g > 1 || g-w > 1 {
+		t.Errorf("master_link_down_since_seconds about 2 s after the master stopped: limitkv %d, redis %d", g, w)
+	}
 }

@@ -57,6 +57,7 @@ type replState struct {
 	master     *Client // the master's client while the link is up
 	masterSend func(args ...string) error
 	lastIO     time.Time
+	downSince  time.Time // repl_down_since: when a connected link was lost (zero: not since the last sync)
 	stop       chan struct{}
 	done       chan struct{}
 	fullSyncs  int64
@@ -95,8 +96,11 @@ func cmdReplicaOf(x *Ctx) {
 // and start the one to host:port. The data stays until the sync replaces
 // it.
 func (e *Engine) setMaster(host string, port int) {
-	e.stopLink()
 	r := &e.repl
+	if r.master != nil {
+		r.downSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
+	}
+	e.stopLink()
 	if !r.synced {
 		// This master's own history becomes what a partial resync with
 		// the new master may continue from (Redis caches itself as the
@@ -117,6 +121,7 @@ func (e *Engine) unsetMaster() {
 	e.stopLink()
 	r := &e.repl
 	r.host, r.port, r.state = "", 0, replNone
+	r.downSince = time.Time{}
 	r.replid2, r.secondOffset = r.replid, r.offset+1
 	r.replid = newReplID()
 	e.debug.replID = r.replid
@@ -161,6 +166,9 @@ func (e *Engine) replicate(host string, port int, stop, done chan struct{}) {
 		}
 		e.mu.Lock()
 		if e.repl.stop == stop {
+			if e.repl.master != nil {
+				e.repl.downSince = e.Clock.Now()
+			}
 			e.repl.state, e.repl.master = replConnect, nil
 		}
 		e.mu.Unlock()
@@ -286,6 +294,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}) error {
 	c.Authed.Store(true)
 	r := &e.repl
 	r.master, r.masterSend, r.state, r.lastIO = c, send, replConnected, e.Clock.Now()
+	r.downSince = time.Time{}
 	e.mu.Unlock()
 
 	acks := time.NewTicker(time.Second)
@@ -437,6 +446,13 @@ func (e *Engine) infoReplica(b *infoBuf) {
 	b.i("master_sync_in_progress", sync)
 	b.i("slave_read_repl_offset", r.offset)
 	b.i("slave_repl_offset", r.offset)
+	if r.state != replConnected {
+		down := int64(-1)
+		if !r.downSince.IsZero() {
+			down = int64(e.Clock.Now().Sub(r.downSince) / time.Second)
+		}
+		b.i("master_link_down_since_seconds", down)
+	}
 	b.i("slave_priority", e.Cfg.ReplicaPriority.Load())
 	ro := int64(0)
 	if e.Cfg.ReplicaReadOnly.Load() {
