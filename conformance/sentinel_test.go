@@ -203,3 +203,42 @@ func (l *failoverLoad) stop(t *testing.T) {
 		prev = m
 	}
 }
+
+// A master busy in a script answers PING with -BUSY, which Sentinel does
+// not take as alive: once it thinks the master down it sends SCRIPT KILL,
+// and the master, its script killed, is up again without a failover.
+func TestSentinelScriptKill(t *testing.T) {
+	requireServers(t)
+	master := startLimitkvNode(t, "limitkv")
+	g := newSentinelGroup(t, master)
+	if r := master.do(t, "CONFIG", "SET", "busy-reply-threshold", "100"); string(r.Raw) != "+OK\r\n" {
+		t.Fatalf("CONFIG SET busy-reply-threshold: %q", r.Raw)
+	}
+	busy := dialRaw(t, "busy", master.addr)
+	busy.Timeout = 20 * time.Second
+	if err := busy.Send("EVAL", "while true do end", "0"); err != nil {
+		t.Fatal(err)
+	}
+	r, err := busy.ReadReply()
+	if err != nil {
+		g.fail(t, fmt.Sprintf("the busy script: %v", err))
+	}
+	if r.Type != '-' || !strings.Contains(r.Str, "Script killed by user with SCRIPT KILL") {
+		g.fail(t, fmt.Sprintf("the busy script ended with %q, want killed by SCRIPT KILL", r.Raw))
+	}
+	killed := 0
+	for _, s := range g.sentinels {
+		if strings.Contains(s.logText(), "+sdown master "+sentinelMasterName) {
+			killed++
+		}
+	}
+	if killed == 0 {
+		g.fail(t, "no Sentinel logged +sdown for the busy master")
+	}
+	g.waitSentinels(t, 10*time.Second, "the master up again, not failed over", func(s *sentinelProc) string {
+		if m := s.view(t, ""); m["flags"] != "master" || m["port"] != master.port() {
+			return fmt.Sprintf("flags %q, port %s", m["flags"], m["port"])
+		}
+		return ""
+	})
+}
