@@ -240,3 +240,64 @@ func TestSentinelLinkDownSince(t *testing.T) {
 		t.Errorf("master_link_down_since_seconds about 2 s after the master stopped: limitkv %d, redis %d", g, w)
 	}
 }
+
+// Sentinel learns a replica's address from its master's INFO (slaveN:
+// ip=...,port=...), which is what the replica's link announced: the
+// connection's address and listening port, or replica-announce-ip and
+// replica-announce-port. limitkv's link announces as a Redis replica's.
+func TestSentinelReplicaAnnounce(t *testing.T) {
+	requireServers(t)
+	master, mp := startRedisOn(t, t.TempDir())
+	rr, _ := startRedisOn(t, t.TempDir())
+	rr.Name = "redis replica"
+	srv, err := limitkv.Start(limitkv.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	lkv := dialRaw(t, "limitkv", srv.Addr())
+	port := strings.TrimPrefix(mp.addr, "127.0.0.1:")
+	// Where each replica is listed, as "ip,port" (state, offset and lag
+	// left out).
+	listed := func() map[string]bool {
+		out := map[string]bool{}
+		for _, l := range strings.Split(master.MustDo(t, "INFO", "replication").Str, "\r\n") {
+			if k, v, ok := strings.Cut(l, ":"); ok && strings.HasPrefix(k, "slave") && strings.Contains(v, "ip=") {
+				f := strings.Split(v, ",")
+				out[f[0]+","+f[1]] = true
+			}
+		}
+		return out
+	}
+	waitListed := func(want ...string) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := listed()
+			ok := len(got) == len(want)
+			for _, w := range want {
+				ok = ok && got[w]
+			}
+			if ok {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the master lists %v, want %v", got, want)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	for _, r := range []*RawConn{lkv, rr} {
+		mustOK(t, r, "REPLICAOF", "127.0.0.1", port)
+	}
+	lport := strings.TrimPrefix(srv.Addr(), "127.0.0.1:")
+	rport := strings.TrimPrefix(rr.Addr, "127.0.0.1:")
+	waitListed("ip=127.0.0.1,port="+lport, "ip=127.0.0.1,port="+rport)
+	// Announced: both tell the master the same made-up addresses; the
+	// settings apply from the next link, so the links are cut.
+	for i, r := range []*RawConn{lkv, rr} {
+		mustOK(t, r, "CONFIG", "SET", "replica-announce-ip", "10.9.8.7", "replica-announce-port", strconv.Itoa(7000+i))
+	}
+	master.MustDo(t, "CLIENT", "KILL", "TYPE", "replica")
+	waitListed("ip=10.9.8.7,port=7000", "ip=10.9.8.7,port=7001")
+}
