@@ -56,6 +56,7 @@ var (
 	minRepl   = flag.Int("min-replicas", 0, "CONFIG SET min-replicas-to-write on the master (0: off)")
 	keepLogs  = flag.Bool("keep", false, "keep the working directory (logs)")
 	downAfter = flag.Int("down-after", 1000, "Sentinel down-after-milliseconds")
+	how       = flag.String("how", "kill", "kill (kill -9 of the master) or sentinel-failover (SENTINEL FAILOVER, the master alive)")
 )
 
 const (
@@ -356,10 +357,19 @@ func run() error {
 	time.Sleep(*killAt)
 	killOffset := masterOffset(master.addr)
 	replOffsets := []string{masterOffset2(replicas[0].addr), masterOffset2(replicas[1].addr)}
-	master.cmd.Process.Kill()
+	switch *how {
+	case "kill":
+		master.cmd.Process.Kill()
+		<-master.done
+	case "sentinel-failover":
+		if err := do(sentinels[0].addr, "SENTINEL", "FAILOVER", "mymaster"); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("-how %q: kill or sentinel-failover", *how)
+	}
 	killed.Store(true)
 	killTime := time.Since(t0)
-	<-master.done
 	var promoted string
 	waitFor(30*time.Second, "a new master", func() bool {
 		sc := redis.NewSentinelClient(&redis.Options{Addr: sentinels[0].addr})
@@ -391,13 +401,13 @@ func run() error {
 	if *minRepl > 0 {
 		mode += fmt.Sprintf(", min-replicas-to-write %d", *minRepl)
 	}
-	fmt.Printf("mode: %s; master %s, check %s; %d users arriving over %v, a check every %v, %v run, kill -9 at %v\n",
-		mode, *masterK, *check, *users, *arrive, *every, *runFor, killTime.Round(time.Millisecond))
-	fmt.Printf("offsets just before the kill (read one after the other): master %s, replicas %s\n", killOffset, strings.Join(replOffsets, " "))
-	fmt.Printf("checks %d: admitted %d (%d before the kill, %d after), refused %d, unacknowledged %d, failed %d\n",
+	fmt.Printf("mode: %s; master %s, check %s; %d users arriving over %v, a check every %v, %v run, %s at %v\n",
+		mode, *masterK, *check, *users, *arrive, *every, *runFor, *how, killTime.Round(time.Millisecond))
+	fmt.Printf("offsets just before the %s (read one after the other): master %s, replicas %s\n", *how, killOffset, strings.Join(replOffsets, " "))
+	fmt.Printf("checks %d: admitted %d (%d before, %d after), refused %d, unacknowledged %d, failed %d\n",
 		checks.Load(), admitted.Load(), admittedBefore.Load(), admittedAfter.Load(), refused.Load(), unacked.Load(), failed.Load())
-	fmt.Printf("admission rate before the kill: %.0f/s\n", float64(admittedBefore.Load())/killTime.Seconds())
-	fmt.Printf("Sentinels named %s at %v (%v after the kill); failures from %v to %v (last: %s)\n",
+	fmt.Printf("admission rate before: %.0f/s\n", float64(admittedBefore.Load())/killTime.Seconds())
+	fmt.Printf("Sentinels named %s at %v (%v after); failures from %v to %v (last: %s)\n",
 		promoted, promotedAt.Round(time.Millisecond), (promotedAt - killTime).Round(time.Millisecond),
 		firstErr.Round(time.Millisecond), lastErr.Round(time.Millisecond), lastErrText)
 	var ks []int
