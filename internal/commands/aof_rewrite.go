@@ -29,7 +29,7 @@ func cmdBgrewriteaof(x *Ctx) {
 	switch {
 	case a.rw != nil:
 		x.W.Error("ERR Background append only file rewriting already in progress")
-	case e.persist.bgRunning || x.C.Multi != nil:
+	case e.rdbChildBusy() || x.C.Multi != nil:
 		a.scheduled = true
 		a.rwFailures = 0
 		x.W.Simple("Background append only file rewriting scheduled")
@@ -72,7 +72,7 @@ func (e *Engine) aofManifest() (*aof.Manifest, error) {
 // writes the snapshot as the new base.
 func (e *Engine) aofRewriteLocked() error {
 	a := &e.aof
-	if e.persist.bgRunning || a.rw != nil {
+	if e.rdbChildBusy() || a.rw != nil {
 		return errors.New("a background save is running")
 	}
 	man, err := e.aofManifest()
@@ -275,7 +275,7 @@ func (e *Engine) aofConfigApplied() string {
 		a.dir = e.aofDir()
 		a.state = aofWaitRewrite
 		e.aofAttachStream()
-		if e.persist.bgRunning {
+		if e.rdbChildBusy() {
 			a.scheduled = true
 			e.Log.Warn("AOF was enabled but there is already another background operation. An AOF background was scheduled to start when possible.")
 		} else if a.rw != nil {
@@ -342,7 +342,7 @@ func (e *Engine) aofDetachStream() {
 // over the size of the last base (from auto-aof-rewrite-min-size).
 func (e *Engine) aofCron() {
 	a := &e.aof
-	if a.rw != nil || e.persist.bgRunning || e.busy.on {
+	if a.rw != nil || e.rdbChildBusy() || e.busy.on {
 		return
 	}
 	if a.scheduled {

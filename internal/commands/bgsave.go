@@ -179,6 +179,9 @@ func (e *Engine) bgsaveLocked() error {
 	if e.aof.rw != nil {
 		return errAOFChildActive // one snapshot at a time, as Redis's one child
 	}
+	if e.repl.syncing != nil {
+		return errors.New(errBgsaveInProgress)
+	}
 	start := time.Now()
 	bg := e.beginBgSnapshot(e.writerOptions())
 	p.lastLockHold = time.Since(start)
@@ -362,3 +365,8 @@ func (e *Engine) freezeAccess(on bool) {
 		db.FreezeAccess = on
 	}
 }
+
+// rdbChildBusy is Redis's "an RDB child is running": a background save, or
+// the snapshot of a replica's full sync (replication_master.go), which
+// Redis makes with the same child.
+func (e *Engine) rdbChildBusy() bool { return e.persist.bgRunning || e.repl.syncing != nil }

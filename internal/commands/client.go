@@ -69,6 +69,9 @@ type Client struct {
 	blocked  *blockState
 	inScript bool
 	isMaster bool // the replication master's client: obeyed, never refused
+	repl     *replica    // set once the connection is a replica (SYNC/PSYNC)
+	replConf replicaConf // what its REPLCONF said before
+	woff     int64       // the stream's offset after its last propagated write (WAIT)
 	ctx      Ctx  // reused by Exec for this client's commands
 }
 
@@ -104,6 +107,7 @@ func (e *Engine) RemoveClientLocked(c *Client) {
 	e.dropSubscriptions(c)
 	e.stopMonitor(c)
 	e.disableTracking(c)
+	e.dropReplica(c)
 	c.Out = nil
 	delete(e.clients, c.ID)
 }
@@ -149,6 +153,8 @@ type blockState struct {
 	// postponed: held back by CLIENT PAUSE (client_pause.go), not
 	// waiting for keys; the connection runs the command again.
 	postponed bool
+	// wait is set for WAIT: it is served by replicas' ACKs, not keys.
+	wait *waitState
 }
 
 // Block tells the executor that the command found nothing to serve and the
@@ -290,7 +296,11 @@ func (e *Engine) TimeoutBlocked(c *Client) bool {
 	}
 	e.unblock(c)
 	mark := b.w.Len()
-	b.w.NullArray()
+	if b.wait != nil {
+		e.waitTimeoutReply(b, b.w)
+	} else {
+		b.w.NullArray()
+	}
 	c.blockedReplyDone(b.w, mark)
 	return true
 }

@@ -114,6 +114,12 @@ func clientTypeByName(name string) (int, bool) {
 }
 
 func clientType(c *Client) int {
+	if c.repl != nil {
+		return clientTypeSlave
+	}
+	if c.isMaster {
+		return clientTypeMaster
+	}
 	if c.InPubSub() {
 		return clientTypePubSub
 	}
@@ -221,6 +227,12 @@ func (x *Ctx) appendClientInfo(b []byte, c *Client) []byte {
 	flags := make([]byte, 0, 4)
 	if c.cs.monitor {
 		flags = append(flags, 'O')
+	}
+	if c.repl != nil {
+		flags = append(flags, 'S')
+	}
+	if c.isMaster {
+		flags = append(flags, 'M')
 	}
 	if c.InPubSub() {
 		flags = append(flags, 'P')

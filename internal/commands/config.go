@@ -57,6 +57,16 @@ type Config struct {
 	ReplTimeout     atomic.Int64
 	ReplicaReadOnly atomic.Bool
 	ReplicaPriority atomic.Int64
+	// The master side (replication_master.go): repl-backlog-size,
+	// repl-backlog-ttl, repl-diskless-sync, repl-diskless-sync-delay,
+	// repl-ping-replica-period, min-replicas-to-write, min-replicas-max-lag.
+	ReplBacklogSize    atomic.Int64
+	ReplBacklogTTL     atomic.Int64
+	ReplDisklessSync   atomic.Bool
+	ReplDisklessDelay  atomic.Int64
+	ReplPingPeriod     atomic.Int64
+	MinReplicasToWrite atomic.Int64
+	MinReplicasMaxLag  atomic.Int64
 	ProtectedMode   atomic.Bool
 	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
@@ -122,6 +132,12 @@ func DefaultConfig() *Config {
 	c.ReplTimeout.Store(60)
 	c.ReplicaReadOnly.Store(true)
 	c.ReplicaPriority.Store(100)
+	c.ReplBacklogSize.Store(1 << 20)
+	c.ReplBacklogTTL.Store(3600)
+	c.ReplDisklessSync.Store(true)
+	c.ReplDisklessDelay.Store(5)
+	c.ReplPingPeriod.Store(10)
+	c.MinReplicasMaxLag.Store(10)
 	c.ACLFile.Store(ptr(""))
 	c.ACLLogMaxLen.Store(128)
 	c.ProtectedMode.Store(true)

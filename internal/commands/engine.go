@@ -297,6 +297,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrMisconf)
 		return e.closing(c)
 	}
+	if e.Cfg.MinReplicasToWrite.Load() > 0 && !c.isMaster && writesData(c, cmd) && e.noGoodReplicas() {
+		e.rejectCmd(x, cmd, errNoReplicas)
+		return e.closing(c)
+	}
 	if e.repl.host != "" && e.replicaDenies(c, cmd) {
 		e.rejectCmd(x, cmd, errReadOnlyReplica)
 		return e.closing(c)
@@ -335,6 +339,13 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	x.DB = e.dbs[c.DB]
 	x.Now = e.nowMs()
 	e.call(x)
+	// processCommand's c->woff, what WAIT waits for: the stream's offset
+	// after the client's last command; a WAIT's request for ACKs goes
+	// after it, as Redis sends it before sleeping.
+	c.woff = e.repl.offset
+	if e.repl.getAck {
+		e.requestAcks()
+	}
 	if x.block != nil {
 		e.registerBlocked(x)
 		return Blocked

@@ -368,9 +368,9 @@ func infoStats(x *Ctx, b *infoBuf) {
 	b.kv("instantaneous_input_repl_kbps", "0.00")
 	b.kv("instantaneous_output_repl_kbps", "0.00")
 	b.i("rejected_connections", st.RejectedConns.Load())
-	b.i("sync_full", 0)
-	b.i("sync_partial_ok", 0)
-	b.i("sync_partial_err", 0)
+	b.i("sync_full", e.repl.syncFull)
+	b.i("sync_partial_ok", e.repl.syncPartialOK)
+	b.i("sync_partial_err", e.repl.syncPartialErr)
 	b.i("expired_keys", expired)
 	b.f("expired_stale_perc", st.ExpiredStalePerc, 2)
 	b.i("expired_time_cap_reached_count", 0)
@@ -412,7 +412,7 @@ func infoReplication(x *Ctx, b *infoBuf) {
 	} else {
 		b.kv("role", "master")
 	}
-	b.i("connected_slaves", 0)
+	x.E.infoReplicas(b)
 	b.kv("master_failover_state", "no-failover")
 	b.kv("master_replid", x.E.replicationID())
 	replid2 := r.replid2
@@ -426,10 +426,14 @@ func infoReplication(x *Ctx, b *infoBuf) {
 		second = -1
 	}
 	b.i("second_repl_offset", second)
-	b.i("repl_backlog_active", 0)
-	b.i("repl_backlog_size", 1<<20)
-	b.i("repl_backlog_first_byte_offset", 0)
-	b.i("repl_backlog_histlen", 0)
+	active, first, hist := int64(0), int64(0), int64(0)
+	if bl := r.backlog; bl != nil {
+		active, first, hist = 1, bl.First(), int64(bl.Histlen())
+	}
+	b.i("repl_backlog_active", active)
+	b.i("repl_backlog_size", x.E.Cfg.ReplBacklogSize.Load())
+	b.i("repl_backlog_first_byte_offset", first)
+	b.i("repl_backlog_histlen", hist)
 }
 
 // procCPU reads the process's user and system CPU seconds on Linux.

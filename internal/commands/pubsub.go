@@ -319,6 +319,9 @@ func OutputUsage(pending int) uint64 { return uint64(max(pending-replyBufSize, 0
 // the lock held.
 func (e *Engine) OutputLimit(c *Client) OutputLimit {
 	l := e.Cfg.OutputLimits()
+	if c.repl != nil {
+		return l.Replica
+	}
 	if c.InPubSub() {
 		return l.PubSub
 	}
@@ -326,6 +329,9 @@ func (e *Engine) OutputLimit(c *Client) OutputLimit {
 }
 
 func (e *Engine) outputClass(c *Client) string {
+	if c.repl != nil {
+		return "replica"
+	}
 	if c.InPubSub() {
 		return "pubsub"
 	}

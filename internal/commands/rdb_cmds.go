@@ -197,7 +197,7 @@ func (e *Engine) PersistCron() {
 	p := &e.persist
 	e.aofCron()
 	// No snapshot of a script's half-done work, or of half a loaded file.
-	if p.bgRunning || e.aof.rw != nil || p.shutdownDone || e.busy.on || e.loading.on {
+	if e.rdbChildBusy() || e.aof.rw != nil || p.shutdownDone || e.busy.on || e.loading.on {
 		return
 	}
 	now := e.Clock.Now()
@@ -272,7 +272,7 @@ func cmdSave(x *Ctx) {
 		return
 	}
 	e := x.E
-	if e.persist.bgRunning {
+	if e.rdbChildBusy() {
 		x.W.Error(errBgsaveInProgress)
 		return
 	}
@@ -296,7 +296,7 @@ func cmdBgsave(x *Ctx) {
 	}
 	p := &x.E.persist
 	switch {
-	case p.bgRunning:
+	case x.E.rdbChildBusy():
 		x.W.Error(errBgsaveInProgress)
 	case x.E.aof.rw != nil && schedule:
 		p.scheduled = true

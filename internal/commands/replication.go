@@ -3,6 +3,7 @@ package commands
 import (
 	"bytes"
 	"io"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -45,6 +46,8 @@ const (
 )
 
 type replState struct {
+	masterState // serving replicas (replication_master.go)
+
 	host  string // masterhost: "" on a master
 	port  int
 	state string
@@ -109,6 +112,10 @@ func (e *Engine) setMaster(host string, port int) {
 	}
 	r.host, r.port, r.state = host, port, replConnect
 	e.setReplicaExpiry(true)
+	// Our replicas resync with us, and learn of the change (they may
+	// still continue partially).
+	e.disconnectReplicas()
+	e.answerWaiters()
 	stop, done := make(chan struct{}), make(chan struct{})
 	r.stop, r.done = stop, done
 	go e.replicate(host, port, stop, done)
@@ -126,6 +133,13 @@ func (e *Engine) unsetMaster() {
 	r.replid = newReplID()
 	e.debug.replID = r.replid
 	e.setReplicaExpiry(false)
+	// Replicas reconnect and continue from replid2; our own writes now
+	// feed the stream, which says its database first.
+	e.disconnectReplicas()
+	if r.backlog == nil {
+		e.createBacklog()
+	}
+	r.enc.Reset()
 }
 
 // stopLink ends the replication goroutine and waits for it, with the lock
@@ -241,6 +255,10 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 			r.offset, r.synced = s.Offset, true
 			r.fullSyncs++
 			e.debug.replID = s.ReplID
+			// A new history: our replicas must sync again, and the backlog
+			// starts with the master's next byte, ready for a promotion.
+			e.disconnectReplicas()
+			e.createBacklog()
 		}
 		e.mu.Unlock()
 		if err != nil {
@@ -253,6 +271,10 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 			r.replid2, r.secondOffset = r.replid, r.offset+1
 			r.replid = s.ReplID
 			e.debug.replID = s.ReplID
+			e.disconnectReplicas() // they learn the new id on reconnecting
+		}
+		if e.repl.backlog == nil {
+			e.createBacklog()
 		}
 		e.mu.Unlock()
 		e.Log.Info("Successful partial resynchronization with master")
@@ -331,11 +353,11 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}) error {
 				if len(args) >= 2 && cEqualFold(args[0], "replconf") && cEqualFold(args[1], "getack") {
 					// The ACK is of what came before the GETACK.
 					send("REPLCONF", "ACK", strconv.FormatInt(e.repl.offset, 10))
-					e.repl.offset += size
+					e.replProxy(args, size)
 					continue
 				}
 				e.applyMasterCommand(c, args, &w)
-				e.repl.offset += size
+				e.replProxy(args, size)
 				w.Reset(0)
 			}
 			e.mu.Unlock()
@@ -366,6 +388,12 @@ func (e *Engine) replicaDenies(c *Client, cmd *Command) bool {
 	if e.repl.host == "" || c.isMaster || !e.Cfg.ReplicaReadOnly.Load() {
 		return false
 	}
+	return writesData(c, cmd)
+}
+
+// writesData is processCommand's is_write_command: a write, or an EXEC
+// whose queue holds one.
+func writesData(c *Client, cmd *Command) bool {
 	if cmd.Flags&FlagWrite != 0 {
 		return true
 	}
@@ -385,7 +413,7 @@ func cmdRole(x *Ctx) {
 		x.W.Array(3)
 		x.W.BulkString("master")
 		x.W.Int(r.offset)
-		x.W.Array(0) // no replicas of limitkv yet
+		e.roleReplicas(x.W)
 		return
 	}
 	x.W.Array(5)
@@ -406,13 +434,38 @@ func cmdReplconf(x *Ctx) {
 		x.W.Error(ErrSyntax)
 		return
 	}
+	conf := &x.C.replConf
 	for i := 1; i < len(x.Args); i += 2 {
-		// The values matter only to a master serving replicas, which
-		// limitkv is not yet (#15).
-		switch opt := x.Args[i]; {
-		case cEqualFold(opt, "listening-port"), cEqualFold(opt, "ip-address"), cEqualFold(opt, "capa"),
-			cEqualFold(opt, "rdb-only"), cEqualFold(opt, "rdb-filter-only"):
-		case cEqualFold(opt, "ack"), cEqualFold(opt, "getack"):
+		switch opt, val := x.Args[i], x.Args[i+1]; {
+		case cEqualFold(opt, "listening-port"):
+			port, ok := num.ParseInt(val)
+			if !ok || port < math.MinInt32 || port > math.MaxInt32 {
+				x.W.Error(ErrNotInt)
+				return
+			}
+			conf.port = int(int32(port))
+		case cEqualFold(opt, "ip-address"):
+			if len(val) >= 46 { // NET_HOST_STR_LEN
+				x.W.Error("ERR REPLCONF ip-address provided by replica instance is too long: " + strconv.Itoa(len(val)) + " bytes")
+				return
+			}
+			conf.ip = string(val)
+		case cEqualFold(opt, "capa"):
+			switch {
+			case cEqualFold(val, "eof"):
+				conf.capaEOF = true
+			case cEqualFold(val, "psync2"):
+				conf.capaPsync2 = true
+			}
+		case cEqualFold(opt, "rdb-only"), cEqualFold(opt, "rdb-filter-only"):
+		case cEqualFold(opt, "ack"):
+			// A replica's ACK (and only a replica's) counts; it is never
+			// answered.
+			if off, ok := num.ParseInt(val); ok {
+				x.E.replconfAck(x.C, off)
+			}
+			return
+		case cEqualFold(opt, "getack"):
 			return // no reply, as Redis (only a master's GETACK gets one, in the stream)
 		default:
 			x.W.Error("ERR Unrecognized REPLCONF option: " + string(x.Args[i]))

@@ -287,6 +287,9 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 		// Once the script has written it cannot fail on the disk state.
 		return nil, "-" + ErrMisconf
 	}
+	if cmd.Flags&FlagWrite != 0 && h.x.E.Cfg.MinReplicasToWrite.Load() > 0 && !h.x.C.isMaster && h.x.E.noGoodReplicas() {
+		return nil, "-" + errNoReplicas
+	}
 	if h.oom && cmd.Flags&FlagDenyOOM != 0 {
 		return nil, "-" + ErrOOM
 	}

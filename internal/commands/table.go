@@ -99,7 +99,7 @@ func init() {
 	for _, family := range [][]*Command{
 		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
 		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands, aofCommands,
-		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands, aclCommands,
+		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands, replicationMasterCommands, aclCommands,
 		{slowlogCommand, latencyCommand, memoryCommand},
 	} {
 		for _, c := range family {

@@ -249,6 +249,7 @@ func (s *Server) cron() {
 				s.tickLoop()
 				s.E.RehashActively(rehashBudget)
 				s.E.PersistCron()
+				s.E.ReplicationCron()
 			}
 		}
 	}
