@@ -44,6 +44,7 @@ var (
 	bin       = flag.String("bin", "", "limitkv binary (default: build ./cmd/limitkv)")
 	redisBin  = flag.String("redis-server", "redis-server", "redis-server binary (the Sentinels, and -master redis)")
 	masterK   = flag.String("master", "limitkv", "the first master: limitkv or redis")
+	replicaK  = flag.String("replicas", "limitkv", "the two replicas: limitkv or redis")
 	check     = flag.String("check", "rlcheck", "rlcheck (RL.CHECK key * 60000 5 *) or script (the seed's EVALSHA)")
 	users     = flag.Int("users", 4000, "users")
 	arrive    = flag.Duration("arrive", 16*time.Second, "users arrive uniformly over this long")
@@ -160,7 +161,7 @@ func run() error {
 	}
 	var replicas []*proc
 	for _, n := range []string{"replica1", "replica2"} {
-		r, err := data(n, "limitkv")
+		r, err := data(n, *replicaK)
 		if err != nil {
 			return err
 		}
@@ -173,8 +174,12 @@ func run() error {
 		}
 	}
 	if *minRepl > 0 {
-		if err := do(master.addr, "CONFIG", "SET", "min-replicas-to-write", strconv.Itoa(*minRepl)); err != nil {
-			return err
+		// On every node: a promoted replica keeps the rule (Sentinel
+		// does not carry settings over).
+		for _, p := range append([]*proc{master}, replicas...) {
+			if err := do(p.addr, "CONFIG", "SET", "min-replicas-to-write", strconv.Itoa(*minRepl)); err != nil {
+				return err
+			}
 		}
 	}
 	var sentinels []*proc
@@ -401,8 +406,8 @@ func run() error {
 	if *minRepl > 0 {
 		mode += fmt.Sprintf(", min-replicas-to-write %d", *minRepl)
 	}
-	fmt.Printf("mode: %s; master %s, check %s; %d users arriving over %v, a check every %v, %v run, %s at %v\n",
-		mode, *masterK, *check, *users, *arrive, *every, *runFor, *how, killTime.Round(time.Millisecond))
+	fmt.Printf("mode: %s; master %s, replicas %s, check %s; %d users arriving over %v, a check every %v, %v run, %s at %v\n",
+		mode, *masterK, *replicaK, *check, *users, *arrive, *every, *runFor, *how, killTime.Round(time.Millisecond))
 	fmt.Printf("offsets just before the %s (read one after the other): master %s, replicas %s\n", *how, killOffset, strings.Join(replOffsets, " "))
 	fmt.Printf("checks %d: admitted %d (%d before, %d after), refused %d, unacknowledged %d, failed %d\n",
 		checks.Load(), admitted.Load(), admittedBefore.Load(), admittedAfter.Load(), refused.Load(), unacked.Load(), failed.Load())
