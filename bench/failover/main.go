@@ -259,6 +259,8 @@ func run() error {
 		firstErr, lastErr                          time.Duration
 		lastErrText                                string
 		admittedBefore, admittedAfter              atomic.Int64
+		latMu                                      sync.Mutex
+		lats                                       []time.Duration // checks answered before the event
 	)
 	var killed atomic.Bool
 	t0 := time.Now()
@@ -313,6 +315,12 @@ func run() error {
 		if err != nil {
 			onErr(at, err)
 			return
+		}
+		if !killed.Load() {
+			d := time.Since(t0) - at
+			latMu.Lock()
+			lats = append(lats, d)
+			latMu.Unlock()
 		}
 		switch {
 		case count >= limit:
@@ -411,7 +419,16 @@ func run() error {
 	fmt.Printf("offsets just before the %s (read one after the other): master %s, replicas %s\n", *how, killOffset, strings.Join(replOffsets, " "))
 	fmt.Printf("checks %d: admitted %d (%d before, %d after), refused %d, unacknowledged %d, failed %d\n",
 		checks.Load(), admitted.Load(), admittedBefore.Load(), admittedAfter.Load(), refused.Load(), unacked.Load(), failed.Load())
-	fmt.Printf("admission rate before: %.0f/s\n", float64(admittedBefore.Load())/killTime.Seconds())
+	sort.Slice(lats, func(i, j int) bool { return lats[i] < lats[j] })
+	pct := func(p float64) time.Duration {
+		if len(lats) == 0 {
+			return 0
+		}
+		return lats[int(p*float64(len(lats)-1))]
+	}
+	fmt.Printf("admission rate before: %.0f/s; check latency before: p50 %v, p99 %v, max %v\n",
+		float64(admittedBefore.Load())/killTime.Seconds(), pct(0.5).Round(time.Microsecond),
+		pct(0.99).Round(time.Microsecond), pct(1).Round(time.Microsecond))
 	fmt.Printf("Sentinels named %s at %v (%v after); failures from %v to %v (last: %s)\n",
 		promoted, promotedAt.Round(time.Millisecond), (promotedAt - killTime).Round(time.Millisecond),
 		firstErr.Round(time.Millisecond), lastErr.Round(time.Millisecond), lastErrText)
