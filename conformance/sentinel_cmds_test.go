@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,6 +48,20 @@ func TestSentinelInstanceCommands(t *testing.T) {
 		return c
 	}
 	runCasesOn(t, rp.addr, srv.Addr(), []Case{
+		{Name: "what Sentinel reads of a master", Cmds: []Cmd{
+			C("INFO", "server").Check("run_id", func(r, l *Reply) error {
+				// Sentinel takes exactly 40 characters after "run_id:".
+				re := regexp.MustCompile(`(?m)^run_id:([0-9a-f]{40})\r$`)
+				if re.FindSubmatch(r.Raw) == nil || re.FindSubmatch(l.Raw) == nil {
+					return fmt.Errorf("run_id is not 40 hex digits")
+				}
+				return nil
+			}),
+			C("INFO", "replication").Check("role", infoField("role")).Check("connected_slaves", infoField("connected_slaves")),
+			C("PING"), C("CLIENT", "SETNAME", "sentinel-0123abcd-pubsub"), C("SUBSCRIBE", "__sentinel__:hello"),
+			C("PUBLISH", "__sentinel__:hello", "127.0.0.1,26379,0123abcd,0,mymaster,127.0.0.1,6379,0").On(1),
+			Recv(),
+		}},
 		{Name: "replication settings", Cmds: []Cmd{
 			C("CONFIG", "GET", "replicaof"), C("CONFIG", "GET", "slaveof"),
 			C("CONFIG", "GET", "replica-announce*").PairsUnordered(), C("CONFIG", "GET", "slave-announce-*").PairsUnordered(),
