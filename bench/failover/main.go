@@ -230,7 +230,7 @@ func run() error {
 	}
 	rdb := redis.NewFailoverClient(&redis.FailoverOptions{
 		MasterName: "mymaster", SentinelAddrs: saddrs, PoolSize: *workers,
-		DialTimeout: 300 * time.Millisecond, ReadTimeout: 300 * time.Millisecond + time.Duration(*waitMs)*time.Millisecond,
+		DialTimeout: 300 * time.Millisecond, ReadTimeout: 300*time.Millisecond + time.Duration(*waitMs)*time.Millisecond,
 		WriteTimeout: 300 * time.Millisecond, MaxRetries: -1,
 	})
 	defer rdb.Close()
