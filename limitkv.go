@@ -132,7 +132,6 @@ func Start(opts Options) (*Server, error) {
 	s.direct = &commands.Client{ID: -1}
 	s.direct.Authed.Store(true)
 	eng.Fault = s.fault
-	eng.StartReplication() // Config{"replicaof": "host port"}
 	eng.Shutdown = func() { go s.Close() }
 	go func() {
 		defer close(s.done)

@@ -217,3 +217,111 @@ func TestLimitkvMaster(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicaRestartPartialResync: a limitkv replica started from
+// redis.conf's replicaof, saved and restarted, continues with a partial
+// resync (the RDB file's repl-id and repl-offset), from a Redis master and
+// from a limitkv one.
+func TestReplicaRestartPartialResync(t *testing.T) {
+	requireServers(t)
+	for _, kind := range []string{"redis", "limitkv"} {
+		t.Run(kind+" master", func(t *testing.T) {
+			var m *RawConn
+			if kind == "redis" {
+				m, _ = startRedisOn(t, t.TempDir(), "--repl-diskless-sync-delay", "0")
+			} else {
+				m, _ = startLimitkvOn(t, "limitkv master", nil)
+			}
+			mustOK(t, m, "SELECT", "2")
+			mustOK(t, m, "SET", "a", "1")
+			dir := t.TempDir()
+			cfg := limitkv.Config{"enable-debug-command": "yes", "replicaof": "127.0.0.1 " + portOf(m.Addr)}
+			start := func() (*limitkv.Server, *RawConn) {
+				srv, err := limitkv.Start(limitkv.Options{Dir: dir, Config: cfg})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return srv, dialRaw(t, "limitkv replica", srv.Addr())
+			}
+			srv, r := start()
+			waitSynced(t, m, r)
+			mustOK(t, r, "SAVE")
+			srv.Close()
+			// Written while the replica is down, in the database the stream
+			// had selected: the resync continues in it without a SELECT.
+			mustOK(t, m, "SET", "b", "2")
+			mustOK(t, m, "INCR", "a")
+			before := syncStat(t, m, "sync_partial_ok")
+			srv, r = start()
+			defer srv.Close()
+			waitSynced(t, m, r)
+			if after := syncStat(t, m, "sync_partial_ok"); after != before+1 {
+				t.Errorf("sync_partial_ok went from %d to %d: the restarted replica did not continue", before, after)
+			}
+			sameDigest(t, "after the restart", m, r)
+			mustOK(t, r, "SELECT", "2")
+			if got := r.MustDo(t, "MGET", "a", "b"); string(got.Raw) != "*2\r\n$1\r\n2\r\n$1\r\n2\r\n" {
+				t.Errorf("db 2 after the resync: %q", got.Raw)
+			}
+		})
+	}
+}
+
+// TestReplicationChain: Redis master, limitkv replica, Redis replica of
+// the limitkv replica. The middle one passes its master's stream on as it
+// came, so the chain's offsets agree end to end.
+func TestReplicationChain(t *testing.T) {
+	requireServers(t)
+	m, _ := startRedisOn(t, t.TempDir(), "--repl-diskless-sync-delay", "0")
+	m.Name = "redis master"
+	mid, midPort := startLimitkvOn(t, "limitkv replica", limitkv.Config{"replicaof": "127.0.0.1 " + portOf(m.Addr)})
+	sub, _ := startRedisOn(t, t.TempDir())
+	sub.Name = "redis replica of the limitkv replica"
+	mustOK(t, m, "SET", "before", "1")
+	waitSynced(t, m, mid)
+	mustOK(t, sub, "REPLICAOF", "127.0.0.1", midPort)
+	for _, cmd := range masterWrites {
+		m.MustDo(t, cmd...)
+	}
+	waitSynced(t, m, mid)
+	waitSynced(t, m, sub) // the sub-replica's offset is the top master's
+	sameDigest(t, "down the chain", m, mid, sub)
+	// The middle one's link breaks: it continues partially, and so does
+	// the sub-replica with it.
+	subFull := syncStat(t, mid, "sync_full")
+	mustOK(t, m, "CLIENT", "KILL", "TYPE", "replica")
+	mustOK(t, m, "SET", "after", "break")
+	waitSynced(t, m, mid)
+	waitSynced(t, m, sub)
+	sameDigest(t, "after the break", m, mid, sub)
+	if got := syncStat(t, mid, "sync_full"); got != subFull {
+		t.Errorf("the sub-replica needed a full sync after its master's partial resync (sync_full %d -> %d)", subFull, got)
+	}
+}
+
+// TestReplicaServeStaleData: a replica whose master is unreachable, with
+// replica-serve-stale-data no, refuses what Redis refuses.
+func TestReplicaServeStaleData(t *testing.T) {
+	requireServers(t)
+	rds, _ := startRedisOn(t, t.TempDir())
+	lkv, _ := startLimitkvOn(t, "limitkv", nil)
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*RawConn{rds, lkv} {
+		mustOK(t, c, "SET", "k", "v")
+		mustOK(t, c, "REPLICAOF", "127.0.0.1", strconv.Itoa(port)) // nobody listens there
+	}
+	runCasesOn(t, rds.Addr, lkv.Addr, []Case{
+		{Name: "stale data served", KeepData: true, Cmds: []Cmd{
+			C("CONFIG", "GET", "replica-serve-stale-data"), C("CONFIG", "GET", "slave-serve-stale-data"), C("GET", "k"),
+		}},
+		{Name: "stale data refused", KeepData: true, Cmds: []Cmd{
+			C("CONFIG", "SET", "replica-serve-stale-data", "no"), C("GET", "k"), C("DBSIZE"), C("PING"), C("INFO", "keyspace"),
+			C("ECHO", "x"), C("MULTI"), C("GET", "k"), C("EXEC"), C("MULTI"), C("PING"), C("EXEC"),
+			C("SET", "k", "w"), C("CONFIG", "GET", "replica-serve-stale-data"),
+			C("CONFIG", "SET", "slave-serve-stale-data", "yes"), C("GET", "k"),
+		}},
+	})
+}

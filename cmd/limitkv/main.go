@@ -236,7 +236,6 @@ func run(args []string) error {
 		log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)
 	}
 	log.Info("Ready to accept connections")
-	eng.StartReplication() // a replicaof directive
 	select {
 	case why := <-stop:
 		log.Info("shutting down", "reason", why, "clients", eng.NumClients())

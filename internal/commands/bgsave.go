@@ -183,7 +183,9 @@ func (e *Engine) bgsaveLocked() error {
 		return errors.New(errBgsaveInProgress)
 	}
 	start := time.Now()
-	bg := e.beginBgSnapshot(e.writerOptions())
+	opts := e.writerOptions()
+	opts.Repl = e.saveReplInfo()
+	bg := e.beginBgSnapshot(opts)
 	p.lastLockHold = time.Since(start)
 	p.saves++
 	p.dirtyAtBg = p.dirty

@@ -68,11 +68,11 @@ type Client struct {
 	wake     chan struct{}
 	blocked  *blockState
 	inScript bool
-	isMaster bool // the replication master's client: obeyed, never refused
+	isMaster bool        // the replication master's client: obeyed, never refused
 	repl     *replica    // set once the connection is a replica (SYNC/PSYNC)
 	replConf replicaConf // what its REPLCONF said before
 	woff     int64       // the stream's offset after its last propagated write (WAIT)
-	ctx      Ctx  // reused by Exec for this client's commands
+	ctx      Ctx         // reused by Exec for this client's commands
 }
 
 // NewClient registers a client for a new connection. Call without the lock.

@@ -52,14 +52,19 @@ type Config struct {
 	authNeeded  atomic.Bool
 	// Replication (replication.go): masterauth, masteruser, repl-timeout,
 	// replica-read-only, replica-priority.
-	MasterAuth      atomic.Pointer[string]
-	MasterUser      atomic.Pointer[string]
-	ReplTimeout     atomic.Int64
-	ReplicaReadOnly atomic.Bool
-	ReplicaPriority atomic.Int64
+	MasterAuth        atomic.Pointer[string]
+	MasterUser        atomic.Pointer[string]
+	ReplTimeout       atomic.Int64
+	ReplicaReadOnly   atomic.Bool
+	ReplicaServeStale atomic.Bool // replica-serve-stale-data
+	ReplicaPriority   atomic.Int64
 	// The master side (replication_master.go): repl-backlog-size,
 	// repl-backlog-ttl, repl-diskless-sync, repl-diskless-sync-delay,
 	// repl-ping-replica-period, min-replicas-to-write, min-replicas-max-lag.
+	// Replicaof is redis.conf's replicaof: "host port" to replicate from
+	// at start ("" for none). REPLICAOF keeps it current, so CONFIG
+	// REWRITE writes the role the server has, as Redis.
+	Replicaof          atomic.Pointer[string]
 	ReplBacklogSize    atomic.Int64
 	ReplBacklogTTL     atomic.Int64
 	ReplDisklessSync   atomic.Bool
@@ -67,8 +72,8 @@ type Config struct {
 	ReplPingPeriod     atomic.Int64
 	MinReplicasToWrite atomic.Int64
 	MinReplicasMaxLag  atomic.Int64
-	ProtectedMode   atomic.Bool
-	BusyThreshold   atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
+	ProtectedMode      atomic.Bool
+	BusyThreshold      atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
 	ZsetMaxListpackEntries atomic.Int64 // zset-max-listpack-entries
 	ZsetMaxListpackValue   atomic.Int64 // zset-max-listpack-value, bytes
@@ -111,7 +116,7 @@ type Config struct {
 	Rewrite func() error
 
 	Obs  ObsConfig  // statistics, slow log and latency monitor (obs_config.go)
-	Repl ReplConfig // replicaof, replica-announce-* (replication_config.go)
+	Repl ReplConfig // replica-announce-ip/port, replica-announced (replication_config.go)
 	AOF  AOFConfig  // appendonly and the other AOF settings (aof.go)
 }
 
@@ -131,7 +136,9 @@ func DefaultConfig() *Config {
 	c.MasterUser.Store(ptr(""))
 	c.ReplTimeout.Store(60)
 	c.ReplicaReadOnly.Store(true)
+	c.ReplicaServeStale.Store(true)
 	c.ReplicaPriority.Store(100)
+	c.Replicaof.Store(ptr(""))
 	c.ReplBacklogSize.Store(1 << 20)
 	c.ReplBacklogTTL.Store(3600)
 	c.ReplDisklessSync.Store(true)

@@ -181,6 +181,12 @@ func numParam(name, alias string, spec numSpec, load func(*Config) int64, store 
 	}
 }
 
+// aliased gives p an alias (replica-* settings keep their slave-* names).
+func aliased(p configParam, alias string) configParam {
+	p.alias = alias
+	return p
+}
+
 func boolParam(name string, load func(*Config) bool, store func(*Config, bool)) configParam {
 	return configParam{
 		name: name,
@@ -329,6 +335,7 @@ var configParams = []configParam{
 		},
 	},
 	boolParam("replica-read-only", func(c *Config) bool { return c.ReplicaReadOnly.Load() }, func(c *Config, b bool) { c.ReplicaReadOnly.Store(b) }),
+	aliased(boolParam("replica-serve-stale-data", func(c *Config) bool { return c.ReplicaServeStale.Load() }, func(c *Config, b bool) { c.ReplicaServeStale.Store(b) }), "slave-serve-stale-data"),
 	numParam("repl-timeout", "", numSpec{lo: 1, hi: intMax},
 		func(c *Config) int64 { return c.ReplTimeout.Load() }, func(c *Config, n int64) { c.ReplTimeout.Store(n) }),
 	numParam("replica-priority", "slave-priority", numSpec{lo: 0, hi: intMax},

@@ -25,6 +25,23 @@ func (c *Config) ApplyDirective(name string, args []string, st *LoadState) (know
 	if name == "user" && len(args) >= 1 {
 		return true, c.appendConfigUser(args) // acl.go
 	}
+	if strings.EqualFold(name, "replicaof") || strings.EqualFold(name, "slaveof") {
+		if len(args) == 1 {
+			args = strings.Fields(args[0]) // the embedded API's one value, "host port"
+		}
+		if len(args) != 2 {
+			return true, "wrong number of arguments"
+		}
+		if strings.EqualFold(args[0], "no") && strings.EqualFold(args[1], "one") {
+			c.Replicaof.Store(ptr(""))
+			return true, ""
+		}
+		if port, err := strconv.Atoi(args[1]); err != nil || port < 0 || port > 65535 {
+			return true, "Invalid master port"
+		}
+		c.Replicaof.Store(ptr(args[0] + " " + args[1]))
+		return true, ""
+	}
 	p, _ := configLookup(name)
 	if p == nil {
 		return false, ""
@@ -130,6 +147,13 @@ func (c *Config) Directives() []Directive {
 		}
 		out = append(out, d)
 	}
+	// rewriteConfigReplicaOfOption: the line for a replica, none (and the
+	// old lines removed) for a master.
+	ro := Directive{Name: "replicaof", Default: true}
+	if v := *c.Replicaof.Load(); v != "" {
+		ro.Lines, ro.Default = []string{"replicaof " + v}, false
+	}
+	out = append(out, ro)
 	return append(out, c.userDirective()) // acl.go
 }
 

@@ -309,6 +309,10 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return e.closing(c)
 	}
+	if e.repl.host != "" && e.repl.state != replConnected && !c.isMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
+		e.rejectCmd(x, cmd, errMasterDown)
+		return e.closing(c)
+	}
 	if e.loading.on && loadingDenied(c, cmd) {
 		e.rejectCmd(x, cmd, ErrLoading)
 		return e.closing(c)

@@ -375,6 +375,9 @@ func unwrapPath(err error) error {
 // LoadStats is what loading a file found.
 type LoadStats struct {
 	Keys, Expired int
+	// Repl is the file's replication info (repl-id, repl-offset,
+	// repl-stream-db aux fields), nil if it has none.
+	Repl *rdb.ReplInfo
 }
 
 // LoadFile loads the RDB file at path into the (empty) databases, as Redis
@@ -415,6 +418,7 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 		return LoadStats{}, fmt.Errorf("loading %s: %w", path, err)
 	}
 	e.persist.loadKeys, e.persist.loadExpired = st.Keys, st.Expired
+	e.restoreReplInfo(st.Repl)
 	return st, nil
 }
 
@@ -438,6 +442,7 @@ func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
 	for {
 		ent, err := rd.Next()
 		if errors.Is(err, io.EOF) {
+			st.Repl = replInfoOf(rd.Aux)
 			return st, e.loadFunctions(rd.Functions)
 		}
 		if err != nil {

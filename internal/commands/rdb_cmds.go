@@ -158,7 +158,9 @@ func (e *Engine) saveLocked() error {
 	defer p.fileMu.Unlock()
 	tmp := "temp-" + strconv.Itoa(os.Getpid()) + ".rdb"
 	err := commitFile(*e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load(), tmp, func(w io.Writer) error {
-		_, err := e.writeSnapshot(w)
+		opts := e.writerOptions()
+		opts.Repl = e.saveReplInfo()
+		_, err := e.writeSnapshotWith(w, opts)
 		return err
 	}, func() error {
 		if p.beforeRename != nil {

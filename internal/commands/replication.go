@@ -34,6 +34,7 @@ var replicationCommands = []*Command{
 const (
 	errReadOnlyReplica = "READONLY You can't write against a read only replica."
 	errInvalidPort     = "ERR Invalid master port"
+	errMasterDown      = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
 )
 
 // Link states, as ROLE names them.
@@ -58,6 +59,7 @@ type replState struct {
 	synced          bool // replid/offset name data the master can continue from
 
 	master     *Client // the master's client while the link is up
+	streamDB   int     // the master client's database when the link broke (a partial resync continues in it)
 	masterSend func(args ...string) error
 	lastIO     time.Time
 	downSince  time.Time // repl_down_since: when a connected link was lost (zero: not since the last sync)
@@ -72,6 +74,9 @@ func (e *Engine) IsReplica() bool { return e.repl.host != "" }
 
 func cmdReplicaOf(x *Ctx) {
 	e := x.E
+	// redis.conf's replicaof makes the server a replica from the start,
+	// so a REPLICAOF before the first cron tick acts on that role.
+	e.startConfiguredMaster()
 	if cEqualFold(x.Args[1], "no") && cEqualFold(x.Args[2], "one") {
 		if e.IsReplica() {
 			e.unsetMaster()
@@ -111,6 +116,8 @@ func (e *Engine) setMaster(host string, port int) {
 		r.replid, r.synced = e.replicationID(), true
 	}
 	r.host, r.port, r.state = host, port, replConnect
+	hp := host + " " + strconv.Itoa(port)
+	e.Cfg.Replicaof.Store(&hp)
 	e.setReplicaExpiry(true)
 	// Our replicas resync with us, and learn of the change (they may
 	// still continue partially).
@@ -129,6 +136,7 @@ func (e *Engine) unsetMaster() {
 	r := &e.repl
 	r.host, r.port, r.state = "", 0, replNone
 	r.downSince = time.Time{}
+	e.Cfg.Replicaof.Store(ptr(""))
 	r.replid2, r.secondOffset = r.replid, r.offset+1
 	r.replid = newReplID()
 	e.debug.replID = r.replid
@@ -279,7 +287,13 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 		e.mu.Unlock()
 		e.Log.Info("Successful partial resynchronization with master")
 	}
-	return e.applyStream(link, stop)
+	db := 0 // a full sync's stream starts with SELECT
+	if !s.Full {
+		e.mu.Lock()
+		db = e.repl.streamDB // the master does not say it again
+		e.mu.Unlock()
+	}
+	return e.applyStream(link, stop, db)
 }
 
 // loadFromMaster replaces the data with the master's payload. Call with
@@ -300,7 +314,7 @@ func (e *Engine) loadFromMaster(r io.Reader) error {
 
 // applyStream runs the master's commands as the master client and answers
 // REPLCONF GETACK, sending REPLCONF ACK <offset> every second too.
-func (e *Engine) applyStream(link *repl.Link, stop chan struct{}) error {
+func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error {
 	var sendMu sync.Mutex
 	send := func(args ...string) error {
 		sendMu.Lock()
@@ -308,8 +322,14 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}) error {
 		return link.Send(args...)
 	}
 	c := e.NewClient(link.RemoteAddr(), link.LocalAddr())
-	defer e.RemoveClient(c)
+	defer func() {
+		e.mu.Lock()
+		e.repl.streamDB = c.DB
+		e.RemoveClientLocked(c)
+		e.mu.Unlock()
+	}()
 	e.mu.Lock()
+	c.DB = db
 	// The master is obeyed: no password, ACL, OOM or read-only rule
 	// applies to it (Redis's mustObeyClient; its user is the superuser).
 	c.isMaster, c.User = true, nil
@@ -513,4 +533,20 @@ func (e *Engine) infoReplica(b *infoBuf) {
 	}
 	b.i("slave_read_only", ro)
 	b.i("replica_announced", e.Cfg.replicaAnnounced())
+}
+
+// deniesStale is processCommand's is_denystale_command: what a replica
+// with a broken link refuses when replica-serve-stale-data is no.
+func deniesStale(c *Client, cmd *Command) bool {
+	if cmd.Flags&FlagStale == 0 {
+		return true
+	}
+	if cmd.Name == "exec" && c.Multi != nil {
+		for _, q := range c.Multi.cmds {
+			if q.cmd.Flags&FlagStale == 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

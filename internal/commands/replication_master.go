@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/limitkv/limitkv/internal/num"
@@ -94,6 +95,8 @@ type masterState struct {
 	noneSince time.Time // since when no replica is connected (repl-backlog-ttl)
 	proxyBuf  []byte
 	getAck    bool // a WAIT asked for ACKs
+	// startChecked: redis.conf's replicaof has been acted on.
+	startChecked bool
 
 	syncFull, syncPartialOK, syncPartialErr int64
 }
@@ -189,6 +192,12 @@ func cmdSync(x *Ctx) {
 	e, c, r := x.E, x.C, &x.E.repl
 	if c.repl != nil {
 		return // already a replica: ignored, as Redis
+	}
+	if c.Out == nil || c.Unsent == nil {
+		// An in-process client (the embedded API, a test engine) has no
+		// connection to stream to.
+		x.W.Error("ERR SYNC and PSYNC need a network connection")
+		return
 	}
 	if e.IsReplica() && r.state != replConnected {
 		x.W.Error(errNoMasterLink)
@@ -544,6 +553,7 @@ func (e *Engine) ReplicationCron() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	r := &e.repl
+	e.startConfiguredMaster()
 	if r.backlog == nil && len(r.replicas) == 0 {
 		return
 	}
@@ -673,4 +683,79 @@ func (e *Engine) answerWaiters() {
 	}
 	clear(r.waiters)
 	r.waiters = r.waiters[:0]
+}
+
+// saveReplInfo is rdbPopulateSaveInfo: what an RDB file records of the
+// replication history, so that a restarted replica (or master) continues
+// it with a partial resync. nil when there is none to continue.
+func (e *Engine) saveReplInfo() *rdb.ReplInfo {
+	r := &e.repl
+	switch {
+	case !e.IsReplica() && r.backlog != nil:
+		return &rdb.ReplInfo{StreamDB: max(r.enc.DB(), 0), ID: e.replicationID(), Offset: r.offset}
+	case e.IsReplica() && r.synced:
+		db := r.streamDB
+		if r.master != nil {
+			db = r.master.DB
+		}
+		return &rdb.ReplInfo{StreamDB: db, ID: e.replicationID(), Offset: r.offset}
+	}
+	return nil
+}
+
+// replInfoOf reads the repl-* aux fields of a file.
+func replInfoOf(aux []rdb.AuxField) *rdb.ReplInfo {
+	var ri rdb.ReplInfo
+	var id, off bool
+	for _, a := range aux {
+		switch string(a.Key) {
+		case "repl-id":
+			ri.ID, id = string(a.Value), len(a.Value) == 40
+		case "repl-offset":
+			ri.Offset, off = parseAuxInt(a.Value)
+		case "repl-stream-db":
+			db, _ := parseAuxInt(a.Value)
+			ri.StreamDB = int(db)
+		}
+	}
+	if !id || !off {
+		return nil
+	}
+	return &ri
+}
+
+func parseAuxInt(b []byte) (int64, bool) { return num.ParseInt(b) }
+
+// restoreReplInfo is loadDataFromDisk's use of a file's replication info:
+// a server that starts as a replica takes the history the file was saved
+// at, so its first PSYNC asks to continue from there. Call with the lock
+// held, at start.
+func (e *Engine) restoreReplInfo(ri *rdb.ReplInfo) {
+	if ri == nil || *e.Cfg.Replicaof.Load() == "" || ri.StreamDB < 0 || ri.StreamDB >= NumDBs {
+		return
+	}
+	r := &e.repl
+	r.replid, r.offset, r.synced, r.streamDB = ri.ID, ri.Offset, true, ri.StreamDB
+	e.debug.replID = ri.ID
+	e.Log.Info("Restored the replication history from the RDB file", "replid", ri.ID, "offset", ri.Offset)
+}
+
+// startConfiguredMaster starts the link redis.conf's replicaof names, once
+// the dataset is loaded (replicationCron connects after the load).
+func (e *Engine) startConfiguredMaster() {
+	r := &e.repl
+	if r.startChecked || e.loading.on {
+		return
+	}
+	r.startChecked = true
+	v := *e.Cfg.Replicaof.Load()
+	host, port, ok := strings.Cut(v, " ")
+	if !ok || e.IsReplica() {
+		return
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return
+	}
+	e.setMaster(host, p)
 }

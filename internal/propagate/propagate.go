@@ -148,3 +148,6 @@ func (e *Encoder) Append(dst []byte, op Op) []byte {
 	}
 	return AppendCommand(dst, op.Args)
 }
+
+// DB is the reader's selected database, -1 if none yet.
+func (e *Encoder) DB() int { return e.db }
