@@ -72,6 +72,7 @@ type Config struct {
 	ReplPingPeriod     atomic.Int64
 	MinReplicasToWrite atomic.Int64
 	MinReplicasMaxLag  atomic.Int64
+	ShutdownTimeout    atomic.Int64 // shutdown-timeout: seconds a shutdown waits for lagging replicas
 	ProtectedMode      atomic.Bool
 	BusyThreshold      atomic.Int64 // busy-reply-threshold (lua-time-limit), ms
 
@@ -145,6 +146,7 @@ func DefaultConfig() *Config {
 	c.ReplDisklessDelay.Store(5)
 	c.ReplPingPeriod.Store(10)
 	c.MinReplicasMaxLag.Store(10)
+	c.ShutdownTimeout.Store(10)
 	c.ACLFile.Store(ptr(""))
 	c.ACLLogMaxLen.Store(128)
 	c.ProtectedMode.Store(true)

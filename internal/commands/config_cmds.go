@@ -353,6 +353,8 @@ var configParams = []configParam{
 		func(c *Config) int64 { return c.MinReplicasToWrite.Load() }, func(c *Config, n int64) { c.MinReplicasToWrite.Store(n) }),
 	numParam("min-replicas-max-lag", "min-slaves-max-lag", numSpec{lo: 0, hi: intMax},
 		func(c *Config) int64 { return c.MinReplicasMaxLag.Load() }, func(c *Config, n int64) { c.MinReplicasMaxLag.Store(n) }),
+	numParam("shutdown-timeout", "", numSpec{lo: 0, hi: intMax},
+		func(c *Config) int64 { return c.ShutdownTimeout.Load() }, func(c *Config, n int64) { c.ShutdownTimeout.Store(n) }),
 	numParam("maxmemory-samples", "", numSpec{lo: 1, hi: intMax},
 		func(c *Config) int64 { return c.MaxMemorySamples.Load() }, func(c *Config, n int64) { c.MaxMemorySamples.Store(n) }),
 	numParam("maxmemory-eviction-tenacity", "", numSpec{lo: 0, hi: 100},

@@ -219,10 +219,14 @@ func infoMemory(x *Ctx, b *infoBuf) {
 	i64("rss_overhead_bytes", rss, ms.HeapSys-ms.HeapReleased)
 	b.f("mem_fragmentation_ratio", ratio(rss, used), 2)
 	i64("mem_fragmentation_bytes", rss, used)
-	b.i("mem_not_counted_for_evict", 0)
-	b.i("mem_replication_backlog", 0)
-	b.i("mem_total_replication_buffers", 0)
-	b.i("mem_clients_slaves", 0)
+	b.i("mem_not_counted_for_evict", int64(x.E.replOutputBytes()))
+	backlog := int64(0)
+	if bl := x.E.repl.backlog; bl != nil {
+		backlog = int64(bl.Size())
+	}
+	b.i("mem_replication_backlog", backlog)
+	b.i("mem_total_replication_buffers", backlog+int64(x.E.replOutputBytes()))
+	b.i("mem_clients_slaves", int64(x.E.replOutputBytes()))
 	b.i("mem_clients_normal", int64(len(x.E.clients))*clientBaseMem)
 	b.i("mem_cluster_links", 0)
 	b.i("mem_aof_buffer", 0)

@@ -159,7 +159,11 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 	limit := uint64(e.Cfg.MaxMemory.Load())
 	m := e.mem()
 	m.read(false)
-	used := m.used()
+	// Replicas' output does not count (freeMemoryGetNotCountedMemory):
+	// evicting keys to make room for the stream would feed it more DELs.
+	nc := e.replOutputBytes()
+	counted := func() uint64 { return m.used() - min(m.used(), nc) }
+	used := counted()
 	if used <= limit {
 		if used > limit/10*9 && m.heap > m.live+limit/16 {
 			m.collect(e, false)
@@ -191,7 +195,7 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 			if ok {
 				return true
 			}
-			used = m.used()
+			used = counted()
 		}
 	}
 	if mayWait && (m.heap > m.live+limit/32 || keys < m.keysAtGC) {
@@ -206,7 +210,7 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 		t.Stop()
 		e.mu.Lock()
 		m.read(true)
-		if used = m.used(); used <= limit {
+		if used = counted(); used <= limit {
 			return true
 		}
 	}

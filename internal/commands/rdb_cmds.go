@@ -263,6 +263,12 @@ func (e *Engine) shutdownSaveLocked(save, nosave, force bool) error {
 // running.
 func (e *Engine) ShutdownSave() error {
 	e.mu.Lock()
+	deadline, wait := e.beginShutdownWait(false)
+	e.mu.Unlock()
+	if wait && !e.awaitReplicas(deadline) {
+		return errShutdownAborted
+	}
+	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.shutdownSaveLocked(false, false, false)
 }

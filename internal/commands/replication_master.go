@@ -2,6 +2,7 @@ package commands
 
 import (
 	"bytes"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -95,6 +96,9 @@ type masterState struct {
 	noneSince time.Time // since when no replica is connected (repl-backlog-ttl)
 	proxyBuf  []byte
 	getAck    bool // a WAIT asked for ACKs
+	// A shutdown waiting for lagging replicas (shutdown-timeout), and
+	// SHUTDOWN ABORT's request to stop it.
+	shutdownWaiting, shutdownAbort bool
 	// startChecked: redis.conf's replicaof has been acted on.
 	startChecked bool
 
@@ -574,7 +578,9 @@ func (e *Engine) ReplicationCron() {
 		return
 	}
 	period := time.Duration(e.Cfg.ReplPingPeriod.Load()) * time.Second
-	if !e.IsReplica() && now.Sub(r.lastPing) >= period {
+	// No ping while clients are paused: it would move the offset a
+	// shutdown waits for the replicas to reach.
+	if !e.IsReplica() && now.Sub(r.lastPing) >= period && !e.paused() {
 		e.replFeedBytes(pingCmd)
 		r.lastPing = now
 	} else if now.Sub(r.lastPing) >= time.Second {
@@ -758,4 +764,127 @@ func (e *Engine) startConfiguredMaster() {
 		return
 	}
 	e.setMaster(host, p)
+}
+
+var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas")
+
+// replicasLagging is !isReadyToShutdown: some replica has not acked the
+// whole stream.
+func (e *Engine) replicasLagging() bool {
+	for _, rp := range e.repl.replicas {
+		if rp.ackOff != e.repl.offset {
+			return true
+		}
+	}
+	return false
+}
+
+// beginShutdownWait is prepareForShutdown's wait for lagging replicas:
+// unless now (SHUTDOWN NOW/FORCE) or shutdown-timeout is 0, writes are
+// paused, the replicas asked for an ACK, and the deadline returned. Call
+// with the lock held.
+func (e *Engine) beginShutdownWait(now bool) (time.Time, bool) {
+	t := e.Cfg.ShutdownTimeout.Load()
+	if now || t == 0 || e.repl.shutdownWaiting || !e.replicasLagging() {
+		return time.Time{}, false
+	}
+	if !e.paused() {
+		e.replFeedBytes(getAckCmd)
+	}
+	e.pauseClients(nowMsReal()+t*1000+1000, pauseWrite)
+	e.repl.shutdownWaiting, e.repl.shutdownAbort = true, false
+	e.Log.Info("Waiting for replicas before shutting down.")
+	return time.Now().Add(time.Duration(t) * time.Second), true
+}
+
+// awaitReplicas waits, without the lock, until every replica has acked the
+// stream or the deadline passes (true), or SHUTDOWN ABORT came (false, and
+// the pause is lifted).
+func (e *Engine) awaitReplicas(deadline time.Time) bool {
+	for {
+		e.mu.Lock()
+		r := &e.repl
+		if r.shutdownAbort {
+			r.shutdownWaiting, r.shutdownAbort = false, false
+			e.cs.pause.set = false
+			e.updatePause()
+			e.mu.Unlock()
+			e.Log.Info("Shutdown manually aborted.")
+			return false
+		}
+		if !e.replicasLagging() || !time.Now().Before(deadline) {
+			r.shutdownWaiting = false
+			e.logLaggingReplicas()
+			e.mu.Unlock()
+			return true
+		}
+		e.mu.Unlock()
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// logLaggingReplicas is finishShutdown's report.
+func (e *Engine) logLaggingReplicas() {
+	r := &e.repl
+	lagging := 0
+	for _, rp := range r.replicas {
+		if rp.ackOff != r.offset {
+			lagging++
+			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.c.Addr, "behind", r.offset-rp.ackOff)
+		}
+	}
+	if len(r.replicas) > 0 {
+		e.Log.Info(strconv.Itoa(len(r.replicas)-lagging) + " of " + strconv.Itoa(len(r.replicas)) + " replicas are in sync when shutting down.")
+	}
+}
+
+// abortShutdownWait is SHUTDOWN ABORT: false if no shutdown waits.
+func (e *Engine) abortShutdownWait() bool {
+	if !e.repl.shutdownWaiting {
+		return false
+	}
+	e.repl.shutdownAbort = true
+	return true
+}
+
+// finishShutdownAfterWait ends a SHUTDOWN that waited for its replicas:
+// the save and the stop, or the error to the client that asked.
+func (e *Engine) finishShutdownAfterWait(c *Client, deadline time.Time, save, nosave, force bool, stop func()) {
+	ok := e.awaitReplicas(deadline)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var err error
+	if ok {
+		err = e.shutdownSaveLocked(save, nosave, force)
+	}
+	b := c.blocked
+	if !ok || err != nil {
+		if b != nil {
+			mark := b.w.Len()
+			b.w.Error(ErrShutdownFailed)
+			c.blockedReplyDone(b.w, mark)
+			e.unblock(c)
+			c.notify()
+		}
+		return
+	}
+	if b != nil {
+		c.CloseAfterReply = true
+		e.unblock(c)
+		c.notify()
+	}
+	go stop()
+}
+
+// replOutputBytes is what the replicas' output holds unsent (and what the
+// stream kept for those still syncing). Call with the lock held.
+func (e *Engine) replOutputBytes() uint64 {
+	n := 0
+	for _, rp := range e.repl.replicas {
+		n += len(rp.pending)
+		if rp.c.Unsent != nil {
+			n += rp.c.Unsent()
+		}
+	}
+	return uint64(n)
 }

@@ -117,7 +117,11 @@ func cmdShutdown(x *Ctx) {
 		return
 	}
 	if abort {
-		x.W.Error(ErrNoShutdown)
+		if !x.E.abortShutdownWait() {
+			x.W.Error(ErrNoShutdown)
+			return
+		}
+		x.W.OK()
 		return
 	}
 	// Only SHUTDOWN NOSAVE may stop a server busy with a script: the
@@ -135,6 +139,11 @@ func cmdShutdown(x *Ctx) {
 		x.E.AbortScripts()
 	}
 	x.E.Log.Warn("user requested shutdown", "client", x.C.ID, "addr", x.C.Addr)
+	if deadline, wait := x.E.beginShutdownWait(other); wait && x.Block(nil, 0) {
+		// The replicas catch up first; the client waits for the outcome.
+		go x.E.finishShutdownAfterWait(x.C, deadline, save, nosave, force, stop)
+		return
+	}
 	if err := x.E.shutdownSaveLocked(save, nosave, force); err != nil {
 		x.W.Error(ErrShutdownFailed)
 		return

@@ -92,7 +92,6 @@ var redisDefaults = map[string]string{
 	"set-proc-title":                      "yes",
 	"shutdown-on-sigint":                  "default",
 	"shutdown-on-sigterm":                 "default",
-	"shutdown-timeout":                    "10",
 	"slave-ignore-maxmemory":              "yes",
 	"slave-lazy-flush":                    "no",
 	"slave-priority":                      "100",

@@ -35,9 +35,9 @@ save 300 100
 hz 10
 zset-max-ziplist-entries 7
 client-output-buffer-limit replica 256mb 64mb 60
+replicaof 127.0.0.1 2
 
 timeout 0
-slaveof 127.0.0.1 1
 slave-announce-port 7000
 `
 	sets := [][2]string{{"maxclients", "77"}, {"save", "60 5"}, {"maxmemory", "100mb"},
@@ -85,6 +85,11 @@ slave-announce-port 7000
 		}
 	}
 	call("AUTH", `a b"c`)
+	// The role is rewritten in place: replicaof names the master REPLICAOF
+	// set (nobody listens on port 1; the line is all that matters).
+	if r := call("REPLICAOF", "127.0.0.1", "1"); r != "+OK\r\n" {
+		t.Fatalf("redis REPLICAOF: %q", r)
+	}
 	if r := call("CONFIG", "REWRITE"); r != "+OK\r\n" {
 		t.Fatalf("redis CONFIG REWRITE: %q", r)
 	}
@@ -101,6 +106,9 @@ slave-announce-port 7000
 		if known, e := l.Cfg.ApplyDirective(s[0], []string{s[1]}, nil); !known || e != "" {
 			t.Fatalf("set %s: %v %s", s[0], known, e)
 		}
+	}
+	if known, e := l.Cfg.ApplyDirective("replicaof", []string{"127.0.0.1", "1"}, nil); !known || e != "" {
+		t.Fatalf("replicaof: %v %s", known, e)
 	}
 	if err := Rewrite(lconf, l.Cfg, l.Set); err != nil {
 		t.Fatal(err)
