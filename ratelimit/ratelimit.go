@@ -53,6 +53,33 @@
 // cannot run COMMAND INFO: give its limiter Backend: BackendLimitkv. See
 // Example (tenantACL).
 //
+// # Sentinel
+//
+// New takes any go-redis UniversalClient, so a limiter follows a
+// Sentinel-managed master (limitkv replicas promoted by Redis Sentinel,
+// or a Redis master with limitkv replicas) through redis.NewFailoverClient:
+//
+//	rdb := redis.NewFailoverClient(&redis.FailoverOptions{
+//		MasterName:    "mymaster",
+//		SentinelAddrs: []string{"10.0.0.1:26379", "10.0.0.2:26379", "10.0.0.3:26379"},
+//		DialTimeout:   500 * time.Millisecond,
+//		ReadTimeout:   500 * time.Millisecond,
+//	})
+//	lim, err := ratelimit.New(rdb, ratelimit.Options{Name: "suggest", Limit: 5, Window: time.Minute})
+//
+// The windows are ordinary sorted sets, replicated like any key, so after a
+// failover the promoted replica goes on counting the windows the old
+// master had. During the switch (from the master's failure until the
+// client has the promoted replica's address: about down-after-milliseconds
+// plus a second with Sentinel's defaults) calls fail, and the failure
+// policy decides: the default fails closed. Short timeouts keep a stopped
+// master from holding calls for go-redis's default 3 s each. Replication
+// is asynchronous: checks the master admitted in its last moments may not
+// have reached the replica, and those users get that many requests again
+// after the failover (bench/README.md measures how many under the seed's
+// workload). A service that must keep answering through the switch can
+// use FailOpen, which admits every request the store could not judge.
+//
 // # Failures
 //
 // The default policy is the seed's: when the store answers nothing (a nil

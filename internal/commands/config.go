@@ -116,8 +116,9 @@ type Config struct {
 	// "running without a config file".
 	Rewrite func() error
 
-	Obs ObsConfig // statistics, slow log and latency monitor (obs_config.go)
-	AOF AOFConfig // appendonly and the other AOF settings (aof.go)
+	Obs  ObsConfig  // statistics, slow log and latency monitor (obs_config.go)
+	Repl ReplConfig // replica-announce-ip/port, replica-announced (replication_config.go)
+	AOF  AOFConfig  // appendonly and the other AOF settings (aof.go)
 }
 
 // DefaultConfig returns Redis's defaults for the settings limitkv has.
@@ -173,6 +174,7 @@ func DefaultConfig() *Config {
 	// The binary applies Redis's DefaultSave (cmd/limitkv).
 	c.savePoints.Store(&[]SavePoint{})
 	c.Obs.init()
+	c.Repl.init()
 	c.StopWritesOnBgsaveError.Store(true)
 	c.AOF.init()
 	return c

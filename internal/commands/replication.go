@@ -62,6 +62,7 @@ type replState struct {
 	streamDB   int     // the master client's database when the link broke (a partial resync continues in it)
 	masterSend func(args ...string) error
 	lastIO     time.Time
+	downSince  time.Time // repl_down_since: when a connected link was lost (zero: not since the last sync)
 	stop       chan struct{}
 	done       chan struct{}
 	fullSyncs  int64
@@ -73,6 +74,9 @@ func (e *Engine) IsReplica() bool { return e.repl.host != "" }
 
 func cmdReplicaOf(x *Ctx) {
 	e := x.E
+	// redis.conf's replicaof makes the server a replica from the start,
+	// so a REPLICAOF before the first cron tick acts on that role.
+	e.startConfiguredMaster()
 	if cEqualFold(x.Args[1], "no") && cEqualFold(x.Args[2], "one") {
 		if e.IsReplica() {
 			e.unsetMaster()
@@ -100,8 +104,11 @@ func cmdReplicaOf(x *Ctx) {
 // and start the one to host:port. The data stays until the sync replaces
 // it.
 func (e *Engine) setMaster(host string, port int) {
-	e.stopLink()
 	r := &e.repl
+	if r.master != nil {
+		r.downSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
+	}
+	e.stopLink()
 	if !r.synced {
 		// This master's own history becomes what a partial resync with
 		// the new master may continue from (Redis caches itself as the
@@ -128,6 +135,7 @@ func (e *Engine) unsetMaster() {
 	e.stopLink()
 	r := &e.repl
 	r.host, r.port, r.state = "", 0, replNone
+	r.downSince = time.Time{}
 	e.Cfg.Replicaof.Store(ptr(""))
 	r.replid2, r.secondOffset = r.replid, r.offset+1
 	r.replid = newReplID()
@@ -180,6 +188,9 @@ func (e *Engine) replicate(host string, port int, stop, done chan struct{}) {
 		}
 		e.mu.Lock()
 		if e.repl.stop == stop {
+			if e.repl.master != nil {
+				e.repl.downSince = e.Clock.Now()
+			}
 			e.repl.state, e.repl.master = replConnect, nil
 		}
 		e.mu.Unlock()
@@ -198,7 +209,8 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 	e.mu.Lock()
 	e.repl.state = replConnecting
 	opts := repl.Options{
-		ListeningPort: e.Cfg.Port,
+		ListeningPort: e.Cfg.announcedPort(),
+		AnnounceIP:    e.Cfg.announcedIP(),
 		MasterAuth:    *e.Cfg.MasterAuth.Load(),
 		MasterUser:    *e.Cfg.MasterUser.Load(),
 		Timeout:       time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second,
@@ -324,6 +336,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 	c.Authed.Store(true)
 	r := &e.repl
 	r.master, r.masterSend, r.state, r.lastIO = c, send, replConnected, e.Clock.Now()
+	r.downSince = time.Time{}
 	e.mu.Unlock()
 
 	acks := time.NewTicker(time.Second)
@@ -506,13 +519,20 @@ func (e *Engine) infoReplica(b *infoBuf) {
 	b.i("master_sync_in_progress", sync)
 	b.i("slave_read_repl_offset", r.offset)
 	b.i("slave_repl_offset", r.offset)
+	if r.state != replConnected {
+		down := int64(-1)
+		if !r.downSince.IsZero() {
+			down = int64(e.Clock.Now().Sub(r.downSince) / time.Second)
+		}
+		b.i("master_link_down_since_seconds", down)
+	}
 	b.i("slave_priority", e.Cfg.ReplicaPriority.Load())
 	ro := int64(0)
 	if e.Cfg.ReplicaReadOnly.Load() {
 		ro = 1
 	}
 	b.i("slave_read_only", ro)
-	b.i("replica_announced", 1)
+	b.i("replica_announced", e.Cfg.replicaAnnounced())
 }
 
 // deniesStale is processCommand's is_denystale_command: what a replica

@@ -38,9 +38,11 @@ client-output-buffer-limit replica 256mb 64mb 60
 replicaof 127.0.0.1 2
 
 timeout 0
+slave-announce-port 7000
 `
 	sets := [][2]string{{"maxclients", "77"}, {"save", "60 5"}, {"maxmemory", "100mb"},
-		{"client-output-buffer-limit", "normal 1mb 2mb 3"}, {"requirepass", `a b"c`}}
+		{"client-output-buffer-limit", "normal 1mb 2mb 3"}, {"requirepass", `a b"c`},
+		{"replica-announce-ip", "10.1.2.3"}, {"replica-announced", "no"}}
 
 	// Redis.
 	rdir := t.TempDir()
