@@ -143,6 +143,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 		e.dbs[i].Access = &cfg.Access
 		e.bindDB(i)
 	}
+	e.presetConfiguredMaster()
 	return e
 }
 

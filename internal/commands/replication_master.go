@@ -778,24 +778,32 @@ func (e *Engine) restoreReplInfo(ri *rdb.ReplInfo) {
 	e.Log.Info("Restored the replication history from the RDB file", "replid", ri.ID, "offset", ri.Offset)
 }
 
-// startConfiguredMaster starts the link redis.conf's replicaof names, once
-// the dataset is loaded (replicationCron connects after the load).
+// presetConfiguredMaster makes a server whose redis.conf says replicaof a
+// replica from the start, as Redis is once it has read the file (ROLE,
+// INFO, read-only, no expiry of its own); the link waits for the load.
+func (e *Engine) presetConfiguredMaster() {
+	host, port, ok := strings.Cut(*e.Cfg.Replicaof.Load(), " ")
+	p, err := strconv.Atoi(port)
+	if !ok || err != nil {
+		return
+	}
+	r := &e.repl
+	r.host, r.port, r.state = host, p, replConnect
+	e.setReplicaExpiry(true)
+}
+
+// startConfiguredMaster starts the link to the master redis.conf named,
+// once the dataset is loaded (replicationCron connects after the load).
 func (e *Engine) startConfiguredMaster() {
 	r := &e.repl
 	if r.startChecked || e.loading.on {
 		return
 	}
 	r.startChecked = true
-	v := *e.Cfg.Replicaof.Load()
-	host, port, ok := strings.Cut(v, " ")
-	if !ok || e.IsReplica() {
-		return
+	if r.host == "" || r.stop != nil {
+		return // REPLICAOF NO ONE came first, or a link runs
 	}
-	p, err := strconv.Atoi(port)
-	if err != nil {
-		return
-	}
-	e.setMaster(host, p)
+	e.setMaster(r.host, r.port)
 }
 
 var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas")
