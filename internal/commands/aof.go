@@ -102,7 +102,7 @@ type aofRewrite struct {
 // rewrite not started yet) there is nowhere to write: the rewrite's
 // snapshot will have those writes.
 func (a *aofState) Feed(op propagate.Op) {
-	if a.f != nil {
+	if a.f != nil && !op.ReplOnly {
 		a.buf = a.enc.Append(a.buf, op)
 	}
 }

@@ -19,6 +19,9 @@ import "strconv"
 type Op struct {
 	DB   int
 	Args [][]byte
+	// ReplOnly: for replicas, not the AOF (Redis's PROPAGATE_REPL target,
+	// PUBLISH's).
+	ReplOnly bool
 }
 
 // Reader consumes the stream. Feed is called under the engine lock for
@@ -63,7 +66,12 @@ func (s *Stream) Pending() int { return len(s.ops) }
 
 // Add records one operation; args are copied, so the caller may reuse
 // them at once.
-func (s *Stream) Add(db int, args ...[]byte) {
+func (s *Stream) Add(db int, args ...[]byte) { s.add(db, false, args) }
+
+// AddReplOnly records an operation for the replicas only.
+func (s *Stream) AddReplOnly(db int, args ...[]byte) { s.add(db, true, args) }
+
+func (s *Stream) add(db int, replOnly bool, args [][]byte) {
 	if len(s.readers) == 0 {
 		return
 	}
@@ -73,7 +81,7 @@ func (s *Stream) Add(db int, args ...[]byte) {
 		s.arena = append(s.arena, a...)
 		s.argv = append(s.argv, s.arena[off:len(s.arena):len(s.arena)])
 	}
-	s.ops = append(s.ops, Op{DB: db, Args: s.argv[start:len(s.argv):len(s.argv)]})
+	s.ops = append(s.ops, Op{DB: db, Args: s.argv[start:len(s.argv):len(s.argv)], ReplOnly: replOnly})
 }
 
 // Flush feeds the pending operations to the readers and forgets them.
