@@ -101,8 +101,11 @@ type aofRewrite struct {
 // Until the first rewrite opens a file (appendonly just turned on, the
 // rewrite not started yet) there is nowhere to write: the rewrite's
 // snapshot will have those writes.
+// Target makes the stream feed the AOF what is for it (PROPAGATE_AOF).
+func (a *aofState) Target() propagate.Target { return propagate.ToAOF }
+
 func (a *aofState) Feed(op propagate.Op) {
-	if a.f != nil && !op.ReplOnly {
+	if a.f != nil {
 		a.buf = a.enc.Append(a.buf, op)
 	}
 }

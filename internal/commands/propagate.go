@@ -71,7 +71,7 @@ func (e *Engine) propagateCall(x *Ctx, before uint64) {
 		}
 		p.stream.Add(x.C.DB, args...)
 	} else if x.toRepl && !x.noProp && x.block == nil {
-		p.stream.AddReplOnly(x.C.DB, x.Args...)
+		p.stream.AddTo(propagate.ToReplicas, x.C.DB, x.Args...)
 	}
 	if p.depth == 0 {
 		p.stream.Flush(true)
@@ -98,7 +98,10 @@ func (e *Engine) propagateDeletion(db int, key []byte) {
 	if !p.stream.Active() {
 		return
 	}
+	// For every reader, even inside a script that redis.set_repl limited.
+	prev := p.stream.SetTarget(propagate.ToAll)
 	p.stream.Add(db, argDel, key)
+	p.stream.SetTarget(prev)
 	if p.depth == 0 {
 		p.stream.Flush(false)
 	}
