@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,7 +84,12 @@ func attachFakeReplica(t *testing.T, name, addr string) *fakeReplica {
 		}
 	}
 	nc.Write(encodeCommand("PSYNC", "?", "-1"))
+	// Newlines keep the link alive until the sync starts (Redis sends
+	// them to replicas waiting for a BGSAVE) and until the payload comes.
 	l := line()
+	for l == "" {
+		l = line()
+	}
 	fs := strings.Fields(l)
 	if len(fs) != 3 || fs[0] != "+FULLRESYNC" || len(fs[1]) != 40 {
 		t.Fatalf("%s: PSYNC answered %q", name, l)
@@ -91,7 +98,6 @@ func attachFakeReplica(t *testing.T, name, addr string) *fakeReplica {
 	if err != nil {
 		t.Fatalf("%s: +FULLRESYNC offset %q", name, fs[2])
 	}
-	// Newlines keep the link alive while the payload is being prepared.
 	for l = line(); l == ""; l = line() {
 	}
 	switch {
@@ -791,5 +797,130 @@ func checkWriteCoverage(t *testing.T, lm *RawConn, invs []rinv) {
 		if !covered[w] {
 			t.Errorf("write command %q has no invocation in streamInvocations", w)
 		}
+	}
+}
+
+// TestReplicationStreamSyncForms: the full sync's payload by length
+// (disk-based sync) and by EOF mark (diskless, to a replica with capa eof),
+// from both masters, is an RDB redis-check-rdb accepts, and the stream
+// after it starts with a SELECT.
+func TestReplicationStreamSyncForms(t *testing.T) {
+	requireServers(t)
+	for _, diskless := range []string{"yes", "no"} {
+		want := map[string]string{"yes": "eof", "no": "len"}[diskless]
+		rm, _ := startRedisOn(t, t.TempDir(), "--repl-diskless-sync", diskless, "--repl-diskless-sync-delay", "0")
+		lm, _ := startLimitkvOn(t, "limitkv master", limitkv.Config{"repl-diskless-sync": diskless, "repl-diskless-sync-delay": "0"})
+		for _, m := range []*streamMaster{{name: "redis", c: rm}, {name: "limitkv", c: lm}} {
+			t.Run(m.name+" diskless "+diskless, func(t *testing.T) {
+				mustOK(t, m.c, "SELECT", "4")
+				mustOK(t, m.c, "RPUSH", "l", "a", "b")
+				m.fake = attachFakeReplica(t, m.name+"'s fake replica", m.c.Addr)
+				if m.fake.form != want {
+					t.Errorf("payload sent by %s, want %s", m.fake.form, want)
+				}
+				path := filepath.Join(t.TempDir(), "payload.rdb")
+				if err := os.WriteFile(path, m.fake.rdb, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				checkRDB(t, path)
+				mustOK(t, m.c, "SET", "k", "v")
+				got := m.sync(t)
+				if s := fmtStream(got); s != fmtStream([]streamCmd{{args: []string{"SELECT", "4"}}, {args: []string{"SET", "k", "v"}}}) {
+					t.Errorf("the stream after the sync:%s", s)
+				}
+			})
+		}
+	}
+}
+
+// TestReplicationStreamEviction: keys evicted (allkeys-random, so which
+// ones differs from run to run) go down the stream as DEL, each one alone,
+// and the replicas end with their master's digest.
+func TestReplicationStreamEviction(t *testing.T) {
+	requireServers(t)
+	rm, _ := startRedisOn(t, t.TempDir(), "--repl-diskless-sync-delay", "0")
+	lm, lport := startLimitkvOn(t, "limitkv master", limitkv.Config{"repl-diskless-sync-delay": "0"})
+	rr, _ := startRedisOn(t, t.TempDir())
+	rr.Name = "redis replica of redis"
+	lr, _ := startRedisOn(t, t.TempDir())
+	lr.Name = "redis replica of limitkv"
+	ll, _ := startLimitkvOn(t, "limitkv replica of limitkv", nil)
+	mustOK(t, rr, "REPLICAOF", "127.0.0.1", portOf(rm.Addr))
+	mustOK(t, lr, "REPLICAOF", "127.0.0.1", lport)
+	mustOK(t, ll, "REPLICAOF", "127.0.0.1", lport)
+	replicas := map[string][]*RawConn{"redis": {rr}, "limitkv": {lr, ll}}
+	multis := map[string]int{}
+	for _, m := range []*streamMaster{{name: "redis", c: rm}, {name: "limitkv", c: lm}} {
+		m.fake = attachFakeReplica(t, m.name+"'s fake replica", m.c.Addr)
+		for _, r := range replicas[m.name] {
+			waitSynced(t, m.c, r)
+		}
+		val := strings.Repeat("v", 1000)
+		written := map[string]bool{}
+		set := func(db, key string) {
+			mustOK(t, m.c, "SELECT", db)
+			mustOK(t, m.c, "SET", key, val)
+			written[db+" "+key] = true
+		}
+		// Over a megabyte first, so that the backlog (counted in
+		// used_memory) is full when the limit is set.
+		for i := range 600 {
+			set("0", "pre:"+strconv.Itoa(i))
+			set("1", "pre:"+strconv.Itoa(i))
+		}
+		m.sync(t)
+		used, _ := strconv.Atoi(replInfo(t, m.c, "memory", "used_memory"))
+		mustOK(t, m.c, "CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+		mustOK(t, m.c, "CONFIG", "SET", "maxmemory", strconv.Itoa(used+100_000))
+		for i := range 600 {
+			set(strconv.Itoa(i%2), "k:"+strconv.Itoa(i))
+		}
+		mustOK(t, m.c, "CONFIG", "SET", "maxmemory", "0")
+		stream := m.sync(t)
+		db := "?"
+		dels := map[string]bool{}
+		inMulti := false
+		for _, c := range stream {
+			switch name := strings.ToUpper(c.args[0]); {
+			case name == "SELECT":
+				db = c.args[1]
+			case name == "MULTI":
+				inMulti = true
+				multis[m.name]++
+			case name == "EXEC":
+				inMulti = false
+			case name == "DEL" && len(c.args) == 2:
+				dels[db+" "+c.args[1]] = true
+				if inMulti {
+					t.Errorf("%s: evicted %s %s in a MULTI", m.name, db, c.args[1])
+				}
+			case name == "SET" && len(c.args) == 3:
+			default:
+				t.Errorf("%s: unexpected %q in the stream", m.name, c.args)
+			}
+		}
+		evicted := 0
+		for k := range written {
+			db, key, _ := strings.Cut(k, " ")
+			mustOK(t, m.c, "SELECT", db)
+			gone := m.c.MustDo(t, "EXISTS", key).Int == 0
+			if gone {
+				evicted++
+			}
+			if gone != dels[k] {
+				t.Errorf("%s: key %s evicted %v, DEL in the stream %v", m.name, k, gone, dels[k])
+			}
+		}
+		if evicted == 0 || evicted == len(written) {
+			t.Errorf("%s: %d of %d keys evicted: the test did not exercise eviction", m.name, evicted, len(written))
+		}
+		t.Logf("%s: %d of %d keys evicted, %d MULTI in the stream", m.name, evicted, len(written), multis[m.name])
+		for _, r := range replicas[m.name] {
+			waitSynced(t, m.c, r)
+		}
+		sameDigest(t, m.name+" after eviction", m.c, replicas[m.name]...)
+	}
+	if multis["redis"] != multis["limitkv"] {
+		t.Errorf("MULTI in the eviction streams: redis %d, limitkv %d", multis["redis"], multis["limitkv"])
 	}
 }
