@@ -255,6 +255,7 @@ type streamMaster struct {
 	name string
 	c    *RawConn // the connection the commands go on
 	blk  *RawConn // the one that blocks (BLPOP ...)
+	blk2 *RawConn // a second one
 	fake *fakeReplica
 }
 
@@ -279,7 +280,7 @@ type rstep struct {
 	args    []string
 	redis   []string        // what Redis gets instead (RL.CHECK's counterpart)
 	dyn     func() []string // args computed when sent
-	block   bool            // on the blocking connection, its reply read at the end
+	block   int             // on blocking connection 1 or 2, its reply read at the end
 	sleep   time.Duration   // pause before the step (lazy expiry)
 	poll    []string        // repeat until the reply is want (active expiry)
 	want    string
@@ -304,7 +305,15 @@ func S(args ...string) rstep { return rstep{args: args} }
 
 // Blk sends args on the blocking connection; its reply is read after the
 // invocation's other steps.
-func Blk(args ...string) rstep { return rstep{args: args, block: true} }
+func Blk(args ...string) rstep { return rstep{args: args, block: 1} }
+
+// Blk2 is Blk on the second blocking connection.
+func Blk2(args ...string) rstep { return rstep{args: args, block: 2} }
+
+// waitBlocked waits until n clients are blocked.
+func waitBlocked(n int) rstep {
+	return rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:" + strconv.Itoa(n) + "\r"}
+}
 
 func inv(name string, steps ...rstep) rinv { return rinv{name: name, steps: steps} }
 
@@ -386,6 +395,7 @@ func streamInvocations(dumps map[string]*string) []rinv {
 		inv("RESTORE ttl as ABSTTL", restoreArgs("rs2", d("str"), "100000")),
 		inv("RESTORE ABSTTL IDLETIME", restoreArgs("rs3", d("str"), farMs, "ABSTTL", "IDLETIME", "100")),
 		inv("RESTORE BUSYKEY (nothing)", restoreArgs("rs1", d("str"), "0")),
+		inv("RESTORE past ABSTTL (DEL, or nothing)", restoreArgs("rs1", d("str"), "1", "REPLACE", "ABSTTL"), restoreArgs("rs4", d("str"), "1", "ABSTTL")),
 		inv("RESTORE-ASKING", restoreAsking),
 
 		// Keyspace.
@@ -399,6 +409,20 @@ func streamInvocations(dumps map[string]*string) []rinv {
 		inv("EXPIRE missing key (nothing)", S("EXPIRE", "nokey", "10")),
 		inv("PERSIST", S("PERSIST", "e1"), S("PERSIST", "e1")),
 		inv("RENAME", S("SET", "rn1", "v"), S("RENAME", "rn1", "rn2"), S("RENAME", "nokey", "x"), S("RENAME", "rn2", "rn2"), S("RENAMENX", "rn2", "rn2")),
+		inv("lazy expiry on EXPIRE, RENAME, COPY, MOVE", S("SET", "lz11", "v", "PX", "20"), S("SET", "lz12", "v", "PX", "20"), S("SET", "lz13", "v", "PX", "20"),
+			S("SET", "lz14", "v", "PX", "20"), S("SET", "lz15", "v"), rstep{args: []string{"EXPIRE", "lz11", "100"}, sleep: 60 * time.Millisecond},
+			S("RENAME", "lz12", "lz16"), S("COPY", "lz13", "lz15", "REPLACE"), S("MOVE", "lz14", "3"), S("SET", "lz15", "w", "XX")),
+		inv("lazy expiry of a destination", S("SET", "lz17", "v", "PX", "20"), S("RPUSH", "lz18", "a"), rstep{args: []string{"RPOPLPUSH", "lz18", "lz17"}, sleep: 60 * time.Millisecond},
+			S("SET", "lz19", "v", "PX", "20"), S("SADD", "lz20", "a"), rstep{args: []string{"SUNIONSTORE", "lz19", "lz20"}, sleep: 60 * time.Millisecond}),
+		inv("stores with empty results", S("SET", "es1", "v"), S("SET", "es2", "v"), S("SET", "es3", "v"), S("SET", "es4", "v"),
+			S("ZINTERSTORE", "es1", "1", "nokey"), S("SINTERSTORE", "es2", "nokey"), S("GEOSEARCHSTORE", "es3", "geo", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "m"),
+			S("SORT", "nokey", "STORE", "es4"), S("ZRANGESTORE", "es1", "nokey", "0", "-1")),
+		inv("ZADD variants", S("ZADD", "za", "GT", "CH", "1", "a", "2", "b"), S("ZADD", "za", "LT", "5", "a"), S("ZADD", "za", "NX", "INCR", "1", "a"),
+			S("ZADD", "za", "XX", "INCR", "1", "zz"), S("ZADD", "za", "CH", "1", "a", "3", "b")),
+		inv("EVAL in another database", S("SELECT", "5"), S("EVAL", "redis.call('set', KEYS[1], 'a') return redis.call('expire', KEYS[1], 0)", "1", "ev10"),
+			S("EVAL", "return redis.call('set', KEYS[1], 'b')", "1", "ev10"), S("SELECT", "0")),
+		inv("FCALL with set_repl and in MULTI", S("FUNCTION", "LOAD", "#!lua name=rlib\nredis.register_function('rp', function(k) redis.set_repl(redis.REPL_NONE) redis.call('set', k[1], 'x') redis.set_repl(redis.REPL_ALL) return redis.call('set', k[2], 'y') end)"),
+			S("FCALL", "rp", "2", "fr1", "fr2"), S("MULTI"), S("FCALL", "rp", "2", "fr3", "fr4"), S("HINCRBYFLOAT", "fr5", "f", "1"), S("EXEC"), S("DEL", "fr1", "fr3"), S("FUNCTION", "DELETE", "rlib")),
 		inv("no-op writes (nothing)", S("ZADD", "z0", "1", "a"), S("ZADD", "z0", "1", "a"), S("ZADD", "z0", "XX", "1", "b"), S("LPOP", "nokey", "0"),
 			S("RPUSH", "l0", "a"), S("LPOP", "l0", "0"), S("LSET", "l0", "5", "x"), S("HDEL", "h0", "x"), S("SREM", "nokey", "a"), S("GEOADD", "g0", "XX", "1", "1", "m"),
 			S("APPEND", "ap0", ""), S("DECRBY", "ap0", "1"), S("INCRBY", "big0", "1"), S("SET", "big0", "9223372036854775807"), S("INCR", "big0"), S("ZINCRBY", "z0", "nan", "a")),
@@ -420,18 +444,28 @@ func streamInvocations(dumps map[string]*string) []rinv {
 		inv("LMPOP", S("RPUSH", "l6", "a", "b", "c"), S("LMPOP", "2", "nokey", "l6", "LEFT", "COUNT", "2"), S("LMPOP", "1", "l6", "RIGHT", "COUNT", "5")),
 		inv("BLPOP served at once", S("RPUSH", "l7", "a", "b", "c", "d", "e", "f"), S("BLPOP", "nokey", "l7", "1"), S("BRPOP", "l7", "1")),
 		inv("BLMOVE BRPOPLPUSH BLMPOP served at once", S("BLMOVE", "l7", "l8", "RIGHT", "LEFT", "1"), S("BRPOPLPUSH", "l7", "l8", "1"), S("BLMPOP", "1", "1", "l7", "LEFT", "COUNT", "5")),
-		inv("BLPOP blocked, served by a push", Blk("BLPOP", "bl1", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"}, S("RPUSH", "bl1", "a", "b")),
-		inv("BRPOP blocked, served by a push in MULTI", Blk("BRPOP", "bl2", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"},
+		inv("BLPOP blocked, served by a push", Blk("BLPOP", "bl1", "5"), waitBlocked(1), S("RPUSH", "bl1", "a", "b")),
+		inv("BRPOP blocked, served by a push in MULTI", Blk("BRPOP", "bl2", "5"), waitBlocked(1),
 			S("MULTI"), S("RPUSH", "bl2", "a"), S("SET", "bx", "1"), S("EXEC")),
-		inv("BLMOVE blocked", Blk("BLMOVE", "bl3", "bl4", "LEFT", "RIGHT", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"}, S("LPUSH", "bl3", "a")),
-		inv("BRPOPLPUSH blocked", Blk("BRPOPLPUSH", "bl5", "bl6", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"}, S("LPUSH", "bl5", "a")),
-		inv("BLMPOP blocked", Blk("BLMPOP", "5", "2", "bl7", "bl8", "RIGHT", "COUNT", "2"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"}, S("LPUSH", "bl8", "a", "b", "c")),
+		inv("BLMOVE blocked", Blk("BLMOVE", "bl3", "bl4", "LEFT", "RIGHT", "5"), waitBlocked(1), S("LPUSH", "bl3", "a")),
+		inv("BRPOPLPUSH blocked", Blk("BRPOPLPUSH", "bl5", "bl6", "5"), waitBlocked(1), S("LPUSH", "bl5", "a")),
+		inv("BLMPOP blocked", Blk("BLMPOP", "5", "2", "bl7", "bl8", "RIGHT", "COUNT", "2"), waitBlocked(1), S("LPUSH", "bl8", "a", "b", "c")),
 		inv("BLPOP times out (nothing)", S("BLPOP", "nokey", "0.01")),
-		inv("BLPOP blocked, served by EVAL's push", Blk("BLPOP", "bl9", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"},
+		inv("two clients blocked, served by one push", Blk("BLPOP", "bl14", "5"), waitBlocked(1), Blk2("BRPOP", "bl15", "bl14", "5"), waitBlocked(2),
+			S("RPUSH", "bl14", "a", "b", "c")),
+		inv("two clients blocked, one served, one left", Blk("BLPOP", "bl16", "5"), waitBlocked(1), Blk2("BLMOVE", "bl16", "bl17", "LEFT", "LEFT", "5"), waitBlocked(2),
+			S("RPUSH", "bl16", "a"), waitBlocked(1), S("RPUSH", "bl16", "b")),
+		inv("a blocked BLMOVE's push serves another", Blk("BLPOP", "bl19", "5"), waitBlocked(1), Blk2("BLMOVE", "bl18", "bl19", "LEFT", "LEFT", "5"), waitBlocked(2),
+			S("RPUSH", "bl18", "a")),
+		inv("LMOVE serves a client blocked on its destination", S("RPUSH", "bl20", "a"), Blk("BLPOP", "bl21", "5"), waitBlocked(1), S("LMOVE", "bl20", "bl21", "LEFT", "LEFT")),
+		inv("BZPOPMIN blocked, served by ZUNIONSTORE", S("ZADD", "bz4", "1", "a"), Blk("BZPOPMIN", "bz5", "5"), waitBlocked(1), S("ZUNIONSTORE", "bz5", "1", "bz4")),
+		inv("BLPOP blocked, served by SORT STORE", S("RPUSH", "bl22", "2", "1"), Blk("BLPOP", "bl23", "5"), waitBlocked(1), S("SORT", "bl22", "STORE", "bl23")),
+		inv("BLPOP blocked on a key of another db", S("SELECT", "3"), Blk("SELECT", "3"), Blk("BLPOP", "bl24", "5"), waitBlocked(1), S("RPUSH", "bl24", "a"), S("SELECT", "0"), Blk("SELECT", "0")),
+		inv("BLPOP blocked, served by EVAL's push", Blk("BLPOP", "bl9", "5"), waitBlocked(1),
 			S("EVAL", "redis.call('rpush', KEYS[1], 'a', 'b') return redis.call('set', KEYS[2], 'v')", "2", "bl9", "bl10")),
 		inv("BLPOP blocked in another database, served by SWAPDB", S("SELECT", "12"), S("RPUSH", "bl11", "a", "b"), S("SELECT", "0"),
-			Blk("BLPOP", "bl11", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"}, S("SWAPDB", "0", "12"), S("SWAPDB", "0", "12")),
-		inv("BLMOVE blocked, served by a MULTI", Blk("BLMOVE", "bl12", "bl13", "RIGHT", "RIGHT", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"},
+			Blk("BLPOP", "bl11", "5"), waitBlocked(1), S("SWAPDB", "0", "12"), S("SWAPDB", "0", "12")),
+		inv("BLMOVE blocked, served by a MULTI", Blk("BLMOVE", "bl12", "bl13", "RIGHT", "RIGHT", "5"), waitBlocked(1),
 			S("MULTI"), S("RPUSH", "bl12", "a"), S("RPUSH", "bl12", "b"), S("EXEC")),
 
 		// Hashes.
@@ -463,9 +497,9 @@ func streamInvocations(dumps map[string]*string) []rinv {
 		inv("ZMPOP", S("ZADD", "z4", "1", "a", "2", "b", "3", "c"), S("ZMPOP", "2", "nokey", "z4", "MIN", "COUNT", "2"), S("ZMPOP", "1", "z4", "MAX", "COUNT", "9")),
 		inv("BZPOPMIN BZPOPMAX BZMPOP served at once", S("ZADD", "z5", "1", "a", "2", "b", "3", "c", "4", "d"), S("BZPOPMIN", "z5", "1"), S("BZPOPMAX", "z5", "1"),
 			S("BZMPOP", "1", "1", "z5", "MIN", "COUNT", "3")),
-		inv("BZPOPMIN blocked", Blk("BZPOPMIN", "bz1", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"}, S("ZADD", "bz1", "1", "a", "2", "b")),
-		inv("BZMPOP blocked", Blk("BZMPOP", "5", "1", "bz2", "MAX", "COUNT", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"}, S("ZADD", "bz2", "1", "a", "2", "b")),
-		inv("BZPOPMAX blocked", Blk("BZPOPMAX", "bz3", "5"), rstep{poll: []string{"INFO", "clients"}, want: "blocked_clients:1"}, S("ZADD", "bz3", "1", "a")),
+		inv("BZPOPMIN blocked", Blk("BZPOPMIN", "bz1", "5"), waitBlocked(1), S("ZADD", "bz1", "1", "a", "2", "b")),
+		inv("BZMPOP blocked", Blk("BZMPOP", "5", "1", "bz2", "MAX", "COUNT", "5"), waitBlocked(1), S("ZADD", "bz2", "1", "a", "2", "b")),
+		inv("BZPOPMAX blocked", Blk("BZPOPMAX", "bz3", "5"), waitBlocked(1), S("ZADD", "bz3", "1", "a")),
 		inv("ZUNIONSTORE ZINTERSTORE ZDIFFSTORE ZRANGESTORE", S("ZADD", "zo1", "1", "a", "2", "b"), S("ZADD", "zo2", "3", "b", "4", "c"),
 			S("ZUNIONSTORE", "zo3", "2", "zo1", "zo2", "WEIGHTS", "1", "2"), S("ZINTERSTORE", "zo4", "2", "zo1", "zo2", "AGGREGATE", "MAX"),
 			S("ZDIFFSTORE", "zo5", "2", "zo1", "zo2"), S("ZRANGESTORE", "zo6", "zo1", "0", "-1"), S("ZRANGESTORE", "zo6", "zo1", "5", "9"), S("ZINTERSTORE", "nokey2", "1", "nokey")),
@@ -578,16 +612,26 @@ func TestReplicationStream(t *testing.T) {
 	// Real replicas: one of Redis's, a Redis and a limitkv one of limitkv's.
 	rr, _ := startRedisOn(t, t.TempDir())
 	rr.Name = "redis replica of redis"
-	lr, _ := startRedisOn(t, t.TempDir())
+	lr, lrp := startRedisOn(t, t.TempDir())
 	lr.Name = "redis replica of limitkv"
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the Redis replica of limitkv's log:\n%s", lrp.log.String())
+			for _, args := range [][]string{{"INFO", "replication"}, {"CLIENT", "LIST"}} {
+				if r, err := dialRaw(t, "limitkv master", lm.Addr).Do(args...); err == nil {
+					t.Logf("limitkv master's %v:\n%s", args, r.Str)
+				}
+			}
+		}
+	})
 	ll, _ := startLimitkvOn(t, "limitkv replica of limitkv", nil)
 	mustOK(t, rr, "REPLICAOF", "127.0.0.1", portOf(rm.Addr))
 	mustOK(t, lr, "REPLICAOF", "127.0.0.1", lport)
 	mustOK(t, ll, "REPLICAOF", "127.0.0.1", lport)
 
 	masters := []*streamMaster{
-		{name: "redis", c: rm, blk: dialRaw(t, "redis master (blocking)", rm.Addr)},
-		{name: "limitkv", c: lm, blk: dialRaw(t, "limitkv master (blocking)", lm.Addr)},
+		{name: "redis", c: rm, blk: dialRaw(t, "redis master (blocking)", rm.Addr), blk2: dialRaw(t, "redis master (blocking 2)", rm.Addr)},
+		{name: "limitkv", c: lm, blk: dialRaw(t, "limitkv master (blocking)", lm.Addr), blk2: dialRaw(t, "limitkv master (blocking 2)", lm.Addr)},
 	}
 	for _, m := range masters {
 		mustOK(t, m.c, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
@@ -634,7 +678,7 @@ var replyLog = map[string][]string{}
 func runInvocation(t *testing.T, m *streamMaster, redis bool, iv rinv) {
 	t.Helper()
 	var got []string
-	blocked := 0
+	var blocked []int
 	for _, s := range iv.steps {
 		if s.sleep > 0 {
 			time.Sleep(s.sleep)
@@ -657,11 +701,11 @@ func runInvocation(t *testing.T, m *streamMaster, redis bool, iv rinv) {
 		if redis && s.redis != nil {
 			args = s.redis
 		}
-		if s.block {
-			if err := m.blk.Send(args...); err != nil {
+		if s.block != 0 {
+			if err := map[int]*RawConn{1: m.blk, 2: m.blk2}[s.block].Send(args...); err != nil {
 				t.Fatal(err)
 			}
-			blocked++
+			blocked = append(blocked, s.block)
 			got = append(got, "")
 			continue
 		}
@@ -675,8 +719,8 @@ func runInvocation(t *testing.T, m *streamMaster, redis bool, iv rinv) {
 			got = append(got, string(r.Raw))
 		}
 	}
-	for ; blocked > 0; blocked-- {
-		r, err := m.blk.ReadReply()
+	for _, b := range blocked {
+		r, err := map[int]*RawConn{1: m.blk, 2: m.blk2}[b].ReadReply()
 		if err != nil {
 			t.Fatalf("%s: %s: the blocked command: %v", iv.name, m.name, err)
 		}
