@@ -560,7 +560,14 @@ func streamInvocations(dumps map[string]*string) []rinv {
 			rstep{args: []string{"RL.CHECK", "rl", "1700000000500", "1000", "2", "m2"}, redis: []string{"EVAL", seedScript, "1", "rl", "1700000000500", "1000", "2", "m2"}},
 			rstep{args: []string{"RL.CHECK", "rl", "1700000000600", "1000", "2", "m3"}, redis: []string{"EVAL", seedScript, "1", "rl", "1700000000600", "1000", "2", "m3"}},
 			rstep{args: []string{"RL.CHECK", "rl", "1700000001200", "1000", "2", "m4"}, redis: []string{"EVAL", seedScript, "1", "rl", "1700000001200", "1000", "2", "m4"}},
+			rstep{args: []string{"RL.CHECK", "rl", "1700000001300", "1000", "5", "m5"}, redis: []string{"EVALSHA", seedSHA, "1", "rl", "1700000001300", "1000", "5", "m5"}},
+			// The same member at the same time: the ZADD changes nothing.
 			rstep{args: []string{"RL.CHECK", "rl", "1700000001300", "1000", "5", "m5"}, redis: []string{"EVALSHA", seedSHA, "1", "rl", "1700000001300", "1000", "5", "m5"}}),
+
+		// The seed script itself on both (limitkv's native path for it).
+		inv("EVALSHA of the seed script", S("SCRIPT", "LOAD", seedScript), S("EVALSHA", seedSHA, "1", "rl2", seedNow, "1000", "2", "m1"),
+			S("EVALSHA", seedSHA, "1", "rl2", "1700000000100", "1000", "2", "m2"), S("EVALSHA", seedSHA, "1", "rl2", "1700000000200", "1000", "2", "m3"),
+			S("EVALSHA", seedSHA, "1", "rl2", "1700000005000", "1000", "2", "m4"), S("EVAL", seedScript, "1", "rl2", "1700000005000", "1000", "2", "m4")),
 
 		// Pub/Sub goes down the stream too (Redis without cluster).
 		inv("PUBLISH", S("PUBLISH", "ch", "msg"), S("SPUBLISH", "ch", "msg")),
