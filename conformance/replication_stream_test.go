@@ -664,6 +664,22 @@ func TestReplicationStream(t *testing.T) {
 	for _, iv := range invs {
 		if iv.digest {
 			digests(iv.name)
+			// And replicas that come now get the whole dataset by a
+			// full sync.
+			fr, _ := startRedisOn(t, t.TempDir())
+			fr.Name = "new redis replica of limitkv"
+			fl, _ := startLimitkvOn(t, "new limitkv replica of limitkv", nil)
+			fx, _ := startRedisOn(t, t.TempDir())
+			fx.Name = "new redis replica of redis"
+			mustOK(t, fx, "REPLICAOF", "127.0.0.1", portOf(rm.Addr))
+			for _, r := range []*RawConn{fr, fl} {
+				mustOK(t, r, "REPLICAOF", "127.0.0.1", lport)
+			}
+			waitSynced(t, rm, fx)
+			waitSynced(t, lm, fr)
+			waitSynced(t, lm, fl)
+			sameDigest(t, "full sync (redis)", rm, fx)
+			sameDigest(t, "full sync", lm, fr, fl)
 			continue
 		}
 		var streams [2][]streamCmd
