@@ -116,10 +116,11 @@ func (s *Stream) SetTarget(t Target) (prev Target) {
 	return prev
 }
 
-// Flush feeds the pending operations to the readers and forgets them.
-// With wrap, two or more operations go inside MULTI ... EXEC (MULTI in the
-// first one's database, EXEC in the last one's, so no SELECT comes between
-// them that Redis would not send).
+// Flush feeds the pending operations to the readers they are for and
+// forgets them. With wrap, two or more operations that go to some reader
+// go inside MULTI ... EXEC, for every reader (MULTI in the first one's
+// database, EXEC in the last one's, so no SELECT comes between them that
+// Redis would not send).
 func (s *Stream) Flush(wrap bool) {
 	if len(s.ops) == 0 {
 		return
