@@ -254,6 +254,11 @@ func aofWorkload(t *testing.T, c, c2 *RawConn, target string, now int64, rl func
 		{"RPUSH", "lb", "1", "2"}, {"BLMOVE", "lb", "lb2", "right", "left", "0"}, {"BRPOPLPUSH", "lb", "lb2", "0"},
 		{"ZADD", "zm", "1", "a", "2", "b"}, {"ZMPOP", "1", "zm", "MAX", "COUNT", "1"}, {"BZMPOP", "0", "1", "zm", "MIN"},
 		{"HINCRBYFLOAT", "h", "fl", "0.25"},
+		// Replicas' only (PUBLISH), the AOF's only and nobody's (set_repl).
+		{"PUBLISH", "ch", "m"}, {"MULTI"}, {"SET", "p1", "v"}, {"PUBLISH", "ch", "m"}, {"EXEC"},
+		{"EVAL", "redis.set_repl(redis.REPL_AOF) redis.call('set', KEYS[1], 'aof') redis.set_repl(redis.REPL_REPLICA) redis.call('set', KEYS[2], 'r') " +
+			"redis.set_repl(redis.REPL_NONE) return redis.call('set', KEYS[3], 'none')", "3", "sr1", "sr2", "sr3"},
+		{"DEL", "sr2", "sr3"},
 		{"SET", "short", "v", "PX", "30"},
 	}
 	for _, args := range seq {

@@ -97,6 +97,9 @@ type aofRewrite struct {
 	done  chan struct{}
 }
 
+// Target makes the stream feed the AOF what is for it (PROPAGATE_AOF).
+func (a *aofState) Target() propagate.Target { return propagate.ToAOF }
+
 // Feed is the AOF's side of the stream (feedAppendOnlyFile).
 // Until the first rewrite opens a file (appendonly just turned on, the
 // rewrite not started yet) there is nowhere to write: the rewrite's

@@ -195,6 +195,7 @@ type Ctx struct {
 
 	propArgs [][]byte // propagate as these instead (Rewrite)
 	noProp   bool     // propagate only what AlsoPropagate added
+	toRepl   bool     // propagate to replicas even unchanged (ForceReplication)
 }
 
 // PrefetchWindow is how many commands of a pipelined batch Prefetch looks

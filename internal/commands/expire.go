@@ -138,8 +138,14 @@ func expireGeneric(x *Ctx, basetime int64, seconds bool) {
 		x.Modified(x.Args[1])
 		x.Notify(EvGeneric, "expire", x.Args[1])
 		if x.propagating() {
-			// PEXPIREAT with the absolute time, the flags kept.
-			args := append([][]byte{argPexpireat, x.Args[1], msArg(when)}, x.Args[3:]...)
+			// PEXPIREAT with the absolute time, the flags kept; a PEXPIREAT
+			// keeps its name as spelled (a script's "pexpireat"), as Redis
+			// rewrites only the other forms' argv[0].
+			name := argPexpireat
+			if x.Cmd.Name == "pexpireat" {
+				name = x.Args[0]
+			}
+			args := append([][]byte{name, x.Args[1], msArg(when)}, x.Args[3:]...)
 			x.Rewrite(args...)
 		}
 	}

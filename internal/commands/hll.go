@@ -205,6 +205,7 @@ func cmdPFDebug(x *Ctx) {
 				return
 			}
 			hllStore(e, d)
+			x.Dirty() // propagated for the encoding change, as Redis forces it
 			v = d
 		}
 		regs := hll.DenseRegisters(v)
@@ -235,6 +236,7 @@ func cmdPFDebug(x *Ctx) {
 			return
 		}
 		hllStore(e, d)
+		x.Dirty() // propagated for the encoding change, as Redis forces it
 		x.W.Int(1)
 	default:
 		x.W.Error(errPFDebugUnknown(sub))

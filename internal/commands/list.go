@@ -123,6 +123,8 @@ func (x *Ctx) lRemoved(e *keyspace.Entry, l *list.List, key []byte, front bool) 
 	x.lDelIfEmpty(e, l, key)
 	if x.C.blocked == nil {
 		x.Modified(key)
+	} else {
+		x.Dirty() // not signalled, but propagated (as LPOP/RPOP, its rewrite)
 	}
 }
 

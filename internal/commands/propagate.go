@@ -47,6 +47,11 @@ func (x *Ctx) AlsoPropagate(args ...[]byte) { x.E.prop.stream.Add(x.C.DB, args..
 // (preventCommandPropagation); what it AlsoPropagated still goes.
 func (x *Ctx) NoPropagate() { x.noProp = true }
 
+// ForceReplication sends the command to the replicas, not the AOF, even
+// though it changed nothing (forceCommandPropagation(c, PROPAGATE_REPL):
+// PUBLISH outside a cluster, so that a replica's subscribers get it too).
+func (x *Ctx) ForceReplication() { x.toRepl = true }
+
 // propagating reports whether anyone reads the stream, for handlers whose
 // rewrite costs something to build.
 func (x *Ctx) propagating() bool { return x.E.prop.stream.Active() }
@@ -65,6 +70,8 @@ func (e *Engine) propagateCall(x *Ctx, before uint64) {
 			args = x.propArgs
 		}
 		p.stream.Add(x.C.DB, args...)
+	} else if x.toRepl && !x.noProp && x.block == nil {
+		p.stream.AddTo(propagate.ToReplicas, x.C.DB, x.Args...)
 	}
 	if p.depth == 0 {
 		p.stream.Flush(true)
@@ -91,7 +98,10 @@ func (e *Engine) propagateDeletion(db int, key []byte) {
 	if !p.stream.Active() {
 		return
 	}
+	// For every reader, even inside a script that redis.set_repl limited.
+	prev := p.stream.SetTarget(propagate.ToAll)
 	p.stream.Add(db, argDel, key)
+	p.stream.SetTarget(prev)
 	if p.depth == 0 {
 		p.stream.Flush(false)
 	}

@@ -186,8 +186,15 @@ func cmdUnsubscribe(x *Ctx)  { unsubscribeCmd(x, kindChannel) }
 func cmdPUnsubscribe(x *Ctx) { unsubscribeCmd(x, kindPattern) }
 func cmdSUnsubscribe(x *Ctx) { unsubscribeCmd(x, kindShard) }
 
-func cmdPublish(x *Ctx)  { x.W.Int(int64(x.E.Publish(x.Args[1], x.Args[2]))) }
-func cmdSPublish(x *Ctx) { x.W.Int(int64(x.E.SPublish(x.Args[1], x.Args[2]))) }
+func cmdPublish(x *Ctx) {
+	x.ForceReplication()
+	x.W.Int(int64(x.E.Publish(x.Args[1], x.Args[2])))
+}
+
+func cmdSPublish(x *Ctx) {
+	x.ForceReplication()
+	x.W.Int(int64(x.E.SPublish(x.Args[1], x.Args[2])))
+}
 
 // Publish delivers message to channel's subscribers, then to the clients of
 // every pattern it matches, and reports how many deliveries there were (a

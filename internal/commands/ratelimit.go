@@ -260,15 +260,19 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 	}
 	score := float64(r.now)
 	lim := x.E.Cfg.ZsetLimits()
-	// The seed's ZADD notifies unless it changed nothing: its one member
-	// already there with this score. Asked only when someone listens.
-	zaddEvent := true
-	if !r.autoMember && r.cost == 1 && x.E.observed(EvZSet) {
-		if sc, ok := z.Score(zview(r.member)); ok && sc == score {
-			zaddEvent = false
+	// The seed's ZADD notifies and propagates unless it changed nothing:
+	// its members already there with this score (made-up members are
+	// always new). Asked only when someone listens or reads the stream.
+	prop := x.propagating()
+	track := !r.autoMember && (prop || x.E.observed(EvZSet))
+	zaddEvent := !track
+	changes := func(m string) {
+		if track && !zaddEvent {
+			if sc, ok := z.Score(m); !ok || sc != score {
+				zaddEvent = true
+			}
 		}
 	}
-	prop := x.propagating()
 	var zadd [][]byte
 	nowArg := msArg(r.now)
 	if prop {
@@ -287,12 +291,14 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 			}
 		}
 	} else {
+		changes(zview(r.member))
 		z.AddBytes(r.member, score, lim)
 		if prop {
 			zadd = append(zadd, nowArg, r.member)
 		}
 		for i := int64(2); i <= r.cost; i++ {
 			m := string(r.member) + "#" + strconv.FormatInt(i, 10)
+			changes(m)
 			z.Add(m, score, lim)
 			if prop {
 				zadd = append(zadd, nowArg, []byte(m))
@@ -300,7 +306,9 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 		}
 	}
 	if prop {
-		x.rlPropagate(zadd...)
+		if zaddEvent {
+			x.rlPropagate(zadd...)
+		}
 		x.rlPropagate(argPexpireat, r.key, msArg(x.Now+r.window+1000))
 	}
 	if zaddEvent {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/lua"
 	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/propagate"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -231,7 +232,7 @@ func onScriptHost(x *Ctx, ext *engineExt, ro, function, oom bool, run func(h *sc
 	c.inScript = true
 	h := &ext.host
 	prev := *h
-	h.x, h.ro, h.wrote, h.function, h.oom = x, ro, false, function, oom
+	h.x, h.ro, h.wrote, h.function, h.oom, h.target = x, ro, false, function, oom, propagate.ToAll
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
 	x.E.busyBegin()
 	mark := x.W.Len()
@@ -252,9 +253,10 @@ type scriptHost struct {
 	// function: the script is a function (FCALL): BUSY replies and
 	// the kill command are FUNCTION KILL's (busy.go).
 	function bool
-	oom      bool        // over maxmemory when the script started
-	wrote    bool        // a write command ran (Redis's SCRIPT_WRITE_DIRTY)
-	w        resp.Writer // scratch reply buffer, reused from call to call
+	oom      bool             // over maxmemory when the script started
+	wrote    bool             // a write command ran (Redis's SCRIPT_WRITE_DIRTY)
+	target   propagate.Target // where its calls propagate (redis.set_repl)
+	w        resp.Writer      // scratch reply buffer, reused from call to call
 	inner    Ctx
 }
 
@@ -302,10 +304,15 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 	x := h.x
 	// The inner context lives in the host, so a call allocates nothing.
 	h.inner = Ctx{E: x.E, C: x.C, W: &h.w, DB: x.E.dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
+	prev := x.E.prop.stream.SetTarget(h.target)
 	x.E.call(&h.inner)
+	x.E.prop.stream.SetTarget(prev)
 	h.inner = Ctx{}
 	return h.w.Bytes(), ""
 }
+
+// SetRepl is redis.set_repl (lua.ReplHost).
+func (h *scriptHost) SetRepl(flags int) { h.target = propagate.Target(flags) }
 
 func (h *scriptHost) Log(level int, msg string) {
 	lv := slog.LevelDebug

@@ -266,6 +266,15 @@ func cmdSet(x *Ctx) {
 	case strSetDone:
 		if flags&strGet == 0 {
 			x.W.OK()
+		} else if flags&strAnyExpire == 0 && x.propagating() {
+			// Propagated without its GETs (an expiry rewrote it whole).
+			args := make([][]byte, 0, len(x.Args))
+			for i, a := range x.Args {
+				if i < 3 || !cEqualFold(a, "get") {
+					args = append(args, a)
+				}
+			}
+			x.Rewrite(args...)
 		}
 	case strSetAborted:
 		if flags&strGet == 0 {

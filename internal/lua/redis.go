@@ -425,6 +425,9 @@ func (vm *VM) setRepl(L *glua.LState) int {
 	if int(n)&^3 != 0 {
 		L.Error(errorTable(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."), 0)
 	}
+	if h, ok := vm.host.(ReplHost); ok {
+		h.SetRepl(int(n))
+	}
 	return 0
 }
 

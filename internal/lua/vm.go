@@ -69,6 +69,13 @@ type Host interface {
 	Log(level int, msg string)
 }
 
+// ReplHost is a Host that takes redis.set_repl: where the commands the
+// script calls from then on propagate (REPL_AOF 1 | REPL_REPLICA 2). It
+// starts every script at REPL_ALL.
+type ReplHost interface {
+	SetRepl(flags int)
+}
+
 // SHA1Hex returns the script name Redis gives body.
 func SHA1Hex(body []byte) string {
 	sum := sha1.Sum(body)

@@ -17,12 +17,25 @@ import "strconv"
 
 // Op is one command of the stream, to run in database DB.
 type Op struct {
-	DB   int
-	Args [][]byte
+	DB     int
+	Args   [][]byte
+	Target Target // the readers it is for
 }
 
+// Target is which readers an operation goes to: Redis's PROPAGATE_AOF and
+// PROPAGATE_REPL (the values of a script's redis.set_repl).
+type Target uint8
+
+const (
+	ToAOF      Target = 1
+	ToReplicas Target = 2
+	ToAll             = ToAOF | ToReplicas
+)
+
 // Reader consumes the stream. Feed is called under the engine lock for
-// every operation, in order; op's slices are valid only during the call.
+// every operation meant for it, in order; op's slices are valid only
+// during the call. A reader is a replica's unless it says otherwise
+// (TargetReader).
 type Reader interface {
 	Feed(op Op)
 }
@@ -33,6 +46,19 @@ type Reader interface {
 type BatchReader interface {
 	Reader
 	Flushed()
+}
+
+// TargetReader is a reader that tells what it is (the AOF: ToAOF).
+type TargetReader interface {
+	Reader
+	Target() Target
+}
+
+func readerTarget(r Reader) Target {
+	if t, ok := r.(TargetReader); ok {
+		return t.Target()
+	}
+	return ToReplicas
 }
 
 var (
@@ -47,6 +73,7 @@ type Stream struct {
 	arena   []byte
 	argv    [][]byte
 	readers []Reader
+	off     Target // targets Add leaves out (SetTarget)
 }
 
 // Active reports whether anyone reads the stream; the engine skips the
@@ -71,8 +98,13 @@ func (s *Stream) Pending() int { return len(s.ops) }
 
 // Add records one operation; args are copied, so the caller may reuse
 // them at once.
-func (s *Stream) Add(db int, args ...[]byte) {
-	if len(s.readers) == 0 {
+func (s *Stream) Add(db int, args ...[]byte) { s.AddTo(ToAll, db, args...) }
+
+// AddTo records an operation for the readers of t only (less those
+// SetTarget turned off).
+func (s *Stream) AddTo(t Target, db int, args ...[]byte) {
+	t &^= s.off
+	if len(s.readers) == 0 || t == 0 {
 		return
 	}
 	start := len(s.argv)
@@ -81,29 +113,57 @@ func (s *Stream) Add(db int, args ...[]byte) {
 		s.arena = append(s.arena, a...)
 		s.argv = append(s.argv, s.arena[off:len(s.arena):len(s.arena)])
 	}
-	s.ops = append(s.ops, Op{DB: db, Args: s.argv[start:len(s.argv):len(s.argv)]})
+	s.ops = append(s.ops, Op{DB: db, Args: s.argv[start:len(s.argv):len(s.argv)], Target: t})
 }
 
-// Flush feeds the pending operations to the readers and forgets them.
-// With wrap, two or more operations go inside MULTI ... EXEC (MULTI in the
-// first one's database, EXEC in the last one's, so no SELECT comes between
-// them that Redis would not send).
+// SetTarget limits what Add and AddTo record to the readers of t (a
+// script's redis.set_repl) and returns the previous setting, to restore.
+func (s *Stream) SetTarget(t Target) (prev Target) {
+	prev = ToAll &^ s.off
+	s.off = ToAll &^ t
+	return prev
+}
+
+// Flush feeds the pending operations to the readers they are for and
+// forgets them. With wrap, two or more operations that go to some reader
+// go inside MULTI ... EXEC, for every reader (MULTI in the first one's
+// database, EXEC in the last one's, so no SELECT comes between them that
+// Redis would not send).
 func (s *Stream) Flush(wrap bool) {
 	if len(s.ops) == 0 {
 		return
 	}
 	// The arena may have moved as it grew: the ops' slices still point at
 	// the bytes they were made from, which stay alive until the reset.
-	wrap = wrap && len(s.ops) > 1
+	// Redis counts the operations that go anywhere and wraps them for
+	// every reader (MULTI and EXEC are for all targets).
+	var to Target
 	for _, r := range s.readers {
+		to |= readerTarget(r)
+	}
+	first, last, n := -1, -1, 0
+	for i, op := range s.ops {
+		if op.Target&to != 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+			n++
+		}
+	}
+	wrap = wrap && n > 1
+	for _, r := range s.readers {
+		rt := readerTarget(r)
 		if wrap {
-			r.Feed(Op{DB: s.ops[0].DB, Args: multi})
+			r.Feed(Op{DB: s.ops[first].DB, Args: multi, Target: ToAll})
 		}
 		for _, op := range s.ops {
-			r.Feed(op)
+			if op.Target&rt != 0 {
+				r.Feed(op)
+			}
 		}
 		if wrap {
-			r.Feed(Op{DB: s.ops[len(s.ops)-1].DB, Args: exec})
+			r.Feed(Op{DB: s.ops[last].DB, Args: exec, Target: ToAll})
 		}
 		if b, ok := r.(BatchReader); ok {
 			b.Flushed()
