@@ -231,12 +231,7 @@ func TestSentinelLinkDownSince(t *testing.T) {
 	master, mp := startRedisOn(t, t.TempDir())
 	rr, _ := startRedisOn(t, t.TempDir())
 	rr.Name = "redis replica"
-	srv, err := limitkv.Start(limitkv.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	lkv := dialRaw(t, "limitkv", srv.Addr())
+	lkv, _ := startLimitkvOn(t, "limitkv", nil)
 	port := strings.TrimPrefix(mp.addr, "127.0.0.1:")
 	for _, r := range []*RawConn{lkv, rr} {
 		mustOK(t, r, "REPLICAOF", "127.0.0.1", port)
@@ -274,12 +269,7 @@ func TestSentinelReplicaAnnounce(t *testing.T) {
 	master, mp := startRedisOn(t, t.TempDir())
 	rr, _ := startRedisOn(t, t.TempDir())
 	rr.Name = "redis replica"
-	srv, err := limitkv.Start(limitkv.Options{Dir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	lkv := dialRaw(t, "limitkv", srv.Addr())
+	lkv, lport := startLimitkvOn(t, "limitkv", nil)
 	port := strings.TrimPrefix(mp.addr, "127.0.0.1:")
 	// Where each replica is listed, as "ip,port" (state, offset and lag
 	// left out).
@@ -314,7 +304,6 @@ func TestSentinelReplicaAnnounce(t *testing.T) {
 	for _, r := range []*RawConn{lkv, rr} {
 		mustOK(t, r, "REPLICAOF", "127.0.0.1", port)
 	}
-	lport := strings.TrimPrefix(srv.Addr(), "127.0.0.1:")
 	rport := strings.TrimPrefix(rr.Addr, "127.0.0.1:")
 	waitListed("ip=127.0.0.1,port="+lport, "ip=127.0.0.1,port="+rport)
 	// Announced: both tell the master the same made-up addresses; the
