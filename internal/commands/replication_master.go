@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -101,7 +102,8 @@ type masterState struct {
 	feed      *replFeed
 	syncing   *bgSave // the snapshot being made for waiting replicas
 	waiters   []*Client
-	lastPing  time.Time
+	lastPing  time.Time // the last keepalive PING (repl-ping-replica-period)
+	lastTick  time.Time // the last once-a-second pass (newlines, timeouts)
 	noneSince time.Time // since when no replica is connected (repl-backlog-ttl)
 	proxyBuf  []byte
 	getAck    bool // a WAIT asked for ACKs
@@ -570,11 +572,7 @@ func (e *Engine) serveWaiters() {
 			keep = append(keep, c)
 			continue
 		}
-		mark := b.w.Len()
-		b.w.Int(acked)
-		c.blockedReplyDone(b.w, mark)
-		e.unblock(c)
-		c.notify()
+		e.answerBlocked(c, func(w *resp.Writer) { w.Int(acked) })
 	}
 	clear(r.waiters[len(keep):])
 	r.waiters = keep
@@ -606,20 +604,16 @@ func (e *Engine) ReplicationCron() {
 		}
 		return
 	}
-	if now.Sub(r.lastPing) < time.Second {
+	if now.Sub(r.lastTick) < time.Second {
 		return
 	}
+	r.lastTick = now
 	period := time.Duration(e.Cfg.ReplPingPeriod.Load()) * time.Second
 	// No ping while clients are paused: it would move the offset a
 	// shutdown waits for the replicas to reach.
 	if !e.IsReplica() && now.Sub(r.lastPing) >= period && !e.paused() {
 		e.replFeedBytes(pingCmd)
 		r.lastPing = now
-	} else if now.Sub(r.lastPing) >= time.Second {
-		// lastPing also paces the newlines and the timeout check below.
-		if r.lastPing.IsZero() {
-			r.lastPing = now
-		}
 	}
 	timeout := time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second
 	for _, rp := range append([]*replica(nil), r.replicas...) {
@@ -666,23 +660,11 @@ func (rp *replica) ip() string {
 	if rp.conf.ip != "" {
 		return rp.conf.ip
 	}
-	host := rp.c.Addr
-	if i := lastColon(host); i >= 0 {
-		host = host[:i]
-	}
-	if len(host) > 1 && host[0] == '[' {
-		host = host[1 : len(host)-1]
+	host, _, err := net.SplitHostPort(rp.c.Addr)
+	if err != nil {
+		return rp.c.Addr
 	}
 	return host
-}
-
-func lastColon(s string) int {
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == ':' {
-			return i
-		}
-	}
-	return -1
 }
 
 // roleReplicas writes ROLE's list of online replicas: ip, port, acked
@@ -712,11 +694,7 @@ func (e *Engine) answerWaiters() {
 	r := &e.repl
 	for _, c := range r.waiters {
 		if b := c.blocked; b != nil && b.wait != nil {
-			mark := b.w.Len()
-			e.waitTimeoutReply(b, b.w)
-			c.blockedReplyDone(b.w, mark)
-			e.unblock(c)
-			c.notify()
+			e.answerBlocked(c, func(w *resp.Writer) { e.waitTimeoutReply(b, w) })
 		}
 	}
 	clear(r.waiters)
@@ -750,9 +728,9 @@ func replInfoOf(aux []rdb.AuxField) *rdb.ReplInfo {
 		case "repl-id":
 			ri.ID, id = string(a.Value), len(a.Value) == 40
 		case "repl-offset":
-			ri.Offset, off = parseAuxInt(a.Value)
+			ri.Offset, off = num.ParseInt(a.Value)
 		case "repl-stream-db":
-			db, _ := parseAuxInt(a.Value)
+			db, _ := num.ParseInt(a.Value)
 			ri.StreamDB = int(db)
 		}
 	}
@@ -761,8 +739,6 @@ func replInfoOf(aux []rdb.AuxField) *rdb.ReplInfo {
 	}
 	return &ri
 }
-
-func parseAuxInt(b []byte) (int64, bool) { return num.ParseInt(b) }
 
 // restoreReplInfo is loadDataFromDisk's use of a file's replication info:
 // a server that starts as a replica takes the history the file was saved
@@ -897,21 +873,13 @@ func (e *Engine) finishShutdownAfterWait(c *Client, deadline time.Time, save, no
 	if ok {
 		err = e.shutdownSaveLocked(save, nosave, force)
 	}
-	b := c.blocked
 	if !ok || err != nil {
-		if b != nil {
-			mark := b.w.Len()
-			b.w.Error(ErrShutdownFailed)
-			c.blockedReplyDone(b.w, mark)
-			e.unblock(c)
-			c.notify()
-		}
+		e.answerBlocked(c, func(w *resp.Writer) { w.Error(ErrShutdownFailed) })
 		return
 	}
-	if b != nil {
-		c.CloseAfterReply = true
-		e.unblock(c)
-		c.notify()
+	if c.blocked != nil {
+		c.CloseAfterReply = true // no reply: the connection closes, as Redis exits
+		e.answerBlocked(c, func(*resp.Writer) {})
 	}
 	go stop()
 }
@@ -927,4 +895,19 @@ func (e *Engine) replOutputBytes() uint64 {
 		}
 	}
 	return uint64(n)
+}
+
+// answerBlocked ends c's wait (WAIT, a SHUTDOWN waiting for replicas) with
+// the reply reply writes, as a served blocking command ends. Nothing
+// happens if c no longer waits (it went away). Call with the lock held.
+func (e *Engine) answerBlocked(c *Client, reply func(w *resp.Writer)) {
+	b := c.blocked
+	if b == nil {
+		return
+	}
+	mark := b.w.Len()
+	reply(b.w)
+	c.blockedReplyDone(b.w, mark)
+	e.unblock(c)
+	c.notify()
 }
