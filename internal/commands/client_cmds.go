@@ -415,10 +415,7 @@ func cmdClientKill(x *Ctx) {
 			typ != -1 && typ != clientType(c) ||
 			id != 0 && c.ID != id ||
 			user != nil && c.User != user ||
-			c == x.C && skipme ||
-			c.Killed && c != x.C {
-			// A client killed before is gone in Redis (freed at once);
-			// here its connection may not have closed yet.
+			c == x.C && skipme {
 			continue
 		}
 		if c == x.C {
