@@ -422,6 +422,7 @@ func cmdClientKill(x *Ctx) {
 			self = true
 		} else {
 			x.E.killClient(c)
+			x.E.forgetClient(c)
 		}
 		killed++
 	}
@@ -458,6 +459,20 @@ func (e *Engine) killClient(c *Client) {
 		default:
 		}
 	}
+}
+
+// forgetClient takes a killed client out of the client table at once, as
+// Redis's CLIENT KILL frees another client on the spot: a second KILL or a
+// CLIENT LIST must not see it while its connection is still closing (on
+// the goroutine front that takes a turn of its goroutine). The
+// connection's own RemoveClient later finds nothing left to undo; its
+// output buffer stays, since the connection may still be writing it.
+func (e *Engine) forgetClient(c *Client) {
+	e.unwatchAll(c)
+	e.stopMonitor(c)
+	e.disableTracking(c)
+	e.dropReplica(c)
+	delete(e.clients, c.ID)
 }
 
 var clientHelp = []string{
