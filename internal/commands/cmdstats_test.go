@@ -1,9 +1,14 @@
 package commands
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/clock"
+	"github.com/limitkv/limitkv/internal/resp"
 )
 
 func TestErrorCode(t *testing.T) {
@@ -99,5 +104,55 @@ func TestSparkline(t *testing.T) {
 	want := "#   \n|   \n|   \n|o#_\n    \n5321\nssss\n"
 	if b.String() != want {
 		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
+	}
+}
+
+// TestCommandClock checks what one clock read per command gives on both
+// kinds of clock: the command's own time (a deadline set from it) and its
+// duration in INFO commandstats, measured on the monotonic clock even when
+// the engine's clock is a test's, which has no monotonic half.
+func TestCommandClock(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		clk  clock.Clock
+	}{
+		{"real", nil},
+		{"manual", clock.NewManual(time.Unix(1_700_000_000, 0))},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.EnableDebugCommand.Store(DebugCommandYes)
+			e := New(cfg, c.clk, nil)
+			cl := e.NewClient("127.0.0.1:1", "127.0.0.1:6379")
+			do := func(args ...string) string {
+				bargs := make([][]byte, len(args))
+				for i, a := range args {
+					bargs[i] = []byte(a)
+				}
+				var w resp.Writer
+				e.Lock()
+				e.Exec(cl, bargs, &w)
+				e.Unlock()
+				return string(w.Bytes())
+			}
+			before := e.Clock.Now().UnixMilli()
+			do("SET", "k", "v", "PX", "60000")
+			after := e.Clock.Now().UnixMilli()
+			e.Lock()
+			exp := e.DB(0).Peek([]byte("k")).Expiry()
+			e.Unlock()
+			if exp < before+60000 || exp > after+60000 {
+				t.Errorf("deadline %d outside [%d, %d]: the command's time is not the clock's", exp, before+60000, after+60000)
+			}
+			do("DEBUG", "SLEEP", "0.02")
+			info := do("INFO", "commandstats")
+			m := regexp.MustCompile(`cmdstat_debug:calls=1,usec=(\d+),`).FindStringSubmatch(info)
+			if m == nil {
+				t.Fatalf("no debug line in %q", info)
+			}
+			if us, _ := strconv.Atoi(m[1]); us < 20000 || us > 2_000_000 {
+				t.Errorf("DEBUG SLEEP 0.02 took usec=%d", us)
+			}
+		})
 	}
 }

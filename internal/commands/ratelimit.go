@@ -274,8 +274,9 @@ func (x *Ctx) rlCheck(r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 		}
 	}
 	var zadd [][]byte
-	nowArg := msArg(r.now)
+	var nowArg []byte // the ZADD's score, formatted only for the stream
 	if prop {
+		nowArg = msArg(r.now)
 		zadd = append(zadd, rlZadd, r.key)
 	}
 	if r.autoMember {

@@ -776,6 +776,21 @@ func TestPrefetchChangesNothing(t *testing.T) {
 	tt.E.Prefetch(tt.C, batch)
 	tt.E.Prefetch(tt.C, batch[:1])
 	tt.E.Unlock()
+	// PrefetchEach takes one command per client: some in another
+	// database, one in a transaction, more clients than it looks at.
+	other := tt.E.NewClient("127.0.0.1:2", "127.0.0.1:6379")
+	other.DB = 1
+	inMulti := tt.E.NewClient("127.0.0.1:3", "127.0.0.1:6379")
+	tt.E.Lock()
+	inMulti.Multi = &multiState{}
+	var cls []*Client
+	for i := range batch {
+		cls = append(cls, []*Client{tt.C, other, inMulti}[i%3])
+	}
+	tt.E.PrefetchEach(cls, batch)
+	tt.E.PrefetchEach(cls[:1], batch[:1])
+	tt.E.PrefetchEach(nil, nil)
+	tt.E.Unlock()
 	if after := state(); after != before {
 		t.Fatalf("state after Prefetch:\n%s\nbefore:\n%s", after, before)
 	}

@@ -58,8 +58,11 @@ type loop struct {
 	stopping bool
 
 	// Guarded by the executor lock.
-	woken   []*lconn
-	running bool // the loop holds the lock: Notify needs no eventfd write
+	woken     []*lconn
+	running   bool               // the loop holds the lock: Notify needs no eventfd write
+	now       time.Time          // when the current turn took the executor lock
+	pfClients []*commands.Client // prefetchSingles's scratch
+	pfCmds    [][][]byte
 
 	events   []unix.EpollEvent
 	ready    []*lconn // commands to run this turn
@@ -459,10 +462,15 @@ func (l *loop) execute() {
 		e.Lock()
 	}
 	l.running = true
+	// One clock read for the turn's CLIENT LIST idle times, as Redis
+	// stamps lastinteraction with its cached clock: at one request per
+	// connection it was a read per request.
+	l.now = e.Clock.Now()
 	defer func() {
 		l.running = false
 		e.Unlock()
 	}()
+	l.prefetchSingles()
 	for _, c := range l.ready {
 		c.inReady = false
 		if !c.closed {
@@ -495,6 +503,24 @@ func (l *loop) execute() {
 	l.dirty = l.dirty[:0]
 }
 
+// prefetchSingles hands the engine the turn's lone requests (connections
+// with one command, which runConn does not prefetch) to touch together.
+func (l *loop) prefetchSingles() {
+	if len(l.ready) < 2 {
+		return
+	}
+	for _, c := range l.ready {
+		if !c.closed && len(c.cmds) == 1 {
+			l.pfClients = append(l.pfClients, c.cl)
+			l.pfCmds = append(l.pfCmds, c.cmds[0])
+		}
+	}
+	l.s.E.PrefetchEach(l.pfClients, l.pfCmds)
+	clear(l.pfClients)
+	clear(l.pfCmds)
+	l.pfClients, l.pfCmds = l.pfClients[:0], l.pfCmds[:0]
+}
+
 // runConn runs c's parsed commands until they end, one blocks, or the
 // replies pending reach flushAt. Called with the lock held.
 func (l *loop) runConn(c *lconn) {
@@ -507,7 +533,7 @@ func (l *loop) runConn(c *lconn) {
 		}
 	}()
 	if len(c.cmds) > 0 {
-		cl.LastActive = e.Clock.Now()
+		cl.LastActive = l.now
 	}
 	i := 0
 	for i < len(c.cmds) {
