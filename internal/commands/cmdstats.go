@@ -71,8 +71,13 @@ type obsState struct {
 	lat       latencyMonitor
 	// RL.CHECK and RL.PEEK answers by limit, for the metrics endpoint
 	// (metrics_snapshot.go).
-	rl       map[rlKey]int64
+	rl       map[rlSeries]*rlCounts
 	rlLimits map[int64]bool
+	// The series of the last decision: a server runs one or a few limits,
+	// and two map operations per request were a twentieth of an
+	// in-process RL.CHECK.
+	rlHot    *rlCounts
+	rlHotKey rlSeries
 }
 
 func (o *obsState) stat(c *Command) *cmdStat {
@@ -247,7 +252,7 @@ func (e *Engine) resetCmdStats() {
 	clear(o.cmds)
 	o.errs = nil
 	o.totalErrors = 0
-	o.rl, o.rlLimits = nil, nil
+	o.rl, o.rlLimits, o.rlHot = nil, nil, nil
 }
 
 // statsInOrder calls f for every command with statistics, top-level

@@ -142,7 +142,11 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 		if k.peek {
 			cmd = "rl.peek"
 		}
-		s.RL = append(s.RL, RLDecision{Cmd: cmd, Limit: lim, Allowed: k.allowed, Count: n})
+		for allowed, c := range n {
+			if c > 0 {
+				s.RL = append(s.RL, RLDecision{Cmd: cmd, Limit: lim, Allowed: allowed == 1, Count: c})
+			}
+		}
 	}
 	sort.Slice(s.RL, func(i, j int) bool {
 		a, b := s.RL[i], s.RL[j]
@@ -157,11 +161,15 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 	return s
 }
 
-// rlKey is one series of RL decisions.
-type rlKey struct {
-	peek, allowed, other bool
-	limit                int64
-}
+// rlSeries is one series of RL decisions; rlCounts are its refused and
+// allowed answers.
+type (
+	rlSeries struct {
+		peek, other bool
+		limit       int64
+	}
+	rlCounts [2]int64
+)
 
 // rlMaxLimits bounds the distinct limits the decisions are kept by: a
 // limit comes from the client, and a metric label per value sent would
@@ -172,17 +180,35 @@ const rlMaxLimits = 256
 // held.
 func (e *Engine) rlDecision(peek bool, limit int64, allowed bool) {
 	o := &e.obs
+	k := rlSeries{peek: peek, limit: limit}
+	if o.rlHot == nil || o.rlHotKey != k {
+		o.rlHot, o.rlHotKey = o.rlCountsOf(k), k
+	}
+	if allowed {
+		o.rlHot[1]++
+	} else {
+		o.rlHot[0]++
+	}
+}
+
+// rlCountsOf finds or makes k's counts; past rlMaxLimits distinct limits
+// a new one counts under "other".
+func (o *obsState) rlCountsOf(k rlSeries) *rlCounts {
 	if o.rl == nil {
-		o.rl = make(map[rlKey]int64)
+		o.rl = make(map[rlSeries]*rlCounts)
 		o.rlLimits = make(map[int64]bool)
 	}
-	k := rlKey{peek: peek, allowed: allowed, limit: limit}
-	if !o.rlLimits[limit] {
+	if !o.rlLimits[k.limit] {
 		if len(o.rlLimits) >= rlMaxLimits {
-			k = rlKey{peek: peek, allowed: allowed, other: true}
+			k = rlSeries{peek: k.peek, other: true}
 		} else {
-			o.rlLimits[limit] = true
+			o.rlLimits[k.limit] = true
 		}
 	}
-	o.rl[k]++
+	c := o.rl[k]
+	if c == nil {
+		c = new(rlCounts)
+		o.rl[k] = c
+	}
+	return c
 }

@@ -1,7 +1,9 @@
 package commands
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -82,3 +84,36 @@ func TestRLCheckErrors(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// The decisions the metrics endpoint reports are counted per command,
+// limit and answer, whichever series the request before counted in (the
+// last series is kept at hand), and CONFIG RESETSTAT starts them again.
+func TestRLDecisionCounts(t *testing.T) {
+	tt := newTester(t)
+	for _, c := range [][]string{
+		{"RL.CHECK", "a", "1000", "60000", "1", "m1"}, // allowed, limit 1
+		{"RL.CHECK", "a", "1000", "60000", "1", "m2"}, // refused, limit 1
+		{"RL.CHECK", "b", "1000", "60000", "5", "m1"}, // allowed, limit 5
+		{"RL.PEEK", "a", "1000", "60000", "1"},        // refused, limit 1
+		{"RL.CHECK", "a", "1000", "60000", "1", "m3"}, // refused, limit 1
+		{"RL.CHECK", "c", "1000", "60000", "5", "m1"}, // allowed, limit 5
+	} {
+		tt.Do(c...)
+	}
+	got := func() string {
+		var b strings.Builder
+		for _, d := range tt.E.MetricsSnapshot().RL {
+			fmt.Fprintf(&b, "%s/%s/%v=%d ", d.Cmd, d.Limit, d.Allowed, d.Count)
+		}
+		return b.String()
+	}
+	want := "rl.check/1/false=2 rl.check/1/true=1 rl.check/5/true=2 rl.peek/1/false=1 "
+	if g := got(); g != want {
+		t.Errorf("decisions %q, want %q", g, want)
+	}
+	tt.Expect(okReply, "CONFIG", "RESETSTAT")
+	tt.Do("RL.CHECK", "d", "1000", "60000", "5", "m1")
+	if g, want := got(), "rl.check/5/true=1 "; g != want {
+		t.Errorf("after RESETSTAT %q, want %q", g, want)
+	}
+}

@@ -27,6 +27,21 @@ func ParseInt(b []byte) (int64, bool) {
 		return 0, false
 	}
 	var v uint64
+	if n-i <= 18 {
+		// Up to 18 digits cannot overflow: no checks per digit (most
+		// arguments, a millisecond timestamp is 13).
+		for ; i < n; i++ {
+			d := b[i] - '0'
+			if d > 9 {
+				return 0, false
+			}
+			v = v*10 + uint64(d)
+		}
+		if neg {
+			return -int64(v), true
+		}
+		return int64(v), true
+	}
 	for ; i < n; i++ {
 		c := b[i]
 		if c < '0' || c > '9' {
