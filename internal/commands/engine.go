@@ -110,6 +110,10 @@ type Engine struct {
 
 	realClock bool // Clock is clock.Real (commandClock)
 
+	lastName [32]byte // lookup's cache: the name as sent, its length, its command
+	lastLen  int
+	lastCmd  *Command
+
 	prop propState // the write stream (propagate.go)
 	aof  aofState  // the append-only file, its first reader (aof.go)
 }
@@ -166,6 +170,22 @@ func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.aofFlush(false); e.m
 func (e *Engine) DB(i int) *keyspace.DB { return e.dbs[i] }
 
 func (e *Engine) nowMs() int64 { return e.Clock.Now().UnixMilli() }
+
+// lookup is Lookup through a one-entry cache of the name as sent: clients
+// repeat a command, and a pipelined batch is looked up twice (Prefetch,
+// then dispatch); the table's map, with the name lowered first, was a
+// fifteenth of a pipelined PING. Call with the lock held.
+func (e *Engine) lookup(name []byte) *Command {
+	if c := e.lastCmd; c != nil && string(name) == string(e.lastName[:e.lastLen]) {
+		return c
+	}
+	c := Lookup(name)
+	if c != nil && len(name) <= len(e.lastName) {
+		e.lastLen = copy(e.lastName[:], name)
+		e.lastCmd = c
+	}
+	return c
+}
 
 // commandClock is a top-level command's time (Unix ms) and the start of
 // its duration, from one reading of the real clock: each read costs 30-60
@@ -240,7 +260,7 @@ func (e *Engine) Prefetch(c *Client, batch [][][]byte) {
 		if len(args) == 0 {
 			continue
 		}
-		if cmd := Lookup(args[0]); cmd != nil {
+		if cmd := e.lookup(args[0]); cmd != nil {
 			if k, ok := cmd.firstKey(args); ok {
 				keys = append(keys, k)
 			}
@@ -270,7 +290,7 @@ func (e *Engine) PrefetchEach(cls []*Client, cmds [][][]byte) {
 		if len(args) == 0 || c.DB != db || c.Multi != nil {
 			continue
 		}
-		if cmd := Lookup(args[0]); cmd != nil {
+		if cmd := e.lookup(args[0]); cmd != nil {
 			if k, ok := cmd.firstKey(args); ok {
 				keys = append(keys, k)
 			}
@@ -311,7 +331,7 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 
 func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	c, args := x.C, x.Args
-	cmd := Lookup(args[0])
+	cmd := e.lookup(args[0])
 	if cmd == nil {
 		c.LastCmd = ""
 		e.reject(x, errUnknownCommand(args))

@@ -841,3 +841,18 @@ func TestFirstKeyMatchesKeySpecs(t *testing.T) {
 		}
 	}
 }
+
+// The engine's lookup cache answers what Lookup does, whatever came
+// before: a name repeated, another case, another command, an unknown
+// name, a name longer than the cache holds.
+func TestLookupCache(t *testing.T) {
+	tt := newTester(t)
+	long := strings.Repeat("x", 40)
+	tt.E.Lock()
+	defer tt.E.Unlock()
+	for _, name := range []string{"PING", "PING", "ping", "Get", "GET", "nosuch", "GET", long, long, "rl.check", "RL.CHECK", "", "PING"} {
+		if got, want := tt.E.lookup([]byte(name)), Lookup([]byte(name)); got != want {
+			t.Errorf("lookup(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
