@@ -108,9 +108,10 @@ func TestSparkline(t *testing.T) {
 }
 
 // TestCommandClock checks what one clock read per command gives on both
-// kinds of clock: the command's own time (a deadline set from it) and its
-// duration in INFO commandstats, measured on the monotonic clock even when
-// the engine's clock is a test's, which has no monotonic half.
+// kinds of clock: the command's own time (a deadline set from it, also
+// after the wall offset is taken again) and its duration in INFO
+// commandstats, measured on the monotonic clock even when the engine's
+// clock is a test's, which has no monotonic half.
 func TestCommandClock(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -135,14 +136,22 @@ func TestCommandClock(t *testing.T) {
 				e.Unlock()
 				return string(w.Bytes())
 			}
-			before := e.Clock.Now().UnixMilli()
-			do("SET", "k", "v", "PX", "60000")
-			after := e.Clock.Now().UnixMilli()
-			e.Lock()
-			exp := e.DB(0).Peek([]byte("k")).Expiry()
-			e.Unlock()
-			if exp < before+60000 || exp > after+60000 {
-				t.Errorf("deadline %d outside [%d, %d]: the command's time is not the clock's", exp, before+60000, after+60000)
+			// Sleeps between the writes let the wall offset be reused
+			// and taken again.
+			for i, pause := range []time.Duration{0, 10 * time.Millisecond, 60 * time.Millisecond, 120 * time.Millisecond} {
+				time.Sleep(pause)
+				before := e.Clock.Now().UnixMilli()
+				do("SET", "k", "v", "PX", "60000")
+				after := e.Clock.Now().UnixMilli()
+				e.Lock()
+				exp := e.DB(0).Peek([]byte("k")).Expiry()
+				e.Unlock()
+				// A ms either side: the real clock's command time is the
+				// monotonic reading plus an offset, which may round across
+				// a millisecond the wall reads around it do not.
+				if exp < before+60000-1 || exp > after+60000+1 {
+					t.Errorf("write %d: deadline %d outside [%d, %d]: the command's time is not the clock's", i, exp, before+60000, after+60000)
+				}
 			}
 			do("DEBUG", "SLEEP", "0.02")
 			info := do("INFO", "commandstats")

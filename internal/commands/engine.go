@@ -108,7 +108,9 @@ type Engine struct {
 	trk trackingState // client-side caching (tracking.go)
 	obs obsState      // command statistics, slow log, latency monitor (cmdstats.go)
 
-	realClock bool // Clock is clock.Real (commandClock)
+	realClock bool          // Clock is clock.Real (commandClock)
+	wallAt    time.Duration // commandClock's last wall reading, on the monotonic clock
+	wallOff   int64         // and the wall time's offset from it, ns
 
 	lastName [32]byte // lookup's cache: the name as sent, its length, its command
 	lastLen  int
@@ -188,17 +190,28 @@ func (e *Engine) lookup(name []byte) *Command {
 }
 
 // commandClock is a top-level command's time (Unix ms) and the start of
-// its duration, from one reading of the real clock: each read costs 30-60
-// ns here, a PING's whole in-process run took four of them, and its
-// statistics need only the monotonic half of time.Now's pair. Another
-// clock (a test's) has no monotonic half: the duration has its own read.
+// its duration, from one reading of the monotonic clock: each read costs
+// 30-60 ns here and a PING's whole in-process run took four of them. The
+// wall time is the monotonic reading plus an offset taken from time.Now
+// at most wallResync ago, so a step of the system clock reaches commands
+// within that (a slew drifts it by nanoseconds meanwhile). Another clock
+// (a test's) is read as it is; the duration then has its own read. Call
+// with the lock held.
 func (e *Engine) commandClock() (int64, time.Duration) {
-	t := e.Clock.Now()
-	if e.realClock {
-		return t.UnixMilli(), t.Sub(monoBase)
+	if !e.realClock {
+		return e.Clock.Now().UnixMilli(), monoNow()
 	}
-	return t.UnixMilli(), monoNow()
+	m := monoNow()
+	if m-e.wallAt >= wallResync || e.wallAt == 0 {
+		t := time.Now()
+		e.wallAt = t.Sub(monoBase)
+		e.wallOff = t.UnixNano() - int64(e.wallAt)
+	}
+	return (int64(m) + e.wallOff) / 1e6, m
 }
+
+// wallResync is how often commandClock reads the wall clock again.
+const wallResync = 100 * time.Millisecond
 
 // Outcome tells the connection what to do after a command.
 type Outcome uint8
