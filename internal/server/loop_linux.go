@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -61,6 +62,7 @@ type loop struct {
 	woken     []*lconn
 	running   bool               // the loop holds the lock: Notify needs no eventfd write
 	now       time.Time          // when the current turn took the executor lock
+	turns     uint64             // turns run, for the yields (yieldTurns)
 	pfClients []*commands.Client // prefetchSingles's scratch
 	pfCmds    [][][]byte
 
@@ -315,8 +317,22 @@ func (l *loop) run() {
 			return
 		}
 		l.safeTurn(events)
+		if l.turns++; l.turns%yieldTurns == 0 {
+			runtime.Gosched()
+		}
 	}
 }
+
+// yieldTurns is how many turns the loop runs between yields to the
+// scheduler. A goroutine that never reschedules looks to the runtime's
+// monitor like one hogging its P: every 10 ms it is sent a preemption
+// signal and, caught in epoll_wait, has its P taken and handed to another
+// thread, and the monitor, having found work, keeps waking every 20 µs.
+// Measured under 50 unpipelined clients: 1,900 monitor wake-ups and 47
+// signals a second, the loop spread over four threads. A yield every few
+// milliseconds of turns (at least 3-5k turns a second under load) keeps
+// its time slice fresh.
+const yieldTurns = 16
 
 // safeTurn is turn with a recover: a bug in the loop must not take down
 // the process and every client with it. The connections of the turn are
