@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/clock"
-	"github.com/limitkv/limitkv/internal/resp"
 )
 
 func TestErrorCode(t *testing.T) {
@@ -124,18 +123,8 @@ func TestCommandClock(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.EnableDebugCommand.Store(DebugCommandYes)
 			e := New(cfg, c.clk, nil)
-			cl := e.NewClient("127.0.0.1:1", "127.0.0.1:6379")
-			do := func(args ...string) string {
-				bargs := make([][]byte, len(args))
-				for i, a := range args {
-					bargs[i] = []byte(a)
-				}
-				var w resp.Writer
-				e.Lock()
-				e.Exec(cl, bargs, &w)
-				e.Unlock()
-				return string(w.Bytes())
-			}
+			tt := &tester{t: t, E: e, C: e.NewClient("127.0.0.1:1", "127.0.0.1:6379")}
+			do := tt.Do
 			// Sleeps between the writes let the wall offset be reused
 			// and taken again.
 			for i, pause := range []time.Duration{0, 10 * time.Millisecond, 60 * time.Millisecond, 120 * time.Millisecond} {
