@@ -102,13 +102,21 @@ func (e *Engine) RemoveClient(c *Client) {
 
 // RemoveClientLocked is RemoveClient with the lock already held.
 func (e *Engine) RemoveClientLocked(c *Client) {
+	e.detachClient(c)
+	c.Out = nil
+}
+
+// detachClient takes c out of everything the engine keeps of it, the
+// client table last. Its output buffer stays: CLIENT KILL detaches a
+// client whose connection may still be writing it. Doing it twice is
+// harmless (the connection's RemoveClient after a KILL).
+func (e *Engine) detachClient(c *Client) {
 	e.unblock(c)
 	e.unwatchAll(c)
 	e.dropSubscriptions(c)
 	e.stopMonitor(c)
 	e.disableTracking(c)
 	e.dropReplica(c)
-	c.Out = nil
 	delete(e.clients, c.ID)
 }
 

@@ -421,8 +421,11 @@ func cmdClientKill(x *Ctx) {
 		if c == x.C {
 			self = true
 		} else {
+			// Redis frees another client on the spot: a second KILL or
+			// a CLIENT LIST must not see it while its connection is
+			// still closing (a turn of its goroutine on that front).
 			x.E.killClient(c)
-			x.E.forgetClient(c)
+			x.E.detachClient(c)
 		}
 		killed++
 	}
@@ -459,20 +462,6 @@ func (e *Engine) killClient(c *Client) {
 		default:
 		}
 	}
-}
-
-// forgetClient takes a killed client out of the client table at once, as
-// Redis's CLIENT KILL frees another client on the spot: a second KILL or a
-// CLIENT LIST must not see it while its connection is still closing (on
-// the goroutine front that takes a turn of its goroutine). The
-// connection's own RemoveClient later finds nothing left to undo; its
-// output buffer stays, since the connection may still be writing it.
-func (e *Engine) forgetClient(c *Client) {
-	e.unwatchAll(c)
-	e.stopMonitor(c)
-	e.disableTracking(c)
-	e.dropReplica(c)
-	delete(e.clients, c.ID)
 }
 
 var clientHelp = []string{

@@ -145,6 +145,9 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 		memory:    newMemState(),
 		waiting:   make(map[waitKey][]*Client),
 	}
+	if real {
+		e.resyncWall()
+	}
 	e.persist.init(e.Start)
 	e.aof.lastRwSecs, e.aof.lastRwOK = -1, true
 	e.ps.init()
@@ -202,12 +205,17 @@ func (e *Engine) commandClock() (int64, time.Duration) {
 		return e.Clock.Now().UnixMilli(), monoNow()
 	}
 	m := monoNow()
-	if m-e.wallAt >= wallResync || e.wallAt == 0 {
-		t := time.Now()
-		e.wallAt = t.Sub(monoBase)
-		e.wallOff = t.UnixNano() - int64(e.wallAt)
+	if m-e.wallAt >= wallResync {
+		e.resyncWall()
 	}
 	return (int64(m) + e.wallOff) / 1e6, m
+}
+
+// resyncWall takes commandClock's wall offset from time.Now.
+func (e *Engine) resyncWall() {
+	t := time.Now()
+	e.wallAt = t.Sub(monoBase)
+	e.wallOff = t.UnixNano() - int64(e.wallAt)
 }
 
 // wallResync is how often commandClock reads the wall clock again.
@@ -273,13 +281,19 @@ func (e *Engine) Prefetch(c *Client, batch [][][]byte) {
 		if len(args) == 0 {
 			continue
 		}
-		if cmd := e.lookup(args[0]); cmd != nil {
-			if k, ok := cmd.firstKey(args); ok {
-				keys = append(keys, k)
-			}
-		}
+		keys = e.appendFirstKey(keys, args)
 	}
 	e.prefetchSink = e.dbs[c.DB].TouchAll(keys)
+}
+
+// appendFirstKey appends the first key of command args, if it has one.
+func (e *Engine) appendFirstKey(keys [][]byte, args [][]byte) [][]byte {
+	if cmd := e.lookup(args[0]); cmd != nil {
+		if k, ok := cmd.firstKey(args); ok {
+			keys = append(keys, k)
+		}
+	}
+	return keys
 }
 
 // PrefetchEach is Prefetch across connections: the first command of each
@@ -303,11 +317,7 @@ func (e *Engine) PrefetchEach(cls []*Client, cmds [][][]byte) {
 		if len(args) == 0 || c.DB != db || c.Multi != nil {
 			continue
 		}
-		if cmd := e.lookup(args[0]); cmd != nil {
-			if k, ok := cmd.firstKey(args); ok {
-				keys = append(keys, k)
-			}
-		}
+		keys = e.appendFirstKey(keys, args)
 	}
 	if len(keys) > 1 {
 		e.prefetchSink = e.dbs[db].TouchAll(keys)
