@@ -927,7 +927,10 @@ func TestReplicationStreamSyncForms(t *testing.T) {
 func TestReplicationStreamEviction(t *testing.T) {
 	requireServers(t)
 	rm, _ := startRedisOn(t, t.TempDir(), "--repl-diskless-sync-delay", "0")
-	lm, lport := startLimitkvOn(t, "limitkv master", limitkv.Config{"repl-diskless-sync-delay": "0"})
+	// The master runs as its own process: in this one its used_memory
+	// would count the fake replica's copy of the stream, and evict for it.
+	lp := startLimitkvProc(t, t.TempDir(), false, "--repl-diskless-sync-delay", "0")
+	lm, lport := dialRaw(t, "limitkv master", lp.addr), portOf(lp.addr)
 	rr, _ := startRedisOn(t, t.TempDir())
 	rr.Name = "redis replica of redis"
 	lr, _ := startRedisOn(t, t.TempDir())
@@ -966,12 +969,18 @@ func TestReplicationStreamEviction(t *testing.T) {
 			set("1", "pre:"+strconv.Itoa(i))
 		}
 		m.sync(t)
-		used, _ := strconv.Atoi(replInfo(t, m.c, "memory", "used_memory"))
+		// limitkv's used_memory is its heap, garbage included until a
+		// collection: MEMORY PURGE collects it first (on Redis it purges
+		// jemalloc's pages and changes nothing here).
 		mustOK(t, m.c, "CONFIG", "SET", "maxmemory-policy", "allkeys-random")
+		mustOK(t, m.c, "MEMORY", "PURGE")
+		used, _ := strconv.Atoi(replInfo(t, m.c, "memory", "used_memory"))
 		mustOK(t, m.c, "CONFIG", "SET", "maxmemory", strconv.Itoa(used+100_000))
 		// Well past the limit: limitkv lets the heap run up to 1/16 over
-		// it while a collection is under way.
-		for i := range 2000 {
+		// it while a collection is under way, and the tests beside it may
+		// free memory meanwhile; so at least 2000 writes, and on until
+		// eviction has begun (at most 20000: 20 MB past the limit).
+		for i := 0; i < 2000 || (i < 20000 && replInfo(t, m.c, "stats", "evicted_keys") == "0"); i++ {
 			set(strconv.Itoa(i%2), "k:"+strconv.Itoa(i))
 		}
 		mustOK(t, m.c, "CONFIG", "SET", "maxmemory", "0")
