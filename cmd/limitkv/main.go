@@ -22,9 +22,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/gctune"
 	"github.com/limitkv/limitkv/internal/metrics"
 	"github.com/limitkv/limitkv/internal/server"
 )
@@ -89,7 +91,13 @@ func run(args []string) error {
 	if st, err := os.Stat(*cfg.Dir.Load()); err != nil || !st.IsDir() {
 		return fmt.Errorf("dir: can't chdir to '%s': not a directory", *cfg.Dir.Load())
 	}
-	setGCPercent(set, log)
+	if setGCPercent(set, log) {
+		stopTuner := make(chan struct{})
+		defer close(stopTuner)
+		t := &gctune.Tuner{Base: set.GCPercent, Headroom: gcHeadroom}
+		go gctune.Run(t, 100*time.Millisecond, func() bool { return cfg.MaxMemory.Load() == 0 }, stopTuner,
+			func(from, to int) { log.Debug("GC target", "from", from, "to", to, "garbage_share", t.Share()) })
+	}
 
 	var tlsCfg *tls.Config
 	if set.TLSPort != 0 {
@@ -321,12 +329,21 @@ func strerror(err error) string {
 	return s
 }
 
+// gcHeadroom bounds how far the GC tuner lets the heap grow past what
+// gc-percent allows: what a cycle may fill with garbage when a fill turns
+// into churn before the next collection shows it.
+const gcHeadroom = 32 << 20
+
 // setGCPercent applies gc-percent, unless it was left at its default and
 // GOGC is set in the environment (the runtime has applied that already).
-func setGCPercent(set *config.Settings, log *slog.Logger) {
+// It reports whether the target is the default, which the GC tuner then
+// raises while collections find little garbage (internal/gctune); a
+// target set by hand is kept as set.
+func setGCPercent(set *config.Settings, log *slog.Logger) bool {
 	if !set.GCPercentSet && os.Getenv("GOGC") != "" {
 		log.Debug("GC target from the environment", "GOGC", os.Getenv("GOGC"))
-		return
+		return false
 	}
 	debug.SetGCPercent(set.GCPercent)
+	return !set.GCPercentSet
 }

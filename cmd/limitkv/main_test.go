@@ -173,14 +173,15 @@ func TestGCPercent(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	log := slog.New(slog.DiscardHandler)
 	for _, tc := range []struct {
-		gogc string
-		args []string
-		want int
+		gogc  string
+		args  []string
+		want  int
+		tuned bool // the tuner may raise it
 	}{
-		{"", nil, config.DefaultGCPercent},
-		{"", []string{"--gc-percent", "40"}, 40},
-		{"77", nil, 77},                            // the environment wins over the default...
-		{"77", []string{"--gc-percent", "40"}, 40}, // ...not over the flag
+		{"", nil, config.DefaultGCPercent, true},
+		{"", []string{"--gc-percent", "40"}, 40, false},
+		{"77", nil, 77, false},                            // the environment wins over the default...
+		{"77", []string{"--gc-percent", "40"}, 40, false}, // ...not over the flag
 	} {
 		debug.SetGCPercent(77) // what the runtime would have made of GOGC=77
 		t.Setenv("GOGC", tc.gogc)
@@ -188,9 +189,12 @@ func TestGCPercent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		setGCPercent(l.Set, log)
+		tuned := setGCPercent(l.Set, log)
 		if got := debug.SetGCPercent(100); got != tc.want {
 			t.Errorf("GOGC=%q %v: GC percent %d, want %d", tc.gogc, tc.args, got, tc.want)
+		}
+		if tuned != tc.tuned {
+			t.Errorf("GOGC=%q %v: tuned %v, want %v", tc.gogc, tc.args, tuned, tc.tuned)
 		}
 	}
 }

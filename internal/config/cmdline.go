@@ -172,7 +172,9 @@ limitkv's own:
        --pprof <addr>               Go's net/http/pprof there (off by default)
        --metrics-addr <addr>        Prometheus metrics on http://<addr>/metrics
                                     (off by default)
-       --gc-percent <n>             Go GC target (default 25; GOGC wins over
-                                    the default)
+       --gc-percent <n>             Go GC target (default 25, raised while
+                                    collections find little garbage; a value
+                                    given is kept fixed; GOGC wins over the
+                                    default)
 `)
 }

@@ -51,7 +51,9 @@ func DefaultSettings() Settings {
 // data is nearly all of its heap: a million rate-limit keys (171 live bytes
 // each) took 252 bytes each of RSS at 100, 205 at 25 (bench/README.md,
 // workload 4). The price is more frequent collections, which cost little
-// here: a rate-limit check allocates nothing.
+// once the data is in (a rate-limit check on a known user allocates
+// nothing) but are wasted while a server fills: the binary raises the
+// target then (internal/gctune).
 const DefaultGCPercent = 25
 
 // Error is redis-server's fatal configuration error: printed as Redis
