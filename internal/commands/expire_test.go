@@ -452,3 +452,36 @@ func TestShrinkOfBigTableReturnsMemory(t *testing.T) {
 		t.Fatal("the freed table was not handed back")
 	}
 }
+
+// The same when the lookups' own steps finish the shrink, as the traffic
+// in an expiry storm's wake often does before the cron's turn: the cron
+// still sees the table go and hands it back.
+func TestShrinkFinishedByLookupsReturnsMemory(t *testing.T) {
+	tt := newTester(t)
+	db := tt.E.DB(0)
+	for i := 0; db.Len() <= bigTable; i++ {
+		db.Add(fmt.Appendf(nil, "k%d", i), nil)
+	}
+	var victims []*keyspace.Entry
+	db.ForEach(func(e *keyspace.Entry) bool { victims = append(victims, e); return true })
+	kept := append([]byte(nil), victims[0].Key()...)
+	for _, e := range victims[1000:] {
+		db.Remove(e)
+	}
+	if !db.Rehashing() {
+		t.Fatal("no shrink started")
+	}
+	for i := 0; db.Rehashing(); i++ {
+		if i > 10_000_000 {
+			t.Fatal("lookups never finished the shrink")
+		}
+		db.Get(kept, 0)
+	}
+	if !tt.E.lastReturn.IsZero() {
+		t.Fatal("memory returned before the cron's turn")
+	}
+	tt.E.RehashActively(time.Millisecond)
+	if tt.E.lastReturn.IsZero() || tt.E.returnPending {
+		t.Fatal("the table the lookups dropped was not handed back")
+	}
+}

@@ -330,6 +330,7 @@ type DB struct {
 	ht        [2][]*Entry
 	used      [2]int
 	rehashIdx int // -1 when not rehashing
+	dropped   int // buckets of tables finished shrinks let go, until TakeDropped
 	exp       *expiry.Index[Entry]
 	// snap is the background save's walk in progress, if any: it holds
 	// resizes back, and every operation first lets it save the bucket it
@@ -379,6 +380,16 @@ func (db *DB) ExpiresLen() int { return db.exp.Len() }
 
 // Rehashing reports whether a resize is in progress.
 func (db *DB) Rehashing() bool { return db.rehashIdx >= 0 }
+
+// TakeDropped reports how many buckets the tables that finished shrinks
+// replaced had, since the last call: memory that is garbage now, whether the
+// shrink ended in a lookup's step or in RehashFor. (A growth's old table is
+// not counted: its memory goes to the heap that grows.)
+func (db *DB) TakeDropped() int {
+	n := db.dropped
+	db.dropped = 0
+	return n
+}
 
 // Buckets reports the size of the main table and, while rehashing, of the
 // table being filled (0 otherwise).
@@ -723,6 +734,9 @@ func (db *DB) rehash(n int) {
 }
 
 func (db *DB) finishRehash() {
+	if len(db.ht[1]) < len(db.ht[0]) {
+		db.dropped += len(db.ht[0])
+	}
 	db.ht[0], db.ht[1] = db.ht[1], nil
 	db.used[0], db.used[1] = db.used[1], 0
 	db.rehashIdx = -1
