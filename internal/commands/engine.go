@@ -81,6 +81,7 @@ type Engine struct {
 	reclaimed     int       // keys the expiry cycle removed since memory was last returned
 	lastReturn    time.Time // when it was
 	returnPending bool      // a large reclamation is waiting for returnMemory's next turn
+	shrinkWait    time.Time // since when a pending return waits for a big table's shrink
 	quiet         quietReturn
 	// prefetchSink keeps Prefetch's reads from being optimised away (a
 	// field, not a global: engines in one process run at the same time).
@@ -663,10 +664,34 @@ func (e *Engine) returnMemory() {
 	if !e.returnPending || time.Since(e.lastReturn) < 5*time.Second {
 		return
 	}
+	// A big table still shrinking is dropped moments later (RehashActively
+	// walks it): returned now, its memory would stay resident until the
+	// next turn 5 s on. So the return waits for the shrink, at most 5 s (a
+	// snapshot holds a shrink back for as long as it runs).
+	if e.bigShrinkRunning() {
+		if e.shrinkWait.IsZero() {
+			e.shrinkWait = time.Now()
+		}
+		if time.Since(e.shrinkWait) < 5*time.Second {
+			return
+		}
+	}
+	e.shrinkWait = time.Time{}
 	e.returnPending = false
 	e.lastReturn = time.Now()
 	e.quiet.returned()
 	go debug.FreeOSMemory()
+}
+
+// bigShrinkRunning reports whether a database is shrinking a table of at
+// least bigTable buckets.
+func (e *Engine) bigShrinkRunning() bool {
+	for _, db := range e.dbs {
+		if old, next := db.Buckets(); db.Rehashing() && old >= bigTable && next < old {
+			return true
+		}
+	}
+	return false
 }
 
 // Lookup returns the live entry for key in the selected database, counting

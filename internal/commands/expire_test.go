@@ -485,3 +485,38 @@ func TestShrinkFinishedByLookupsReturnsMemory(t *testing.T) {
 		t.Fatal("the table the lookups dropped was not handed back")
 	}
 }
+
+// A reclamation's return waits for a big table's shrink under way, so that
+// one collection hands back the keys and the table; then it goes ahead.
+func TestReturnWaitsForBigShrink(t *testing.T) {
+	tt := newTester(t)
+	db := tt.E.DB(0)
+	for i := 0; db.Len() <= bigTable; i++ {
+		db.Add(fmt.Appendf(nil, "k%d", i), nil)
+	}
+	for db.Rehashing() { // the growth, not what this test is about
+		db.RehashFor(1000)
+	}
+	db.TakeDropped()
+	var victims []*keyspace.Entry
+	db.ForEach(func(e *keyspace.Entry) bool { victims = append(victims, e); return true })
+	kept := append([]byte(nil), victims[0].Key()...)
+	for _, e := range victims[1000:] {
+		db.Remove(e)
+	}
+	if !db.Rehashing() {
+		t.Fatal("no shrink started")
+	}
+	tt.E.reclaimed = len(victims) // as an expiry storm leaves it
+	tt.E.returnMemory()
+	if !tt.E.lastReturn.IsZero() || !tt.E.returnPending {
+		t.Fatalf("returned during the shrink (pending %v)", tt.E.returnPending)
+	}
+	for db.Rehashing() {
+		db.Get(kept, 0)
+	}
+	tt.E.returnMemory()
+	if tt.E.lastReturn.IsZero() || tt.E.returnPending {
+		t.Fatal("not returned once the shrink was done")
+	}
+}
