@@ -422,67 +422,65 @@ func TestExpiryStormGivesMemoryBack(t *testing.T) {
 	}
 }
 
-// Finishing the shrink of a big table hands the memory back at once
-// (returnMemory): a rate-limit load allocates nothing, so no collection
-// would otherwise come to free the old table.
-func TestShrinkOfBigTableReturnsMemory(t *testing.T) {
-	tt := newTester(t)
-	db := tt.E.DB(0)
+// startBigShrink fills database 0 past bigTable keys, then deletes all but
+// 1000 of them, which starts the table's shrink; it returns the database,
+// a key that stays and how many were deleted.
+func startBigShrink(t *testing.T, tt *tester) (db *keyspace.DB, kept []byte, deleted int) {
+	t.Helper()
+	db = tt.E.DB(0)
 	for i := 0; db.Len() <= bigTable; i++ {
 		db.Add(fmt.Appendf(nil, "k%d", i), nil)
 	}
-	var victims []*keyspace.Entry
-	db.ForEach(func(e *keyspace.Entry) bool { victims = append(victims, e); return true })
-	for _, e := range victims[1000:] {
-		db.Remove(e)
-	}
-	if !tt.E.lastReturn.IsZero() {
-		t.Fatal("memory returned before the shrink")
-	}
-	for i := 0; db.Rehashing() || i == 0; i++ {
-		if i > 10_000 {
-			t.Fatal("RehashActively never finished")
-		}
-		tt.E.RehashActively(time.Millisecond)
-	}
-	if size, _ := db.Buckets(); size > 1024 {
-		t.Fatalf("%d buckets for %d keys", size, db.Len())
-	}
-	if tt.E.lastReturn.IsZero() || tt.E.returnPending {
-		t.Fatal("the freed table was not handed back")
-	}
-}
-
-// The same when the lookups' own steps finish the shrink, as the traffic
-// in an expiry storm's wake often does before the cron's turn: the cron
-// still sees the table go and hands it back.
-func TestShrinkFinishedByLookupsReturnsMemory(t *testing.T) {
-	tt := newTester(t)
-	db := tt.E.DB(0)
-	for i := 0; db.Len() <= bigTable; i++ {
-		db.Add(fmt.Appendf(nil, "k%d", i), nil)
+	for db.Rehashing() { // the growth's: not the shrink under test
+		db.RehashFor(1000)
 	}
 	var victims []*keyspace.Entry
 	db.ForEach(func(e *keyspace.Entry) bool { victims = append(victims, e); return true })
-	kept := append([]byte(nil), victims[0].Key()...)
+	kept = append([]byte(nil), victims[0].Key()...)
 	for _, e := range victims[1000:] {
 		db.Remove(e)
 	}
 	if !db.Rehashing() {
 		t.Fatal("no shrink started")
 	}
-	for i := 0; db.Rehashing(); i++ {
-		if i > 10_000_000 {
-			t.Fatal("lookups never finished the shrink")
-		}
-		db.Get(kept, 0)
-	}
 	if !tt.E.lastReturn.IsZero() {
-		t.Fatal("memory returned before the cron's turn")
+		t.Fatal("memory returned before the shrink")
 	}
-	tt.E.RehashActively(time.Millisecond)
-	if tt.E.lastReturn.IsZero() || tt.E.returnPending {
-		t.Fatal("the table the lookups dropped was not handed back")
+	return db, kept, len(victims) - 1000
+}
+
+// Finishing the shrink of a big table hands the memory back at once
+// (returnMemory): a rate-limit load allocates nothing, so no collection
+// would otherwise come to free the old table. The same when the lookups'
+// own steps finish the shrink, as the traffic in an expiry storm's wake
+// often does before the cron's turn: the cron still sees the table go.
+func TestShrinkOfBigTableReturnsMemory(t *testing.T) {
+	for _, byLookups := range []bool{false, true} {
+		t.Run(map[bool]string{false: "finished by the cron", true: "finished by lookups"}[byLookups], func(t *testing.T) {
+			tt := newTester(t)
+			db, kept, _ := startBigShrink(t, tt)
+			for i := 0; byLookups && db.Rehashing(); i++ {
+				if i > 10_000_000 {
+					t.Fatal("lookups never finished the shrink")
+				}
+				db.Get(kept, 0)
+			}
+			if !tt.E.lastReturn.IsZero() {
+				t.Fatal("memory returned before the cron's turn")
+			}
+			for i := 0; db.Rehashing() || i == 0; i++ {
+				if i > 10_000 {
+					t.Fatal("RehashActively never finished")
+				}
+				tt.E.RehashActively(time.Millisecond)
+			}
+			if size, _ := db.Buckets(); size > 1024 {
+				t.Fatalf("%d buckets for %d keys", size, db.Len())
+			}
+			if tt.E.lastReturn.IsZero() || tt.E.returnPending {
+				t.Fatal("the freed table was not handed back")
+			}
+		})
 	}
 }
 
@@ -490,24 +488,8 @@ func TestShrinkFinishedByLookupsReturnsMemory(t *testing.T) {
 // one collection hands back the keys and the table; then it goes ahead.
 func TestReturnWaitsForBigShrink(t *testing.T) {
 	tt := newTester(t)
-	db := tt.E.DB(0)
-	for i := 0; db.Len() <= bigTable; i++ {
-		db.Add(fmt.Appendf(nil, "k%d", i), nil)
-	}
-	for db.Rehashing() { // the growth, not what this test is about
-		db.RehashFor(1000)
-	}
-	db.TakeDropped()
-	var victims []*keyspace.Entry
-	db.ForEach(func(e *keyspace.Entry) bool { victims = append(victims, e); return true })
-	kept := append([]byte(nil), victims[0].Key()...)
-	for _, e := range victims[1000:] {
-		db.Remove(e)
-	}
-	if !db.Rehashing() {
-		t.Fatal("no shrink started")
-	}
-	tt.E.reclaimed = len(victims) // as an expiry storm leaves it
+	db, kept, deleted := startBigShrink(t, tt)
+	tt.E.reclaimed = deleted // as an expiry storm leaves it
 	tt.E.returnMemory()
 	if !tt.E.lastReturn.IsZero() || !tt.E.returnPending {
 		t.Fatalf("returned during the shrink (pending %v)", tt.E.returnPending)
