@@ -8,7 +8,7 @@
 // flushed rate limiter meeting its users, a load after FLUSHALL) nearly
 // every allocated byte stays live: the collections that GOGC 25 starts,
 // every time the heap has grown by a quarter, mark the whole heap and free
-// almost nothing. On a million-key fill they were a quarter of the
+// almost nothing. On a million-key fill they were a sixth of the
 // server's CPU. A higher target there costs no memory, since what it
 // would let pile up is garbage and there is little of it.
 //
