@@ -661,18 +661,18 @@ func (e *Engine) returnMemory() {
 	if e.Cfg.MaxMemory.Load() == 0 && e.quiet.due(e.Stats.Commands, time.Now()) {
 		e.returnPending = true
 	}
-	if !e.returnPending || time.Since(e.lastReturn) < 5*time.Second {
+	if !e.returnPending || time.Since(e.lastReturn) < returnEvery {
 		return
 	}
 	// A big table still shrinking is dropped moments later (RehashActively
 	// walks it): returned now, its memory would stay resident until the
-	// next turn 5 s on. So the return waits for the shrink, at most 5 s (a
-	// snapshot holds a shrink back for as long as it runs).
+	// next turn. So the return waits for the shrink, at most returnEvery
+	// (a snapshot holds a shrink back for as long as it runs).
 	if e.bigShrinkRunning() {
 		if e.shrinkWait.IsZero() {
 			e.shrinkWait = time.Now()
 		}
-		if time.Since(e.shrinkWait) < 5*time.Second {
+		if time.Since(e.shrinkWait) < returnEvery {
 			return
 		}
 	}
@@ -682,6 +682,10 @@ func (e *Engine) returnMemory() {
 	e.quiet.returned()
 	go debug.FreeOSMemory()
 }
+
+// returnEvery spaces returnMemory's forced collections, and bounds how long
+// one waits for a shrink.
+const returnEvery = 5 * time.Second
 
 // bigShrinkRunning reports whether a database is shrinking a table of at
 // least bigTable buckets.

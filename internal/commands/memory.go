@@ -10,6 +10,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/limitkv/limitkv/internal/gctune"
 	"github.com/limitkv/limitkv/internal/keyspace"
 )
 
@@ -92,12 +93,11 @@ type memState struct {
 	// The garbage share: of the bytes allocated between the last two
 	// collections seen, the part that did not end up live (garbage), and
 	// the figures as of the last one seen, which the next compares with.
-	garbage     float64
-	recentAlloc float64 // bytes allocated in recent intervals, decayed
-	recentKept  float64 // of which kept live, decayed alike
-	gcAllocs    uint64  // allocs when the last collection was seen
-	gcLive      uint64
-	gcEvicted   uint64
+	garbage   float64
+	recent    gctune.GarbageShare
+	gcAllocs  uint64 // allocs when the last collection was seen
+	gcLive    uint64
+	gcEvicted uint64
 
 	// evicted counts estimated bytes of evicted keys, cumulatively.
 	// reflected is how much of it the heap figure already shows: whatever
@@ -165,11 +165,10 @@ func (m *memState) read(force bool) {
 // learnGarbage updates the garbage share when a collection is seen: the
 // bytes allocated since the previous one was seen, less the live heap's
 // growth and the keys evicted meanwhile (the live heap shrank by those),
-// are what became garbage. One interval alone swings the share from 0 to
-// 1 (a client's buffers live across it, or die in it; a key evicted while
-// the collection marked may still count as live, and drops out of the
-// next), so the share is over the recent intervals, each weighing by its
-// allocation and half as much as the next, and only the sums are clamped.
+// are what became garbage, weighed over the recent intervals
+// (gctune.GarbageShare: one alone swings from 0 to 1; here also because a
+// key evicted while the collection marked may still count as live, and
+// drops out of the next); only the share is clamped.
 // (The credits' reflected figure lags a cycle on purpose, and would have
 // put the evictions of one interval in the next: the share then stuck at
 // garbageMax.)
@@ -177,10 +176,9 @@ func (m *memState) learnGarbage() {
 	if m.gcAllocs != 0 && m.allocs > m.gcAllocs {
 		alloc := float64(m.allocs - m.gcAllocs)
 		kept := float64(m.live) - float64(m.gcLive) + float64(m.evicted-m.gcEvicted)
-		m.recentAlloc = m.recentAlloc/2 + alloc
-		m.recentKept = m.recentKept/2 + kept
-		if m.recentAlloc >= garbageMinAlloc {
-			m.garbage = min(max(1-m.recentKept/m.recentAlloc, 0), garbageMax)
+		m.recent.Add(alloc, kept)
+		if share, ok := m.recent.Value(garbageMinAlloc); ok {
+			m.garbage = min(max(share, 0), garbageMax)
 		}
 	}
 	m.gcAllocs, m.gcLive, m.gcEvicted = m.allocs, m.live, m.evicted

@@ -51,9 +51,34 @@ const (
 	// minAlloc is the least (decayed) allocation that tells the share:
 	// the ratio of fewer bytes is noise.
 	minAlloc = 1 << 20
-	// decay weighs the past intervals against the newest.
-	decay = 0.5
 )
+
+// GarbageShare estimates, from the intervals between collections, the
+// share of allocated bytes that became garbage. One interval alone swings
+// from 0 to 1 (a client's buffers live across it, or die in it), so the
+// share is over the recent intervals, each weighing by its allocation and
+// half as much as the next; only the sums are compared. The tuner and the
+// maxmemory accounting (commands/memory.go) both learn it so.
+type GarbageShare struct {
+	alloc, kept float64 // bytes allocated in recent intervals and the part kept live, decayed
+}
+
+// Add counts one interval: alloc bytes allocated, of which the live heap
+// kept kept (negative when it shrank: data was deleted).
+func (g *GarbageShare) Add(alloc, kept float64) {
+	g.alloc = g.alloc/2 + alloc
+	g.kept = g.kept/2 + kept
+}
+
+// Value is the share, unclamped (above 1 after deletions, below 0 when
+// the heap kept more than was allocated), once the decayed allocation is
+// at least minAlloc bytes; ok is false before.
+func (g *GarbageShare) Value(minAlloc float64) (share float64, ok bool) {
+	if g.alloc < minAlloc {
+		return 0, false
+	}
+	return 1 - g.kept/g.alloc, true
+}
 
 // Tuner turns samples into a GC percent. The zero value is not usable: set
 // Base (and Headroom) first.
@@ -61,9 +86,9 @@ type Tuner struct {
 	Base     int    // the configured GC percent, the floor
 	Headroom uint64 // bytes the raised target may add over Base's
 
-	last        Sample
-	started     bool
-	alloc, kept float64 // recent allocation and the live heap's growth, decayed
+	last    Sample
+	started bool
+	share   GarbageShare
 }
 
 // Observe takes a sample and returns the GC percent to run at.
@@ -86,9 +111,7 @@ func (t *Tuner) Observe(s Sample) int {
 	// raised target over a heap mostly freed, and the pages it had held
 	// would not go back to the system.
 	a := float64(s.Allocs - t.last.Allocs)
-	kept := float64(s.Live) - float64(t.last.Live)
-	t.alloc = t.alloc*decay + a
-	t.kept = t.kept*decay + min(kept, a)
+	t.share.Add(a, min(float64(s.Live)-float64(t.last.Live), a))
 	t.last = s
 	return t.percent(s.Live)
 }
@@ -96,10 +119,10 @@ func (t *Tuner) Observe(s Sample) int {
 // Share is the garbage share learned so far (1 until enough is known; above
 // 1 after deletions).
 func (t *Tuner) Share() float64 {
-	if t.alloc < minAlloc {
-		return 1
+	if v, ok := t.share.Value(minAlloc); ok {
+		return v
 	}
-	return 1 - t.kept/t.alloc
+	return 1
 }
 
 func (t *Tuner) percent(live uint64) int {

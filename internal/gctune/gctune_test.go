@@ -99,7 +99,7 @@ func TestStepsOfTheBase(t *testing.T) {
 	// not reset the target.
 	for _, base := range []int{8, 25, 100} {
 		tu := &Tuner{Base: base}
-		tu.alloc, tu.kept = 100*mb, 100*mb*0.9 // share 0.1: 2.5x
+		tu.share.Add(100*mb, 100*mb*0.9) // share 0.1: 2.5x
 		if p, want := tu.percent(10*mb), base*5/2; p != want {
 			t.Errorf("base %d: %d, want %d", base, p, want)
 		}
