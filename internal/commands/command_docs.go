@@ -754,3 +754,29 @@ func variableKeyFlags(name string, args [][]byte) []string {
 	}
 	return []string{"RW", "access", "update"}
 }
+
+// sortGetKeys is Redis's sortGetKeys for COMMAND GETKEYS: the sorted key,
+// and the destination of the last STORE. Like Redis it skips the arguments
+// of LIMIT, GET and BY but not STORE's, so "STORE STORE k" finds k. For
+// SORT_RO (sortROGetKeys) it is the sorted key alone.
+func sortGetKeys(args [][]byte, readonly bool) []keyRef {
+	keys := []keyRef{{1, []string{"RO", "access"}}}
+	if readonly {
+		return keys
+	}
+	store := 0
+	for i := 2; i < len(args); i++ {
+		switch {
+		case asciiEq(args[i], "limit"):
+			i += 2
+		case asciiEq(args[i], "get"), asciiEq(args[i], "by"):
+			i++
+		case asciiEq(args[i], "store") && i+1 < len(args):
+			store = i + 1
+		}
+	}
+	if store > 0 {
+		keys = append(keys, keyRef{store, []string{"OW", "update"}})
+	}
+	return keys
+}

@@ -1,11 +1,12 @@
 package commands
 
 import (
-	"github.com/limitkv/limitkv/internal/sdsargs"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/limitkv/limitkv/internal/sdsargs"
 )
 
 // This file is the config table's door for redis.conf and the command line

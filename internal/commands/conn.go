@@ -146,16 +146,6 @@ func cmdHello(x *Ctx) {
 	x.W.Array(0)
 }
 
-// validClientName is Redis's rule: printable ASCII, no spaces.
-func validClientName(name []byte) bool {
-	for _, ch := range name {
-		if ch < '!' || ch > '~' {
-			return false
-		}
-	}
-	return true
-}
-
 func cmdReset(x *Ctx) {
 	c := x.C
 	c.Multi = nil

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/limitkv/limitkv/internal/sdsargs"
 	"log/slog"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/sdsargs"
 
 	"github.com/limitkv/limitkv/internal/lua"
 	"github.com/limitkv/limitkv/internal/rdb"

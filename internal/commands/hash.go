@@ -503,3 +503,7 @@ func hrandWithCount(x *Ctx, l int64, withValues bool) {
 		})
 	}
 }
+
+func cmdHLen(x *Ctx) { cardGeneric[*hash.Hash](x) }
+
+func cmdHDel(x *Ctx) { removeGeneric(x, EvHash, "hdel", (*hash.Hash).Delete) }

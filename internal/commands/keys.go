@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"strconv"
-	"strings"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
@@ -78,57 +77,6 @@ var keyCommands = []*Command{
 		}},
 }
 
-// cEqualFold compares an argument with a lower-case option name the way
-// Redis's strcasecmp on the argument's C string does: ASCII case folding
-// only, and the argument ends at its first NUL ("COUNT\x00x" is COUNT).
-func cEqualFold(arg []byte, lower string) bool {
-	if i := bytes.IndexByte(arg, 0); i >= 0 {
-		arg = arg[:i]
-	}
-	if len(arg) != len(lower) {
-		return false
-	}
-	for i, c := range arg {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// cString returns arg up to its first NUL, as C's %s prints it.
-func cString(arg []byte) []byte {
-	if i := bytes.IndexByte(arg, 0); i >= 0 {
-		return arg[:i]
-	}
-	return arg
-}
-
-// lookupNoTouch is Redis's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): it counts
-// a keyspace hit or miss but leaves the key's access time alone.
-func (x *Ctx) lookupNoTouch(key []byte) *keyspace.Entry {
-	e := x.lookupNoNotify(key)
-	if e == nil {
-		x.keyMiss(key)
-	}
-	return e
-}
-
-// lookupNoNotify is lookupNoTouch without the keymiss event (OBJECT's
-// LOOKUP_NOTOUCH|LOOKUP_NONOTIFY).
-func (x *Ctx) lookupNoNotify(key []byte) *keyspace.Entry {
-	e := x.DB.GetNoTouch(key, x.Now)
-	if e == nil {
-		x.E.Stats.KeyspaceMisses++
-	} else {
-		x.E.Stats.KeyspaceHits++
-	}
-	return e
-}
-
 // getInt32 is getIntFromObjectOrReply: a string2ll integer within C int range.
 func getInt32(arg []byte) (int, string) {
 	n, ok := num.ParseInt(arg)
@@ -139,20 +87,6 @@ func getInt32(arg []byte) (int, string) {
 		return 0, ErrIntRange32
 	}
 	return int(n), ""
-}
-
-// signalReadyIn wakes clients blocked on key in database db. Redis's dbAdd
-// does this for keys that receive a sorted set whatever the command, so a
-// RENAME, MOVE or COPY onto a key that BZPOPMIN waits for serves it. Other
-// types never unblock a sorted-set pop, so they are not signalled.
-func (x *Ctx) signalReadyIn(db int, e *keyspace.Entry) {
-	if !wakesBlocked(e) {
-		return
-	}
-	k := waitKey{db, e.Key()}
-	if _, ok := x.E.waiting[k]; ok {
-		x.E.ready = append(x.E.ready, k)
-	}
 }
 
 func cmdDel(x *Ctx) {
@@ -209,80 +143,6 @@ func cmdKeys(x *Ctx) {
 		return true
 	})
 	x.W.PatchArray(off, n)
-}
-
-// parseScanCursor is Redis's parseScanCursorOrReply: strtoul in base 10 on
-// the argument's C string, refusing leading white space, trailing bytes and
-// overflow. strtoul's leniencies stay: an optional sign ("-1" wraps to
-// 2^64-1), leading zeros, and an empty string (or one starting with NUL),
-// which reads as 0.
-func parseScanCursor(arg []byte) (uint64, bool) {
-	s := cString(arg)
-	if len(s) == 0 {
-		return 0, true
-	}
-	switch s[0] {
-	case ' ', '\t', '\n', '\v', '\f', '\r':
-		return 0, false
-	}
-	neg := false
-	if s[0] == '+' || s[0] == '-' {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	if len(s) == 0 {
-		return 0, false
-	}
-	v, err := strconv.ParseUint(string(s), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	if neg {
-		v = -v
-	}
-	return v, true
-}
-
-// scanOptions are the options SCAN, ZSCAN (and Redis's HSCAN/SSCAN) share.
-type scanOptions struct {
-	count           int64
-	pat, typ        []byte
-	usePat, useType bool
-}
-
-// parseScanOptions reads COUNT, MATCH and (for SCAN) TYPE from x.Args[from:],
-// answering Redis's error itself when they are wrong.
-func parseScanOptions(x *Ctx, from int, allowType bool) (scanOptions, bool) {
-	o := scanOptions{count: 10}
-	args := x.Args
-	for i := from; i < len(args); {
-		more := len(args) - i
-		switch {
-		case cEqualFold(args[i], "count") && more >= 2:
-			n, ok := num.ParseInt(args[i+1])
-			if !ok {
-				x.W.Error(ErrNotInt)
-				return o, false
-			}
-			if n < 1 {
-				x.W.Error(ErrSyntax)
-				return o, false
-			}
-			o.count = n
-			i += 2
-		case cEqualFold(args[i], "match") && more >= 2:
-			o.pat = args[i+1]
-			o.usePat = !(len(o.pat) == 1 && o.pat[0] == '*')
-			i += 2
-		case allowType && cEqualFold(args[i], "type") && more >= 2:
-			o.typ, o.useType = args[i+1], true
-			i += 2
-		default:
-			x.W.Error(ErrSyntax)
-			return o, false
-		}
-	}
-	return o, true
 }
 
 func cmdScan(x *Ctx) {
@@ -485,44 +345,7 @@ func cmdMove(x *Ctx) {
 	x.W.Int(1)
 }
 
-// Redis shares one object for each integer 0..9999 unless an LRU or LFU
-// eviction policy with a memory limit needs per-key access data.
-const sharedIntegers = 10000
-
-func sharedInt(v []byte) bool {
-	n, ok := num.ParseInt(v)
-	return ok && n >= 0 && n < sharedIntegers
-}
-
-func (x *Ctx) sharedIntsAllowed() bool {
-	if x.E.Cfg.MaxMemory.Load() == 0 {
-		return true
-	}
-	p := *x.E.Cfg.MaxMemoryPolicy.Load()
-	return !strings.Contains(p, "lru") && !strings.Contains(p, "lfu")
-}
-
 func (x *Ctx) lfuPolicy() bool { return x.E.Cfg.Access.LFU }
-
-// stringEncoding is OBJECT ENCODING for a string value, following
-// tryObjectEncoding for values stored the default way.
-func stringEncoding(v []byte, enc keyspace.StrEncoding) string {
-	const embstrMax = 44 // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
-	switch enc {
-	case keyspace.EncRaw:
-		return "raw"
-	case keyspace.EncIntUnshared:
-		return "int"
-	case keyspace.EncAuto:
-		if _, ok := num.ParseInt(v); ok {
-			return "int"
-		}
-	}
-	if len(v) <= embstrMax {
-		return "embstr"
-	}
-	return "raw"
-}
 
 func cmdObjectEncoding(x *Ctx) {
 	e := x.lookupNoNotify(x.Args[2])

@@ -539,3 +539,5 @@ func cmdLRem(x *Ctx) {
 	x.lDelIfEmpty(e, l, x.Args[1])
 	x.W.Int(int64(removed))
 }
+
+func cmdLLen(x *Ctx) { cardGeneric[*list.List](x) }

@@ -267,14 +267,4 @@ var (
 	argRPopLPush = []byte("RPOPLPUSH")
 	argLeft      = []byte("left") // shared.left: a served BLMOVE spells its sides so
 	argRight     = []byte("right")
-	argZPopMin   = []byte("ZPOPMIN")
-	argZPopMax   = []byte("ZPOPMAX")
 )
-
-// popName picks a or b by side, for the rewritten forms of pops.
-func popName(first bool, a, b []byte) []byte {
-	if first {
-		return a
-	}
-	return b
-}

@@ -3,11 +3,12 @@ package commands
 import (
 	"bufio"
 	"errors"
-	"github.com/limitkv/limitkv/internal/propagate"
 	"net"
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/propagate"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"

@@ -19,7 +19,8 @@ import (
 var rateLimitCommands = []*Command{
 	{
 		Name: "rl.check", Arity: -6, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 1, Step: 1,
-		Group: "ratelimit", Since: "limitkv 0.1.0", Complexity: "O(log(N)+M) with N the entries in the window and M the entries that left it",
+		ScriptNative: slidingWindowNative,
+		Group:        "ratelimit", Since: "limitkv 0.1.0", Complexity: "O(log(N)+M) with N the entries in the window and M the entries that left it",
 		Summary: "Sliding-window rate limit check: drops entries older than the window, refuses at the limit, else records the request. Replies the count before this request, or with INFO the allowed flag, count, limit, remaining, retry_after_ms and reset_after_ms.",
 		Handler: cmdRLCheck,
 	},
@@ -374,7 +375,7 @@ func rlResetAfter(z *zset.Set, r *rlRequest) int64 {
 // arithmetic and number-to-string conversions are exact, a key that is
 // missing or a sorted set, and no maxmemory (where the script's ZADD could
 // answer OOM). Anything else reports false and runs in the interpreter.
-func (x *Ctx) slidingWindowNative(key []byte, argv [][]byte) bool {
+func slidingWindowNative(x *Ctx, key []byte, argv [][]byte) bool {
 	const exact = 1 << 53
 	now, ok1 := num.ParseInt(argv[0])
 	window, ok2 := num.ParseInt(argv[1])

@@ -466,3 +466,7 @@ func sortBySize(sets []*set.Set, desc bool) {
 		return size(a) - size(b)
 	})
 }
+
+func cmdSCard(x *Ctx) { cardGeneric[*set.Set](x) }
+
+func cmdSRem(x *Ctx) { removeGeneric(x, EvSet, "srem", (*set.Set).Remove) }

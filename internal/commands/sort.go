@@ -3,7 +3,6 @@ package commands
 import (
 	"bytes"
 	"sort"
-	"strings"
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/list"
@@ -105,9 +104,6 @@ func parseSort(x *Ctx, readonly bool) (*sortOpts, bool) {
 	}
 	return o, true
 }
-
-// asciiEq is strcasecmp(a, w) == 0 for a lower-case ASCII word w.
-func asciiEq(a []byte, w string) bool { return len(a) == len(w) && strings.EqualFold(string(a), w) }
 
 // sortItem is one element of the vector (Redis's redisSortObject).
 type sortItem struct {
@@ -503,30 +499,4 @@ func sortPartial(v []sortItem, cmp func(a, b *sortItem) int, lrange, rrange int)
 		}
 	}
 	qs(0, len(v))
-}
-
-// sortGetKeys is Redis's sortGetKeys for COMMAND GETKEYS: the sorted key,
-// and the destination of the last STORE. Like Redis it skips the arguments
-// of LIMIT, GET and BY but not STORE's, so "STORE STORE k" finds k. For
-// SORT_RO (sortROGetKeys) it is the sorted key alone.
-func sortGetKeys(args [][]byte, readonly bool) []keyRef {
-	keys := []keyRef{{1, []string{"RO", "access"}}}
-	if readonly {
-		return keys
-	}
-	store := 0
-	for i := 2; i < len(args); i++ {
-		switch {
-		case asciiEq(args[i], "limit"):
-			i += 2
-		case asciiEq(args[i], "get"), asciiEq(args[i], "by"):
-			i++
-		case asciiEq(args[i], "store") && i+1 < len(args):
-			store = i + 1
-		}
-	}
-	if store > 0 {
-		keys = append(keys, keyRef{store, []string{"OW", "update"}})
-	}
-	return keys
 }

@@ -67,6 +67,10 @@ type Command struct {
 	Complexity              string
 	Handler                 func(x *Ctx)
 	Sub                     map[string]*Command // container commands (CLIENT, CONFIG, ...)
+	// ScriptNative, when set, runs a script the interpreter recognised as
+	// this command's twin (internal/lua.IsSlidingWindow for RL.CHECK),
+	// reporting false when the inputs need the interpreter after all.
+	ScriptNative func(x *Ctx, key []byte, argv [][]byte) bool
 
 	// For commands whose keys follow a count (EVAL, ZMPOP, ZUNION...),
 	// taken from Redis's key specs when the table is built: the positions
@@ -94,14 +98,17 @@ func (c *Command) firstKey(args [][]byte) ([]byte, bool) {
 
 var table map[string]*Command
 
-func init() {
+// Install builds the command table: the engine's own commands and those of
+// the families given. The assembly (internal/commands) calls it once, at
+// init, before any engine exists; the table is read-only afterwards.
+func Install(families ...[]*Command) {
 	table = make(map[string]*Command)
-	for _, family := range [][]*Command{
-		connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
-		bitopsCommands, zsetCommands, rateLimitCommands, scriptingCommands, functionCommands, transactionCommands, hllCommands, hashCommands, listCommands, setCommands, geoCommands, sortCommands, persistCommands, aofCommands,
-		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands, replicationMasterCommands, aclCommands,
-		{slowlogCommand, latencyCommand, memoryCommand},
-	} {
+	own := [][]*Command{
+		scriptingCommands, functionCommands, transactionCommands, persistCommands, aofCommands,
+		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands,
+		replicationMasterCommands, aclCommands, {slowlogCommand, latencyCommand, memoryCommand},
+	}
+	for _, family := range append(own, families...) {
 		for _, c := range family {
 			register(c)
 		}

@@ -188,14 +188,3 @@ func removeGeneric[T collection](x *Ctx, class EventClass, event string, remove 
 	}
 	x.W.Int(int64(deleted))
 }
-
-func cmdHLen(x *Ctx)  { cardGeneric[*hash.Hash](x) }
-func cmdLLen(x *Ctx)  { cardGeneric[*list.List](x) }
-func cmdSCard(x *Ctx) { cardGeneric[*set.Set](x) }
-func cmdZCard(x *Ctx) { cardGeneric[*zset.Set](x) }
-
-func cmdHDel(x *Ctx) { removeGeneric(x, EvHash, "hdel", (*hash.Hash).Delete) }
-func cmdSRem(x *Ctx) { removeGeneric(x, EvSet, "srem", (*set.Set).Remove) }
-func cmdZRem(x *Ctx) {
-	removeGeneric(x, EvZSet, "zrem", func(s *zset.Set, m []byte) bool { return s.Remove(zview(m)) })
-}

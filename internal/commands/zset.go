@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"unsafe"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
@@ -133,30 +132,9 @@ var zsetCommands = []*Command{
 		Complexity: "O(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.", Handler: cmdZInterCard},
 }
 
-// zview views argument or member bytes as a string for lookups that do not
-// keep it (Score, Remove, Rank, map probes).
-func zview(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
 // zReplyScore writes a score as Redis's addReplyDouble does: a bulk string
 // in RESP2, a double in RESP3.
 func zReplyScore(w *resp.Writer, sc float64) { w.Double(sc) }
-
-// zPairsHeader writes the header of a reply of n members, with their scores
-// if withScores: one flat array in RESP2, an array of [member, score] pairs
-// in RESP3 (each opened by zPairStart), as Redis 7.0 replies WITHSCORES.
-func zPairsHeader(w *resp.Writer, n int, withScores bool) {
-	if withScores && !w.RESP3() {
-		n *= 2
-	}
-	w.Array(n)
-}
-
-// zPairStart opens one member's pair in a RESP3 WITHSCORES reply.
-func zPairStart(w *resp.Writer, withScores bool) {
-	if withScores && w.RESP3() {
-		w.Array(2)
-	}
-}
 
 // zPairsCount is the header count zPairsHeader writes, for placeholders.
 func zPairsCount(w *resp.Writer, n int, withScores bool) int {
@@ -636,11 +614,6 @@ func zrandWithCount(x *Ctx, l int64, withScores bool) {
 // first (Redis's ZRANDMEMBER_RANDOM_SAMPLE_LIMIT).
 const zrandSampleLimit = 1000
 
-// zrandMaxPicks refuses negative counts whose reply could not be built:
-// Redis would try and exhaust its memory (its normal clients have no
-// output limit); limitkv answers an error instead.
-const zrandMaxPicks = 1 << 26
-
 // zrandPicker reads the members of randomly drawn ranks in one ordered pass
 // over the set and replies them in the order they were drawn.
 type zrandPicker struct {
@@ -768,4 +741,10 @@ func cmdZScan(x *Ctx) {
 	x.W.Bulk(strconv.AppendUint(cbuf[:0], next, 10))
 	x.W.Array(n)
 	x.W.Raw(body.Bytes())
+}
+
+func cmdZCard(x *Ctx) { cardGeneric[*zset.Set](x) }
+
+func cmdZRem(x *Ctx) {
+	removeGeneric(x, EvZSet, "zrem", func(s *zset.Set, m []byte) bool { return s.Remove(zview(m)) })
 }

@@ -1,10 +1,6 @@
 package commands
 
 import (
-	"math"
-	"math/big"
-	"time"
-
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/zset"
@@ -225,38 +221,7 @@ func zblockFind(x *Ctx, keys [][]byte) (*keyspace.Entry, *zset.Set, []byte, bool
 	return nil, nil, nil, true
 }
 
-// maxBlockMs is the longest timeout a time.Duration holds; longer ones
-// (over 292 years) block forever, as they do in Redis, where the deadline
-// overflows.
-const maxBlockMs = math.MaxInt64 / int64(time.Millisecond)
-
-var thousand = big.NewFloat(1000)
-
-// parseBlockTimeout is Redis 7.0's getTimeoutFromObjectOrReply in seconds:
-// the text is a long double (string2ld); the milliseconds are
-// ceill(seconds * 1000) converted to long long, which turns anything out of
-// range (infinities included) into LLONG_MIN, hence "negative". So tiny
-// negatives such as -0.0001 mean 0, i.e. forever, and 0.0001 means 1 ms. It
-// returns 0 for forever.
-func parseBlockTimeout(arg []byte) (time.Duration, string) {
-	f, ok := num.ParseLongDouble(arg)
-	if !ok {
-		return 0, ErrTimeoutNotFloat
-	}
-	ms := new(big.Float).SetPrec(64).Mul(f, thousand)
-	if ms.IsInf() {
-		return 0, ErrTimeoutNegative
-	}
-	i, acc := ms.Int(nil)
-	if acc == big.Below {
-		i.Add(i, big.NewInt(1))
-	}
-	if !i.IsInt64() || i.Sign() < 0 {
-		return 0, ErrTimeoutNegative
-	}
-	t := i.Int64()
-	if t == 0 || t > maxBlockMs {
-		return 0, ""
-	}
-	return time.Duration(t) * time.Millisecond, ""
-}
+var (
+	argZPopMin = []byte("ZPOPMIN")
+	argZPopMax = []byte("ZPOPMAX")
+)
