@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -93,13 +93,13 @@ func (l *faultList) take(name string) *Fault {
 }
 
 // fault is the engine's hook, called with its lock held.
-func (s *Server) fault(c *commands.Client, args [][]byte, w *resp.Writer) (commands.Outcome, bool) {
+func (s *Server) fault(c *engine.Client, args [][]byte, w *resp.Writer) (engine.Outcome, bool) {
 	if c == s.direct || len(args) == 0 {
-		return commands.Continue, false
+		return engine.Continue, false
 	}
 	f := s.faults.take(string(args[0]))
 	if f == nil {
-		return commands.Continue, false
+		return engine.Continue, false
 	}
 	if f.Stall > 0 {
 		time.Sleep(f.Stall)
@@ -107,10 +107,10 @@ func (s *Server) fault(c *commands.Client, args [][]byte, w *resp.Writer) (comma
 	switch {
 	case f.Drop:
 		c.CloseAfterReply = true
-		return commands.Close, true
+		return engine.Close, true
 	case f.Err != "":
 		w.Error(f.Err)
-		return commands.Continue, true
+		return engine.Continue, true
 	}
-	return commands.Continue, false
+	return engine.Continue, false
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/server"
 )
 
@@ -45,7 +46,7 @@ type Options struct {
 	// DBFilename is the snapshot's file name in Dir; default "dump.rdb".
 	DBFilename string
 	// Save sets save points in redis.conf's form, e.g. "3600 1 300 100"
-	// (commands.DefaultSave is Redis's default): a background save runs
+	// (engine.DefaultSave is Redis's default): a background save runs
 	// when one is reached, and Close saves. Empty: none, unless Config has
 	// some.
 	Save string
@@ -54,11 +55,11 @@ type Options struct {
 // Server is a running limitkv server.
 type Server struct {
 	srv  *server.Server
-	eng  *commands.Engine
+	eng  *engine.Engine
 	ln   net.Listener
 	done chan struct{}
 
-	direct *commands.Client // the client direct access runs commands as
+	direct *engine.Client // the client direct access runs commands as
 	faults faultList
 }
 
@@ -68,7 +69,7 @@ func Start(opts Options) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	cfg := commands.DefaultConfig()
+	cfg := engine.DefaultConfig()
 	if err := opts.Config.apply(cfg); err != nil {
 		return nil, err
 	}
@@ -85,7 +86,7 @@ func Start(opts Options) (*Server, error) {
 		}
 	}
 	if opts.Save != "" {
-		sp, msg := commands.ParseSave(opts.Save)
+		sp, msg := engine.ParseSave(opts.Save)
 		if msg != "" {
 			return nil, fmt.Errorf("limitkv: Save: %s", msg)
 		}
@@ -129,7 +130,7 @@ func Start(opts Options) (*Server, error) {
 		ln = tls.NewListener(ln, opts.TLS)
 	}
 	s := &Server{srv: server.New(eng, opts.Logger), eng: eng, ln: ln, done: make(chan struct{})}
-	s.direct = &commands.Client{ID: -1}
+	s.direct = &engine.Client{ID: -1}
 	s.direct.Authed.Store(true)
 	eng.Fault = s.fault
 	eng.Shutdown = func() { go s.Close() }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 const (
@@ -18,7 +18,7 @@ const (
 // DOCS group, containers with their subcommands.
 func commandList() string {
 	groups := map[string][]string{}
-	for _, c := range commands.All() {
+	for _, c := range engine.All() {
 		name := strings.ToUpper(c.Name)
 		if len(c.Sub) > 0 {
 			var subs []string

@@ -21,17 +21,18 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
 type execBench struct {
-	e *commands.Engine
-	c *commands.Client
+	e *engine.Engine
+	c *engine.Client
 	w resp.Writer
 }
 
 func newExecBench() *execBench {
-	e := commands.New(commands.DefaultConfig(), nil, nil)
+	e := commands.New(engine.DefaultConfig(), nil, nil)
 	return &execBench{e: e, c: e.NewClient("127.0.0.1:1", "127.0.0.1:6379")}
 }
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv"
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // Hardening: limits, faults and hostile input. Where Redis's behaviour is
@@ -382,7 +382,7 @@ func TestHardeningIdleTimeout(t *testing.T) {
 	pair := startPrivatePair(t, "")
 	var block []string
 	for _, c := range [][]string{{"BLPOP", "idle:list", "0"}, {"BZPOPMIN", "idle:zset", "0"}} {
-		if commands.Lookup([]byte(c[0])) != nil {
+		if engine.Lookup([]byte(c[0])) != nil {
 			block = c
 			break
 		}
@@ -639,7 +639,7 @@ func TestHardeningMaxMemory(t *testing.T) {
 	defer srv.Close()
 	c := dialRaw(t, "limitkv", srv.Addr())
 	val := repeat("m", 16<<10)
-	oom := "-" + commands.ErrOOM + "\r\n"
+	oom := "-" + engine.ErrOOM + "\r\n"
 	base := uint64(0)
 	limitAt := func(room uint64) {
 		if base == 0 {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/gctune"
 	"github.com/limitkv/limitkv/internal/metrics"
 	"github.com/limitkv/limitkv/internal/server"
@@ -218,7 +219,7 @@ func run(args []string) error {
 		go metrics.Serve(mln, eng)
 	}
 	served := make(chan error, len(lns))
-	log.Info("limitkv started", "version", commands.LimitkvVersion, "pid", os.Getpid(), "config", cl.File)
+	log.Info("limitkv started", "version", engine.LimitkvVersion, "pid", os.Getpid(), "config", cl.File)
 	for i, ln := range lns {
 		log.Info("listening", "addr", ln.Addr().String(), "proto", kinds[i])
 		go func() { served <- srv.Serve(ln) }()
@@ -226,13 +227,13 @@ func run(args []string) error {
 	// Load while serving, as Redis: clients get the LOADING error until
 	// the data is in. A file that cannot be read stops the start (and is
 	// left as it is) rather than leaving an empty server.
-	var st commands.LoadStats
+	var st engine.LoadStats
 	var loadErr error
 	if !aofOn {
 		st, loadErr = eng.LoadFile(cfg.RDBPath())
 	}
 	switch {
-	case errors.Is(loadErr, commands.ErrLoadAborted):
+	case errors.Is(loadErr, engine.ErrLoadAborted):
 		log.Info("shutting down while loading", "reason", <-stop)
 		srv.Close()
 		return nil

@@ -1,7 +1,6 @@
 package acl
 
 import (
-	"path"
 	"strings"
 	"testing"
 )
@@ -32,8 +31,6 @@ func testTable() *Table {
 		{Name: "set", Cats: cat("write", "string", "slow")},
 	})
 }
-
-func init() { Match = func(p, s []byte) bool { ok, _ := path.Match(string(p), string(s)); return ok } }
 
 func TestSetUserAndDescribe(t *testing.T) {
 	for _, tc := range []struct {

@@ -1,6 +1,10 @@
 package acl
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/limitkv/limitkv/internal/glob"
+)
 
 // Result is a permission check's outcome, valued as Redis's ACL_* codes:
 // of several selectors' refusals the highest is reported.
@@ -50,17 +54,16 @@ func (r *Request) keyRefs() []KeyRef {
 	return r.keys
 }
 
-// Match is the glob matcher (Redis's stringmatchlen, case-sensitive);
-// the commands package sets it to its own. Bytes, so that checking an
-// argument converts nothing.
-var Match = func(pattern, s []byte) bool { return string(pattern) == string(s) }
+// match is Redis's glob match, case-sensitive, as ACLSetSelector's
+// patterns are.
+func match(pattern, s []byte) bool { return glob.Match(pattern, s, false) }
 
 func (s *selector) checkKey(key []byte, need Perm) bool {
 	if s.flags&selAllKeys != 0 {
 		return true
 	}
 	for _, p := range s.patterns {
-		if p.Perm&need == need && Match(p.b, key) {
+		if p.Perm&need == need && match(p.b, key) {
 			return true
 		}
 	}
@@ -69,7 +72,7 @@ func (s *selector) checkKey(key []byte, need Perm) bool {
 
 func channelAllowed(pats []string, ch []byte, pattern bool) bool {
 	for _, p := range pats {
-		if pattern && p == string(ch) || !pattern && Match([]byte(p), ch) {
+		if pattern && p == string(ch) || !pattern && match([]byte(p), ch) {
 			return true
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -16,17 +18,17 @@ func TestACLTableCategories(t *testing.T) {
 		{"write", "rl.check"}, {"fast", "rl.check"}, {"read", "rl.peek"}, {"fast", "rl.peek"},
 		{"dangerous", "flushall"}, {"connection", "client|setinfo"}, {"admin", "acl|setuser"},
 	} {
-		names, ok := aclTable.InCategory(tc.cat)
+		names, ok := engine.AclTable.InCategory(tc.cat)
 		if !ok || !strings.Contains(" "+strings.Join(names, " ")+" ", " "+tc.cmd+" ") {
 			t.Errorf("%s not in @%s", tc.cmd, tc.cat)
 		}
 	}
-	for _, c := range All() {
-		if c.acl == nil || aclTable.Lookup(c.Name) != c.acl.cmd {
+	for _, c := range engine.All() {
+		if c.Acl == nil || engine.AclTable.Lookup(c.Name) != c.Acl.Cmd {
 			t.Errorf("%s has no ACL entry", c.Name)
 		}
 		for _, s := range c.Sub {
-			if s.acl == nil || s.acl.cmd.Parent != c.acl.cmd {
+			if s.Acl == nil || s.Acl.Cmd.Parent != c.Acl.Cmd {
 				t.Errorf("%s has no ACL entry", s.Name)
 			}
 		}
@@ -56,9 +58,9 @@ func TestACLKeys(t *testing.T) {
 		for i, a := range tc.args {
 			bargs[i] = []byte(a)
 		}
-		cmd := Lookup(bargs[0])
+		cmd := engine.Lookup(bargs[0])
 		var got []string
-		for _, k := range aclKeys(cmd, bargs) {
+		for _, k := range engine.AclKeys(cmd, bargs) {
 			got = append(got, strconv.Itoa(k.Pos)+":"+strconv.Itoa(int(k.Need)))
 		}
 		if strings.Join(got, " ") != tc.want {

@@ -1,7 +1,30 @@
+// Package commands assembles limitkv's command set: the engine's own
+// commands and every family's table, installed once at init. Code that
+// makes an engine calls New here, so the table is always the whole set.
 package commands
 
+import (
+	"log/slog"
+
+	"github.com/limitkv/limitkv/internal/clock"
+	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/family/conncmd"
+	"github.com/limitkv/limitkv/internal/family/hashcmd"
+	"github.com/limitkv/limitkv/internal/family/keycmd"
+	"github.com/limitkv/limitkv/internal/family/listcmd"
+	"github.com/limitkv/limitkv/internal/family/setcmd"
+	"github.com/limitkv/limitkv/internal/family/stringcmd"
+	"github.com/limitkv/limitkv/internal/family/zsetcmd"
+)
+
 func init() {
-	Install(connectionCommands, serverCommands, keyCommands, expireCommands, stringCommands,
-		bitopsCommands, zsetCommands, rateLimitCommands, hllCommands, hashCommands, listCommands,
-		setCommands, geoCommands, sortCommands)
+	engine.Install(conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
+		keycmd.ExpireCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, zsetcmd.ZsetCommands,
+		zsetcmd.RateLimitCommands, stringcmd.HllCommands, hashcmd.HashCommands, listcmd.ListCommands,
+		setcmd.SetCommands, zsetcmd.GeoCommands, keycmd.SortCommands)
+}
+
+// New returns an engine with empty databases and the whole command set.
+func New(cfg *engine.Config, clk clock.Clock, log *slog.Logger) *engine.Engine {
+	return engine.New(cfg, clk, log)
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/rdb"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -161,7 +163,7 @@ func bgFill(t *testing.T, tt *tester, r *rand.Rand, keys int) {
 // re-encoded, which holds the value, its encoding and the deadline.
 func rdbContent(t *testing.T, file []byte) (aux []string, keys map[string]string) {
 	t.Helper()
-	rd, err := rdb.NewReader(bytes.NewReader(file), &rdb.ReaderOptions{Databases: NumDBs})
+	rd, err := rdb.NewReader(bytes.NewReader(file), &rdb.ReaderOptions{Databases: engine.NumDBs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,10 +247,10 @@ func bgsaveRun(t *testing.T, seed uint64) {
 
 	var atStart bytes.Buffer
 	tt.E.Lock()
-	if _, err := tt.E.writeSnapshot(&atStart); err != nil {
+	if _, err := tt.E.WriteSnapshot(&atStart); err != nil {
 		t.Fatal(err)
 	}
-	if err := tt.E.bgsaveLocked(); err != nil {
+	if err := tt.E.BgsaveLocked(); err != nil {
 		t.Fatal(err)
 	}
 	tt.E.Unlock()
@@ -344,7 +346,7 @@ func bgsaveRun(t *testing.T, seed uint64) {
 	// The writers really did change the dataset meanwhile.
 	var now bytes.Buffer
 	tt.E.Lock()
-	tt.E.writeSnapshot(&now)
+	tt.E.WriteSnapshot(&now)
 	tt.E.Unlock()
 	if _, after := rdbContent(t, now.Bytes()); fmt.Sprint(after) == fmt.Sprint(want) {
 		t.Error("the dataset did not change during the save: the test proves nothing")
@@ -369,16 +371,16 @@ func TestBgsaveInProgress(t *testing.T) {
 		tt.Do("SET", "k"+strconv.Itoa(i), "v")
 	}
 	tt.E.Lock()
-	tt.E.persist.dirty = 0
+	tt.E.Persist.Dirty = 0
 	tt.E.Unlock()
 	started := make(chan struct{})
 	release := make(chan struct{})
-	tt.E.persist.beforeRename = func() { close(started); <-release }
+	tt.E.Persist.BeforeRename = func() { close(started); <-release }
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
 	<-started // the file is written, not yet renamed
-	tt.Expect(errReply(errBgsaveInProgress), "BGSAVE")
-	tt.Expect(errReply(errBgsaveInProgress), "BGSAVE", "SCHEDULE")
-	tt.Expect(errReply(errBgsaveInProgress), "SAVE")
+	tt.Expect(errReply(engine.ErrBgsaveInProgress), "BGSAVE")
+	tt.Expect(errReply(engine.ErrBgsaveInProgress), "BGSAVE", "SCHEDULE")
+	tt.Expect(errReply(engine.ErrBgsaveInProgress), "SAVE")
 	tt.Do("SET", "during", "1")
 	tt.Do("DEL", "k1", "k2")
 	// Lookups leave access times alone while the save runs, as Redis's
@@ -440,7 +442,7 @@ func TestBgsaveAborted(t *testing.T) {
 			}
 			var w resp.Writer
 			tt.E.Lock()
-			if err := tt.E.bgsaveLocked(); err != nil {
+			if err := tt.E.BgsaveLocked(); err != nil {
 				t.Fatal(err)
 			}
 			// In the same lock hold: the walk has not even started.
@@ -452,16 +454,16 @@ func TestBgsaveAborted(t *testing.T) {
 			tt.E.Exec(tt.C, args, &w)
 			tt.E.Unlock()
 			tt.E.WaitBgsave()
-			if tt.E.persist.shutdownDone {
+			if tt.E.Persist.ShutdownDone {
 				// After a shutdown nothing runs (it would be lost with
 				// the process): look at the state as it was left.
 				tt.E.Lock()
 				out := tt.E.Exec(tt.C, [][]byte{[]byte("SET"), []byte("late"), []byte("1")}, &w)
 				tt.E.Unlock()
-				if out != Close {
+				if out != engine.Close {
 					t.Errorf("a command after the shutdown ran (outcome %v)", out)
 				}
-				tt.E.persist.shutdownDone = false
+				tt.E.Persist.ShutdownDone = false
 			}
 			info := tt.Do("INFO", "persistence")
 			for _, want := range []string{"rdb_bgsave_in_progress:0\r\n", "rdb_last_bgsave_status:ok\r\n", "current_save_keys_total:0\r\n"} {

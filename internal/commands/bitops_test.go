@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestBitopsCommands(t *testing.T) {
@@ -20,9 +22,9 @@ func TestBitopsCommands(t *testing.T) {
 		{[]string{"GET", "k"}, bulk("1" + strings.Repeat("\x00", 11))},
 		{[]string{"BITFIELD", "k", "GET", "i64", "8"}, array(integer(0))},
 		{[]string{"OBJECT", "ENCODING", "k"}, bulk("raw")},
-		{[]string{"SETBIT", "b", "4294967295", "2"}, errReply(ErrBitValue)},
-		{[]string{"SETBIT", "b", "4294967296", "1"}, errReply(ErrBitOffset)},
-		{[]string{"BITFIELD", "b", "SET", "u8", "4294967296", "1"}, errReply(ErrBitOffset)},
+		{[]string{"SETBIT", "b", "4294967295", "2"}, errReply(engine.ErrBitValue)},
+		{[]string{"SETBIT", "b", "4294967296", "1"}, errReply(engine.ErrBitOffset)},
+		{[]string{"BITFIELD", "b", "SET", "u8", "4294967296", "1"}, errReply(engine.ErrBitOffset)},
 		{[]string{"EXISTS", "b"}, integer(0)},
 		{[]string{"BITOP", "AND", "d", "k", "nokey"}, integer(12)},
 		{[]string{"GET", "d"}, bulk(strings.Repeat("\x00", 12))},
@@ -40,11 +42,11 @@ func TestBitopsLCSGuard(t *testing.T) {
 	tt.E.Cfg.ProtoMaxBulkLen.Store(1 << 20)
 	tt.Do("SET", "a", strings.Repeat("a", 1<<19))
 	tt.Do("SET", "b", "ab")
-	tt.Expect(errReply(ErrLCSMemory), "LCS", "a", "b")
-	tt.Expect(errReply(ErrLCSMemory), "LCS", "a", "b", "LEN")
+	tt.Expect(errReply(engine.ErrLCSMemory), "LCS", "a", "b")
+	tt.Expect(errReply(engine.ErrLCSMemory), "LCS", "a", "b", "LEN")
 	// An empty string still costs a row per byte of the other.
 	tt.Do("SET", "b", "")
-	tt.Expect(errReply(ErrLCSMemory), "LCS", "a", "b", "LEN")
+	tt.Expect(errReply(engine.ErrLCSMemory), "LCS", "a", "b", "LEN")
 	tt.Do("SET", "a", strings.Repeat("a", 1<<17))
 	tt.Expect(integer(0), "LCS", "a", "b", "LEN")
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/clock"
 )
 
@@ -19,7 +21,7 @@ func TestErrorCode(t *testing.T) {
 		{"ABCDEFGHIJKLMNOPQRSTUVWXYZ01234 x", "ERR"},                           // space at byte 32: past Redis's search
 		{" leading", ""},
 	} {
-		if got := errorCode([]byte(c.msg)); got != c.want {
+		if got := engine.ErrorCode([]byte(c.msg)); got != c.want {
 			t.Errorf("errorCode(%q) = %q, want %q", c.msg, got, c.want)
 		}
 	}
@@ -35,7 +37,7 @@ func TestNestedErrors(t *testing.T) {
 		{"*2\r\n$-1\r\n-LAST one\r\n", "LAST one"},
 	} {
 		var got []string
-		nestedErrors([]byte(c.reply), func(m []byte) { got = append(got, string(m)) })
+		engine.NestedErrors([]byte(c.reply), func(m []byte) { got = append(got, string(m)) })
 		if strings.Join(got, ",") != c.want {
 			t.Errorf("%q: %v, want %q", c.reply, got, c.want)
 		}
@@ -54,7 +56,7 @@ func TestPercentileSetting(t *testing.T) {
 		{"1  2", "", "Invalid latency-tracking-info-percentiles parameters"},
 		{"nan", "", "Invalid latency-tracking-info-percentiles parameters"},
 	} {
-		ps, err := parsePercentiles(c.in)
+		ps, err := engine.ParsePercentiles(c.in)
 		if err != c.err {
 			t.Errorf("%q: error %q, want %q", c.in, err, c.err)
 			continue
@@ -64,7 +66,7 @@ func TestPercentileSetting(t *testing.T) {
 		}
 		var s []string
 		for _, p := range ps {
-			s = append(s, formatPercentile(p))
+			s = append(s, engine.FormatPercentile(p))
 		}
 		if strings.Join(s, " ") != c.get {
 			t.Errorf("%q: reads back %q, want %q", c.in, strings.Join(s, " "), c.get)
@@ -94,12 +96,12 @@ func TestLatencyMonitorSeconds(t *testing.T) {
 // TestSparkline renders what Redis 7.0.15's LATENCY GRAPH drew for the
 // samples 143, 25, 35 and 3 ms, 5, 3, 2 and 1 s old.
 func TestSparkline(t *testing.T) {
-	var s sparkSeq
+	var s engine.SparkSeq
 	for i, v := range []float64{143, 25, 35, 3} {
-		s.add(v, []string{"5s", "3s", "2s", "1s"}[i])
+		s.Add(v, []string{"5s", "3s", "2s", "1s"}[i])
 	}
 	var b strings.Builder
-	s.render(&b, 80, 4)
+	s.Render(&b, 80, 4)
 	want := "#   \n|   \n|   \n|o#_\n    \n5321\nssss\n"
 	if b.String() != want {
 		t.Errorf("got\n%q\nwant\n%q", b.String(), want)
@@ -120,9 +122,9 @@ func TestCommandClock(t *testing.T) {
 		{"manual", clock.NewManual(time.Unix(1_700_000_000, 0))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := DefaultConfig()
-			cfg.EnableDebugCommand.Store(DebugCommandYes)
-			e := New(cfg, c.clk, nil)
+			cfg := engine.DefaultConfig()
+			cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
+			e := engine.New(cfg, c.clk, nil)
 			tt := &tester{t: t, E: e, C: e.NewClient("127.0.0.1:1", "127.0.0.1:6379")}
 			do := tt.Do
 			// Sleeps between the writes let the wall offset be reused

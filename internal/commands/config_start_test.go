@@ -3,11 +3,13 @@ package commands
 import (
 	"errors"
 	"testing"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestConfigRewriteHook(t *testing.T) {
 	tt := newTester(t)
-	tt.Expect(errReply(ErrNoConfigFile), "CONFIG", "REWRITE")
+	tt.Expect(errReply(engine.ErrNoConfigFile), "CONFIG", "REWRITE")
 	calls := 0
 	tt.E.Cfg.Rewrite = func() error { calls++; return nil }
 	tt.Expect("+OK\r\n", "CONFIG", "REWRITE")
@@ -45,20 +47,20 @@ func TestApplyDirective(t *testing.T) {
 		{"appendfilename", []string{"a/b"}, "appendfilename can't be a path, just a filename", ""},
 		{"dbfilename", []string{"a/b"}, "dbfilename can't be a path, just a filename", ""},
 	} {
-		c := DefaultConfig()
-		known, err := c.ApplyDirective(tc.name, tc.args, &LoadState{})
+		c := engine.DefaultConfig()
+		known, err := c.ApplyDirective(tc.name, tc.args, &engine.LoadState{})
 		if !known || err != tc.err {
 			t.Errorf("%s %q: known %v, %q; want %q", tc.name, tc.args, known, err, tc.err)
 			continue
 		}
 		if err == "" {
-			p, _ := configLookup(tc.name)
-			if got := p.get(c); got != tc.get {
+			p, _ := engine.ConfigLookup(tc.name)
+			if got := p.Get(c); got != tc.get {
 				t.Errorf("%s %q: CONFIG GET %q, want %q", tc.name, tc.args, got, tc.get)
 			}
 		}
 	}
-	if known, _ := DefaultConfig().ApplyDirective("nosuch", []string{"1"}, nil); known {
+	if known, _ := engine.DefaultConfig().ApplyDirective("nosuch", []string{"1"}, nil); known {
 		t.Error("an unknown directive is known")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestDebugAllowed(t *testing.T) {
@@ -17,13 +19,13 @@ func TestDebugAllowed(t *testing.T) {
 		addr string
 		want bool
 	}{
-		{DebugCommandNo, "127.0.0.1:5000", false},
-		{DebugCommandYes, "10.1.2.3:5000", true},
-		{DebugCommandLocal, "127.0.0.1:5000", true},
-		{DebugCommandLocal, "[::1]:5000", true},
-		{DebugCommandLocal, "127.0.0.2:5000", false}, // islocalClient compares the text
-		{DebugCommandLocal, "10.1.2.3:5000", false},
-		{DebugCommandLocal, "", false},
+		{engine.DebugCommandNo, "127.0.0.1:5000", false},
+		{engine.DebugCommandYes, "10.1.2.3:5000", true},
+		{engine.DebugCommandLocal, "127.0.0.1:5000", true},
+		{engine.DebugCommandLocal, "[::1]:5000", true},
+		{engine.DebugCommandLocal, "127.0.0.2:5000", false}, // islocalClient compares the text
+		{engine.DebugCommandLocal, "10.1.2.3:5000", false},
+		{engine.DebugCommandLocal, "", false},
 	} {
 		tt := newTester(t)
 		tt.E.Cfg.EnableDebugCommand.Store(tc.mode)
@@ -32,7 +34,7 @@ func TestDebugAllowed(t *testing.T) {
 		if (got == ":12345\r\n") != tc.want {
 			t.Errorf("mode %d from %q: %q", tc.mode, tc.addr, got)
 		}
-		if !tc.want && got != errReply(errDebugNotAllowed) {
+		if !tc.want && got != errReply(engine.ErrDebugNotAllowed) {
 			t.Errorf("refusal: %q", got)
 		}
 	}
@@ -43,9 +45,9 @@ func TestDebugSettingImmutable(t *testing.T) {
 	tt.Expect(array(bulk("enable-debug-command"), bulk("no")), "CONFIG", "GET", "enable-debug-command")
 	tt.Expect(errReply("ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set immutable config"),
 		"CONFIG", "SET", "enable-debug-command", "yes")
-	p, _ := configLookup("enable-debug-command")
-	for v, want := range map[string]int32{"yes": DebugCommandYes, "LOCAL": DebugCommandLocal, "no": DebugCommandNo} {
-		store, msg := p.parse(tt.E.Cfg, v)
+	p, _ := engine.ConfigLookup("enable-debug-command")
+	for v, want := range map[string]int32{"yes": engine.DebugCommandYes, "LOCAL": engine.DebugCommandLocal, "no": engine.DebugCommandNo} {
+		store, msg := p.Parse(tt.E.Cfg, v)
 		if msg != "" {
 			t.Fatalf("%s: %s", v, msg)
 		}
@@ -54,7 +56,7 @@ func TestDebugSettingImmutable(t *testing.T) {
 			t.Errorf("%s: %d", v, got)
 		}
 	}
-	if _, msg := p.parse(tt.E.Cfg, "sometimes"); msg == "" {
+	if _, msg := p.Parse(tt.E.Cfg, "sometimes"); msg == "" {
 		t.Error("a bad value parsed")
 	}
 }
@@ -63,7 +65,7 @@ func TestDebugSettingImmutable(t *testing.T) {
 // SET k 100, SET s hello, RPUSH l a b c, HSET h f v on an empty server).
 func TestDebugDigestKnown(t *testing.T) {
 	tt := newTester(t)
-	tt.E.Cfg.EnableDebugCommand.Store(DebugCommandYes)
+	tt.E.Cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
 	tt.Expect("+"+strings.Repeat("0", 40)+"\r\n", "DEBUG", "DIGEST")
 	tt.Do("SET", "k", "100")
 	tt.Do("SET", "s", "hello")
@@ -80,7 +82,7 @@ func TestDebugDigestKnown(t *testing.T) {
 
 func TestDebugSwitches(t *testing.T) {
 	tt := newTester(t)
-	tt.E.Cfg.EnableDebugCommand.Store(DebugCommandYes)
+	tt.E.Cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
 	tt.Expect(okReply, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	if tt.E.ActiveExpireEnabled() {
 		t.Error("active expire still on")
@@ -92,11 +94,11 @@ func TestDebugSwitches(t *testing.T) {
 	}
 	tt.Expect(okReply, "DEBUG", "PAUSE-CRON", "0")
 	tt.Expect(okReply, "DEBUG", "QUICKLIST-PACKED-THRESHOLD", "1kb")
-	if got := tt.E.Cfg.rdbLimits().ListPackedThreshold; got != 1024 {
+	if got := tt.E.Cfg.RdbLimits().ListPackedThreshold; got != 1024 {
 		t.Errorf("packed threshold %d", got)
 	}
 	tt.Expect(okReply, "DEBUG", "QUICKLIST-PACKED-THRESHOLD", "0")
-	if got := tt.E.Cfg.rdbLimits().ListPackedThreshold; got != 1<<30 {
+	if got := tt.E.Cfg.RdbLimits().ListPackedThreshold; got != 1<<30 {
 		t.Errorf("packed threshold %d", got)
 	}
 	// SET-SKIP-CHECKSUM-VALIDATION lets RESTORE take a payload whose CRC
@@ -104,7 +106,7 @@ func TestDebugSwitches(t *testing.T) {
 	tt.Do("SET", "k", "v")
 	payload := []byte(bulkBody(t, tt.Do("DUMP", "k")))
 	payload[len(payload)-1] ^= 0xff
-	tt.Expect(errReply(errBadDumpPayload), "RESTORE", "k2", "0", string(payload))
+	tt.Expect(errReply(engine.ErrBadDumpPayload), "RESTORE", "k2", "0", string(payload))
 	tt.Expect(okReply, "DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
 	tt.Expect(okReply, "RESTORE", "k2", "0", string(payload))
 	tt.Expect(bulk("v"), "GET", "k2")
@@ -114,12 +116,12 @@ func TestStrtodPrefix(t *testing.T) {
 	for in, want := range map[string]float64{
 		"1.5": 1.5, " 2": 2, "3abc": 3, "abc": 0, "": 0, ".5": 0.5, "1e3": 1000, "1e": 1, "-0.25x": -0.25, "inf": math.Inf(1), "+5": 5,
 	} {
-		if got, _ := strtodPrefix([]byte(in)); got != want {
+		if got, _ := engine.StrtodPrefix([]byte(in)); got != want {
 			t.Errorf("strtod(%q) = %v, want %v", in, got, want)
 		}
 	}
 	for in, want := range map[string]int{"1": 1, " 7x": 7, "x": 0, "-3": -3, "": 0} {
-		if got := atoi([]byte(in)); got != want {
+		if got := engine.Atoi([]byte(in)); got != want {
 			t.Errorf("atoi(%q) = %d, want %d", in, got, want)
 		}
 	}
@@ -133,7 +135,7 @@ func TestCommitFileFailingWriter(t *testing.T) {
 	if err := os.WriteFile(path, []byte("previous"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := commitFile(dir, "dump.rdb", "temp-1.rdb", func(w io.Writer) error {
+	err := engine.CommitFile(dir, "dump.rdb", "temp-1.rdb", func(w io.Writer) error {
 		w.Write(make([]byte, 2<<20)) // past the buffer: reaches the file
 		return &os.PathError{Op: "write", Path: "temp-1.rdb", Err: syscall.ENOSPC}
 	}, nil)
@@ -153,18 +155,18 @@ func TestStopWritesOnBgsaveError(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gone")
 	os.Mkdir(dir, 0o755)
 	tt.E.Cfg.SetDir(dir, "")
-	tt.E.Cfg.SetSavePoints([]SavePoint{{1, 1}})
+	tt.E.Cfg.SetSavePoints([]engine.SavePoint{{Seconds: 1, Changes: 1}})
 	os.Remove(dir)
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
 	tt.E.WaitBgsave()
-	tt.Expect(errReply(ErrMisconf), "SET", "k", "v")
+	tt.Expect(errReply(engine.ErrMisconf), "SET", "k", "v")
 	tt.Expect(okReply, "CONFIG", "SET", "stop-writes-on-bgsave-error", "no")
 	tt.Expect(okReply, "SET", "k", "v")
 	tt.Expect("+PONG\r\n", "PING")
 	tt.Expect(okReply, "CONFIG", "SET", "stop-writes-on-bgsave-error", "yes")
-	tt.Expect(errReply(ErrMisconf), "SET", "k", "v")
+	tt.Expect(errReply(engine.ErrMisconf), "SET", "k", "v")
 	// A script is refused its first write, as Redis's scriptVerifyWriteCommandAllow.
-	tt.Expect(errReply(ErrMisconf), "EVAL", "return redis.pcall('set','k','v')", "0")
+	tt.Expect(errReply(engine.ErrMisconf), "EVAL", "return redis.pcall('set','k','v')", "0")
 	tt.Expect(bulk("v"), "EVAL", "return redis.call('get','k')", "0")
 }
 
@@ -172,11 +174,11 @@ func TestStopWritesOnBgsaveError(t *testing.T) {
 // protected commands first; the arity error comes before both.
 func TestDebugRefusalBeforeAuth(t *testing.T) {
 	tt := newTester(t)
-	tt.E.Cfg.RequirePass.Store(ptr("pw"))
+	tt.E.Cfg.RequirePass.Store(engine.Ptr("pw"))
 	tt.C.Authed.Store(false)
-	tt.Expect(errReply(errDebugNotAllowed), "DEBUG", "DIGEST")
-	tt.Expect(errReply(errWrongArgs("debug")), "DEBUG")
-	tt.Expect(errReply(ErrNoAuth), "GET", "k")
-	tt.E.Cfg.EnableDebugCommand.Store(DebugCommandYes)
-	tt.Expect(errReply(ErrNoAuth), "DEBUG", "DIGEST")
+	tt.Expect(errReply(engine.ErrDebugNotAllowed), "DEBUG", "DIGEST")
+	tt.Expect(errReply(engine.ErrWrongArgs("debug")), "DEBUG")
+	tt.Expect(errReply(engine.ErrNoAuth), "GET", "k")
+	tt.E.Cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
+	tt.Expect(errReply(engine.ErrNoAuth), "DEBUG", "DIGEST")
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestEvictionTimeLimit(t *testing.T) {
@@ -20,7 +22,7 @@ func TestEvictionTimeLimit(t *testing.T) {
 		{20, time.Duration(500*math.Pow(1.15, 10)) * time.Microsecond},
 		{100, math.MaxInt64},
 	} {
-		if got := evictionTimeLimit(tc.tenacity); got != tc.want {
+		if got := engine.EvictionTimeLimit(tc.tenacity); got != tc.want {
 			t.Errorf("tenacity %d: %v, want %v", tc.tenacity, got, tc.want)
 		}
 	}
@@ -47,10 +49,10 @@ func TestEvictOrder(t *testing.T) {
 		// few rounds first make it hold every key, for an exact order.
 		if strings.HasSuffix(policy, "-lru") || strings.HasSuffix(policy, "-lfu") {
 			for range 20 {
-				tt.E.poolPopulate(tt.E.mem(), 0, strings.HasPrefix(policy, "volatile-"), strings.HasSuffix(policy, "-lfu"), tt.E.nowMs())
+				tt.E.PoolPopulate(tt.E.Mem(), 0, strings.HasPrefix(policy, "volatile-"), strings.HasSuffix(policy, "-lfu"), tt.E.NowMs())
 			}
 		}
-		freed, ok := tt.E.evict(tt.E.mem(), policy, 1)
+		freed, ok := tt.E.Evict(tt.E.Mem(), policy, 1)
 		tt.E.Unlock()
 		if freed == 0 || !ok {
 			return "none"

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -15,18 +17,18 @@ import (
 // byte-for-byte parity with Redis lives in conformance/.
 type tester struct {
 	t     testing.TB
-	E     *Engine
-	C     *Client
+	E     *engine.Engine
+	C     *engine.Client
 	Clock *clock.Manual
 }
 
 func newTester(t testing.TB) *tester {
 	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
-	cfg := DefaultConfig()
+	cfg := engine.DefaultConfig()
 	// Snapshots (SAVE, SHUTDOWN SAVE, fuzzed commands) stay out of the
 	// source tree.
 	cfg.SetDir(t.TempDir(), "")
-	e := New(cfg, clk, nil)
+	e := engine.New(cfg, clk, nil)
 	t.Cleanup(e.WaitBgsave) // before the directory is removed
 	return &tester{t: t, E: e, C: e.NewClient("127.0.0.1:1", "127.0.0.1:6379"), Clock: clk}
 }
@@ -82,11 +84,11 @@ func TestDispatch(t *testing.T) {
 		{[]string{"ECHO"}, errReply("ERR wrong number of arguments for 'echo' command")},
 		{[]string{"nosuch", "a", "b"}, errReply("ERR unknown command 'nosuch', with args beginning with: 'a' 'b' ")},
 		{[]string{"nosuch"}, errReply("ERR unknown command 'nosuch', with args beginning with: ")},
-		{[]string{"SELECT", "16"}, errReply(ErrDBIndex)},
-		{[]string{"SELECT", "x"}, errReply(ErrNotInt)},
+		{[]string{"SELECT", "16"}, errReply(engine.ErrDBIndex)},
+		{[]string{"SELECT", "x"}, errReply(engine.ErrNotInt)},
 		{[]string{"SELECT", "1"}, okReply},
-		{[]string{"HELLO", "4"}, errReply(ErrNoProto)},
-		{[]string{"AUTH", "x"}, errReply(ErrNoPasswordSet)},
+		{[]string{"HELLO", "4"}, errReply(engine.ErrNoProto)},
+		{[]string{"AUTH", "x"}, errReply(engine.ErrNoPasswordSet)},
 	}
 	for _, tc := range tests {
 		tt.Expect(tc.want, tc.args...)
@@ -105,11 +107,11 @@ func TestUnknownCommandQuotesAtMost128Bytes(t *testing.T) {
 
 func TestPanickingHandlerIsAnsweredAndRecovered(t *testing.T) {
 	tt := newTester(t)
-	register(&Command{Name: "test.panic", Arity: 1, Handler: func(x *Ctx) {
+	engine.Register(&engine.Command{Name: "test.panic", Arity: 1, Handler: func(x *engine.Ctx) {
 		x.W.Simple("partial")
 		panic("boom")
 	}})
-	defer delete(table, "test.panic")
-	tt.Expect(errReply(ErrInternal), "test.panic")
+	defer delete(engine.Table, "test.panic")
+	tt.Expect(errReply(engine.ErrInternal), "test.panic")
 	tt.Expect("+PONG\r\n", "PING")
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/keyspace"
 )
 
@@ -156,25 +158,25 @@ func TestExpireOptions(t *testing.T) {
 		}},
 		{"errors", []kstep{
 			kc(okReply, "SET", "k", "v"),
-			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "XX"),
-			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "GT"),
-			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "100", "LT", "NX"),
-			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "100", "GT", "LT", "NX"), // NX's error wins
-			kc(errReply(ErrExpireGTLT), "PEXPIRE", "k", "100", "GT", "LT"),
-			kc(errReply(ErrExpireGTLT), "EXPIREAT", "k", "100", "XX", "LT", "GT"),
+			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "XX"),
+			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "GT"),
+			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "LT", "NX"),
+			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "GT", "LT", "NX"), // NX's error wins
+			kc(errReply(engine.ErrExpireGTLT), "PEXPIRE", "k", "100", "GT", "LT"),
+			kc(errReply(engine.ErrExpireGTLT), "EXPIREAT", "k", "100", "XX", "LT", "GT"),
 			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "100", "foo"),
 			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "100", "NX", "foo\x00bar"),
 			kc(errReply("ERR Unsupported option foo  bar"), "EXPIRE", "k", "100", "foo\r\nbar"),
 			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "abc", "foo"), // options before the number
-			kc(errReply(ErrExpireNXCombo), "EXPIRE", "k", "abc", "NX", "XX"),
+			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "abc", "NX", "XX"),
 			kc(kOne, "EXPIRE", "k", "100", "NX\x00junk"), // options end at NUL, like strcasecmp
 			kc(kNotInt, "EXPIRE", "k", "abc"),
 			kc(kNotInt, "EXPIRE", "k", "1.5"),
 			kc(kNotInt, "EXPIRE", "k", ""),
 			kc(kNotInt, "EXPIRE", "k", " 1"),
-			kc(errReply(errWrongArgs("expire")), "EXPIRE", "k"),
-			kc(errReply(errWrongArgs("ttl")), "TTL", "k", "x"),
-			kc(errReply(errWrongArgs("persist")), "PERSIST"),
+			kc(errReply(engine.ErrWrongArgs("expire")), "EXPIRE", "k"),
+			kc(errReply(engine.ErrWrongArgs("ttl")), "TTL", "k", "x"),
+			kc(errReply(engine.ErrWrongArgs("persist")), "PERSIST"),
 			kc(integer(100), "TTL", "k"),
 		}},
 	})
@@ -211,7 +213,7 @@ func TestExpireOverflow(t *testing.T) {
 			var want string
 			switch {
 			case tc.err:
-				want = errReply(errInvalidExpire(lower(tc.cmd)))
+				want = errReply(engine.ErrInvalidExpire(lower(tc.cmd)))
 			case tc.arg == "9223372036854775808":
 				want = kNotInt
 			case exists:
@@ -428,7 +430,7 @@ func TestExpiryStormGivesMemoryBack(t *testing.T) {
 func startBigShrink(t *testing.T, tt *tester) (db *keyspace.DB, kept []byte, deleted int) {
 	t.Helper()
 	db = tt.E.DB(0)
-	for i := 0; db.Len() <= bigTable; i++ {
+	for i := 0; db.Len() <= engine.BigTable; i++ {
 		db.Add(fmt.Appendf(nil, "k%d", i), nil)
 	}
 	for db.Rehashing() { // the growth's: not the shrink under test
@@ -443,7 +445,7 @@ func startBigShrink(t *testing.T, tt *tester) (db *keyspace.DB, kept []byte, del
 	if !db.Rehashing() {
 		t.Fatal("no shrink started")
 	}
-	if !tt.E.lastReturn.IsZero() {
+	if !tt.E.LastReturn.IsZero() {
 		t.Fatal("memory returned before the shrink")
 	}
 	return db, kept, len(victims) - 1000
@@ -465,7 +467,7 @@ func TestShrinkOfBigTableReturnsMemory(t *testing.T) {
 				}
 				db.Get(kept, 0)
 			}
-			if !tt.E.lastReturn.IsZero() {
+			if !tt.E.LastReturn.IsZero() {
 				t.Fatal("memory returned before the cron's turn")
 			}
 			for i := 0; db.Rehashing() || i == 0; i++ {
@@ -477,7 +479,7 @@ func TestShrinkOfBigTableReturnsMemory(t *testing.T) {
 			if size, _ := db.Buckets(); size > 1024 {
 				t.Fatalf("%d buckets for %d keys", size, db.Len())
 			}
-			if tt.E.lastReturn.IsZero() || tt.E.returnPending {
+			if tt.E.LastReturn.IsZero() || tt.E.ReturnPending {
 				t.Fatal("the freed table was not handed back")
 			}
 		})
@@ -489,16 +491,16 @@ func TestShrinkOfBigTableReturnsMemory(t *testing.T) {
 func TestReturnWaitsForBigShrink(t *testing.T) {
 	tt := newTester(t)
 	db, kept, deleted := startBigShrink(t, tt)
-	tt.E.reclaimed = deleted // as an expiry storm leaves it
-	tt.E.returnMemory()
-	if !tt.E.lastReturn.IsZero() || !tt.E.returnPending {
-		t.Fatalf("returned during the shrink (pending %v)", tt.E.returnPending)
+	tt.E.Reclaimed = deleted // as an expiry storm leaves it
+	tt.E.ReturnMemory()
+	if !tt.E.LastReturn.IsZero() || !tt.E.ReturnPending {
+		t.Fatalf("returned during the shrink (pending %v)", tt.E.ReturnPending)
 	}
 	for db.Rehashing() {
 		db.Get(kept, 0)
 	}
-	tt.E.returnMemory()
-	if tt.E.lastReturn.IsZero() || tt.E.returnPending {
+	tt.E.ReturnMemory()
+	if tt.E.LastReturn.IsZero() || tt.E.ReturnPending {
 		t.Fatal("not returned once the shrink was done")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 )
 
 // docFlags reads the flags of a COMMAND INFO entry of redisDocs.
@@ -35,24 +37,21 @@ func docFlags(info string) []string {
 // the table would otherwise go unseen there.
 func TestFlagsMatchRedis(t *testing.T) {
 	var names []string
-	for name := range table {
+	for name := range engine.Table {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	check := func(full string, c *Command) {
-		doc, ok := redisDocs[full]
+	check := func(full string, c *engine.Command) {
+		doc, ok := engine.RedisDocs[full]
 		if !ok {
 			return // limitkv's own command
 		}
 		// Only the flags the table has: movablekeys, no_multi and the
 		// like are decided elsewhere (key specs, handlers).
 		var want []string
-		for _, f := range docFlags(doc.info) {
-			if slices.ContainsFunc(flagNames, func(n struct {
-				f    Flags
-				name string
-			}) bool {
-				return n.name == f
+		for _, f := range docFlags(doc.Info) {
+			if slices.ContainsFunc(engine.FlagNames, func(n engine.FlagName) bool {
+				return n.Name == f
 			}) {
 				want = append(want, f)
 			}
@@ -65,7 +64,7 @@ func TestFlagsMatchRedis(t *testing.T) {
 		}
 	}
 	for _, name := range names {
-		c := table[name]
+		c := engine.Table[name]
 		if c.Sub == nil {
 			check(name, c)
 			continue

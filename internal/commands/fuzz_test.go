@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -105,7 +107,7 @@ func tooExpensive(args [][]byte) bool {
 // package variables.)
 var fuzzTable = sync.OnceValue(func() [][]string {
 	var out [][]string
-	for _, c := range All() {
+	for _, c := range engine.All() {
 		out = append(out, []string{c.Name})
 		subs := make([]string, 0, len(c.Sub))
 		for name := range c.Sub {
@@ -271,25 +273,25 @@ func (h *panicWatch) Handle(_ context.Context, r slog.Record) error {
 
 type fuzzEngine struct {
 	t     *testing.T
-	e     *Engine
-	c     *Client
+	e     *engine.Engine
+	c     *engine.Client
 	watch *panicWatch
 }
 
 func newFuzzEngine(t *testing.T) *fuzzEngine {
-	cfg := DefaultConfig()
+	cfg := engine.DefaultConfig()
 	// Keep a single input cheap: no 512 MB strings, no 5 s scripts.
 	cfg.ProtoMaxBulkLen.Store(1 << 20)
 	cfg.BusyThreshold.Store(50)
 	// SAVE, BGSAVE and SHUTDOWN SAVE write here, not into the source tree.
 	cfg.SetDir(t.TempDir(), "")
 	watch := &panicWatch{}
-	e := New(cfg, clock.NewManual(time.Unix(1_700_000_000, 0)), slog.New(watch))
+	e := engine.New(cfg, clock.NewManual(time.Unix(1_700_000_000, 0)), slog.New(watch))
 	t.Cleanup(e.WaitBgsave) // before the directory is removed
 	fz := &fuzzEngine{t: t, e: e, c: e.NewClient("127.0.0.1:1", "127.0.0.1:6379"), watch: watch}
 	// Nobody else could send SCRIPT KILL: a script past the threshold is
 	// stopped at its first busy tick, whatever it wrote.
-	fz.c.WhileBusy = func() { e.busy.kill = true }
+	fz.c.WhileBusy = func() { e.BusyScript.Kill = true }
 	for _, args := range [][]string{
 		{"SET", "s", "hello"}, {"SET", "n", "42"}, {"SET", "f", "3.5"}, {"SET", "e", "x", "PX", "100000"},
 		{"ZADD", "z", "1", "a", "2", "b", "2", "c", "-inf", "d"}, {"ZADD", "zb", "1", "x" + strings.Repeat("y", 100)},
@@ -318,15 +320,15 @@ func (fz *fuzzEngine) exec(args [][]byte) {
 	// commands answer (an extra line, nothing, or nothing yet): the
 	// client surface goes back to normal, and their own replies are
 	// checked only when they are the one expected.
-	surface := fz.c.cs.monitor || fz.c.cs.reply != 0 || e.cs.pause.set
-	e.stopMonitor(fz.c)
-	fz.c.cs.reply = 0
-	if e.cs.pause.set {
-		e.cs.pause.set = false
-		e.updatePause()
+	surface := fz.c.Cs.Monitor || fz.c.Cs.Reply != 0 || e.Cs.Pause.Set
+	e.StopMonitor(fz.c)
+	fz.c.Cs.Reply = 0
+	if e.Cs.Pause.Set {
+		e.Cs.Pause.Set = false
+		e.UpdatePause()
 	}
 	e.Unlock()
-	if out == Blocked || out == Paused {
+	if out == engine.Blocked || out == engine.Paused {
 		// Nobody will serve it: abandon the wait, as a vanished client does.
 		done := make(chan struct{})
 		close(done)
@@ -339,7 +341,7 @@ func (fz *fuzzEngine) exec(args [][]byte) {
 		t.Fatalf("%s: handler panicked:\n%s", quoteArgs(args), panics[0])
 	}
 	reply := w.Bytes()
-	if (out == Blocked || out == Paused || surface) && len(reply) == 0 {
+	if (out == engine.Blocked || out == engine.Paused || surface) && len(reply) == 0 {
 		return
 	}
 	n, err := respValue(reply, 0)
@@ -356,7 +358,7 @@ func (fz *fuzzEngine) exec(args [][]byte) {
 	if n != len(reply) && !multi {
 		t.Fatalf("%s: %d bytes after the first reply: %q", quoteArgs(args), len(reply)-n, truncBytes(reply, 300))
 	}
-	if bytes.Equal(reply, []byte("-"+ErrInternal+"\r\n")) {
+	if bytes.Equal(reply, []byte("-"+engine.ErrInternal+"\r\n")) {
 		t.Fatalf("%s: internal error", quoteArgs(args))
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"testing"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+	zsetcmd "github.com/limitkv/limitkv/internal/family/zsetcmd"
+
 	"github.com/limitkv/limitkv/internal/geo"
 	"github.com/limitkv/limitkv/internal/zset"
 )
@@ -25,7 +28,7 @@ func TestGeoFormatting(t *testing.T) {
 		{0, "0.0000"}, {166274.15156960033, "166274.1516"}, {0.00004, "0.0000"}, {0.00005, "0.0000"}, {0.00015, "0.0001"}, {0.00025, "0.0002"}, {0.00035, "0.0004"},
 		{0.0123, "0.0123"}, {1, "1.0000"}, {12.3456789, "12.3457"}, {20037726.37, "20037726.3700"}, {-1.5, "-1.5000"},
 	} {
-		if got := string(appendGeoDistance(nil, c.d)); got != c.want {
+		if got := string(zsetcmd.AppendGeoDistance(nil, c.d)); got != c.want {
 			t.Errorf("distance %v = %q, want %q", c.d, got, c.want)
 		}
 	}
@@ -36,7 +39,7 @@ func TestGeoFormatting(t *testing.T) {
 		{13.36138933897018433, "13.36138933897018433"}, {85.05112878, "85.0511287799999991"}, {180, "180"}, {-180, "-180"},
 		{0, "0"}, {math.Copysign(0, -1), "0"}, {0.5, "0.5"}, {1e-18, "0"}, {-1e-18, "0"}, {math.Inf(1), "inf"},
 	} {
-		if got := string(appendGeoCoord(nil, c.f)); got != c.want {
+		if got := string(zsetcmd.AppendGeoCoord(nil, c.f)); got != c.want {
 			t.Errorf("coord %v = %q, want %q", c.f, got, c.want)
 		}
 	}
@@ -44,7 +47,7 @@ func TestGeoFormatting(t *testing.T) {
 		f    float64
 		want string
 	}{{200, "200.000000"}, {math.Inf(-1), "-inf"}, {1e30, "1000000000000000019884624838656.000000"}, {math.Copysign(0, -1), "-0.000000"}} {
-		if got := cFixed6(c.f); got != c.want {
+		if got := engine.CFixed6(c.f); got != c.want {
 			t.Errorf("%%f of %v = %q, want %q", c.f, got, c.want)
 		}
 	}
@@ -59,7 +62,7 @@ func TestGeoCommands(t *testing.T) {
 		{"add and read", []zstep{add, zs(bulk("3479099956230698"), "ZSCORE", "k", "Palermo"),
 			zs(array(array(bulk("13.36138933897018433"), bulk("38.11555639549629859")), nilArray), "GEOPOS", "k", "Palermo", "x"),
 			zs(array(bulk("sqc8b49rny0"), nilReply), "GEOHASH", "k", "Palermo", "x"), zs(bulk("166.2742"), "GEODIST", "k", "Palermo", "Catania", "km"),
-			zs(nilReply, "GEODIST", "k", "Palermo", "x"), zs(errReply(ErrGeoUnit), "GEODIST", "k", "Palermo", "Catania", "yd")}},
+			zs(nilReply, "GEODIST", "k", "Palermo", "x"), zs(errReply(engine.ErrGeoUnit), "GEODIST", "k", "Palermo", "Catania", "yd")}},
 		{"add errors", []zstep{zs(zSyntax, "GEOADD", "k", "1", "2", "m", "3"), zs(zSyntax, "GEOADD", "k", "NX", "XX", "1", "2", "m"),
 			zs(errReply("ERR invalid longitude,latitude pair 200.000000,1.000000"), "GEOADD", "k", "200", "1", "m"),
 			zs(zNotFloat, "GEOADD", "k", "x", "1", "m"), zs(integer(0), "EXISTS", "k")}},
@@ -67,7 +70,7 @@ func TestGeoCommands(t *testing.T) {
 			zs(array(array(bulk("Palermo"), bulk("190.4424"))), "GEOSEARCH", "k", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "DESC", "COUNT", "1", "WITHDIST"),
 			zs(integer(2), "GEOSEARCHSTORE", "d", "k", "FROMMEMBER", "Palermo", "BYBOX", "400", "400", "km"),
 			zs(errReply("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for geoSearch"), "geoSearch", "k", "BYRADIUS", "1", "km", "ASC", "DESC"),
-			zs(errReply(ErrGeoAnyCount), "GEORADIUS", "k", "15", "37", "1", "km", "ANY"), zs(errReply(ErrGeoMember), "GEORADIUSBYMEMBER", "k", "x", "1", "km"),
+			zs(errReply(engine.ErrGeoAnyCount), "GEORADIUS", "k", "15", "37", "1", "km", "ANY"), zs(errReply(engine.ErrGeoMember), "GEORADIUSBYMEMBER", "k", "x", "1", "km"),
 			zs(emptyList, "GEORADIUSBYMEMBER", "nokey", "x", "bad", "unit"), zs(integer(0), "GEORADIUS", "nokey", "1", "1", "1", "km", "STORE", "d"),
 			zs(integer(0), "EXISTS", "d")}},
 	})
@@ -105,8 +108,8 @@ func TestGeoSearchModel(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, p := range geoScan(s, &shape, 0) {
-			got = append(got, p.member)
+		for _, p := range zsetcmd.GeoScan(s, &shape, 0) {
+			got = append(got, p.Member)
 		}
 		slices.Sort(want)
 		slices.Sort(got)
@@ -115,7 +118,7 @@ func TestGeoSearchModel(t *testing.T) {
 		}
 		// COUNT n ANY stops after n matches.
 		if len(want) > 2 {
-			if n := len(geoScan(s, &shape, 2)); n != 2 {
+			if n := len(zsetcmd.GeoScan(s, &shape, 2)); n != 2 {
 				t.Fatalf("ANY 2 found %d", n)
 			}
 		}

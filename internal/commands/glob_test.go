@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	glob "github.com/limitkv/limitkv/internal/glob"
 )
 
 // globOracle was produced by real Redis 7.0.15: for every pattern, the
@@ -81,10 +83,10 @@ func TestGlobMatchesRedis(t *testing.T) {
 			want[m] = true
 		}
 		for _, s := range globSubjects {
-			if got := globMatch([]byte(tc.pattern), s, false); got != want[s] {
+			if got := glob.Match([]byte(tc.pattern), s, false); got != want[s] {
 				t.Errorf("globMatch(%q, %q) = %v, Redis says %v", tc.pattern, s, got, want[s])
 			}
-			if got := globMatch([]byte(tc.pattern), []byte(s), false); got != want[s] {
+			if got := glob.Match([]byte(tc.pattern), []byte(s), false); got != want[s] {
 				t.Errorf("globMatch(%q, []byte %q) = %v, Redis says %v", tc.pattern, s, got, want[s])
 			}
 		}
@@ -107,7 +109,7 @@ func TestGlobNocase(t *testing.T) {
 		{"\xc9", "\xe9", false}, // only ASCII letters fold, as C's tolower
 	}
 	for _, tc := range tests {
-		if got := globMatch([]byte(tc.pattern), tc.s, true); got != tc.want {
+		if got := glob.Match([]byte(tc.pattern), tc.s, true); got != tc.want {
 			t.Errorf("globMatch(%q, %q, nocase) = %v, want %v", tc.pattern, tc.s, got, tc.want)
 		}
 	}
@@ -128,7 +130,7 @@ func TestGlobNestingLimit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		p := []byte(strings.Repeat(tc.chunk, tc.n))
-		if got := globMatch(p, strings.Repeat("a", tc.n), false); got != tc.want {
+		if got := glob.Match(p, strings.Repeat("a", tc.n), false); got != tc.want {
 			t.Errorf("%q x %d: got %v, want %v", tc.chunk, tc.n, got, tc.want)
 		}
 	}
@@ -139,7 +141,7 @@ func TestGlobNestingLimit(t *testing.T) {
 func TestGlobPathologicalIsFast(t *testing.T) {
 	p := []byte(strings.Repeat("*a", 30) + "b")
 	s := strings.Repeat("a", 5000)
-	if globMatch(p, s, false) {
+	if glob.Match(p, s, false) {
 		t.Fatal("matched")
 	}
 }
@@ -155,7 +157,7 @@ func globRef(p []byte, s []byte, nocase bool) bool {
 		}
 		return 0
 	}
-	low := func(c int) int { return cLower(c) }
+	low := func(c int) int { return glob.CLower(c) }
 	if len(p) == 0 {
 		return len(s) == 0
 	}
@@ -252,7 +254,7 @@ func globRefAfter(p, s []byte, nocase bool) bool {
 
 func eqByte(a, b byte, nocase bool) bool {
 	if nocase {
-		return cLower(int(a)) == cLower(int(b))
+		return glob.CLower(int(a)) == glob.CLower(int(b))
 	}
 	return a == b
 }
@@ -283,8 +285,8 @@ func FuzzGlob(f *testing.F) {
 		if len(pattern) > 24 || len(s) > 24 {
 			t.Skip()
 		}
-		got := globMatch([]byte(pattern), s, nocase)
-		if gb := globMatch([]byte(pattern), []byte(s), nocase); gb != got {
+		got := glob.Match([]byte(pattern), s, nocase)
+		if gb := glob.Match([]byte(pattern), []byte(s), nocase); gb != got {
 			t.Fatalf("string and []byte subjects disagree on %q %q", pattern, s)
 		}
 		if want := globRef([]byte(pattern), []byte(s), nocase); got != want {

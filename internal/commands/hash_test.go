@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"
 )
@@ -87,7 +89,7 @@ func TestMemoryHashEstimate(t *testing.T) {
 			runtime.GC()
 			heap := float64(heapObjects()) - float64(before)
 			var est float64
-			db.ForEach(func(e *keyspace.Entry) bool { est += float64(entryMemory(e)); return true })
+			db.ForEach(func(e *keyspace.Entry) bool { est += float64(engine.EntryMemory(e)); return true })
 			runtime.KeepAlive(db)
 			runtime.KeepAlive(keys) // made before the baseline: must not be freed before the second reading
 			ratio := est / heap

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/resp"
 	"github.com/limitkv/limitkv/internal/zset"
@@ -82,11 +84,11 @@ func simple(s string) string { return "+" + s + "\r\n" }
 var (
 	kZero      = integer(0)
 	kOne       = integer(1)
-	kSyntax    = errReply(ErrSyntax)
-	kNotInt    = errReply(ErrNotInt)
-	kSame      = errReply(ErrSameObject)
-	kDBIndex   = errReply(ErrDBIndex)
-	kNoSuchKey = errReply(ErrNoSuchKey)
+	kSyntax    = errReply(engine.ErrSyntax)
+	kNotInt    = errReply(engine.ErrNotInt)
+	kSame      = errReply(engine.ErrSameObject)
+	kDBIndex   = errReply(engine.ErrDBIndex)
+	kNoSuchKey = errReply(engine.ErrNoSuchKey)
 )
 
 func TestKeysDelExistsType(t *testing.T) {
@@ -112,12 +114,12 @@ func TestKeysDelExistsType(t *testing.T) {
 			kc(simple("none"), "TYPE", "nope"),
 		}},
 		{"arity", []kstep{
-			kc(errReply(errWrongArgs("del")), "DEL"),
-			kc(errReply(errWrongArgs("exists")), "EXISTS"),
-			kc(errReply(errWrongArgs("type")), "TYPE"),
-			kc(errReply(errWrongArgs("type")), "TYPE", "a", "b"),
-			kc(errReply(errWrongArgs("keys")), "KEYS", "a", "b"),
-			kc(errReply(errWrongArgs("randomkey")), "RANDOMKEY", "a"),
+			kc(errReply(engine.ErrWrongArgs("del")), "DEL"),
+			kc(errReply(engine.ErrWrongArgs("exists")), "EXISTS"),
+			kc(errReply(engine.ErrWrongArgs("type")), "TYPE"),
+			kc(errReply(engine.ErrWrongArgs("type")), "TYPE", "a", "b"),
+			kc(errReply(engine.ErrWrongArgs("keys")), "KEYS", "a", "b"),
+			kc(errReply(engine.ErrWrongArgs("randomkey")), "RANDOMKEY", "a"),
 		}},
 	})
 }
@@ -206,7 +208,7 @@ func TestKeysParseScanCursor(t *testing.T) {
 		{"5\x00abc", 5, true}, {"\x00", 0, true},
 	}
 	for _, tc := range tests {
-		got, ok := parseScanCursor([]byte(tc.in))
+		got, ok := engine.ParseScanCursor([]byte(tc.in))
 		if ok != tc.ok || got != tc.want {
 			t.Errorf("parseScanCursor(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
@@ -284,9 +286,9 @@ func TestKeysScan(t *testing.T) {
 func TestKeysScanErrors(t *testing.T) {
 	runKCases(t, []kcase{
 		{"errors", []kstep{
-			kc(errReply(ErrInvalidCursor), "SCAN", "x"),
-			kc(errReply(ErrInvalidCursor), "SCAN", "x", "COUNT", "0"), // the cursor is checked first
-			kc(errReply(ErrInvalidCursor), "SCAN", " 1"),
+			kc(errReply(engine.ErrInvalidCursor), "SCAN", "x"),
+			kc(errReply(engine.ErrInvalidCursor), "SCAN", "x", "COUNT", "0"), // the cursor is checked first
+			kc(errReply(engine.ErrInvalidCursor), "SCAN", " 1"),
 			kc(kSyntax, "SCAN", "0", "COUNT", "0"),
 			kc(kSyntax, "SCAN", "0", "COUNT", "-1"),
 			kc(kNotInt, "SCAN", "0", "COUNT", "x"),
@@ -296,7 +298,7 @@ func TestKeysScanErrors(t *testing.T) {
 			kc(kSyntax, "SCAN", "0", "TYPE"),
 			kc(kSyntax, "SCAN", "0", "FOO", "bar"),
 			kc(kSyntax, "SCAN", "0", "COUNT", "1", "COUNT", "0"),
-			kc(errReply(errWrongArgs("scan")), "SCAN"),
+			kc(errReply(engine.ErrWrongArgs("scan")), "SCAN"),
 			kc(array(bulk("0"), emptyList), "SCAN", "0", "COUNT\x00junk", "5"), // options end at NUL, like strcasecmp
 			kc(array(bulk("0"), emptyList), "SCAN", "-1"),
 			kc(array(bulk("0"), emptyList), "SCAN", "0", "COUNT", "9223372036854775807"),
@@ -444,12 +446,12 @@ func TestKeysCopy(t *testing.T) {
 			kc(kDBIndex, "COPY", "a", "b", "DB", "-1"),
 			kc(kNotInt, "COPY", "a", "b", "DB", "x"),
 			kc(kNotInt, "COPY", "a", "b", "DB", "99999999999999999999"),
-			kc(errReply(ErrIntRange32), "COPY", "a", "b", "DB", "2147483648"),
+			kc(errReply(engine.ErrIntRange32), "COPY", "a", "b", "DB", "2147483648"),
 			kc(kSyntax, "COPY", "a", "b", "DB"),
 			kc(kSyntax, "COPY", "a", "b", "FOO"),
 			kc(kDBIndex, "COPY", "a", "b", "DB", "99", "FOO"), // options are checked in order
 			kc(kSyntax, "COPY", "a", "b", "FOO", "DB", "99"),
-			kc(errReply(errWrongArgs("copy")), "COPY", "a"),
+			kc(errReply(engine.ErrWrongArgs("copy")), "COPY", "a"),
 			kLen(1),
 		}},
 	})
@@ -499,8 +501,8 @@ func TestKeysMove(t *testing.T) {
 			kc(kDBIndex, "MOVE", "a", "-1"),
 			kc(kNotInt, "MOVE", "a", "x"),
 			kc(kNotInt, "MOVE", "a", ""),
-			kc(errReply(ErrIntRange32), "MOVE", "a", "-2147483649"),
-			kc(errReply(errWrongArgs("move")), "MOVE", "a"),
+			kc(errReply(engine.ErrIntRange32), "MOVE", "a", "-2147483649"),
+			kc(errReply(engine.ErrWrongArgs("move")), "MOVE", "a"),
 			kc(kZero, "MOVE", "nope", "1"),
 		}},
 	})
@@ -586,7 +588,7 @@ func TestKeysObjectRefcountAndFreq(t *testing.T) {
 		kc(kOne, "COPY", "small", "small2"),
 		kc(kOne, "OBJECT", "REFCOUNT", "small2"),
 		kc(bulk("int"), "OBJECT", "ENCODING", "small2"),
-		kc(errReply(ErrLFUNotSelected), "OBJECT", "FREQ", "s"),
+		kc(errReply(engine.ErrLFUNotSelected), "OBJECT", "FREQ", "s"),
 		kc(nilReply, "OBJECT", "FREQ", "nope"), // the lookup comes first
 		kc(nilReply, "OBJECT", "IDLETIME", "nope"),
 	})
@@ -598,7 +600,7 @@ func TestKeysObjectRefcountAndFreq(t *testing.T) {
 		kc(integer(6), "OBJECT", "FREQ", "f"),
 		kAdvance(2 * time.Minute),
 		kc(integer(4), "OBJECT", "FREQ", "f"),
-		kc(errReply(ErrLFUSelected), "OBJECT", "IDLETIME", "f"),
+		kc(errReply(engine.ErrLFUSelected), "OBJECT", "IDLETIME", "f"),
 	})
 	// With a memory limit and an LRU/LFU policy Redis stops sharing integers.
 	tt.E.Cfg.MaxMemory.Store(1 << 30)
@@ -623,9 +625,9 @@ func TestKeysObjectHelpAndArity(t *testing.T) {
 		!strings.HasSuffix(got, "+HELP\r\n+    Prints this help.\r\n") {
 		t.Fatalf("OBJECT HELP = %q", got)
 	}
-	tt.Expect(errReply(errWrongArgs("object")), "OBJECT")
-	tt.Expect(errReply(errWrongArgs("object|encoding")), "OBJECT", "ENCODING")
-	tt.Expect(errReply(errWrongArgs("object|help")), "OBJECT", "HELP", "x")
+	tt.Expect(errReply(engine.ErrWrongArgs("object")), "OBJECT")
+	tt.Expect(errReply(engine.ErrWrongArgs("object|encoding")), "OBJECT", "ENCODING")
+	tt.Expect(errReply(engine.ErrWrongArgs("object|help")), "OBJECT", "HELP", "x")
 	tt.Expect(errReply("ERR unknown subcommand 'foo'. Try OBJECT HELP."), "OBJECT", "foo", "k")
 }
 
@@ -679,10 +681,10 @@ func TestKeysSignalBlockedOnZsetArrival(t *testing.T) {
 	putZset(tt, 0, "src", "m")
 	putZset(tt, 0, "src2", "m")
 	tt.E.Lock()
-	tt.E.waiting[waitKey{0, "dst"}] = nil
-	tt.E.waiting[waitKey{1, "dst"}] = nil
+	tt.E.Waiting[engine.WaitKey{Db: 0, Key: "dst"}] = nil
+	tt.E.Waiting[engine.WaitKey{Db: 1, Key: "dst"}] = nil
 	tt.E.Unlock()
-	ready := func(args ...string) []waitKey {
+	ready := func(args ...string) []engine.WaitKey {
 		bargs := make([][]byte, len(args))
 		for i, a := range args {
 			bargs[i] = []byte(a)
@@ -690,19 +692,19 @@ func TestKeysSignalBlockedOnZsetArrival(t *testing.T) {
 		tt.E.Lock()
 		defer tt.E.Unlock()
 		var w resp.Writer
-		x := Ctx{E: tt.E, C: tt.C, W: &w, DB: tt.E.DB(tt.C.DB), Now: tt.Clock.Now().UnixMilli(), Args: bargs, Cmd: Lookup(bargs[0])}
+		x := engine.Ctx{E: tt.E, C: tt.C, W: &w, DB: tt.E.DB(tt.C.DB), Now: tt.Clock.Now().UnixMilli(), Args: bargs, Cmd: engine.Lookup(bargs[0])}
 		x.Cmd.Handler(&x)
-		r := tt.E.ready
-		tt.E.ready = nil
+		r := tt.E.Ready
+		tt.E.Ready = nil
 		return r
 	}
-	if r := ready("RENAME", "src", "dst"); !slices.Equal(r, []waitKey{{0, "dst"}}) {
+	if r := ready("RENAME", "src", "dst"); !slices.Equal(r, []engine.WaitKey{{Db: 0, Key: "dst"}}) {
 		t.Fatalf("RENAME signalled %v", r)
 	}
-	if r := ready("MOVE", "dst", "1"); !slices.Equal(r, []waitKey{{1, "dst"}}) {
+	if r := ready("MOVE", "dst", "1"); !slices.Equal(r, []engine.WaitKey{{Db: 1, Key: "dst"}}) {
 		t.Fatalf("MOVE signalled %v", r)
 	}
-	if r := ready("COPY", "src2", "dst", "DB", "1", "REPLACE"); !slices.Equal(r, []waitKey{{1, "dst"}}) {
+	if r := ready("COPY", "src2", "dst", "DB", "1", "REPLACE"); !slices.Equal(r, []engine.WaitKey{{Db: 1, Key: "dst"}}) {
 		t.Fatalf("COPY signalled %v", r)
 	}
 	tt.Expect(okReply, "SET", "s", "v")

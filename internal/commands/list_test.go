@@ -3,6 +3,8 @@ package commands
 import (
 	"testing"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -17,15 +19,15 @@ func TestListReplies(t *testing.T) {
 		{"+list\r\n", []string{"TYPE", "k"}},
 		{bulk("quicklist"), []string{"OBJECT", "ENCODING", "k"}},
 		{nilReply, []string{"LINDEX", "nokey", "x"}},
-		{errReply(ErrNotInt), []string{"LINDEX", "k", "x"}},
-		{errReply(ErrNoSuchKey), []string{"LSET", "nokey", "x", "v"}},
-		{errReply(ErrIndexOutOfRange), []string{"LSET", "k", "3", "v"}},
+		{errReply(engine.ErrNotInt), []string{"LINDEX", "k", "x"}},
+		{errReply(engine.ErrNoSuchKey), []string{"LSET", "nokey", "x", "v"}},
+		{errReply(engine.ErrIndexOutOfRange), []string{"LSET", "k", "3", "v"}},
 		{nilArray, []string{"LPOP", "nokey", "0"}},
 		{emptyList, []string{"LPOP", "k", "0"}},
 		{bulks("-5", "1700000000123"), []string{"RPOP", "k", "2"}},
-		{errReply(ErrValueMustPositive), []string{"RPOP", "k", "-1"}},
-		{errReply(errWrongArgs("lpop")), []string{"LPOP", "k", "1", "2"}},
-		{errReply(ErrLPosRank), []string{"LPOS", "k", "a", "RANK", "0"}},
+		{errReply(engine.ErrValueMustPositive), []string{"RPOP", "k", "-1"}},
+		{errReply(engine.ErrWrongArgs("lpop")), []string{"LPOP", "k", "1", "2"}},
+		{errReply(engine.ErrLPosRank), []string{"LPOS", "k", "a", "RANK", "0"}},
 		{integer(0), []string{"LPOS", "k", "a"}},
 		{emptyList, []string{"LPOS", "nokey", "a", "COUNT", "0"}},
 		{bulk("a"), []string{"LMOVE", "k", "k2", "LEFT", "RIGHT"}},
@@ -40,7 +42,7 @@ func TestListReplies(t *testing.T) {
 
 func TestListBlocking(t *testing.T) {
 	tt := newTester(t)
-	block := func(args ...string) (*Client, *resp.Writer) {
+	block := func(args ...string) (*engine.Client, *resp.Writer) {
 		c := tt.E.NewClient("127.0.0.1:2", "127.0.0.1:6379")
 		bargs := make([][]byte, len(args))
 		for i, a := range args {
@@ -50,7 +52,7 @@ func TestListBlocking(t *testing.T) {
 		tt.E.Lock()
 		out := tt.E.Exec(c, bargs, w)
 		tt.E.Unlock()
-		if out != Blocked {
+		if out != engine.Blocked {
 			t.Fatalf("%v did not block: %q", args, w.Bytes())
 		}
 		return c, w
@@ -67,7 +69,7 @@ func TestListBlocking(t *testing.T) {
 	if got := string(wPop.Bytes()); got != bulks("d", "a") {
 		t.Fatalf("BLPOP got %q", got)
 	}
-	if cMove.blocked != nil {
+	if cMove.Blocked != nil {
 		t.Fatal("served BLMOVE still blocked")
 	}
 	tt.Expect(integer(0), "EXISTS", "d")
@@ -76,15 +78,15 @@ func TestListBlocking(t *testing.T) {
 	tt.Expect(integer(1), "DEL", "s")
 	c3, w3 := block("BRPOPLPUSH", "s", "s2", "0")
 	tt.Expect(integer(1), "RPUSH", "s", "z")
-	if got := string(w3.Bytes()); got != errReply(ErrWrongType) || c3.blocked != nil {
-		t.Fatalf("BRPOPLPUSH onto a string: %q (blocked %v)", got, c3.blocked != nil)
+	if got := string(w3.Bytes()); got != errReply(engine.ErrWrongType) || c3.Blocked != nil {
+		t.Fatalf("BRPOPLPUSH onto a string: %q (blocked %v)", got, c3.Blocked != nil)
 	}
 	tt.Expect(bulks("z"), "LRANGE", "s", "0", "-1")
 
 	// A sorted set on the key does not serve a list waiter.
 	c4, w4 := block("BLPOP", "z", "0")
 	tt.Expect(integer(1), "ZADD", "z", "1", "m")
-	if len(w4.Bytes()) != 0 || c4.blocked == nil {
+	if len(w4.Bytes()) != 0 || c4.Blocked == nil {
 		t.Fatalf("ZADD served a list waiter: %q", w4.Bytes())
 	}
 	tt.E.RemoveClient(c4)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/keyspace"
 )
 
@@ -50,7 +52,7 @@ func eventually(d time.Duration, fn func() bool) bool {
 func TestMemoryNoEviction(t *testing.T) {
 	tt := memTester(t, "noeviction", 8<<20)
 	val := strings.Repeat("v", 4096)
-	oom := errReply(ErrOOM)
+	oom := errReply(engine.ErrOOM)
 	n := 0
 	for ; n < 20000; n++ {
 		r := tt.Do("SET", "k"+strconv.Itoa(n), val)
@@ -152,7 +154,7 @@ func TestMemoryVolatileTTL(t *testing.T) {
 	// hit OOM once no volatile key is left.
 	oom := false
 	for i := 0; i < 20000 && !oom; i++ {
-		oom = tt.Do("SET", "q"+strconv.Itoa(i), val) == errReply(ErrOOM)
+		oom = tt.Do("SET", "q"+strconv.Itoa(i), val) == errReply(engine.ErrOOM)
 	}
 	if !oom {
 		t.Fatal("persistent writes never refused")
@@ -170,7 +172,7 @@ func TestMemoryExpiredVictimIsExpiry(t *testing.T) {
 	ent := db.Add([]byte("gone"), []byte("x"))
 	db.SetExpiry(ent, tt.Clock.Now().UnixMilli()-1000)
 	tt.E.Lock()
-	freed, _ := tt.E.evict(tt.E.mem(), "volatile-ttl", 1)
+	freed, _ := tt.E.Evict(tt.E.Mem(), "volatile-ttl", 1)
 	tt.E.Unlock()
 	if freed == 0 || db.Len() != 0 {
 		t.Fatalf("freed %d, keys left %d", freed, db.Len())
@@ -183,7 +185,7 @@ func TestMemoryExpiredVictimIsExpiry(t *testing.T) {
 func TestMemoryNoLimitNoCheck(t *testing.T) {
 	tt := newTester(t)
 	tt.Expect(okReply, "SET", "a", "1")
-	if !tt.E.memory.at.IsZero() {
+	if !tt.E.Memory.At.IsZero() {
 		t.Fatal("the heap was read for a write with maxmemory 0")
 	}
 }
@@ -209,7 +211,7 @@ func TestMemoryEntryEstimate(t *testing.T) {
 			runtime.GC()
 			heap := float64(heapObjects()) - float64(before)
 			var est float64
-			db.ForEach(func(e *keyspace.Entry) bool { est += float64(entryMemory(e)); return true })
+			db.ForEach(func(e *keyspace.Entry) bool { est += float64(engine.EntryMemory(e)); return true })
 			runtime.KeepAlive(db)
 			ratio := est / heap
 			t.Logf("heap %.0f B/key, estimate %.0f B/key (ratio %.2f)", heap/n, est/n, ratio)
@@ -227,7 +229,7 @@ func TestMemoryOutputLimitsSet(t *testing.T) {
 		errValue = "Error in hard, soft or soft_seconds setting in buffer limit configuration."
 	)
 	dflt := "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
-	if got := DefaultOutputLimits.String(); got != dflt {
+	if got := engine.DefaultOutputLimits.String(); got != dflt {
 		t.Fatalf("default %q", got)
 	}
 	for _, tc := range []struct {
@@ -257,7 +259,7 @@ func TestMemoryOutputLimitsSet(t *testing.T) {
 		if tc.in != "" {
 			args = strings.Split(tc.in, " ")
 		}
-		got, err := DefaultOutputLimits.Set(args)
+		got, err := engine.DefaultOutputLimits.Set(args)
 		if err != tc.err || (err == "" && got.String() != tc.want) {
 			t.Errorf("%q: got %q, %q; want %q, %q", tc.in, got.String(), err, tc.want, tc.err)
 		}
@@ -265,16 +267,16 @@ func TestMemoryOutputLimitsSet(t *testing.T) {
 }
 
 func TestMemoryOutputLimitsConfig(t *testing.T) {
-	cfg := DefaultConfig()
-	if cfg.OutputLimits() != DefaultOutputLimits {
+	cfg := engine.DefaultConfig()
+	if cfg.OutputLimits() != engine.DefaultOutputLimits {
 		t.Fatal("a new config has not the default limits")
 	}
-	l, _ := DefaultOutputLimits.Set([]string{"normal", "1mb", "0", "0"})
+	l, _ := engine.DefaultOutputLimits.Set([]string{"normal", "1mb", "0", "0"})
 	cfg.SetOutputLimits(l)
 	if got := cfg.OutputLimits().Normal.Hard; got != 1<<20 {
 		t.Fatalf("hard %d", got)
 	}
-	if DefaultConfig().OutputLimits() != DefaultOutputLimits {
+	if engine.DefaultConfig().OutputLimits() != engine.DefaultOutputLimits {
 		t.Fatal("limits leaked to another config")
 	}
 }
@@ -308,7 +310,7 @@ func TestMemoryListEstimate(t *testing.T) {
 			}
 			var est float64
 			tt.E.Lock()
-			tt.E.DB(0).ForEach(func(e *keyspace.Entry) bool { est -= float64(valueMemory(e)); return true })
+			tt.E.DB(0).ForEach(func(e *keyspace.Entry) bool { est -= float64(engine.ValueMemory(e)); return true })
 			tt.E.Unlock()
 			runtime.GC()
 			before := heapObjects()
@@ -319,7 +321,7 @@ func TestMemoryListEstimate(t *testing.T) {
 			runtime.GC()
 			heap := float64(heapObjects()) - float64(before)
 			tt.E.Lock()
-			tt.E.DB(0).ForEach(func(e *keyspace.Entry) bool { est += float64(valueMemory(e)); return true })
+			tt.E.DB(0).ForEach(func(e *keyspace.Entry) bool { est += float64(engine.ValueMemory(e)); return true })
 			tt.E.Unlock()
 			runtime.KeepAlive(args)
 			n := float64(tc.keys * tc.elems)
@@ -371,8 +373,8 @@ func TestMemoryGarbageShare(t *testing.T) {
 		{"first collection only sets the baseline", []cycle{{100 * mb, 10 * mb, 0}}, 0},
 		// 10 MB allocated, live grew by 4 MB and 2 MB were evicted: 6 kept.
 		{"flood", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 14 * mb, 2 * mb}}, 0.4},
-		{"all garbage is capped", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 10 * mb, 0}}, garbageMax},
-		{"live heap shrank by more than was evicted", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 2 * mb, 0}}, garbageMax},
+		{"all garbage is capped", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 10 * mb, 0}}, engine.GarbageMax},
+		{"live heap shrank by more than was evicted", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 2 * mb, 0}}, engine.GarbageMax},
 		// 6 MB of each 10 allocated stay live; 4 MB evicted during the
 		// first collection's mark leave the live heap only at the second.
 		// Alone the intervals say 0 and 0.8; the decayed sums, 7 kept of
@@ -385,40 +387,40 @@ func TestMemoryGarbageShare(t *testing.T) {
 		{"recent intervals weigh more", []cycle{{100 * mb, 10 * mb, 0}, {110 * mb, 20 * mb, 0}, {120 * mb, 20 * mb, 0}}, 1 - 5.0/15},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m := newMemState()
+			m := engine.NewMemState()
 			for _, c := range tc.cycles {
-				m.allocs, m.live, m.evicted = c.allocs, c.live, c.evicted
-				m.learnGarbage()
+				m.Allocs, m.Live, m.Evicted = c.allocs, c.live, c.evicted
+				m.LearnGarbage()
 			}
-			if diff := m.garbage - tc.want; diff > 1e-9 || diff < -1e-9 {
-				t.Errorf("garbage share %.4f, want %.4f", m.garbage, tc.want)
+			if diff := m.Garbage - tc.want; diff > 1e-9 || diff < -1e-9 {
+				t.Errorf("garbage share %.4f, want %.4f", m.Garbage, tc.want)
 			}
 		})
 	}
-	m := newMemState()
-	m.allocs, m.live = 100*mb, 10*mb
-	m.learnGarbage()
-	m.garbage = 0.5
-	m.allocs, m.heap = 104*mb, 14*mb
-	if got := m.used(true); got != 12*mb {
+	m := engine.NewMemState()
+	m.Allocs, m.Live = 100*mb, 10*mb
+	m.LearnGarbage()
+	m.Garbage = 0.5
+	m.Allocs, m.Heap = 104*mb, 14*mb
+	if got := m.Used(true); got != 12*mb {
 		t.Errorf("used %d, want %d: half the 4 MB allocated since is garbage", got, 12*mb)
 	}
-	m.evicted = 1 * mb
-	if got := m.used(true); got != 11*mb {
+	m.Evicted = 1 * mb
+	if got := m.Used(true); got != 11*mb {
 		t.Errorf("used %d, want %d with 1 MB evicted since", got, 11*mb)
 	}
-	if got := m.used(false); got != 13*mb {
+	if got := m.Used(false); got != 13*mb {
 		t.Errorf("used %d, want %d under noeviction: the heap less the credit", got, 13*mb)
 	}
 	// Just after a collection, before the sweep: the heap still holds the
 	// garbage it found, the live heap does not.
-	m.evicted, m.allocs, m.heap = 0, 100*mb, 20*mb
-	if got := m.used(true); got != 10*mb {
+	m.Evicted, m.Allocs, m.Heap = 0, 100*mb, 20*mb
+	if got := m.Used(true); got != 10*mb {
 		t.Errorf("used %d, want the live heap %d before the sweep", got, 10*mb)
 	}
 	// Never more than the heap less the credit.
-	m.evicted, m.allocs, m.heap = 1*mb, 140*mb, 14*mb
-	if got := m.used(true); got != 13*mb {
+	m.Evicted, m.Allocs, m.Heap = 1*mb, 140*mb, 14*mb
+	if got := m.Used(true); got != 13*mb {
 		t.Errorf("used %d, want %d", got, 13*mb)
 	}
 }

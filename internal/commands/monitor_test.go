@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -17,7 +19,7 @@ func TestMonitorRepr(t *testing.T) {
 		{"\x00\x01\x1f\x7f\x80\xff", `"\x00\x01\x1f\x7f\x80\xff"`},
 		{"~ !", `"~ !"`},
 	} {
-		if got := string(appendRepr(nil, []byte(c.in))); got != c.want {
+		if got := string(engine.AppendRepr(nil, []byte(c.in))); got != c.want {
 			t.Errorf("repr(%q) = %s, want %s", c.in, got, c.want)
 		}
 	}
@@ -25,12 +27,12 @@ func TestMonitorRepr(t *testing.T) {
 
 // monitorOf makes a second client of tt's engine a monitor and returns
 // its output buffer.
-func monitorOf(tt *tester) (*Client, *resp.Writer) {
+func monitorOf(tt *tester) (*engine.Client, *resp.Writer) {
 	m := tt.E.NewClient("127.0.0.1:2", "127.0.0.1:6379")
 	w := &resp.Writer{}
 	tt.E.Lock()
 	m.Out = w
-	if tt.E.Exec(m, [][]byte{[]byte("MONITOR")}, w) != Continue || string(w.Bytes()) != "+OK\r\n" {
+	if tt.E.Exec(m, [][]byte{[]byte("MONITOR")}, w) != engine.Continue || string(w.Bytes()) != "+OK\r\n" {
 		tt.t.Fatalf("MONITOR answered %q", w.Bytes())
 	}
 	w.Reset(0)
@@ -63,18 +65,18 @@ func TestMonitorFeed(t *testing.T) {
 	}
 	// Without monitors nothing is built.
 	tt.E.Lock()
-	tt.E.stopMonitor(m)
+	tt.E.StopMonitor(m)
 	tt.E.Unlock()
 	tt.Do("SET", "k", "v")
-	if w.Len() != 0 || tt.E.cs.gate != 0 {
-		t.Errorf("after the monitor stopped: %q, gate %d", w.Bytes(), tt.E.cs.gate)
+	if w.Len() != 0 || tt.E.Cs.Gate != 0 {
+		t.Errorf("after the monitor stopped: %q, gate %d", w.Bytes(), tt.E.Cs.Gate)
 	}
 }
 
 func TestClientPauseOutcome(t *testing.T) {
 	tt := newTester(t)
 	other := tt.E.NewClient("127.0.0.1:3", "127.0.0.1:6379")
-	run := func(c *Client, args ...string) (Outcome, string) {
+	run := func(c *engine.Client, args ...string) (engine.Outcome, string) {
 		b := make([][]byte, len(args))
 		for i, a := range args {
 			b[i] = []byte(a)
@@ -85,33 +87,33 @@ func TestClientPauseOutcome(t *testing.T) {
 		return tt.E.Exec(c, b, &w), string(w.Bytes())
 	}
 	tt.Expect("+OK\r\n", "CLIENT", "PAUSE", "100000", "WRITE")
-	if out, r := run(other, "GET", "k"); out != Continue || r != "$-1\r\n" {
+	if out, r := run(other, "GET", "k"); out != engine.Continue || r != "$-1\r\n" {
 		t.Errorf("GET during a write pause: %v %q", out, r)
 	}
 	for _, args := range [][]string{{"SET", "k", "v"}, {"PUBLISH", "c", "m"}, {"EVAL", "return 1", "0"}} {
-		if out, r := run(other, args...); out != Paused || r != "" || !other.IsBlocked() {
+		if out, r := run(other, args...); out != engine.Paused || r != "" || !other.IsBlocked() {
 			t.Errorf("%v during a write pause: %v %q", args, out, r)
 		}
 		tt.E.Lock()
 		tt.E.AbandonBlocked(other)
 		tt.E.Unlock()
 	}
-	if out, _ := run(other, "EVAL", "#!lua flags=no-writes\nreturn 1", "0"); out != Continue {
+	if out, _ := run(other, "EVAL", "#!lua flags=no-writes\nreturn 1", "0"); out != engine.Continue {
 		t.Errorf("no-writes script paused")
 	}
-	if out, _ := run(other, "SET", "k", "v"); out != Paused {
+	if out, _ := run(other, "SET", "k", "v"); out != engine.Paused {
 		t.Fatal("SET not paused")
 	}
 	tt.Expect("+OK\r\n", "CLIENT", "UNPAUSE")
-	if other.IsBlocked() || len(tt.E.cs.pause.waiting) != 0 {
+	if other.IsBlocked() || len(tt.E.Cs.Pause.Waiting) != 0 {
 		t.Errorf("UNPAUSE left the client held")
 	}
-	if out, r := run(other, "SET", "k", "v"); out != Continue || r != "+OK\r\n" {
+	if out, r := run(other, "SET", "k", "v"); out != engine.Continue || r != "+OK\r\n" {
 		t.Errorf("SET after UNPAUSE: %v %q", out, r)
 	}
 	// The pause ends by itself.
 	tt.Expect("+OK\r\n", "CLIENT", "PAUSE", "20", "ALL")
-	if out, _ := run(other, "PING"); out != Paused {
+	if out, _ := run(other, "PING"); out != engine.Paused {
 		t.Fatal("PING not paused by ALL")
 	}
 	deadline := time.Now().Add(2 * time.Second)

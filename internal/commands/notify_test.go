@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -22,17 +24,17 @@ func TestNotifyFlags(t *testing.T) {
 		{"x", "x"},
 		{"E\x00garbage", "E"}, // the C loop stops at NUL
 	} {
-		f, ok := parseNotifyFlags(c.in)
+		f, ok := engine.ParseNotifyFlags(c.in)
 		if !ok {
 			t.Errorf("%q: refused", c.in)
 			continue
 		}
-		if got := formatNotifyFlags(f); got != c.canon {
+		if got := engine.FormatNotifyFlags(f); got != c.canon {
 			t.Errorf("%q: canonical %q, want %q", c.in, got, c.canon)
 		}
 	}
 	for _, bad := range []string{"q", "K E", "AKEx!"} {
-		if _, ok := parseNotifyFlags(bad); ok {
+		if _, ok := engine.ParseNotifyFlags(bad); ok {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -93,12 +95,12 @@ func TestNotifyLazyAndActiveExpiry(t *testing.T) {
 // on every write path cost no allocation.
 func TestNotifyOffAllocatesNothing(t *testing.T) {
 	tt := newTester(t)
-	x := &Ctx{E: tt.E, C: tt.C, DB: tt.E.DB(0)}
+	x := &engine.Ctx{E: tt.E, C: tt.C, DB: tt.E.DB(0)}
 	key := []byte("k")
 	if n := testing.AllocsPerRun(100, func() {
-		x.Notify(EvZSet, "zadd", key)
-		x.Notify(EvGeneric, "expire", key)
-		x.keyMiss(key)
+		x.Notify(engine.EvZSet, "zadd", key)
+		x.Notify(engine.EvGeneric, "expire", key)
+		x.KeyMiss(key)
 		x.Modified(key)
 	}); n != 0 {
 		t.Errorf("%v allocations per event with notifications off", n)

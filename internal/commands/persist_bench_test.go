@@ -39,7 +39,7 @@ func TestBgsaveLockHold(t *testing.T) {
 	tt.E.WaitBgsave()
 	total := time.Since(start)
 	st, _ := os.Stat(tt.E.Cfg.RDBPath())
-	bg := tt.E.persist.lastWalk
+	bg := tt.E.Persist.LastWalk
 	t.Logf("%d keys: start held the lock %v (BGSAVE answered after %v); the walk %d slices holding it %v in all, %v at most; file written after %v, %d bytes",
-		n, tt.E.persist.lastLockHold, reply, bg.slices, bg.held, bg.maxSlice, total, st.Size())
+		n, tt.E.Persist.LastLockHold, reply, bg.Slices, bg.Held, bg.MaxSlice, total, st.Size())
 }

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/rdb"
 )
@@ -104,7 +106,7 @@ func respBulk(t testing.TB, r string) []byte {
 
 func allKeys(tt *tester) map[[2]string]bool {
 	keys := map[[2]string]bool{}
-	for i := range NumDBs {
+	for i := range engine.NumDBs {
 		tt.E.DB(i).ForEach(func(e *keyspace.Entry) bool {
 			keys[[2]string{strconv.Itoa(i), e.Key()}] = true
 			return true
@@ -193,7 +195,7 @@ func TestLoadRefusesDamagedFiles(t *testing.T) {
 			if tc.want != nil && !errors.Is(err, tc.want) {
 				t.Errorf("error %v, want %v", err, tc.want)
 			}
-			for i := range NumDBs {
+			for i := range engine.NumDBs {
 				if n := tt.E.DB(i).Len(); n != 0 {
 					t.Errorf("db %d kept %d keys of a refused file", i, n)
 				}
@@ -235,7 +237,7 @@ func TestCrashBeforeRenameKeepsPreviousFile(t *testing.T) {
 
 	type crash struct{}
 	var tempSeen bool
-	tt.E.persist.beforeRename = func() {
+	tt.E.Persist.BeforeRename = func() {
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			tempSeen = tempSeen || strings.HasPrefix(e.Name(), "temp-")
@@ -252,7 +254,7 @@ func TestCrashBeforeRenameKeepsPreviousFile(t *testing.T) {
 		}()
 		tt.E.Lock()
 		defer tt.E.Unlock()
-		tt.E.saveLocked()
+		tt.E.SaveLocked()
 	}()
 	if !tempSeen {
 		t.Error("no temp file was written before the rename")
@@ -270,14 +272,14 @@ func TestCrashBeforeRenameKeepsPreviousFile(t *testing.T) {
 
 func TestCommitFileFailures(t *testing.T) {
 	dir := t.TempDir()
-	err := commitFile(dir, "dump.rdb", "tmp.rdb", func(w io.Writer) error { return fmt.Errorf("boom") }, nil)
+	err := engine.CommitFile(dir, "dump.rdb", "tmp.rdb", func(w io.Writer) error { return fmt.Errorf("boom") }, nil)
 	if err == nil || !strings.Contains(err.Error(), "Write error saving DB on disk(rdbSaveRio): boom") {
 		t.Errorf("fill error: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "tmp.rdb")); err == nil {
 		t.Error("temp file left after a failed write")
 	}
-	err = commitFile(filepath.Join(dir, "missing"), "dump.rdb", "tmp.rdb", func(io.Writer) error { return nil }, nil)
+	err = engine.CommitFile(filepath.Join(dir, "missing"), "dump.rdb", "tmp.rdb", func(io.Writer) error { return nil }, nil)
 	if err == nil || !strings.Contains(err.Error(), "Failed opening the temp RDB file tmp.rdb") || !strings.Contains(err.Error(), "no such file or directory") {
 		t.Errorf("missing dir: %v", err)
 	}
@@ -290,8 +292,8 @@ func TestSavePointsAndBgsave(t *testing.T) {
 	runTable(t, tt, []serverCase{
 		{[]string{"CONFIG", "SET", "save", "10 2 3600 1"}, okReply},
 		{[]string{"CONFIG", "GET", "save"}, array(bulk("save"), bulk("10 2 3600 1"))},
-		{[]string{"BGSAVE", "x"}, errReply(ErrSyntax)},
-		{[]string{"BGSAVE", "SCHEDULE", "x"}, errReply(ErrSyntax)},
+		{[]string{"BGSAVE", "x"}, errReply(engine.ErrSyntax)},
+		{[]string{"BGSAVE", "SCHEDULE", "x"}, errReply(engine.ErrSyntax)},
 		{[]string{"SET", "a", "1"}, okReply},
 	})
 	tt.E.PersistCron()
@@ -324,7 +326,7 @@ func TestSavePointsAndBgsave(t *testing.T) {
 		t.Errorf("the scheduled BGSAVE did not run: %s", info)
 	}
 	tt.Expect(okReply, "MULTI")
-	tt.Expect(errReply(ErrNotInMulti), "SAVE")
+	tt.Expect(errReply(engine.ErrNotInMulti), "SAVE")
 	tt.Expect(errReply("EXECABORT Transaction discarded because of previous errors."), "EXEC")
 }
 
@@ -333,12 +335,12 @@ func TestFailedBgsaveRefusesWrites(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gone")
 	os.Mkdir(dir, 0o755)
 	tt.E.Cfg.SetDir(dir, "")
-	tt.E.Cfg.SetSavePoints([]SavePoint{{1, 1}})
+	tt.E.Cfg.SetSavePoints([]engine.SavePoint{{Seconds: 1, Changes: 1}})
 	os.Remove(dir)
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
 	tt.E.WaitBgsave()
-	tt.Expect(errReply(ErrMisconf), "SET", "k", "v")
-	tt.Expect(errReply(ErrMisconf), "PING")
+	tt.Expect(errReply(engine.ErrMisconf), "SET", "k", "v")
+	tt.Expect(errReply(engine.ErrMisconf), "PING")
 	tt.Expect("$-1\r\n", "GET", "k")
 	if info := tt.Do("INFO", "persistence"); !strings.Contains(info, "rdb_last_bgsave_status:err\r\n") {
 		t.Errorf("INFO: %s", info)
@@ -362,21 +364,21 @@ func TestShutdownSaves(t *testing.T) {
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("SHUTDOWN without save points saved")
 	}
-	tt.E.persist.shutdownDone = false
+	tt.E.Persist.ShutdownDone = false
 	tt.Do("SHUTDOWN", "SAVE")
 	<-stopped
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal("SHUTDOWN SAVE did not save")
 	}
 	os.Remove(path)
-	tt.E.persist.shutdownDone = false
-	tt.E.Cfg.SetSavePoints([]SavePoint{{3600, 1}})
+	tt.E.Persist.ShutdownDone = false
+	tt.E.Cfg.SetSavePoints([]engine.SavePoint{{Seconds: 3600, Changes: 1}})
 	tt.Do("SHUTDOWN", "NOSAVE")
 	<-stopped
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("SHUTDOWN NOSAVE saved")
 	}
-	tt.E.persist.shutdownDone = false
+	tt.E.Persist.ShutdownDone = false
 	if err := tt.E.ShutdownSave(); err != nil {
 		t.Fatal(err)
 	}
@@ -385,10 +387,10 @@ func TestShutdownSaves(t *testing.T) {
 	}
 
 	// A failed save refuses the shutdown, unless FORCE.
-	tt.E.persist.shutdownDone = false
+	tt.E.Persist.ShutdownDone = false
 	tt.E.Cfg.SetDir(filepath.Join(dir, "missing"), "")
 	tt.C.CloseAfterReply = false
-	tt.Expect(errReply(ErrShutdownFailed), "SHUTDOWN")
+	tt.Expect(errReply(engine.ErrShutdownFailed), "SHUTDOWN")
 	if tt.C.CloseAfterReply {
 		t.Error("a refused SHUTDOWN closes the connection")
 	}
@@ -424,18 +426,18 @@ func TestConfigPersistenceSettings(t *testing.T) {
 func TestParseSave(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want []SavePoint
+		want []engine.SavePoint
 		err  string
 	}{
-		{"", []SavePoint{}, ""},
-		{DefaultSave, []SavePoint{{3600, 1}, {300, 100}, {60, 10000}}, ""},
-		{"1 0", []SavePoint{{1, 0}}, ""},
+		{"", []engine.SavePoint{}, ""},
+		{engine.DefaultSave, []engine.SavePoint{{Seconds: 3600, Changes: 1}, {Seconds: 300, Changes: 100}, {Seconds: 60, Changes: 10000}}, ""},
+		{"1 0", []engine.SavePoint{{Seconds: 1, Changes: 0}}, ""},
 		{"0 1", nil, "Invalid save parameters"},
 		{"1 -1", nil, "Invalid save parameters"},
 		{"1", nil, "Invalid save parameters"},
 		{"a b", nil, "Invalid save parameters"},
 	} {
-		got, err := ParseSave(tc.in)
+		got, err := engine.ParseSave(tc.in)
 		if err != tc.err || (err == "" && !slices.Equal(got, tc.want)) {
 			t.Errorf("ParseSave(%q) = %v %q, want %v %q", tc.in, got, err, tc.want, tc.err)
 		}
@@ -447,14 +449,14 @@ func TestRestoreOptions(t *testing.T) {
 	tt.Do("RPUSH", "l", "a", "b")
 	payload := string(respBulk(t, tt.Do("DUMP", "l")))
 	runTable(t, tt, []serverCase{
-		{[]string{"RESTORE", "l", "0", payload}, errReply(errBusyKey)},
-		{[]string{"RESTORE", "l2", "-1", payload}, errReply(errInvalidTTL)},
-		{[]string{"RESTORE", "l2", "x", payload}, errReply(ErrNotInt)},
-		{[]string{"RESTORE", "l2", "0", payload, "IDLETIME", "-1"}, errReply(errInvalidIdle)},
-		{[]string{"RESTORE", "l2", "0", payload, "FREQ", "256"}, errReply(errInvalidFreq)},
-		{[]string{"RESTORE", "l2", "0", payload, "IDLETIME", "1", "FREQ", "1"}, errReply(ErrSyntax)},
-		{[]string{"RESTORE", "l2", "0", payload, "BOGUS"}, errReply(ErrSyntax)},
-		{[]string{"RESTORE", "l2", "0", "short"}, errReply(errBadDumpPayload)},
+		{[]string{"RESTORE", "l", "0", payload}, errReply(engine.ErrBusyKey)},
+		{[]string{"RESTORE", "l2", "-1", payload}, errReply(engine.ErrInvalidTTL)},
+		{[]string{"RESTORE", "l2", "x", payload}, errReply(engine.ErrNotInt)},
+		{[]string{"RESTORE", "l2", "0", payload, "IDLETIME", "-1"}, errReply(engine.ErrInvalidIdle)},
+		{[]string{"RESTORE", "l2", "0", payload, "FREQ", "256"}, errReply(engine.ErrInvalidFreq)},
+		{[]string{"RESTORE", "l2", "0", payload, "IDLETIME", "1", "FREQ", "1"}, errReply(engine.ErrSyntax)},
+		{[]string{"RESTORE", "l2", "0", payload, "BOGUS"}, errReply(engine.ErrSyntax)},
+		{[]string{"RESTORE", "l2", "0", "short"}, errReply(engine.ErrBadDumpPayload)},
 		{[]string{"RESTORE", "l2", "0", payload, "IDLETIME", "100"}, okReply},
 		{[]string{"OBJECT", "IDLETIME", "l2"}, integer(100)},
 		{[]string{"RESTORE", "l2", "5000", payload, "REPLACE"}, okReply},
@@ -475,7 +477,7 @@ func TestKill9DuringSave(t *testing.T) {
 		for i := range 1000 {
 			tt.Do("SET", "k"+strconv.Itoa(i), "new")
 		}
-		tt.E.persist.beforeRename = func() {
+		tt.E.Persist.BeforeRename = func() {
 			os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
 			time.Sleep(time.Hour)
 		}

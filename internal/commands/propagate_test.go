@@ -27,7 +27,7 @@ func (s *streamCapture) take() []string { out := s.ops; s.ops = nil; return out 
 func captureStream(tt *tester) *streamCapture {
 	c := &streamCapture{}
 	tt.E.Lock()
-	tt.E.prop.stream.Attach(c)
+	tt.E.Prop.Stream.Attach(c)
 	tt.E.Unlock()
 	return c
 }

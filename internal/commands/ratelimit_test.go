@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
+	zsetcmd "github.com/limitkv/limitkv/internal/family/zsetcmd"
 )
 
 func TestRLCheckSeedContract(t *testing.T) {
@@ -65,17 +68,17 @@ func TestRLCheckErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"RL.CHECK", "k", "1", "1", "1"}, errReply("ERR wrong number of arguments for 'rl.check' command")},
-		{[]string{"RL.CHECK", "k", "x", "1", "1", "m"}, errReply(errRLNow)},
-		{[]string{"RL.CHECK", "k", "1.5", "1", "1", "m"}, errReply(errRLNow)},
-		{[]string{"RL.CHECK", "k", "1", "0", "1", "m"}, errReply(errRLWindow)},
-		{[]string{"RL.CHECK", "k", "1", "-5", "1", "m"}, errReply(errRLWindow)},
-		{[]string{"RL.CHECK", "k", "1", "10", "0", "m"}, errReply(errRLLimit)},
-		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST", "0"}, errReply(errRLCost)},
-		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST"}, errReply(ErrSyntax)},
-		{[]string{"RL.CHECK", "k", "1", "10", "1000000000", "m", "COST", "100001"}, errReply(errRLCost)},
-		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "BOGUS"}, errReply(ErrSyntax)},
-		{[]string{"RL.CHECK", "s", "1", "10", "1", "m"}, errReply(ErrWrongType)},
-		{[]string{"RL.PEEK", "s", "1", "10", "1"}, errReply(ErrWrongType)},
+		{[]string{"RL.CHECK", "k", "x", "1", "1", "m"}, errReply(zsetcmd.ErrRLNow)},
+		{[]string{"RL.CHECK", "k", "1.5", "1", "1", "m"}, errReply(zsetcmd.ErrRLNow)},
+		{[]string{"RL.CHECK", "k", "1", "0", "1", "m"}, errReply(zsetcmd.ErrRLWindow)},
+		{[]string{"RL.CHECK", "k", "1", "-5", "1", "m"}, errReply(zsetcmd.ErrRLWindow)},
+		{[]string{"RL.CHECK", "k", "1", "10", "0", "m"}, errReply(zsetcmd.ErrRLLimit)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST", "0"}, errReply(zsetcmd.ErrRLCost)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST"}, errReply(engine.ErrSyntax)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1000000000", "m", "COST", "100001"}, errReply(zsetcmd.ErrRLCost)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "BOGUS"}, errReply(engine.ErrSyntax)},
+		{[]string{"RL.CHECK", "s", "1", "10", "1", "m"}, errReply(engine.ErrWrongType)},
+		{[]string{"RL.PEEK", "s", "1", "10", "1"}, errReply(engine.ErrWrongType)},
 	}
 	for _, tc := range tests {
 		tt.Expect(tc.want, tc.args...)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -18,20 +20,20 @@ func TestScriptingBasics(t *testing.T) {
 	tt.Expect(integer(1), "EVALSHA", sha, "0")
 	tt.Expect(integer(1), "EVALSHA", strings.ToUpper(sha), "0")
 	tt.Expect(array(integer(1), integer(1), integer(0)), "SCRIPT", "EXISTS", sha, strings.ToUpper(sha), "abc")
-	tt.Expect(errReply(ErrNoScript), "EVALSHA", "abc", "abc")
-	tt.Expect(errReply(ErrNotInt), "EVAL", "return 1", "x")
-	tt.Expect(errReply(errNumKeysTooBig), "EVAL", "return 1", "2", "a")
-	tt.Expect(errReply(errNumKeysNegative), "EVAL", "return 1", "-1")
+	tt.Expect(errReply(engine.ErrNoScript), "EVALSHA", "abc", "abc")
+	tt.Expect(errReply(engine.ErrNotInt), "EVAL", "return 1", "x")
+	tt.Expect(errReply(engine.ErrNumKeysTooBig), "EVAL", "return 1", "2", "a")
+	tt.Expect(errReply(engine.ErrNumKeysNegative), "EVAL", "return 1", "-1")
 	tt.Expect(array(bulk("a"), bulk("b"), bulk("c")), "EVAL", "return {KEYS[1], ARGV[1], ARGV[2]}", "1", "a", "b", "c")
 	tt.Expect(okReply, "SCRIPT", "FLUSH")
-	tt.Expect(errReply(ErrNoScript), "EVALSHA", sha, "0")
-	tt.Expect(errReply(errNotBusy), "SCRIPT", "KILL")
-	tt.Expect(errReply(errFlushOption), "SCRIPT", "FLUSH", "x")
+	tt.Expect(errReply(engine.ErrNoScript), "EVALSHA", sha, "0")
+	tt.Expect(errReply(engine.ErrNotBusy), "SCRIPT", "KILL")
+	tt.Expect(errReply(engine.ErrFlushOption), "SCRIPT", "FLUSH", "x")
 
 	tt.Expect(integer(1), "EVAL", "return redis.call('incr', KEYS[1])", "1", "n")
 	tt.Expect(bulk("1"), "GET", "n")
 	tt.Expect(errReply("ERR Write commands are not allowed from read-only scripts."), "EVAL_RO", "return redis.pcall('incr', 'n')", "0")
-	tt.Expect(errReply(errScriptWriteRO), "EVAL_RO", "#!lua\nreturn 1", "0")
+	tt.Expect(errReply(engine.ErrScriptWriteRO), "EVAL_RO", "#!lua\nreturn 1", "0")
 	tt.Expect(errReply("ERR This Redis command is not allowed from script"), "EVAL", "return redis.pcall('multi')", "0")
 	tt.Expect(errReply("ERR Unknown Redis command called from script"), "EVAL", "return redis.pcall('nosuch')", "0")
 	tt.Expect(errReply("ERR Wrong number of args calling Redis command from script"), "EVAL", "return redis.pcall('get')", "0")
@@ -39,7 +41,7 @@ func TestScriptingBasics(t *testing.T) {
 	// SELECT inside a script stays inside it.
 	tt.Expect(integer(1), "EVAL", "redis.call('select', '2'); redis.call('set', 's', '1'); return 1", "0")
 	tt.Expect(nilReply, "GET", "s")
-	if tt.C.inScript {
+	if tt.C.InScript {
 		t.Fatal("inScript left set")
 	}
 }
@@ -72,12 +74,12 @@ func TestScriptingBusy(t *testing.T) {
 	if !strings.HasPrefix(reply, "-ERR Script killed by user with SCRIPT KILL... script: ") {
 		t.Fatalf("script answered %q", reply)
 	}
-	busy := "-" + ErrBusyEval + "\r\n"
-	want := []string{busy, "+OK\r\n", busy, "-EXECABORT Transaction discarded because of: " + ErrBusyEval + "\r\n", busy, "+OK\r\n"}
+	busy := "-" + engine.ErrBusyEval + "\r\n"
+	want := []string{busy, "+OK\r\n", busy, "-EXECABORT Transaction discarded because of: " + engine.ErrBusyEval + "\r\n", busy, "+OK\r\n"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("while busy:\n got %q\nwant %q", got, want)
 	}
-	if run("PING") != "+PONG\r\n" || run("SCRIPT", "KILL") != "-"+errNotBusy+"\r\n" {
+	if run("PING") != "+PONG\r\n" || run("SCRIPT", "KILL") != "-"+engine.ErrNotBusy+"\r\n" {
 		t.Fatal("still busy after the script")
 	}
 
@@ -90,7 +92,7 @@ func TestScriptingBusy(t *testing.T) {
 	}
 	// (The tester's clock is manual: the loop counts, it cannot time itself.)
 	reply = tt.Do("EVAL", "redis.call('set', 'k', 'v') for i = 1, 5000000 do end return 'done'", "0")
-	if reply != "$4\r\ndone\r\n" || len(got) != 1 || got[0] != "-"+errUnkillable+"\r\n" {
+	if reply != "$4\r\ndone\r\n" || len(got) != 1 || got[0] != "-"+engine.ErrUnkillable+"\r\n" {
 		t.Fatalf("script answered %q, SCRIPT KILL %q", reply, got)
 	}
 	tt.Expect(integer(2), "EVAL", "return 2", "0")

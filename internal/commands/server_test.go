@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -39,9 +41,9 @@ func TestServerDBSizeFlush(t *testing.T) {
 	runTable(t, tt, []serverCase{
 		{[]string{"DBSIZE"}, integer(2)},
 		{[]string{"DBSIZE", "x"}, errReply("ERR wrong number of arguments for 'dbsize' command")},
-		{[]string{"FLUSHDB", "x"}, errReply(ErrSyntax)},
-		{[]string{"FLUSHDB", "async", "sync"}, errReply(ErrSyntax)},
-		{[]string{"FLUSHALL", "lazy"}, errReply(ErrSyntax)},
+		{[]string{"FLUSHDB", "x"}, errReply(engine.ErrSyntax)},
+		{[]string{"FLUSHDB", "async", "sync"}, errReply(engine.ErrSyntax)},
+		{[]string{"FLUSHALL", "lazy"}, errReply(engine.ErrSyntax)},
 		{[]string{"DBSIZE"}, integer(2)},
 		{[]string{"FLUSHDB", "aSyNc"}, okReply},
 		{[]string{"DBSIZE"}, integer(0)},
@@ -54,7 +56,7 @@ func TestServerDBSizeFlush(t *testing.T) {
 	db1.Add([]byte("c"), []byte("3"))
 	tt.E.DB(15).Add([]byte("z"), []byte("3"))
 	tt.Expect(okReply, "FLUSHALL", "SYNC")
-	for i := range NumDBs {
+	for i := range engine.NumDBs {
 		if n := tt.E.DB(i).Len(); n != 0 {
 			t.Errorf("db%d has %d keys after FLUSHALL", i, n)
 		}
@@ -75,14 +77,14 @@ func TestServerTime(t *testing.T) {
 func TestServerShutdown(t *testing.T) {
 	tt := newTester(t)
 	// No hook: the engine cannot stop, as Redis when its shutdown fails.
-	tt.Expect(errReply(ErrShutdownFailed), "SHUTDOWN")
+	tt.Expect(errReply(engine.ErrShutdownFailed), "SHUTDOWN")
 	runTable(t, tt, []serverCase{
-		{[]string{"SHUTDOWN", "ABORT"}, errReply(ErrNoShutdown)},
-		{[]string{"SHUTDOWN", "foo"}, errReply(ErrSyntax)},
-		{[]string{"SHUTDOWN", "NOSAVE", "SAVE"}, errReply(ErrSyntax)},
-		{[]string{"SHUTDOWN", "ABORT", "NOW"}, errReply(ErrSyntax)},
-		{[]string{"SHUTDOWN", "force", "abort"}, errReply(ErrSyntax)},
-		{[]string{"SHUTDOWN", "now", "now", "bad"}, errReply(ErrSyntax)},
+		{[]string{"SHUTDOWN", "ABORT"}, errReply(engine.ErrNoShutdown)},
+		{[]string{"SHUTDOWN", "foo"}, errReply(engine.ErrSyntax)},
+		{[]string{"SHUTDOWN", "NOSAVE", "SAVE"}, errReply(engine.ErrSyntax)},
+		{[]string{"SHUTDOWN", "ABORT", "NOW"}, errReply(engine.ErrSyntax)},
+		{[]string{"SHUTDOWN", "force", "abort"}, errReply(engine.ErrSyntax)},
+		{[]string{"SHUTDOWN", "now", "now", "bad"}, errReply(engine.ErrSyntax)},
 	})
 	var calls atomic.Int32
 	done := make(chan struct{})
@@ -102,10 +104,10 @@ func TestServerShutdown(t *testing.T) {
 
 func TestServerShutdownInMulti(t *testing.T) {
 	tt := newTester(t)
-	tt.C.Multi = &multiState{}
+	tt.C.Multi = &engine.MultiState{}
 	tt.E.Shutdown = func() { t.Error("SHUTDOWN ran inside MULTI") }
-	tt.Expect(errReply(ErrNotInMulti), "SHUTDOWN")
-	if !tt.C.Multi.dirty {
+	tt.Expect(errReply(engine.ErrNotInMulti), "SHUTDOWN")
+	if !tt.C.Multi.Dirty {
 		t.Error("SHUTDOWN inside MULTI did not doom the transaction")
 	}
 }
@@ -116,9 +118,9 @@ func TestServerClientBasics(t *testing.T) {
 		{[]string{"CLIENT", "ID"}, integer(tt.C.ID)},
 		{[]string{"CLIENT", "ID", "x"}, errReply("ERR wrong number of arguments for 'client|id' command")},
 		{[]string{"CLIENT", "GETNAME"}, nilReply},
-		{[]string{"CLIENT", "SETNAME", "a b"}, errReply(ErrClientName)},
-		{[]string{"CLIENT", "SETNAME", "a\nb"}, errReply(ErrClientName)},
-		{[]string{"CLIENT", "SETNAME", "caf\xc3\xa9"}, errReply(ErrClientName)},
+		{[]string{"CLIENT", "SETNAME", "a b"}, errReply(engine.ErrClientName)},
+		{[]string{"CLIENT", "SETNAME", "a\nb"}, errReply(engine.ErrClientName)},
+		{[]string{"CLIENT", "SETNAME", "caf\xc3\xa9"}, errReply(engine.ErrClientName)},
 		{[]string{"CLIENT", "SETNAME", "worker-1"}, okReply},
 		{[]string{"CLIENT", "GETNAME"}, bulk("worker-1")},
 		{[]string{"CLIENT", "SETNAME", ""}, okReply},
@@ -201,23 +203,23 @@ func TestServerClientList(t *testing.T) {
 		{[]string{"CLIENT", "LIST", "TYPE", "slave"}, bulk("")},
 		{[]string{"CLIENT", "LIST", "TYPE", "pubsub"}, bulk("")},
 		{[]string{"CLIENT", "LIST", "TYPE", "foo"}, errReply("ERR Unknown client type 'foo'")},
-		{[]string{"CLIENT", "LIST", "ID", "1", "x"}, errReply(ErrInvalidClientID)},
+		{[]string{"CLIENT", "LIST", "ID", "1", "x"}, errReply(engine.ErrInvalidClientID)},
 		{[]string{"CLIENT", "LIST", "ID", "0", "-1"}, bulk("")},
-		{[]string{"CLIENT", "LIST", "foo"}, errReply(ErrSyntax)},
-		{[]string{"CLIENT", "LIST", "TYPE"}, errReply(ErrSyntax)},
-		{[]string{"CLIENT", "LIST", "ID"}, errReply(ErrSyntax)},
-		{[]string{"CLIENT", "LIST", "TYPE", "normal", "ID", "1"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "LIST", "foo"}, errReply(engine.ErrSyntax)},
+		{[]string{"CLIENT", "LIST", "TYPE"}, errReply(engine.ErrSyntax)},
+		{[]string{"CLIENT", "LIST", "ID"}, errReply(engine.ErrSyntax)},
+		{[]string{"CLIENT", "LIST", "TYPE", "normal", "ID", "1"}, errReply(engine.ErrSyntax)},
 		{[]string{"CLIENT", "INFO", "x"}, errReply("ERR wrong number of arguments for 'client|info' command")},
 	})
 }
 
 func TestServerClientListFlags(t *testing.T) {
 	tt := newTester(t)
-	tt.C.Multi = &multiState{}
-	tt.C.Multi.queue(&Command{Name: "get"}, [][]byte{[]byte("get"), []byte("k")})
+	tt.C.Multi = &engine.MultiState{}
+	tt.C.Multi.Queue(&engine.Command{Name: "get"}, [][]byte{[]byte("get"), []byte("k")})
 	var w resp.Writer
-	x := &Ctx{E: tt.E, C: tt.C, W: &w}
-	line := string(x.appendClientInfo(nil, tt.C))
+	x := &engine.Ctx{E: tt.E, C: tt.C, W: &w}
+	line := string(x.AppendClientInfo(nil, tt.C))
 	// multi-mem is Redis's argv_len_sums: 4 bytes of arguments and a
 	// pointer for each of the 2.
 	if !strings.Contains(line, " flags=x ") || !strings.Contains(line, " multi=1 ") || !strings.Contains(line, " multi-mem=20 ") {
@@ -230,18 +232,18 @@ func TestServerClientKill(t *testing.T) {
 	a := tt.E.NewClient("10.0.0.2:5000", "127.0.0.1:6379")
 	b := tt.E.NewClient("10.0.0.3:5000", "127.0.0.1:6380")
 	runTable(t, tt, []serverCase{
-		{[]string{"CLIENT", "KILL", "1.2.3.4:5"}, errReply(ErrNoSuchClient)},
-		{[]string{"CLIENT", "KILL", "ID", "x"}, errReply(ErrClientIDRange)},
-		{[]string{"CLIENT", "KILL", "ID", "0"}, errReply(ErrClientIDRange)},
-		{[]string{"CLIENT", "KILL", "ID", "-5"}, errReply(ErrClientIDRange)},
+		{[]string{"CLIENT", "KILL", "1.2.3.4:5"}, errReply(engine.ErrNoSuchClient)},
+		{[]string{"CLIENT", "KILL", "ID", "x"}, errReply(engine.ErrClientIDRange)},
+		{[]string{"CLIENT", "KILL", "ID", "0"}, errReply(engine.ErrClientIDRange)},
+		{[]string{"CLIENT", "KILL", "ID", "-5"}, errReply(engine.ErrClientIDRange)},
 		{[]string{"CLIENT", "KILL", "ID", "999"}, integer(0)},
 		{[]string{"CLIENT", "KILL", "TYPE", "foo"}, errReply("ERR Unknown client type 'foo'")},
 		{[]string{"CLIENT", "KILL", "TYPE", "foo", "ID", "x"}, errReply("ERR Unknown client type 'foo'")},
 		{[]string{"CLIENT", "KILL", "USER", "bob"}, errReply("ERR No such user 'bob'")},
-		{[]string{"CLIENT", "KILL", "SKIPME", "maybe"}, errReply(ErrSyntax)},
-		{[]string{"CLIENT", "KILL", "ID", "1", "ID"}, errReply(ErrSyntax)},
-		{[]string{"CLIENT", "KILL", "foo", "bar"}, errReply(ErrSyntax)},
-		{[]string{"CLIENT", "KILL", "MAXAGE", "10"}, errReply(ErrSyntax)},
+		{[]string{"CLIENT", "KILL", "SKIPME", "maybe"}, errReply(engine.ErrSyntax)},
+		{[]string{"CLIENT", "KILL", "ID", "1", "ID"}, errReply(engine.ErrSyntax)},
+		{[]string{"CLIENT", "KILL", "foo", "bar"}, errReply(engine.ErrSyntax)},
+		{[]string{"CLIENT", "KILL", "MAXAGE", "10"}, errReply(engine.ErrSyntax)},
 		{[]string{"CLIENT", "KILL", "TYPE", "master"}, integer(0)},
 		{[]string{"CLIENT", "KILL", "ADDR", "1.2.3.4:5"}, integer(0)},
 		{[]string{"CLIENT", "KILL", "LADDR", "127.0.0.1:6380"}, integer(1)},
@@ -279,16 +281,16 @@ func TestServerClientKillBlocked(t *testing.T) {
 	tt := newTester(t)
 	c := tt.E.NewClient("10.0.0.2:5000", "127.0.0.1:6379")
 	tt.E.Lock()
-	x := &Ctx{E: tt.E, C: c, W: &resp.Writer{}, Args: [][]byte{[]byte("blpop"), []byte("k"), []byte("0")}}
+	x := &engine.Ctx{E: tt.E, C: c, W: &resp.Writer{}, Args: [][]byte{[]byte("blpop"), []byte("k"), []byte("0")}}
 	x.Block([][]byte{[]byte("k")}, 0)
-	tt.E.registerBlocked(x)
+	tt.E.RegisterBlocked(x)
 	tt.E.Unlock()
 	tt.Expect(integer(1), "CLIENT", "KILL", "ID", strconv.FormatInt(c.ID, 10))
-	if !c.Killed || c.blocked != nil {
+	if !c.Killed || c.Blocked != nil {
 		t.Fatal("a killed blocked client must be released")
 	}
 	select {
-	case <-c.wake:
+	case <-c.WakeCh:
 	default:
 		t.Fatal("a killed blocked client must be woken")
 	}
@@ -296,10 +298,10 @@ func TestServerClientKillBlocked(t *testing.T) {
 
 func TestServerCommandCountAndList(t *testing.T) {
 	tt := newTester(t)
-	tt.Expect(integer(int64(len(table))), "COMMAND", "COUNT")
+	tt.Expect(integer(int64(len(engine.Table))), "COMMAND", "COUNT")
 	list := tt.Do("COMMAND", "LIST")
 	n := 0
-	for _, c := range All() {
+	for _, c := range engine.All() {
 		n += 1 + len(c.Sub)
 		if !strings.Contains(list, bulk(c.Name)) {
 			t.Errorf("COMMAND LIST lacks %s", c.Name)
@@ -313,10 +315,10 @@ func TestServerCommandCountAndList(t *testing.T) {
 		{[]string{"COMMAND", "LIST", "FILTERBY", "pattern", "CONFIG|RE*"}, array(bulk("config|resetstat"), bulk("config|rewrite"))},
 		{[]string{"COMMAND", "LIST", "FILTERBY", "MODULE", "x"}, emptyList},
 		{[]string{"COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch"}, emptyList},
-		{[]string{"COMMAND", "LIST", "FILTERBY"}, errReply(ErrSyntax)},
-		{[]string{"COMMAND", "LIST", "FILTERBY", "foo", "bar"}, errReply(ErrSyntax)},
-		{[]string{"COMMAND", "LIST", "FILTERBY", "PATTERN", "x", "y"}, errReply(ErrSyntax)},
-		{[]string{"COMMAND", "LIST", "foo"}, errReply(ErrSyntax)},
+		{[]string{"COMMAND", "LIST", "FILTERBY"}, errReply(engine.ErrSyntax)},
+		{[]string{"COMMAND", "LIST", "FILTERBY", "foo", "bar"}, errReply(engine.ErrSyntax)},
+		{[]string{"COMMAND", "LIST", "FILTERBY", "PATTERN", "x", "y"}, errReply(engine.ErrSyntax)},
+		{[]string{"COMMAND", "LIST", "foo"}, errReply(engine.ErrSyntax)},
 		{[]string{"COMMAND", "COUNT", "x"}, errReply("ERR wrong number of arguments for 'command|count' command")},
 	})
 	if got := tt.Do("COMMAND", "LIST", "FILTERBY", "ACLCAT", "DANGEROUS"); !strings.Contains(got, bulk("flushall")) ||
@@ -340,12 +342,12 @@ func TestServerCommandInfoSplicesRedis(t *testing.T) {
 	tt.Expect("*1\r\n"+clientID, "COMMAND", "INFO", "CLIENT|ID")
 	// A container lists the subcommands limitkv has, sorted.
 	info := tt.Do("COMMAND", "INFO", "client")
-	if !strings.HasPrefix(info, "*1\r\n*10\r\n$6\r\nclient\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n*"+strconv.Itoa(len(clientCommand.Sub))+"\r\n") ||
+	if !strings.HasPrefix(info, "*1\r\n*10\r\n$6\r\nclient\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n*"+strconv.Itoa(len(engine.ClientCommand.Sub))+"\r\n") ||
 		!strings.Contains(info, clientID) {
 		t.Errorf("COMMAND INFO client = %q", info)
 	}
 	all := tt.Do("COMMAND")
-	if all != tt.Do("COMMAND", "INFO") || !strings.HasPrefix(all, "*"+strconv.Itoa(len(table))+"\r\n") || !strings.Contains(all, dbsize) {
+	if all != tt.Do("COMMAND", "INFO") || !strings.HasPrefix(all, "*"+strconv.Itoa(len(engine.Table))+"\r\n") || !strings.Contains(all, dbsize) {
 		t.Errorf("COMMAND = %.100q", all)
 	}
 }
@@ -363,7 +365,7 @@ func TestServerCommandDocs(t *testing.T) {
 		t.Errorf("COMMAND DOCS config = %q", docs)
 	}
 	all := tt.Do("COMMAND", "DOCS")
-	if !strings.HasPrefix(all, "*"+strconv.Itoa(2*len(table))+"\r\n") || !strings.Contains(all, dbsize) {
+	if !strings.HasPrefix(all, "*"+strconv.Itoa(2*len(engine.Table))+"\r\n") || !strings.Contains(all, dbsize) {
 		t.Errorf("COMMAND DOCS = %.100q", all)
 	}
 	// CLIENT SETINFO is Redis 7.2's, built from the table.
@@ -377,9 +379,9 @@ func TestServerCommandDocs(t *testing.T) {
 
 func TestServerCommandBuiltEntries(t *testing.T) {
 	tt := newTester(t)
-	register(&Command{Name: "test.limit", Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagFast, FirstKey: 1, LastKey: 2, Step: 1,
-		Group: "generic", Summary: "A test", Since: "0.1.0", Complexity: "O(1)", Handler: func(x *Ctx) { x.W.OK() }})
-	defer delete(table, "test.limit")
+	engine.Register(&engine.Command{Name: "test.limit", Arity: -3, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast, FirstKey: 1, LastKey: 2, Step: 1,
+		Group: "generic", Summary: "A test", Since: "0.1.0", Complexity: "O(1)", Handler: func(x *engine.Ctx) { x.W.OK() }})
+	defer delete(engine.Table, "test.limit")
 	tt.Expect("*1\r\n*10\r\n$10\r\ntest.limit\r\n:-3\r\n*3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:2\r\n:1\r\n"+
 		"*3\r\n+@keyspace\r\n+@write\r\n+@fast\r\n*0\r\n"+
 		"*1\r\n*6\r\n$5\r\nflags\r\n*2\r\n+RW\r\n+update\r\n$12\r\nbegin_search\r\n*4\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n*2\r\n$5\r\nindex\r\n:1\r\n"+
@@ -395,11 +397,11 @@ func TestServerCommandGetKeys(t *testing.T) {
 	tt := newTester(t)
 	runTable(t, tt, []serverCase{
 		{[]string{"COMMAND", "GETKEYS", "get"}, errReply("ERR wrong number of arguments for 'command|getkeys' command")},
-		{[]string{"COMMAND", "GETKEYS", "nosuch", "a"}, errReply(ErrInvalidCommand)},
-		{[]string{"COMMAND", "GETKEYS", "client", "x", "y"}, errReply(ErrInvalidCommand)},
-		{[]string{"COMMAND", "GETKEYS", "ping", "x"}, errReply(ErrGetKeysNoKeys)},
-		{[]string{"COMMAND", "GETKEYS", "dbsize", "x"}, errReply(ErrGetKeysNoKeys)},
-		{[]string{"COMMAND", "GETKEYS", "get", "a", "b"}, errReply(ErrGetKeysArity)},
+		{[]string{"COMMAND", "GETKEYS", "nosuch", "a"}, errReply(engine.ErrInvalidCommand)},
+		{[]string{"COMMAND", "GETKEYS", "client", "x", "y"}, errReply(engine.ErrInvalidCommand)},
+		{[]string{"COMMAND", "GETKEYS", "ping", "x"}, errReply(engine.ErrGetKeysNoKeys)},
+		{[]string{"COMMAND", "GETKEYS", "dbsize", "x"}, errReply(engine.ErrGetKeysNoKeys)},
+		{[]string{"COMMAND", "GETKEYS", "get", "a", "b"}, errReply(engine.ErrGetKeysArity)},
 		{[]string{"COMMAND", "GETKEYS", "GET", "a"}, array(bulk("a"))},
 		{[]string{"COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"}, array(bulk("a"), bulk("b"))},
 		{[]string{"COMMAND", "GETKEYS", "mset", "a", "1", "b"}, array(bulk("a"), bulk("b"))},
@@ -422,20 +424,20 @@ func TestServerCommandGetKeys(t *testing.T) {
 		}
 		return out
 	}
-	zunion := []keySpec{
-		{flags: []string{"OW"}, bsIndex: 1, fkRange: true, step: 1},
-		{flags: []string{"RO"}, bsIndex: 2, keyNumIdx: 0, firstKey: 1, step: 1},
+	zunion := []engine.KeySpec{
+		{Flags: []string{"OW"}, BsIndex: 1, FkRange: true, Step: 1},
+		{Flags: []string{"RO"}, BsIndex: 2, KeyNumIdx: 0, FirstKey: 1, Step: 1},
 	}
-	keys, ok := keysFromSpecs(zunion, args("zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2"))
-	if !ok || len(keys) != 3 || keys[0].pos != 1 || keys[1].pos != 3 || keys[2].pos != 4 {
+	keys, ok := engine.KeysFromSpecs(zunion, args("zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2"))
+	if !ok || len(keys) != 3 || keys[0].Pos != 1 || keys[1].Pos != 3 || keys[2].Pos != 4 {
 		t.Errorf("keynum spec: %v %v", keys, ok)
 	}
-	if _, ok := keysFromSpecs(zunion, args("zunionstore", "d", "5", "a")); ok {
+	if _, ok := engine.KeysFromSpecs(zunion, args("zunionstore", "d", "5", "a")); ok {
 		t.Error("numkeys past the end must fail")
 	}
-	keyword := []keySpec{{flags: []string{"RO"}, bsKeyword: "STREAMS", bsStartFrom: 1, fkRange: true, lastKey: -1, step: 1, limit: 2}}
-	keys, ok = keysFromSpecs(keyword, args("xread", "COUNT", "2", "STREAMS", "s1", "s2", "0", "0"))
-	if !ok || len(keys) != 2 || keys[0].pos != 4 || keys[1].pos != 5 {
+	keyword := []engine.KeySpec{{Flags: []string{"RO"}, BsKeyword: "STREAMS", BsStartFrom: 1, FkRange: true, LastKey: -1, Step: 1, Limit: 2}}
+	keys, ok = engine.KeysFromSpecs(keyword, args("xread", "COUNT", "2", "STREAMS", "s1", "s2", "0", "0"))
+	if !ok || len(keys) != 2 || keys[0].Pos != 4 || keys[1].Pos != 5 {
 		t.Errorf("keyword spec: %v %v", keys, ok)
 	}
 }
@@ -446,21 +448,21 @@ func TestServerCommandGetKeys(t *testing.T) {
 // Summary, Since, Group and Complexity. It also checks that the table's arity
 // agrees with Redis's, since the dispatcher enforces the table's.
 func TestServerCommandDocsCoverage(t *testing.T) {
-	var check func(c *Command)
-	check = func(c *Command) {
-		if d, ok := redisDocs[c.Name]; ok {
-			v, _ := parseRESP(d.info[strings.Index(d.info, "\r\n")+2+len(c.Name)+2:])
-			if int(v.n) != c.Arity {
-				t.Errorf("%s: arity %d, Redis %s says %d", c.Name, c.Arity, redisDocsVersion, v.n)
+	var check func(c *engine.Command)
+	check = func(c *engine.Command) {
+		if d, ok := engine.RedisDocs[c.Name]; ok {
+			v, _ := engine.ParseRESP(d.Info[strings.Index(d.Info, "\r\n")+2+len(c.Name)+2:])
+			if int(v.N) != c.Arity {
+				t.Errorf("%s: arity %d, Redis %s says %d", c.Name, c.Arity, engine.RedisDocsVersion, v.N)
 			}
 		} else if c.Summary == "" || c.Since == "" || c.Group == "" || c.Complexity == "" {
-			t.Errorf("%s is not a Redis %s command and lacks Summary/Since/Group/Complexity for COMMAND DOCS", c.Name, redisDocsVersion)
+			t.Errorf("%s is not a Redis %s command and lacks Summary/Since/Group/Complexity for COMMAND DOCS", c.Name, engine.RedisDocsVersion)
 		}
 		for _, s := range c.Sub {
 			check(s)
 		}
 	}
-	for _, c := range All() {
+	for _, c := range engine.All() {
 		check(c)
 	}
 }
@@ -468,31 +470,31 @@ func TestServerCommandDocsCoverage(t *testing.T) {
 // TestServerCommandDocsGenerated checks the generated data's shape: every
 // entry parses as the nine COMMAND INFO elements and docsLen map elements.
 func TestServerCommandDocsGenerated(t *testing.T) {
-	if len(redisDocs) < 300 {
-		t.Fatalf("only %d generated entries", len(redisDocs))
+	if len(engine.RedisDocs) < 300 {
+		t.Fatalf("only %d generated entries", len(engine.RedisDocs))
 	}
-	names := make([]string, 0, len(redisDocs))
-	for n := range redisDocs {
+	names := make([]string, 0, len(engine.RedisDocs))
+	for n := range engine.RedisDocs {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		d := redisDocs[n]
+		d := engine.RedisDocs[n]
 		count := 0
-		for pos := 0; pos < len(d.info); count++ {
-			_, m := parseRESP(d.info[pos:])
+		for pos := 0; pos < len(d.Info); count++ {
+			_, m := engine.ParseRESP(d.Info[pos:])
 			pos += m
 		}
-		if count != 9 || !strings.HasPrefix(d.info, bulk(n)) {
+		if count != 9 || !strings.HasPrefix(d.Info, bulk(n)) {
 			t.Errorf("%s: info has %d elements", n, count)
 		}
 		count = 0
-		for pos := 0; pos < len(d.docs); count++ {
-			_, m := parseRESP(d.docs[pos:])
+		for pos := 0; pos < len(d.Docs); count++ {
+			_, m := engine.ParseRESP(d.Docs[pos:])
 			pos += m
 		}
-		if count != d.docsLen || !strings.HasPrefix(d.docs, bulk("summary")) {
-			t.Errorf("%s: docs has %d elements, docsLen %d", n, count, d.docsLen)
+		if count != d.DocsLen || !strings.HasPrefix(d.Docs, bulk("summary")) {
+			t.Errorf("%s: docs has %d elements, docsLen %d", n, count, d.DocsLen)
 		}
 	}
 }
@@ -536,7 +538,7 @@ func TestServerConfigSet(t *testing.T) {
 	cfg := tt.E.Cfg
 	runTable(t, tt, []serverCase{
 		{[]string{"CONFIG", "SET", "foo", "bar"}, errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'")},
-		{[]string{"CONFIG", "SET", "port", "1", "2"}, errReply(ErrSyntax)},
+		{[]string{"CONFIG", "SET", "port", "1", "2"}, errReply(engine.ErrSyntax)},
 		{[]string{"CONFIG", "SET", "port"}, errReply("ERR wrong number of arguments for 'config|set' command")},
 		{[]string{"CONFIG", "SET", "DATABASES", "3"}, cfgErr("DATABASES", "can't set immutable config")},
 		{[]string{"CONFIG", "SET", "databases", "16"}, cfgErr("databases", "can't set immutable config")},
@@ -620,7 +622,7 @@ func TestServerMemtoull(t *testing.T) {
 		{"99999999999999999999", math.MaxUint64, true}, {"-1", 0, false}, {"+1", 0, false}, {" 1", 0, false},
 		{"1.5mb", 0, false}, {"1tb", 0, false}, {"1 kb", 0, false},
 	} {
-		got, ok := memtoull(tc.in)
+		got, ok := engine.Memtoull(tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("memtoull(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
@@ -636,7 +638,7 @@ func TestServerConfigOther(t *testing.T) {
 	runTable(t, tt, []serverCase{
 		{[]string{"CONFIG", "RESETSTAT"}, okReply},
 		{[]string{"CONFIG", "RESETSTAT", "x"}, errReply("ERR wrong number of arguments for 'config|resetstat' command")},
-		{[]string{"CONFIG", "REWRITE"}, errReply(ErrNoConfigFile)},
+		{[]string{"CONFIG", "REWRITE"}, errReply(engine.ErrNoConfigFile)},
 		{[]string{"CONFIG", "HELP", "x"}, errReply("ERR wrong number of arguments for 'config|help' command")},
 		{[]string{"CONFIG"}, errReply("ERR wrong number of arguments for 'config' command")},
 		{[]string{"CONFIG", "FOO"}, errReply("ERR unknown subcommand 'FOO'. Try CONFIG HELP.")},
@@ -702,7 +704,7 @@ func TestServerInfo(t *testing.T) {
 		t.Fatalf("INFO keyspace server: %q", r)
 	}
 	s := f["Server"]
-	if s["redis_version"] != RedisVersion || s["limitkv_version"] != LimitkvVersion || s["redis_mode"] != "standalone" ||
+	if s["redis_version"] != engine.RedisVersion || s["limitkv_version"] != engine.LimitkvVersion || s["redis_mode"] != "standalone" ||
 		s["tcp_port"] != "6379" || s["uptime_in_seconds"] != "90" || s["run_id"] != tt.E.RunID || s["server_time_usec"] != strconv.FormatInt(tt.Clock.Now().UnixMicro(), 10) {
 		t.Errorf("server section %v", s)
 	}
@@ -726,7 +728,7 @@ func TestServerInfo(t *testing.T) {
 
 func TestServerBytesToHuman(t *testing.T) {
 	for n, want := range map[uint64]string{0: "0B", 1023: "1023B", 1024: "1.00K", 1065488: "1.02M", 25276502016: "23.54G", 1 << 40: "1.00T"} {
-		if got := bytesToHuman(n); got != want {
+		if got := engine.BytesToHuman(n); got != want {
 			t.Errorf("bytesToHuman(%d) = %q, want %q", n, got, want)
 		}
 	}
@@ -782,10 +784,10 @@ func TestPrefetchChangesNothing(t *testing.T) {
 	other.DB = 1
 	inMulti := tt.E.NewClient("127.0.0.1:3", "127.0.0.1:6379")
 	tt.E.Lock()
-	inMulti.Multi = &multiState{}
-	var cls []*Client
+	inMulti.Multi = &engine.MultiState{}
+	var cls []*engine.Client
 	for i := range batch {
-		cls = append(cls, []*Client{tt.C, other, inMulti}[i%3])
+		cls = append(cls, []*engine.Client{tt.C, other, inMulti}[i%3])
 	}
 	tt.E.PrefetchEach(cls, batch)
 	tt.E.PrefetchEach(cls[:1], batch[:1])
@@ -816,18 +818,18 @@ func TestFirstKeyMatchesKeySpecs(t *testing.T) {
 		for i, a := range tc {
 			args[i] = []byte(a)
 		}
-		cmd := Lookup(args[0])
+		cmd := engine.Lookup(args[0])
 		if cmd == nil {
 			t.Errorf("%s: not in the table", tc[0])
 			continue
 		}
-		specs, _ := commandKeySpecs(cmd)
-		refs, ok := keysFromSpecs(specs, args)
+		specs, _ := engine.CommandKeySpecs(cmd)
+		refs, ok := engine.KeysFromSpecs(specs, args)
 		if !ok || len(refs) == 0 {
 			t.Fatalf("%v: no keys from the key specs", tc)
 		}
-		got, ok := cmd.firstKey(args)
-		if want := tc[refs[0].pos]; !ok || string(got) != want {
+		got, ok := cmd.PrefetchKey(args)
+		if want := tc[refs[0].Pos]; !ok || string(got) != want {
 			t.Errorf("%v: firstKey %q %v, want %q", tc, got, ok, want)
 		}
 	}
@@ -836,7 +838,7 @@ func TestFirstKeyMatchesKeySpecs(t *testing.T) {
 		for i, a := range tc {
 			args[i] = []byte(a)
 		}
-		if k, ok := Lookup(args[0]).firstKey(args); ok {
+		if k, ok := engine.Lookup(args[0]).PrefetchKey(args); ok {
 			t.Errorf("%v: firstKey %q, want none", tc, k)
 		}
 	}
@@ -851,7 +853,7 @@ func TestLookupCache(t *testing.T) {
 	tt.E.Lock()
 	defer tt.E.Unlock()
 	for _, name := range []string{"PING", "PING", "ping", "Get", "GET", "nosuch", "GET", long, long, "rl.check", "RL.CHECK", "", "PING"} {
-		if got, want := tt.E.lookup([]byte(name)), Lookup([]byte(name)); got != want {
+		if got, want := tt.E.Lookup([]byte(name)), engine.Lookup([]byte(name)); got != want {
 			t.Errorf("lookup(%q) = %v, want %v", name, got, want)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/set"
 )
@@ -53,7 +55,7 @@ func TestMemorySetEstimate(t *testing.T) {
 				if got := e.Val.(*set.Set).Encoding(); got != tc.wantEncode {
 					t.Fatalf("encoding %s", got)
 				}
-				est += float64(entryMemory(e))
+				est += float64(engine.EntryMemory(e))
 				return true
 			})
 			runtime.KeepAlive(db)

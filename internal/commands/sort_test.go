@@ -7,6 +7,9 @@ import (
 	"slices"
 	"sort"
 	"testing"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
+	keycmd "github.com/limitkv/limitkv/internal/family/keycmd"
 )
 
 func TestSortWindow(t *testing.T) {
@@ -20,7 +23,7 @@ func TestSortWindow(t *testing.T) {
 		{-3, 2, 5, 0, 1}, {2, -7, 5, 2, 4}, {maxI, maxI, 5, 4, 3}, {minI, minI, 5, 0, 4}, {0, maxI, 5, 0, 4},
 		{0, -1, 0, -1, -2}, {0, 0, 0, -1, -2}, {3, 3, 0, -1, -2},
 	} {
-		s, e := sortWindow(c.off, c.cnt, c.n)
+		s, e := keycmd.SortWindow(c.off, c.cnt, c.n)
 		if s != c.start || e != c.end {
 			t.Errorf("sortWindow(%d, %d, %d) = %d, %d; want %d, %d", c.off, c.cnt, c.n, s, e, c.start, c.end)
 		}
@@ -45,13 +48,13 @@ func TestSortGetKeys(t *testing.T) {
 			args = append(args, a)
 		}
 		var got []int
-		for _, k := range sortGetKeys(args, false) {
-			got = append(got, k.pos)
+		for _, k := range engine.SortGetKeys(args, false) {
+			got = append(got, k.Pos)
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q: keys at %v, want %v", c.args, got, c.want)
 		}
-		if ro := sortGetKeys(args, true); len(ro) != 1 || ro[0].pos != 1 {
+		if ro := engine.SortGetKeys(args, true); len(ro) != 1 || ro[0].Pos != 1 {
 			t.Errorf("%q as SORT_RO: keys %v", c.args, ro)
 		}
 	}
@@ -61,54 +64,54 @@ func TestSortGetKeys(t *testing.T) {
 // order, the window [l, r] must hold exactly the fully sorted elements.
 func TestSortPartial(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	o := &sortOpts{}
-	cmp := func(a, b *sortItem) int { return sortCompare(o, a, b) }
+	o := &keycmd.SortOpts{}
+	cmp := func(a, b *keycmd.SortItem) int { return keycmd.SortCompare(o, a, b) }
 	for range 2000 {
 		n := 1 + r.IntN(120)
-		v := make([]sortItem, n)
+		v := make([]keycmd.SortItem, n)
 		for i := range v {
-			v[i] = sortItem{obj: []byte(fmt.Sprint(i)), score: float64(r.IntN(20))}
+			v[i] = keycmd.SortItem{Obj: []byte(fmt.Sprint(i)), Score: float64(r.IntN(20))}
 		}
-		o.desc = r.IntN(2) == 0
+		o.Desc = r.IntN(2) == 0
 		want := slices.Clone(v)
 		sort.SliceStable(want, func(i, j int) bool { return cmp(&want[i], &want[j]) < 0 })
 		lo := r.IntN(n)
 		hi := lo + r.IntN(n-lo)
-		sortPartial(v, cmp, lo, hi)
+		keycmd.SortPartial(v, cmp, lo, hi)
 		for i := lo; i <= hi; i++ {
-			if !bytes.Equal(v[i].obj, want[i].obj) {
-				t.Fatalf("n %d window [%d, %d] desc %v: element %d is %s, want %s", n, lo, hi, o.desc, i, v[i].obj, want[i].obj)
+			if !bytes.Equal(v[i].Obj, want[i].Obj) {
+				t.Fatalf("n %d window [%d, %d] desc %v: element %d is %s, want %s", n, lo, hi, o.Desc, i, v[i].Obj, want[i].Obj)
 			}
 		}
 	}
 }
 
 func TestSortCompare(t *testing.T) {
-	it := func(obj, cmp string, score float64) *sortItem {
-		s := &sortItem{obj: []byte(obj), score: score}
+	it := func(obj, cmp string, score float64) *keycmd.SortItem {
+		s := &keycmd.SortItem{Obj: []byte(obj), Score: score}
 		if cmp != "-" {
-			s.cmp, s.has = []byte(cmp), true
+			s.Cmp, s.Has = []byte(cmp), true
 		}
 		return s
 	}
 	for _, c := range []struct {
-		o    sortOpts
-		a, b *sortItem
+		o    keycmd.SortOpts
+		a, b *keycmd.SortItem
 		want int
 	}{
-		{sortOpts{}, it("b", "-", 1), it("a", "-", 2), -1},
-		{sortOpts{}, it("b", "-", 1), it("a", "-", 1), 1}, // numeric tie: the elements
-		{sortOpts{desc: true}, it("b", "-", 1), it("a", "-", 1), -1},
-		{sortOpts{alpha: true}, it("a\x00b", "-", 0), it("a\x00c", "-", 0), 0}, // strcoll stops at NUL
-		{sortOpts{alpha: true, storeCompare: true}, it("a\x00b", "-", 0), it("a\x00c", "-", 0), -1},
-		{sortOpts{alpha: true, by: []byte("w_*")}, it("a", "-", 0), it("b", "x", 0), -1}, // missing first
-		{sortOpts{alpha: true, by: []byte("w_*")}, it("a", "-", 0), it("b", "-", 0), 0},
-		{sortOpts{alpha: true, by: []byte("w_*")}, it("a", "y", 0), it("b", "x", 0), 1},
-		{sortOpts{alpha: true}, it("\xff", "-", 0), it("a", "-", 0), 1},                 // unsigned bytes
-		{sortOpts{alpha: true, by: []byte("w_*")}, it("a", "-", 0), it("b", "", 0), -1}, // empty is not missing
+		{keycmd.SortOpts{}, it("b", "-", 1), it("a", "-", 2), -1},
+		{keycmd.SortOpts{}, it("b", "-", 1), it("a", "-", 1), 1}, // numeric tie: the elements
+		{keycmd.SortOpts{Desc: true}, it("b", "-", 1), it("a", "-", 1), -1},
+		{keycmd.SortOpts{Alpha: true}, it("a\x00b", "-", 0), it("a\x00c", "-", 0), 0}, // strcoll stops at NUL
+		{keycmd.SortOpts{Alpha: true, StoreCompare: true}, it("a\x00b", "-", 0), it("a\x00c", "-", 0), -1},
+		{keycmd.SortOpts{Alpha: true, By: []byte("w_*")}, it("a", "-", 0), it("b", "x", 0), -1}, // missing first
+		{keycmd.SortOpts{Alpha: true, By: []byte("w_*")}, it("a", "-", 0), it("b", "-", 0), 0},
+		{keycmd.SortOpts{Alpha: true, By: []byte("w_*")}, it("a", "y", 0), it("b", "x", 0), 1},
+		{keycmd.SortOpts{Alpha: true}, it("\xff", "-", 0), it("a", "-", 0), 1},                 // unsigned bytes
+		{keycmd.SortOpts{Alpha: true, By: []byte("w_*")}, it("a", "-", 0), it("b", "", 0), -1}, // empty is not missing
 	} {
-		if got := sortCompare(&c.o, c.a, c.b); got != c.want {
-			t.Errorf("%+v: compare(%q, %q) = %d, want %d", c.o, c.a.obj, c.b.obj, got, c.want)
+		if got := keycmd.SortCompare(&c.o, c.a, c.b); got != c.want {
+			t.Errorf("%+v: compare(%q, %q) = %d, want %d", c.o, c.a.Obj, c.b.Obj, got, c.want)
 		}
 	}
 }

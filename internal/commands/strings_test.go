@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -105,10 +107,10 @@ func runStrCases(t *testing.T, cases []struct {
 }
 
 var (
-	sWrongType = errReply(ErrWrongType)
-	sSyntaxErr = errReply(ErrSyntax)
-	sNotInt    = errReply(ErrNotInt)
-	sNotFloat  = errReply(ErrNotFloat)
+	sWrongType = errReply(engine.ErrWrongType)
+	sSyntaxErr = errReply(engine.ErrSyntax)
+	sNotInt    = errReply(engine.ErrNotInt)
+	sNotFloat  = errReply(engine.ErrNotFloat)
 	sEmptyBulk = bulk("")
 )
 
@@ -337,7 +339,7 @@ func TestStringsMulti(t *testing.T) {
 }
 
 func TestStringsIncrDecr(t *testing.T) {
-	overflow := errReply(ErrOverflow)
+	overflow := errReply(engine.ErrOverflow)
 	runStrCases(t, []struct {
 		name  string
 		steps []strStep
@@ -376,7 +378,7 @@ func TestStringsIncrDecr(t *testing.T) {
 }
 
 func TestStringsIncrByFloat(t *testing.T) {
-	nanInf := errReply(ErrNaNOrInf)
+	nanInf := errReply(engine.ErrNaNOrInf)
 	runStrCases(t, []struct {
 		name  string
 		steps []strStep
@@ -425,7 +427,7 @@ func TestStringsAppendStrlen(t *testing.T) {
 		{"append length limit", []strStep{sDo(okReply, "SET", "k", "abc"), func(t *testing.T, tt *tester) {
 			tt.E.Cfg.ProtoMaxBulkLen.Store(5)
 			tt.Expect(integer(5), "APPEND", "k", "de")
-			tt.Expect(errReply(ErrStringTooLong), "APPEND", "k", "f")
+			tt.Expect(errReply(engine.ErrStringTooLong), "APPEND", "k", "f")
 			tt.Expect(integer(6), "APPEND", "new", "abcdef") // no check when creating
 		}}},
 	})
@@ -452,7 +454,7 @@ func TestStringsGetRange(t *testing.T) {
 }
 
 func TestStringsSetRange(t *testing.T) {
-	tooLong := errReply(ErrStringTooLong)
+	tooLong := errReply(engine.ErrStringTooLong)
 	runStrCases(t, []struct {
 		name  string
 		steps []strStep
@@ -464,12 +466,12 @@ func TestStringsSetRange(t *testing.T) {
 		{"empty value", []strStep{sDo(integer(0), "SETRANGE", "k", "5", ""), sDBLen(0),
 			sDo(okReply, "SET", "k", "abc"), sDo(integer(3), "SETRANGE", "k", "100", ""), sDo(bulk("abc"), "GET", "k")}},
 		{"errors", []strStep{
-			sDo(errReply(ErrOffsetRange), "SETRANGE", "k", "-1", "x"), sDo(errReply(ErrOffsetRange), "SETRANGE", "k", "-1", ""),
+			sDo(errReply(engine.ErrOffsetRange), "SETRANGE", "k", "-1", "x"), sDo(errReply(engine.ErrOffsetRange), "SETRANGE", "k", "-1", ""),
 			sDo(sNotInt, "SETRANGE", "k", "abc", "x"), sDo(sNotInt, "SETRANGE", "k", "9223372036854775808", "x"),
 			sDo(tooLong, "SETRANGE", "k", "536870912", "x"), sDo(tooLong, "SETRANGE", "k", "9223372036854775807", "abc"),
 			sDo(integer(0), "SETRANGE", "k", "536870912", ""), sDBLen(0)}},
 		{"wrong type", []strStep{sPutOther("z"), sDo(sWrongType, "SETRANGE", "z", "0", "x"), sDo(sWrongType, "SETRANGE", "z", "0", ""),
-			sDo(errReply(ErrOffsetRange), "SETRANGE", "z", "-1", "x")}},
+			sDo(errReply(engine.ErrOffsetRange), "SETRANGE", "z", "-1", "x")}},
 		{"keeps ttl", []strStep{sDo(okReply, "SET", "k", "abc", "EX", "3"), sDo(integer(3), "SETRANGE", "k", "0", "x"), sPTTLIs("k", 3000)}},
 		{"limit", []strStep{sDo(okReply, "SET", "k", "abc"), func(t *testing.T, tt *tester) {
 			tt.E.Cfg.ProtoMaxBulkLen.Store(10)

@@ -5,12 +5,14 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
 // trackingClient is a second connection of tt's engine with an output
 // buffer, in protocol proto.
-func trackingClient(tt *tester, proto int) *Client {
+func trackingClient(tt *tester, proto int) *engine.Client {
 	c := tt.E.NewClient("127.0.0.1:2", "127.0.0.1:6379")
 	c.Proto = proto
 	c.Out = &resp.Writer{}
@@ -19,7 +21,7 @@ func trackingClient(tt *tester, proto int) *Client {
 }
 
 // doOn runs args for c, its reply going to c.Out as on a connection.
-func doOn(tt *tester, c *Client, args ...string) {
+func doOn(tt *tester, c *engine.Client, args ...string) {
 	tt.t.Helper()
 	bargs := make([][]byte, len(args))
 	for i, a := range args {
@@ -30,14 +32,14 @@ func doOn(tt *tester, c *Client, args ...string) {
 	tt.E.Unlock()
 }
 
-func takeOut(c *Client) string {
+func takeOut(c *engine.Client) string {
 	s := string(c.Out.Bytes())
 	c.Out.Reset(0)
 	return s
 }
 
 func invalidation(keys ...string) string {
-	s := ">2\r\n$10\r\ninvalidate\r\n" + string(keyArray(keys))
+	s := ">2\r\n$10\r\ninvalidate\r\n" + string(engine.KeyArray(keys))
 	return s
 }
 
@@ -50,38 +52,38 @@ func TestTrackingSeam(t *testing.T) {
 	doOn(tt, a, "CLIENT", "TRACKING", "on")
 	doOn(tt, a, "MGET", "k1", "k2")
 	takeOut(a)
-	if _, keys, items, _ := e.trackingInfo(); keys != 2 || items != 2 {
+	if _, keys, items, _ := e.TrackingInfo(); keys != 2 || items != 2 {
 		t.Fatalf("table: %d keys, %d items; want 2, 2", keys, items)
 	}
 	e.Lock()
-	e.keyModified(5, []byte("k1"), nil) // keys are names: any database
+	e.KeyModified(5, []byte("k1"), nil) // keys are names: any database
 	e.Unlock()
 	if got := takeOut(a); got != invalidation("k1") {
 		t.Fatalf("push %q", got)
 	}
 	e.Lock()
-	e.keyModified(0, []byte("k1"), nil) // forgotten after the first
+	e.KeyModified(0, []byte("k1"), nil) // forgotten after the first
 	e.Unlock()
 	if got := takeOut(a); got != "" {
 		t.Fatalf("second invalidation %q", got)
 	}
-	if _, keys, items, _ := e.trackingInfo(); keys != 1 || items != 1 {
+	if _, keys, items, _ := e.TrackingInfo(); keys != 1 || items != 1 {
 		t.Fatalf("table: %d keys, %d items; want 1, 1", keys, items)
 	}
 
 	// A disconnected client's entries are skipped, then dropped.
 	e.RemoveClient(a)
-	if n, _, _, _ := e.trackingInfo(); n != 0 {
+	if n, _, _, _ := e.TrackingInfo(); n != 0 {
 		t.Fatalf("tracking_clients %d after disconnect", n)
 	}
 	e.Lock()
-	e.keyModified(0, []byte("k2"), nil)
+	e.KeyModified(0, []byte("k2"), nil)
 	e.Unlock()
-	if _, keys, items, _ := e.trackingInfo(); keys != 0 || items != 0 {
+	if _, keys, items, _ := e.TrackingInfo(); keys != 0 || items != 0 {
 		t.Fatalf("table: %d keys, %d items; want empty", keys, items)
 	}
-	if e.trk.depth != 0 || e.trk.current != nil || len(e.trk.pending) != 0 {
-		t.Fatalf("call state left: depth %d current %v pending %d", e.trk.depth, e.trk.current, len(e.trk.pending))
+	if e.Trk.Depth != 0 || e.Trk.Current != nil || len(e.Trk.Pending) != 0 {
+		t.Fatalf("call state left: depth %d current %v pending %d", e.Trk.Depth, e.Trk.Current, len(e.Trk.Pending))
 	}
 }
 
@@ -94,10 +96,10 @@ func TestTrackingBcastDisconnect(t *testing.T) {
 	takeOut(a)
 	takeOut(b)
 	e.Lock()
-	e.keyModified(0, []byte("x1"), nil)
-	e.keyModified(0, []byte("y1"), nil)
-	e.keyModified(0, []byte("x0"), nil)
-	e.trackingCron() // what the expiry cycle runs: the broadcast
+	e.KeyModified(0, []byte("x1"), nil)
+	e.KeyModified(0, []byte("y1"), nil)
+	e.KeyModified(0, []byte("x0"), nil)
+	e.TrackingCron() // what the expiry cycle runs: the broadcast
 	e.Unlock()
 	if got, want := takeOut(a), invalidation("x0", "x1")+invalidation("y1"); got != want {
 		t.Fatalf("a got %q, want %q", got, want)
@@ -106,11 +108,11 @@ func TestTrackingBcastDisconnect(t *testing.T) {
 		t.Fatalf("b got %q, want %q", got, want)
 	}
 	e.RemoveClient(a)
-	if _, _, _, p := e.trackingInfo(); p != 1 {
+	if _, _, _, p := e.TrackingInfo(); p != 1 {
 		t.Fatalf("%d prefixes after a left, want 1", p)
 	}
 	e.RemoveClient(b)
-	if n, _, _, p := e.trackingInfo(); n != 0 || p != 0 {
+	if n, _, _, p := e.TrackingInfo(); n != 0 || p != 0 {
 		t.Fatalf("%d clients, %d prefixes after both left", n, p)
 	}
 }
@@ -137,7 +139,7 @@ func TestTrackingTableLimit(t *testing.T) {
 	if !strings.HasSuffix(out, "+PONG\r\n") {
 		t.Fatalf("the reply does not come after the invalidations: %q", out)
 	}
-	if _, keys, items, _ := e.trackingInfo(); keys != 10 || items != 10 {
+	if _, keys, items, _ := e.TrackingInfo(); keys != 10 || items != 10 {
 		t.Fatalf("table: %d keys, %d items; want 10, 10", keys, items)
 	}
 }
@@ -190,7 +192,7 @@ func TestTrackingExpiryAndEviction(t *testing.T) {
 	doOn(tt, a, "GET", "v")
 	takeOut(a)
 	e.Lock()
-	_, _ = e.evict(e.memory, "volatile-ttl", 1)
+	_, _ = e.Evict(e.Memory, "volatile-ttl", 1)
 	e.Unlock()
 	if got, want := takeOut(a), invalidation("v"); got != want {
 		t.Fatalf("eviction: %q, want %q", got, want)

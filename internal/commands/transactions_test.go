@@ -4,24 +4,26 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
 func TestTransactionsBasics(t *testing.T) {
 	tt := newTester(t)
 	tt.Expect(okReply, "MULTI")
-	tt.Expect(errReply(ErrMultiNested), "MULTI")
+	tt.Expect(errReply(engine.ErrMultiNested), "MULTI")
 	tt.Expect("+QUEUED\r\n", "SET", "a", "1")
 	tt.Expect("+QUEUED\r\n", "INCR", "a")
-	tt.Expect(errReply(ErrWatchInMulti), "WATCH", "x")
+	tt.Expect(errReply(engine.ErrWatchInMulti), "WATCH", "x")
 	tt.Expect(array(okReply, integer(2)), "EXEC")
-	tt.Expect(errReply(ErrExecNoMulti), "EXEC")
-	tt.Expect(errReply(ErrDiscardNoMulti), "DISCARD")
+	tt.Expect(errReply(engine.ErrExecNoMulti), "EXEC")
+	tt.Expect(errReply(engine.ErrDiscardNoMulti), "DISCARD")
 
 	tt.Expect(okReply, "MULTI")
 	tt.Expect(errReply("ERR wrong number of arguments for 'set' command"), "SET", "a")
 	tt.Expect("+QUEUED\r\n", "SET", "b", "1")
-	tt.Expect(errReply(ErrExecAbort), "EXEC")
+	tt.Expect(errReply(engine.ErrExecAbort), "EXEC")
 	tt.Expect(nilReply, "GET", "b")
 
 	tt.Expect(okReply, "MULTI")
@@ -33,7 +35,7 @@ func TestTransactionsBasics(t *testing.T) {
 func TestTransactionsWatch(t *testing.T) {
 	tt := newTester(t)
 	other := tt.E.NewClient("127.0.0.1:2", "127.0.0.1:6379")
-	do := func(c *Client, args ...string) {
+	do := func(c *engine.Client, args ...string) {
 		saved := tt.C
 		tt.C = c
 		tt.Do(args...)
@@ -87,9 +89,9 @@ func TestTransactionsWatch(t *testing.T) {
 	// Disconnecting clears a client's watches.
 	tt.Expect(okReply, "WATCH", "a", "b")
 	tt.E.Lock()
-	tt.E.unwatchAll(tt.C)
+	tt.E.UnwatchAll(tt.C)
 	tt.E.Unlock()
-	if n := tt.E.watching; n != 0 {
+	if n := tt.E.Watching; n != 0 {
 		t.Fatalf("watching = %d after unwatchAll", n)
 	}
 }
@@ -100,10 +102,10 @@ func TestTransactionsUnwatchedWritesDoNotAllocate(t *testing.T) {
 	tt.Do("SET", "k", "v")
 	var w resp.Writer
 	w.OK()
-	x := &Ctx{E: tt.E, C: tt.C, W: &w, Args: [][]byte{[]byte("set"), []byte("k"), []byte("v")}, Cmd: Lookup([]byte("set"))}
+	x := &engine.Ctx{E: tt.E, C: tt.C, W: &w, Args: [][]byte{[]byte("set"), []byte("k"), []byte("v")}, Cmd: engine.Lookup([]byte("set"))}
 	allocs := testing.AllocsPerRun(1000, func() {
 		x.Modified(x.Args[1])
-		tt.E.keyDeleted(0, "k")
+		tt.E.KeyDeleted(0, "k")
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations", allocs)

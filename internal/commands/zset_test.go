@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	engine "github.com/limitkv/limitkv/internal/engine"
+	zsetcmd "github.com/limitkv/limitkv/internal/family/zsetcmd"
+
 	"github.com/limitkv/limitkv/internal/resp"
 	"github.com/limitkv/limitkv/internal/zset"
 )
@@ -47,10 +50,10 @@ func bulks(items ...string) string {
 }
 
 var (
-	zWrongType = errReply(ErrWrongType)
-	zSyntax    = errReply(ErrSyntax)
-	zNotFloat  = errReply(ErrNotFloat)
-	zNotInt    = errReply(ErrNotInt)
+	zWrongType = errReply(engine.ErrWrongType)
+	zSyntax    = errReply(engine.ErrSyntax)
+	zNotFloat  = errReply(engine.ErrNotFloat)
+	zNotInt    = errReply(engine.ErrNotInt)
 )
 
 func TestZsetZAdd(t *testing.T) {
@@ -69,10 +72,10 @@ func TestZsetZAdd(t *testing.T) {
 		{"incr", []zstep{zs(bulk("1.5"), "ZADD", "k", "INCR", "1.5", "a"), zs(bulk("3"), "ZADD", "k", "INCR", "1.5", "a"),
 			zs(nilReply, "ZADD", "k", "INCR", "NX", "1", "a"), zs(nilReply, "ZADD", "k", "INCR", "XX", "1", "b"), zs(nilReply, "ZADD", "k", "INCR", "GT", "-1", "a"),
 			zs(bulk("2"), "ZADD", "k", "INCR", "LT", "-1", "a"), zs(nilReply, "ZADD", "nokey", "XX", "INCR", "1", "a"), zs(bulk("inf"), "ZINCRBY", "k", "inf", "a"),
-			zs(errReply(ErrZAddNaN), "ZINCRBY", "k", "-inf", "a"), zs(bulk("inf"), "ZSCORE", "k", "a")}},
-		{"errors", []zstep{zs(zSyntax, "ZADD", "k", "1", "a", "2"), zs(zSyntax, "ZADD", "k", "NX", "1"), zs(errReply(ErrZAddNXXX), "ZADD", "k", "NX", "XX", "1", "a"),
-			zs(errReply(ErrZAddGTLTNX), "ZADD", "k", "GT", "LT", "1", "a"), zs(errReply(ErrZAddGTLTNX), "ZADD", "k", "NX", "LT", "1", "a"),
-			zs(errReply(ErrZAddIncrPair), "ZADD", "k", "INCR", "1", "a", "2", "b"), zs(zNotFloat, "ZADD", "k", "1", "a", "nan", "b"),
+			zs(errReply(engine.ErrZAddNaN), "ZINCRBY", "k", "-inf", "a"), zs(bulk("inf"), "ZSCORE", "k", "a")}},
+		{"errors", []zstep{zs(zSyntax, "ZADD", "k", "1", "a", "2"), zs(zSyntax, "ZADD", "k", "NX", "1"), zs(errReply(engine.ErrZAddNXXX), "ZADD", "k", "NX", "XX", "1", "a"),
+			zs(errReply(engine.ErrZAddGTLTNX), "ZADD", "k", "GT", "LT", "1", "a"), zs(errReply(engine.ErrZAddGTLTNX), "ZADD", "k", "NX", "LT", "1", "a"),
+			zs(errReply(engine.ErrZAddIncrPair), "ZADD", "k", "INCR", "1", "a", "2", "b"), zs(zNotFloat, "ZADD", "k", "1", "a", "nan", "b"),
 			zs(zNotFloat, "ZADD", "k", "1e400", "a"), zs(zNotFloat, "ZADD", "k", "", "a"), zs(integer(0), "EXISTS", "k"),
 			zs(errReply("ERR wrong number of arguments for 'zadd' command"), "ZADD", "k", "1")}},
 		{"wrong type", []zstep{zs(okReply, "SET", "s", "v"), zs(zWrongType, "ZADD", "s", "1", "a"), zs(zNotFloat, "ZADD", "s", "x", "a"), zs(zWrongType, "ZINCRBY", "s", "1", "a")}},
@@ -91,17 +94,17 @@ func TestZsetReads(t *testing.T) {
 			zs(array(bulk("1"), nilReply, bulk("4")), "ZMSCORE", "k", "a", "x", "e"), zs(array(nilReply), "ZMSCORE", "nokey", "a"),
 			zs(integer(3), "ZRANK", "k", "d"), zs(integer(1), "ZREVRANK", "k", "d"), zs(nilReply, "ZRANK", "k", "x"), zs(nilReply, "ZRANK", "nokey", "x")}},
 		{"count", []zstep{k, zs(integer(5), "ZCOUNT", "k", "-inf", "+inf"), zs(integer(2), "ZCOUNT", "k", "(1", "(4"), zs(integer(0), "ZCOUNT", "k", "4", "1"),
-			zs(errReply(ErrMinMaxFloat), "ZCOUNT", "k", "x", "1"), zs(errReply(ErrMinMaxFloat), "ZCOUNT", "nokey", "x", "1"),
-			zs(integer(5), "ZLEXCOUNT", "k", "-", "+"), zs(errReply(ErrMinMaxLex), "ZLEXCOUNT", "k", "a", "+")}},
+			zs(errReply(engine.ErrMinMaxFloat), "ZCOUNT", "k", "x", "1"), zs(errReply(engine.ErrMinMaxFloat), "ZCOUNT", "nokey", "x", "1"),
+			zs(integer(5), "ZLEXCOUNT", "k", "-", "+"), zs(errReply(engine.ErrMinMaxLex), "ZLEXCOUNT", "k", "a", "+")}},
 		{"range", []zstep{k, zs(bulks("b", "c"), "ZRANGE", "k", "1", "2"), zs(bulks("e", "d"), "ZRANGE", "k", "0", "1", "REV"),
 			zs(bulks("b", "2", "c", "3"), "ZRANGE", "k", "(1", "3", "BYSCORE", "WITHSCORES"), zs(bulks("c", "b"), "ZRANGE", "k", "(4", "2", "BYSCORE", "REV"),
 			zs(bulks("c", "d"), "ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "2", "2"), zs(bulks("c", "b"), "ZREVRANGEBYSCORE", "k", "+inf", "-inf", "LIMIT", "2", "2"),
 			zs(emptyList, "ZRANGE", "k", "-inf", "+inf", "BYSCORE", "LIMIT", "5", "1"), zs(emptyList, "ZRANGE", "k", "-inf", "+inf", "BYSCORE", "LIMIT", "-1", "1"),
 			zs(bulks("a", "b", "c", "d", "e"), "ZRANGE", "k", "0", "-1", "LIMIT", "3", "-1"), zs(emptyList, "ZRANGE", "nokey", "0", "-1")}},
-		{"range errors", []zstep{k, zs(errReply(ErrZRangeLimit), "ZRANGE", "k", "0", "-1", "LIMIT", "0", "1"),
-			zs(errReply(ErrZRangeLexScores), "ZRANGE", "k", "-", "+", "BYLEX", "WITHSCORES"), zs(zSyntax, "ZRANGEBYSCORE", "k", "0", "1", "REV"),
+		{"range errors", []zstep{k, zs(errReply(engine.ErrZRangeLimit), "ZRANGE", "k", "0", "-1", "LIMIT", "0", "1"),
+			zs(errReply(engine.ErrZRangeLexScores), "ZRANGE", "k", "-", "+", "BYLEX", "WITHSCORES"), zs(zSyntax, "ZRANGEBYSCORE", "k", "0", "1", "REV"),
 			zs(zSyntax, "ZRANGE", "k", "0", "1", "REV", "REV"), zs(zNotInt, "ZRANGE", "k", "0", "1", "BYSCORE", "LIMIT", "x", "1"),
-			zs(errReply(ErrMinMaxFloat), "ZRANGE", "k", "x", "1", "BYSCORE"), zs(errReply(ErrMinMaxLex), "ZRANGE", "k", "x", "1", "BYLEX"),
+			zs(errReply(engine.ErrMinMaxFloat), "ZRANGE", "k", "x", "1", "BYSCORE"), zs(errReply(engine.ErrMinMaxLex), "ZRANGE", "k", "x", "1", "BYLEX"),
 			zs(zSyntax, "ZRANGESTORE", "d", "k", "0", "1", "WITHSCORES"), zs(okReply, "SET", "s", "v"), zs(zWrongType, "ZRANGE", "s", "0", "1"),
 			zs(zNotInt, "ZRANGE", "s", "x", "1")}},
 		{"lex", []zstep{zs(integer(4), "ZADD", "l", "0", "a", "0", "b", "0", "c", "0", "d"), zs(bulks("b", "c"), "ZRANGEBYLEX", "l", "(a", "[c"),
@@ -122,11 +125,11 @@ func TestZsetRemovals(t *testing.T) {
 			zs(integer(1), "ZREMRANGEBYSCORE", "k", "(1", "2"), zs(integer(0), "ZREMRANGEBYSCORE", "k", "3", "1"), zs(zNotInt, "ZREMRANGEBYRANK", "k", "x", "1"),
 			zs(integer(2), "ZREMRANGEBYSCORE", "k", "-inf", "+inf"), zs(integer(0), "EXISTS", "k")}},
 		{"pops", []zstep{k, zs(bulks("a", "1"), "ZPOPMIN", "k"), zs(bulks("e", "5", "d", "4"), "ZPOPMAX", "k", "2"), zs(emptyList, "ZPOPMIN", "k", "0"),
-			zs(errReply(ErrValueMustPositive), "ZPOPMIN", "k", "-1"), zs(zSyntax, "ZPOPMIN", "k", "1", "2"), zs(bulks("b", "2", "c", "3"), "ZPOPMIN", "k", "10"),
+			zs(errReply(engine.ErrValueMustPositive), "ZPOPMIN", "k", "-1"), zs(zSyntax, "ZPOPMIN", "k", "1", "2"), zs(bulks("b", "2", "c", "3"), "ZPOPMIN", "k", "10"),
 			zs(integer(0), "EXISTS", "k"), zs(emptyList, "ZPOPMIN", "k")}},
 		{"zmpop", []zstep{k, zs(array(bulk("k"), array(bulks("e", "5"), bulks("d", "4"))), "ZMPOP", "2", "nokey", "k", "MAX", "COUNT", "2"),
-			zs(nilArray, "ZMPOP", "1", "nokey", "MIN"), zs(errReply(ErrZNumKeysPositive), "ZMPOP", "0", "k", "MIN"), zs(zSyntax, "ZMPOP", "2", "k", "MIN"),
-			zs(zSyntax, "ZMPOP", "9223372036854775807", "k", "MIN"), zs(errReply(ErrZCountPositive), "ZMPOP", "1", "k", "MIN", "COUNT", "0"),
+			zs(nilArray, "ZMPOP", "1", "nokey", "MIN"), zs(errReply(engine.ErrZNumKeysPositive), "ZMPOP", "0", "k", "MIN"), zs(zSyntax, "ZMPOP", "2", "k", "MIN"),
+			zs(zSyntax, "ZMPOP", "9223372036854775807", "k", "MIN"), zs(errReply(engine.ErrZCountPositive), "ZMPOP", "1", "k", "MIN", "COUNT", "0"),
 			zs(zSyntax, "ZMPOP", "1", "k", "MIN", "COUNT", "1", "COUNT", "1")}},
 	})
 }
@@ -150,10 +153,10 @@ func TestZsetSetOps(t *testing.T) {
 		{"stores", append(ab, zs(okReply, "SET", "d", "v"), zs(integer(4), "ZUNIONSTORE", "d", "2", "a", "b"), zs(integer(-1), "TTL", "d"),
 			zs(integer(0), "ZINTERSTORE", "d", "2", "a", "nokey"), zs(integer(0), "EXISTS", "d"), zs(integer(1), "ZDIFFSTORE", "a", "2", "a", "b"),
 			zs(bulks("x", "1"), "ZRANGE", "a", "0", "-1", "WITHSCORES"))},
-		{"errors", append(ab, zs(errReply(ErrZAtLeastOneKeyPfx+"zunion' command"), "ZUNION", "0", "a"), zs(zSyntax, "ZUNION", "3", "a", "b"),
-			zs(zNotInt, "ZUNION", "x", "a"), zs(errReply(ErrZWeightNotFloat), "ZUNION", "2", "a", "b", "WEIGHTS", "1", "x"),
-			zs(zSyntax, "ZDIFF", "2", "a", "b", "WEIGHTS", "1", "1"), zs(errReply(ErrZLimitNegative), "ZINTERCARD", "1", "a", "LIMIT", "-1"),
-			zs(errReply(ErrZAtLeastOneKeyPfx+"zinterstore' command"), "ZINTERSTORE", "d", "0", "a"), zs(okReply, "SET", "s", "v"),
+		{"errors", append(ab, zs(errReply(engine.ErrZAtLeastOneKeyPfx+"zunion' command"), "ZUNION", "0", "a"), zs(zSyntax, "ZUNION", "3", "a", "b"),
+			zs(zNotInt, "ZUNION", "x", "a"), zs(errReply(engine.ErrZWeightNotFloat), "ZUNION", "2", "a", "b", "WEIGHTS", "1", "x"),
+			zs(zSyntax, "ZDIFF", "2", "a", "b", "WEIGHTS", "1", "1"), zs(errReply(engine.ErrZLimitNegative), "ZINTERCARD", "1", "a", "LIMIT", "-1"),
+			zs(errReply(engine.ErrZAtLeastOneKeyPfx+"zinterstore' command"), "ZINTERSTORE", "d", "0", "a"), zs(okReply, "SET", "s", "v"),
 			zs(zWrongType, "ZUNION", "2", "a", "s", "WEIGHTS", "x", "y"))},
 	})
 }
@@ -205,9 +208,9 @@ func TestZsetRandMemberShapes(t *testing.T) {
 			}
 		}
 	}
-	tt.Expect(errReply(ErrValueOutOfRange), "ZRANDMEMBER", "k", "4611686018427387904", "WITHSCORES")
-	tt.Expect(errReply(ErrZRandCountRange), "ZRANDMEMBER", "k", "-9223372036854775808")
-	tt.Expect(errReply(ErrValueOutOfRange), "ZRANDMEMBER", "k", "-100000000")
+	tt.Expect(errReply(engine.ErrValueOutOfRange), "ZRANDMEMBER", "k", "4611686018427387904", "WITHSCORES")
+	tt.Expect(errReply(engine.ErrZRandCountRange), "ZRANDMEMBER", "k", "-9223372036854775808")
+	tt.Expect(errReply(engine.ErrValueOutOfRange), "ZRANDMEMBER", "k", "-100000000")
 }
 
 // parseFlat reads a flat array of bulk strings.
@@ -228,11 +231,11 @@ func TestZsetScanCursor(t *testing.T) {
 	scores := []float64{math.Inf(-1), -1e300, -1, -math.SmallestNonzeroFloat64, math.Copysign(0, -1), 0, math.SmallestNonzeroFloat64, 0.5, 1, 1e300, math.Inf(1)}
 	prev := uint64(0)
 	for i, sc := range scores {
-		c := zscanCursor(sc)
+		c := zsetcmd.ZscanCursor(sc)
 		if c == 0 {
 			t.Fatalf("score %v maps to cursor 0", sc)
 		}
-		if back := zscanScore(c); back != sc || math.Signbit(back) != math.Signbit(sc) {
+		if back := zsetcmd.ZscanScore(c); back != sc || math.Signbit(back) != math.Signbit(sc) {
 			t.Fatalf("score %v round-trips to %v", sc, back)
 		}
 		if i > 0 && c <= prev {
@@ -240,7 +243,7 @@ func TestZsetScanCursor(t *testing.T) {
 		}
 		prev = c
 	}
-	if !math.IsNaN(zscanScore(math.MaxUint64)) && zscanScore(math.MaxUint64) <= math.MaxFloat64 {
+	if !math.IsNaN(zsetcmd.ZscanScore(math.MaxUint64)) && zsetcmd.ZscanScore(math.MaxUint64) <= math.MaxFloat64 {
 		t.Fatalf("cursor 2^64-1 should decode beyond +inf")
 	}
 }
@@ -288,11 +291,11 @@ func TestZsetBlockTimeout(t *testing.T) {
 	}{
 		{"0", 0, ""}, {"1", time.Second, ""}, {"0.5", 500 * time.Millisecond, ""}, {"0.0001", time.Millisecond, ""},
 		{"0.0015", 2 * time.Millisecond, ""}, {"-0.0001", 0, ""}, {"-0", 0, ""}, {"0x10", 16 * time.Second, ""}, {"1e-400", time.Millisecond, ""},
-		{"9223372036854775", 0, ""}, {"-1", 0, ErrTimeoutNegative}, {"inf", 0, ErrTimeoutNegative}, {"1e400", 0, ErrTimeoutNegative},
-		{"9223372036854776", 0, ErrTimeoutNegative}, {"x", 0, ErrTimeoutNotFloat}, {"nan", 0, ErrTimeoutNotFloat}, {" 1", 0, ErrTimeoutNotFloat},
-		{"", 0, ErrTimeoutNotFloat}, {"1e5000", 0, ErrTimeoutNotFloat},
+		{"9223372036854775", 0, ""}, {"-1", 0, engine.ErrTimeoutNegative}, {"inf", 0, engine.ErrTimeoutNegative}, {"1e400", 0, engine.ErrTimeoutNegative},
+		{"9223372036854776", 0, engine.ErrTimeoutNegative}, {"x", 0, engine.ErrTimeoutNotFloat}, {"nan", 0, engine.ErrTimeoutNotFloat}, {" 1", 0, engine.ErrTimeoutNotFloat},
+		{"", 0, engine.ErrTimeoutNotFloat}, {"1e5000", 0, engine.ErrTimeoutNotFloat},
 	} {
-		got, err := parseBlockTimeout([]byte(tc.in))
+		got, err := engine.ParseBlockTimeout([]byte(tc.in))
 		if got != tc.want || err != tc.err {
 			t.Errorf("timeout %q: got %v %q, want %v %q", tc.in, got, err, tc.want, tc.err)
 		}
@@ -301,7 +304,7 @@ func TestZsetBlockTimeout(t *testing.T) {
 
 func TestZsetBlocking(t *testing.T) {
 	tt := newTester(t)
-	block := func(args ...string) (*Client, *resp.Writer) {
+	block := func(args ...string) (*engine.Client, *resp.Writer) {
 		c := tt.E.NewClient("127.0.0.1:2", "127.0.0.1:6379")
 		bargs := make([][]byte, len(args))
 		for i, a := range args {
@@ -311,7 +314,7 @@ func TestZsetBlocking(t *testing.T) {
 		tt.E.Lock()
 		out := tt.E.Exec(c, bargs, w)
 		tt.E.Unlock()
-		if out != Blocked {
+		if out != engine.Blocked {
 			t.Fatalf("%v did not block: %q", args, w.Bytes())
 		}
 		return c, w
@@ -326,7 +329,7 @@ func TestZsetBlocking(t *testing.T) {
 	if got, want := string(w2.Bytes()), array(bulk("k2"), array(bulks("b", "2"))); got != want {
 		t.Fatalf("second waiter: %q, want %q", got, want)
 	}
-	if c1.blocked != nil {
+	if c1.Blocked != nil {
 		t.Fatal("served client still blocked")
 	}
 	tt.Expect(integer(0), "EXISTS", "k2")

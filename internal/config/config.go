@@ -2,7 +2,7 @@
 // its own: a redis.conf file, config lines on stdin, and --name value
 // arguments appended to them as more lines (Redis's main and config.c
 // loadServerConfigFromString). Settings CONFIG GET/SET has go through its
-// table (commands.Config.ApplyDirective), so a value is accepted or refused
+// table (engine.Config.ApplyDirective), so a value is accepted or refused
 // with the same text at start and at run time; the binary's own settings
 // (TLS, logs, the network front, ...) are kept in Settings.
 package config
@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // Settings are what the binary applies itself: listeners, logs, process.
@@ -71,28 +71,28 @@ type Error struct {
 func (e *Error) Error() string {
 	if e.Line == 0 {
 		if e.Header {
-			return fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\n%s", commands.RedisVersion, e.Reason)
+			return fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\n%s", engine.RedisVersion, e.Reason)
 		}
 		return e.Reason
 	}
 	return fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s",
-		commands.RedisVersion, e.Line, e.Text, e.Reason)
+		engine.RedisVersion, e.Line, e.Text, e.Reason)
 }
 
 // Loader applies config text to a Config and Settings.
 type Loader struct {
-	Cfg *commands.Config
+	Cfg *engine.Config
 	Set *Settings
 
-	state commands.LoadState
+	state engine.LoadState
 	depth int
 }
 
 // NewLoader returns a loader over Redis's defaults with save points on, as
 // redis-server starts without a file.
 func NewLoader() *Loader {
-	cfg := commands.DefaultConfig()
-	sp, _ := commands.ParseSave(commands.DefaultSave)
+	cfg := engine.DefaultConfig()
+	sp, _ := engine.ParseSave(engine.DefaultSave)
 	cfg.SetSavePoints(sp)
 	s := DefaultSettings()
 	return &Loader{Cfg: cfg, Set: &s}
@@ -163,7 +163,7 @@ func (l *Loader) LoadString(text string) error {
 			continue
 		}
 		fail := func(reason string) error { return &Error{Line: i + 1, Text: line, Reason: reason} }
-		args, ok := commands.SplitArgs(line)
+		args, ok := engine.SplitArgs(line)
 		if !ok {
 			return fail("Unbalanced quotes in configuration line")
 		}
@@ -237,7 +237,7 @@ func (l *Loader) apply(name string, args []string) error {
 		if sameValue(strings.Join(args, " "), def) {
 			return nil
 		}
-		return reason(fmt.Sprintf("limitkv does not implement '%s': only Redis's default (%s) is accepted", name, commands.QuoteArg(def)))
+		return reason(fmt.Sprintf("limitkv does not implement '%s': only Redis's default (%s) is accepted", name, engine.QuoteArg(def)))
 	}
 	return reason("Bad directive or wrong number of arguments")
 }
@@ -254,8 +254,8 @@ func sameValue(v, def string) bool {
 	if strings.EqualFold(v, def) {
 		return true
 	}
-	a, ok1 := commands.ParseMemory(v)
-	b, ok2 := commands.ParseMemory(def)
+	a, ok1 := engine.ParseMemory(v)
+	b, ok2 := engine.ParseMemory(def)
 	return ok1 && ok2 && a == b
 }
 

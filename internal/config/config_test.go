@@ -1,7 +1,10 @@
 package config
 
 import (
+	// The command table (and the ACL table built from it) is installed by
+	// the assembly; Directives reads the default user from it.
 	"github.com/limitkv/limitkv/internal/acl"
+	_ "github.com/limitkv/limitkv/internal/commands"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -30,7 +33,7 @@ func TestSplitArgs(t *testing.T) {
 		{`x 'ab`, nil},
 		{"", []string{}},
 	} {
-		got, ok := commands.SplitArgs(tc.in)
+		got, ok := engine.SplitArgs(tc.in)
 		if tc.want == nil {
 			if ok {
 				t.Errorf("%q: %q, want unbalanced", tc.in, got)
@@ -119,7 +122,7 @@ dir `+dir+`
 		{"maxmemory", c.MaxMemory.Load(), int64(1 << 30)},
 		{"client-query-buffer-limit", c.QueryBufLimit.Load(), int64(2 << 20)},
 		{"protected-mode", c.ProtectedMode.Load(), false},
-		{"save", commands.FormatSave(c.SavePoints()), "3600 1 300 100"},
+		{"save", engine.FormatSave(c.SavePoints()), "3600 1 300 100"},
 		{"requirepass", *c.RequirePass.Load(), "p w"},
 		{"zset alias", c.ZsetMaxListpackEntries.Load(), int64(7)},
 		{"maxclients: the command line after the include", c.MaxClients.Load(), int64(43)},
@@ -138,7 +141,7 @@ dir `+dir+`
 	}
 	// Without any save line Redis's default save points hold.
 	l, _ = load(t, "")
-	if got := commands.FormatSave(l.Cfg.SavePoints()); got != commands.DefaultSave {
+	if got := engine.FormatSave(l.Cfg.SavePoints()); got != engine.DefaultSave {
 		t.Errorf("default save %q", got)
 	}
 }
@@ -296,7 +299,7 @@ user default on #` + acl.HashPassword([]byte(`a b"c`)) + ` ~* &* +@all
 		t.Error("the rewritten file does not load back")
 	}
 	// Fewer save points: the second line is blanked.
-	c.SetSavePoints([]commands.SavePoint{{Seconds: 60, Changes: 5}})
+	c.SetSavePoints([]engine.SavePoint{{Seconds: 60, Changes: 5}})
 	Rewrite(conf, c, l.Set)
 	b, _ = os.ReadFile(conf)
 	if !strings.Contains(string(b), "maxclients 77\nsave 60 5\n\nhz 10") {

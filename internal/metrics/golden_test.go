@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
-type fakeSource commands.MetricsSnapshot
+type fakeSource engine.MetricsSnapshot
 
-func (f *fakeSource) MetricsSnapshot() commands.MetricsSnapshot { return commands.MetricsSnapshot(*f) }
+func (f *fakeSource) MetricsSnapshot() engine.MetricsSnapshot { return engine.MetricsSnapshot(*f) }
 
 // richSnapshot has something in every family: commands with and without
 // histograms, percentiles, several error codes (one needing escaping), RL
@@ -27,8 +27,8 @@ func richSnapshot() *fakeSource {
 		ConnectionsReceived: 99, RejectedConnections: 1, CommandsProcessed: 123456789, ErrorReplies: 17,
 		KeyspaceHits: 1 << 40, KeyspaceMisses: 3, ExpiredKeys: 5, EvictedKeys: 0, UsedMemory: 1<<40 + 123,
 		MaxMemory: 0, NetInput: 4096, NetOutput: 123456789012,
-		DBs: []commands.DBMetrics{{DB: 0, Keys: 1000000, Expiring: 999}, {DB: 3, Keys: 1, Expiring: 0}, {DB: 15, Keys: 2, Expiring: 2}},
-		Commands: []commands.CommandMetrics{
+		DBs: []engine.DBMetrics{{DB: 0, Keys: 1000000, Expiring: 999}, {DB: 3, Keys: 1, Expiring: 0}, {DB: 15, Keys: 2, Expiring: 2}},
+		Commands: []engine.CommandMetrics{
 			{Name: "get", Calls: 10, Usec: 37, Buckets: buckets(1, 4, 2, 8, 16, 10), HistCount: 10,
 				Percentiles: []float64{1.003, 2.007, 16.127}},
 			{Name: "set", Calls: 3, Usec: 1234567, Rejected: 1, Failed: 1,
@@ -42,7 +42,7 @@ func richSnapshot() *fakeSource {
 		},
 		Errors:          map[string]int64{"ERR": 12, "WRONGTYPE": 3, "NOSCRIPT": 1, `ODD"x\y` + "\nz": 1},
 		PercentileRanks: []float64{50, 99, 99.9},
-		RL: []commands.RLDecision{
+		RL: []engine.RLDecision{
 			{Cmd: "rl.check", Limit: "10", Allowed: false, Count: 1},
 			{Cmd: "rl.check", Limit: "10", Allowed: true, Count: 9},
 			{Cmd: "rl.check", Limit: "2", Allowed: true, Count: 2},
@@ -54,10 +54,10 @@ func richSnapshot() *fakeSource {
 }
 
 // buckets makes LatencyBuckets from (upper µs, cumulative) pairs.
-func buckets(pairs ...int64) []commands.LatencyBucket {
-	var out []commands.LatencyBucket
+func buckets(pairs ...int64) []engine.LatencyBucket {
+	var out []engine.LatencyBucket
 	for i := 0; i+1 < len(pairs); i += 2 {
-		out = append(out, commands.LatencyBucket{UpperUsec: pairs[i], Cumulative: pairs[i+1]})
+		out = append(out, engine.LatencyBucket{UpperUsec: pairs[i], Cumulative: pairs[i+1]})
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 // Package metrics serves limitkv's Prometheus endpoint (--metrics-addr).
 //
 // Every metric is gathered when scraped, from one copy of the engine's
-// counters taken under its lock (commands.Engine.MetricsSnapshot), so
+// counters taken under its lock (engine.Engine.MetricsSnapshot), so
 // nothing is added to the command path. Names are those
 // oliver006/redis_exporter gives the same INFO fields (namespace "redis"),
 // so dashboards made for Redis work unchanged; what only limitkv has is
@@ -21,12 +21,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // Source is what a scrape reads: the engine.
 type Source interface {
-	MetricsSnapshot() commands.MetricsSnapshot
+	MetricsSnapshot() engine.MetricsSnapshot
 }
 
 type metricType string
@@ -88,7 +88,7 @@ var (
 
 // gather reads one snapshot into families, in no particular order (write
 // sorts them).
-func gather(s commands.MetricsSnapshot) *families {
+func gather(s engine.MetricsSnapshot) *families {
 	f := newFamilies()
 	b2f := func(b bool) float64 {
 		if b {
@@ -119,11 +119,11 @@ func gather(s commands.MetricsSnapshot) *families {
 	f.put(dRDBInProgress, b2f(s.RDBBgsaveInProgress))
 	f.put(dRDBLastOK, b2f(s.RDBLastBgsaveOK))
 	// Every database, empty ones at 0, as redis_exporter fills them in.
-	var keys, expiring [commands.NumDBs]int64
+	var keys, expiring [engine.NumDBs]int64
 	for _, db := range s.DBs {
 		keys[db.DB], expiring[db.DB] = db.Keys, db.Expiring
 	}
-	for i := range commands.NumDBs {
+	for i := range engine.NumDBs {
 		name := "db" + strconv.Itoa(i)
 		f.put(dDBKeys, float64(keys[i]), name)
 		f.put(dDBExpiring, float64(expiring[i]), name)

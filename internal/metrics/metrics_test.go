@@ -10,10 +10,11 @@ import (
 	"testing"
 
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
-func run(e *commands.Engine, c *commands.Client, args ...string) string {
+func run(e *engine.Engine, c *engine.Client, args ...string) string {
 	b := make([][]byte, len(args))
 	for i, a := range args {
 		b[i] = []byte(a)
@@ -47,7 +48,7 @@ func scrape(t *testing.T, addr string) string {
 // labels for what it has, limitkv's RL decisions, and values that follow
 // the traffic.
 func TestScrape(t *testing.T) {
-	e := commands.New(commands.DefaultConfig(), nil, nil)
+	e := commands.New(engine.DefaultConfig(), nil, nil)
 	c := e.NewClient("127.0.0.1:1", "127.0.0.1:6379")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -124,7 +125,7 @@ func TestScrape(t *testing.T) {
 // TestRLLimitLabelBounded: a client choosing a new limit per call must not
 // grow the label set without end.
 func TestRLLimitLabelBounded(t *testing.T) {
-	e := commands.New(commands.DefaultConfig(), nil, nil)
+	e := commands.New(engine.DefaultConfig(), nil, nil)
 	c := e.NewClient("127.0.0.1:1", "127.0.0.1:6379")
 	for i := range 300 {
 		run(e, c, "RL.CHECK", "k", "1000", "60000", strconv.Itoa(i+1), "*")

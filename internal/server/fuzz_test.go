@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // FuzzServerStream writes arbitrary bytes to a live connection (in one or
@@ -56,7 +56,7 @@ func FuzzServerStream(f *testing.F) {
 	// keep watching the socket (it once stopped after one byte and hung).
 	f.Add([]byte("BZPOPMIN nokey 0\r\nPING\r\n"), uint8(23))
 	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
-		cfg := commands.DefaultConfig()
+		cfg := engine.DefaultConfig()
 		cfg.BusyThreshold.Store(50)
 		cfg.ProtoMaxBulkLen.Store(1 << 20)
 		s := startServer(t, cfg, nil)
@@ -117,7 +117,7 @@ func FuzzServerStream(f *testing.F) {
 			}
 		}
 		c := dial(t, s.addr)
-		if r := c.do("PING"); r != "+PONG\r\n" && r != "-"+commands.ErrNoAuth+"\r\n" {
+		if r := c.do("PING"); r != "+PONG\r\n" && r != "-"+engine.ErrNoAuth+"\r\n" {
 			t.Fatalf("PING on a new connection after input %q: %q", truncate(data), r)
 		}
 	})

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -60,10 +60,10 @@ type loop struct {
 
 	// Guarded by the executor lock.
 	woken     []*lconn
-	running   bool               // the loop holds the lock: Notify needs no eventfd write
-	now       time.Time          // when the current turn took the executor lock
-	turns     uint64             // turns run, for the yields (yieldTurns)
-	pfClients []*commands.Client // prefetchSingles's scratch
+	running   bool             // the loop holds the lock: Notify needs no eventfd write
+	now       time.Time        // when the current turn took the executor lock
+	turns     uint64           // turns run, for the yields (yieldTurns)
+	pfClients []*engine.Client // prefetchSingles's scratch
 	pfCmds    [][][]byte
 
 	events   []unix.EpollEvent
@@ -84,7 +84,7 @@ type lconn struct {
 	fd    int
 	local string
 	l     *loop
-	cl    *commands.Client
+	cl    *engine.Client
 	rd    *resp.Reader
 	w     resp.Writer
 	woff  int // bytes of w already written
@@ -176,14 +176,14 @@ func (s *Server) loopAccept(nc net.Conn) bool {
 	if n := s.nconns.Add(1); n > cfg.MaxClients.Load() {
 		s.nconns.Add(-1)
 		e.Stats.RejectedConns.Add(1)
-		go func() { reject(nc, commands.ErrMaxClients); nc.Close() }()
+		go func() { reject(nc, engine.ErrMaxClients); nc.Close() }()
 		return true
 	}
 	e.Stats.Connections.Add(1)
 	if cfg.ProtectedMode.Load() && !cfg.AuthRequired() && !isLoopback(nc.RemoteAddr()) {
 		s.nconns.Add(-1)
 		s.Log.Warn("denied non-loopback client in protected mode", "addr", nc.RemoteAddr().String())
-		go func() { reject(nc, commands.ErrDenied); nc.Close() }()
+		go func() { reject(nc, engine.ErrDenied); nc.Close() }()
 		return true
 	}
 	// The loop gets its own descriptor for the socket and the net.Conn is
@@ -553,28 +553,28 @@ func (l *loop) runConn(c *lconn) {
 	}
 	i := 0
 	for i < len(c.cmds) {
-		if i%commands.PrefetchWindow == 0 {
-			e.Prefetch(cl, c.cmds[i:min(i+commands.PrefetchWindow, len(c.cmds))])
+		if i%engine.PrefetchWindow == 0 {
+			e.Prefetch(cl, c.cmds[i:min(i+engine.PrefetchWindow, len(c.cmds))])
 		}
 		if cl.Killed {
 			l.kill(c)
 			return
 		}
 		out := e.Exec(cl, c.cmds[i], &c.w)
-		if out == commands.Paused {
+		if out == engine.Paused {
 			// Parked like a blocked client, not read meanwhile; released,
 			// it runs the same command again (unblocked -> runConn).
 			l.block(c)
 			break
 		}
 		i++
-		if out == commands.Close {
+		if out == engine.Close {
 			c.closing = true
 			c.cmds = nil
 			l.markDirty(c)
 			return
 		}
-		if out == commands.Blocked {
+		if out == engine.Blocked {
 			l.block(c)
 			break
 		}
@@ -646,7 +646,7 @@ func (l *loop) flush(c *lconn) {
 	lim := l.s.E.OutputLimit(c.cl)
 
 	pending := c.w.Bytes()[c.woff:]
-	if lim.Hard > 0 && commands.OutputUsage(len(pending)) > lim.Hard {
+	if lim.Hard > 0 && engine.OutputUsage(len(pending)) > lim.Hard {
 		l.s.Log.Warn("closing client that overcame the output buffer hard limit", "client", c.cl.ID, "addr", c.addr, "pending", len(pending), "limit", lim.Hard)
 		l.kill(c)
 		return

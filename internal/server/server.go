@@ -31,7 +31,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -63,7 +63,7 @@ const (
 
 // Server serves one engine on any number of listeners.
 type Server struct {
-	E   *commands.Engine
+	E   *engine.Engine
 	Log *slog.Logger
 	// HandshakeTimeout bounds TLS handshakes; set it before Serve.
 	HandshakeTimeout time.Duration
@@ -114,7 +114,7 @@ type conn struct {
 
 // New returns a server for e and starts its active expiry cycle and idle
 // client check.
-func New(e *commands.Engine, log *slog.Logger) *Server {
+func New(e *engine.Engine, log *slog.Logger) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -320,7 +320,7 @@ func (s *Server) handle(c *conn) {
 		// Before any handshake, as Redis: a TLS client just sees the
 		// connection drop, and costs no handshake.
 		if !isTLS {
-			reject(nc, commands.ErrMaxClients)
+			reject(nc, engine.ErrMaxClients)
 		}
 		return
 	}
@@ -338,7 +338,7 @@ func (s *Server) handle(c *conn) {
 	e.Stats.Connections.Add(1)
 	if cfg.ProtectedMode.Load() && !cfg.AuthRequired() && !isLoopback(c.raw.RemoteAddr()) {
 		s.Log.Warn("denied non-loopback client in protected mode", "addr", c.raw.RemoteAddr().String())
-		reject(nc, commands.ErrDenied)
+		reject(nc, engine.ErrDenied)
 		return
 	}
 
@@ -411,8 +411,8 @@ func (s *Server) handle(c *conn) {
 			locked = true
 			cl.LastActive = e.Clock.Now()
 			for i := 0; i < len(cmds) && !quit; i++ {
-				if i%commands.PrefetchWindow == 0 {
-					e.Prefetch(cl, cmds[i:min(i+commands.PrefetchWindow, len(cmds))])
+				if i%engine.PrefetchWindow == 0 {
+					e.Prefetch(cl, cmds[i:min(i+engine.PrefetchWindow, len(cmds))])
 				}
 				if cl.Killed {
 					e.Unlock()
@@ -420,10 +420,10 @@ func (s *Server) handle(c *conn) {
 					return
 				}
 				switch out := e.Exec(cl, cmds[i], w); out {
-				case commands.Close:
+				case engine.Close:
 					quit = true
-				case commands.Blocked, commands.Paused:
-					if out == commands.Paused {
+				case engine.Blocked, engine.Paused:
+					if out == engine.Paused {
 						i-- // released, it runs the same command again
 					}
 					e.Unlock()
@@ -481,7 +481,7 @@ func (s *Server) handle(c *conn) {
 // kernel's socket buffer aside). The pending bytes are taken from w under
 // the executor lock and written without it; wmu keeps two flushes (the
 // connection's goroutine and its pusher) from interleaving or reordering.
-func (s *Server) flush(c *conn, cl *commands.Client, w *resp.Writer, log *slog.Logger) bool {
+func (s *Server) flush(c *conn, cl *engine.Client, w *resp.Writer, log *slog.Logger) bool {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	e := s.E
@@ -491,7 +491,7 @@ func (s *Server) flush(c *conn, cl *commands.Client, w *resp.Writer, log *slog.L
 		return true
 	}
 	lim := e.OutputLimit(cl)
-	if lim.Hard > 0 && commands.OutputUsage(w.Len()) > lim.Hard {
+	if lim.Hard > 0 && engine.OutputUsage(w.Len()) > lim.Hard {
 		pending := w.Len()
 		w.Reset(0)
 		e.Unlock()
@@ -545,7 +545,7 @@ func (s *Server) flush(c *conn, cl *commands.Client, w *resp.Writer, log *slog.L
 // client that disconnects (or sends more than the query buffer limit) stops
 // the wait. served: the client got its reply (or its timeout's); gone: the
 // connection is to be closed.
-func (s *Server) waitBlocked(c *conn, cl *commands.Client, cr *connReader) (served, gone bool) {
+func (s *Server) waitBlocked(c *conn, cl *engine.Client, cr *connReader) (served, gone bool) {
 	c.blocked.Store(true)
 	defer func() {
 		c.touch(s)
@@ -609,7 +609,7 @@ func isLoopback(a net.Addr) bool {
 
 // limits are the protocol limits for c now: Redis holds clients that have not
 // authenticated to much smaller ones.
-func (s *Server) limits(c *commands.Client) resp.Limits {
+func (s *Server) limits(c *engine.Client) resp.Limits {
 	cfg := s.E.Cfg
 	lim := resp.Limits{MaxBulkLen: cfg.ProtoMaxBulkLen.Load(), MaxQueryBuf: cfg.QueryBufLimit.Load()}
 	if !c.Authed.Load() && cfg.AuthRequired() {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // testServer serves a fresh engine on a loopback port. wrap, if set, wraps
@@ -23,13 +24,13 @@ import (
 type testServer struct {
 	*Server
 	addr string
-	cfg  *commands.Config
+	cfg  *engine.Config
 }
 
-func startServer(t testing.TB, cfg *commands.Config, wrap func(net.Listener) net.Listener, setup ...func(*Server)) *testServer {
+func startServer(t testing.TB, cfg *engine.Config, wrap func(net.Listener) net.Listener, setup ...func(*Server)) *testServer {
 	t.Helper()
 	if cfg == nil {
-		cfg = commands.DefaultConfig()
+		cfg = engine.DefaultConfig()
 	}
 	// A SAVE (the fuzzer sends one now and then) writes here, not into the
 	// package directory.
@@ -237,7 +238,7 @@ func (c remoteConn) RemoteAddr() net.Addr { return c.peer }
 func TestServerProtectedMode(t *testing.T) {
 	remote := &net.TCPAddr{IP: net.ParseIP("203.0.113.7"), Port: 50000}
 	fromRemote := func(ln net.Listener) net.Listener { return remoteListener{ln, remote} }
-	denied := "-" + commands.ErrDenied + "\r\n"
+	denied := "-" + engine.ErrDenied + "\r\n"
 
 	t.Run("non-loopback client denied", func(t *testing.T) {
 		s := startServer(t, nil, fromRemote)
@@ -262,12 +263,12 @@ func TestServerProtectedMode(t *testing.T) {
 		}
 	})
 	t.Run("password set: remote clients may authenticate", func(t *testing.T) {
-		cfg := commands.DefaultConfig()
+		cfg := engine.DefaultConfig()
 		pass := "s3cret"
 		cfg.RequirePass.Store(&pass)
 		s := startServer(t, cfg, fromRemote)
 		c := dial(t, s.addr)
-		if r := c.do("PING"); r != "-"+commands.ErrNoAuth+"\r\n" {
+		if r := c.do("PING"); r != "-"+engine.ErrNoAuth+"\r\n" {
 			t.Fatalf("PING before AUTH: %q", r)
 		}
 		if r := c.do("AUTH", pass); r != "+OK\r\n" {
@@ -278,7 +279,7 @@ func TestServerProtectedMode(t *testing.T) {
 		}
 	})
 	t.Run("protected-mode no", func(t *testing.T) {
-		cfg := commands.DefaultConfig()
+		cfg := engine.DefaultConfig()
 		cfg.ProtectedMode.Store(false)
 		s := startServer(t, cfg, fromRemote)
 		if r := dial(t, s.addr).do("PING"); r != "+PONG\r\n" {
@@ -308,7 +309,7 @@ func TestServerProtectedMode(t *testing.T) {
 }
 
 func TestServerMaxClients(t *testing.T) {
-	cfg := commands.DefaultConfig()
+	cfg := engine.DefaultConfig()
 	cfg.MaxClients.Store(3)
 	s := startServer(t, cfg, nil)
 	var cs []*client
@@ -416,7 +417,7 @@ func isTimeout(err error) bool {
 // keyspace, if the table has one.
 func blockingCommand() []string {
 	for _, c := range [][]string{{"BLPOP", "nokey", "0"}, {"BZPOPMIN", "nokey", "0"}, {"XREAD", "BLOCK", "0", "STREAMS", "nokey", "$"}} {
-		if cmd := commands.Lookup([]byte(c[0])); cmd != nil {
+		if cmd := engine.Lookup([]byte(c[0])); cmd != nil {
 			return c
 		}
 	}
@@ -436,7 +437,7 @@ func TestServerOutputHardLimit(t *testing.T) {
 	s := startServer(t, nil, nil)
 	setBig(t, s.addr, "big", 2<<20)
 	setBig(t, s.addr, "small", 100<<10)
-	lim, _ := commands.DefaultOutputLimits.Set(strings.Fields("normal 1mb 0 0"))
+	lim, _ := engine.DefaultOutputLimits.Set(strings.Fields("normal 1mb 0 0"))
 	s.cfg.SetOutputLimits(lim)
 
 	c := dial(t, s.addr)
@@ -479,9 +480,9 @@ func TestServerOutputSoftLimit(t *testing.T) {
 		}
 	})
 	t.Run("dropped after soft seconds", func(t *testing.T) {
-		lim, _ := commands.DefaultOutputLimits.Set(strings.Fields("normal 0 256kb 1"))
+		lim, _ := engine.DefaultOutputLimits.Set(strings.Fields("normal 0 256kb 1"))
 		s.cfg.SetOutputLimits(lim)
-		defer s.cfg.SetOutputLimits(commands.DefaultOutputLimits)
+		defer s.cfg.SetOutputLimits(engine.DefaultOutputLimits)
 		c := dial(t, s.addr)
 		// A small receive window, so that the kernel cannot hold most of
 		// the 40 MB itself (on a loaded machine its buffers grew enough to
@@ -500,9 +501,9 @@ func TestServerOutputSoftLimit(t *testing.T) {
 		alive(t, s.addr)
 	})
 	t.Run("a client that keeps reading is not dropped", func(t *testing.T) {
-		lim, _ := commands.DefaultOutputLimits.Set(strings.Fields("normal 0 256kb 1"))
+		lim, _ := engine.DefaultOutputLimits.Set(strings.Fields("normal 0 256kb 1"))
 		s.cfg.SetOutputLimits(lim)
-		defer s.cfg.SetOutputLimits(commands.DefaultOutputLimits)
+		defer s.cfg.SetOutputLimits(engine.DefaultOutputLimits)
 		c := dial(t, s.addr)
 		go c.nc.Write(pipeline)
 		for i := range 40 {
@@ -633,7 +634,7 @@ func TestServerVanishingClients(t *testing.T) {
 }
 
 func TestServerCloseWithStuckClients(t *testing.T) {
-	cfg := commands.DefaultConfig()
+	cfg := engine.DefaultConfig()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // A client on a Unix socket is "path:0" at both ends, flagged U, and its
@@ -22,7 +23,7 @@ func TestServerUnixSocketClient(t *testing.T) {
 	if err != nil {
 		t.Skip("no unix sockets:", err)
 	}
-	srv := New(commands.New(commands.DefaultConfig(), nil, nil), nil)
+	srv := New(commands.New(engine.DefaultConfig(), nil, nil), nil)
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	nc, err := net.Dial("unix", path)
@@ -98,7 +99,7 @@ func TestServerPausedClientWaits(t *testing.T) {
 			time.Sleep(30 * time.Millisecond)
 			ts.E.Lock()
 			n := 0
-			ts.E.ForEachClient(func(*commands.Client) { n++ })
+			ts.E.ForEachClient(func(*engine.Client) { n++ })
 			ts.E.Unlock()
 			if n != 3 {
 				t.Errorf("%d clients after a held one left, want 3", n)

@@ -1,0 +1,490 @@
+package engine
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/aof"
+	"github.com/limitkv/limitkv/internal/propagate"
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// The append-only file, Redis 7.0's multi-part layout (aof.c): a manifest
+// naming a base file (an RDB, aof-use-rdb-preamble yes, or commands) and
+// incremental files of commands, in appenddirname under dir. The AOF is a
+// reader of the write stream (propagate.go): Feed encodes each operation
+// into the AOF buffer (aof_buf), and aofFlush writes it out when the
+// executor lock is released (Engine.Unlock, the point where Redis's
+// beforeSleep runs flushAppendOnlyFile), before any reply of the batch is
+// handed to the socket. appendfsync always fsyncs there; everysec leaves it
+// to a goroutine, once a second, without the lock.
+//
+// BGREWRITEAOF writes a new base from the fork-free snapshot a BGSAVE uses
+// (bgsave.go) while new writes go to a new incremental file, then swaps the
+// manifest atomically and removes the files it replaced.
+
+// AOFConfig are the AOF settings (CONFIG GET/SET, the config file).
+type AOFConfig struct {
+	Enabled        atomic.Bool  // appendonly
+	Fsync          atomic.Int32 // appendfsync: FsyncNo, FsyncAlways, FsyncEverysec
+	DirName        atomic.Pointer[string]
+	FileName       atomic.Pointer[string]
+	UseRDBPreamble atomic.Bool
+	LoadTruncated  atomic.Bool
+	RewritePerc    atomic.Int64 // auto-aof-rewrite-percentage
+	RewriteMinSize atomic.Int64 // auto-aof-rewrite-min-size
+}
+
+// appendfsync policies, as Redis's AOF_FSYNC_* values.
+const (
+	FsyncNo       = 0
+	FsyncAlways   = 1
+	FsyncEverysec = 2
+)
+
+func (c *AOFConfig) init() {
+	c.Fsync.Store(FsyncEverysec)
+	c.DirName.Store(Ptr("appendonlydir"))
+	c.FileName.Store(Ptr("appendonly.aof"))
+	c.UseRDBPreamble.Store(true)
+	c.LoadTruncated.Store(true)
+	c.RewritePerc.Store(100)
+	c.RewriteMinSize.Store(64 << 20)
+}
+
+// aof_state.
+const (
+	aofOff = iota
+	aofOn
+	aofWaitRewrite // turned on: writes wait in a temporary file for the first base
+)
+
+type aofState struct {
+	state int
+	man   *aof.Manifest
+	dir   string // absolute appenddirname
+	f     *os.File
+	enc   propagate.Encoder
+	buf   []byte // aof_buf
+
+	currentSize int64 // aof_current_size
+	baseSize    int64 // aof_rewrite_base_size
+	unsynced    bool  // written since the last fsync (everysec)
+	writeErr    error // the last write's error (aof_last_write_status)
+	delayed     int64 // aof_delayed_fsync
+	stop        chan struct{}
+
+	rw         *aofRewrite
+	scheduled  bool
+	lastRwSecs int64 // -1: none yet
+	lastRwOK   bool
+	rewrites   int64
+	rwFailures int64
+	rwSeq      int64 // numbers the rewrites' temporary files
+}
+
+type aofRewrite struct {
+	bg    *bgSave
+	start time.Time
+	tmp   string // the new base being written
+	done  chan struct{}
+}
+
+// Target makes the stream feed the AOF what is for it (PROPAGATE_AOF).
+func (a *aofState) Target() propagate.Target { return propagate.ToAOF }
+
+// Feed is the AOF's side of the stream (feedAppendOnlyFile).
+// Until the first rewrite opens a file (appendonly just turned on, the
+// rewrite not started yet) there is nowhere to write: the rewrite's
+// snapshot will have those writes.
+func (a *aofState) Feed(op propagate.Op) {
+	if a.f != nil {
+		a.buf = a.enc.Append(a.buf, op)
+	}
+}
+
+func (e *Engine) aofDir() string {
+	return filepath.Join(*e.Cfg.Dir.Load(), *e.Cfg.AOF.DirName.Load())
+}
+
+// aofFlush is flushAppendOnlyFile: the buffer to the current file, and
+// with appendfsync always an fsync before any reply goes. Call with the
+// lock held.
+func (e *Engine) aofFlush(force bool) {
+	a := &e.aof
+	if len(a.buf) == 0 || a.f == nil {
+		return
+	}
+	n, err := a.f.Write(a.buf)
+	a.currentSize += int64(n)
+	policy := e.Cfg.AOF.Fsync.Load()
+	if err != nil {
+		if a.writeErr == nil {
+			e.Log.Warn("Error writing to the AOF file: " + unwrapPath(err).Error())
+		}
+		a.writeErr = err
+		if policy == FsyncAlways {
+			e.Log.Warn("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
+			os.Exit(1)
+		}
+		a.buf = append(a.buf[:0], a.buf[n:]...)
+		return
+	}
+	if a.writeErr != nil {
+		e.Log.Warn("AOF write error looks solved, Redis can write again.")
+		a.writeErr = nil
+	}
+	a.buf = a.buf[:0]
+	if cap(a.buf) > 4<<20 {
+		a.buf = nil
+	}
+	switch policy {
+	case FsyncAlways:
+		if err := a.f.Sync(); err != nil {
+			e.Log.Warn("Can't persist AOF for fsync error when the AOF fsync policy is 'always': " + unwrapPath(err).Error() + ". Exiting...")
+			os.Exit(1)
+		}
+	case FsyncEverysec:
+		a.unsynced = true
+	}
+}
+
+// FlushAOF writes (and with appendfsync always fsyncs) what the write
+// stream gave the AOF, for a front that writes replies with the lock held:
+// call it before the first reply goes. Call with the lock held.
+func (e *Engine) FlushAOF() { e.aofFlush(false) }
+
+// aofSyncLoop is the everysec fsync (Redis's bio thread): once a second it
+// writes what is buffered (keys the expiry cycle removed, say) and fsyncs
+// without the lock.
+func (e *Engine) aofSyncLoop(stop chan struct{}) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+		}
+		e.mu.Lock()
+		e.aofFlush(false)
+		a := &e.aof
+		f, need := a.f, a.unsynced && e.Cfg.AOF.Fsync.Load() == FsyncEverysec
+		a.unsynced = false
+		e.mu.Unlock()
+		if need && f != nil {
+			f.Sync() // a file closed by a rewrite meanwhile was synced first
+		}
+	}
+}
+
+// LoadAppendOnly is loadAppendOnlyFiles at start, for appendonly yes: the
+// manifest, the base (RDB or commands), then every incremental file. It
+// reports whether an AOF existed. A torn tail of the last file is cut off
+// with aof-load-truncated yes (logged as Redis does); anything else that
+// is wrong is an error and the server must not start. Call before serving.
+func (e *Engine) LoadAppendOnly() (bool, error) {
+	prefix := *e.Cfg.AOF.FileName.Load()
+	dir := e.aofDir()
+	man := aof.New(prefix)
+	data, err := os.ReadFile(filepath.Join(dir, aof.ManifestName(prefix)))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return false, fmt.Errorf("Fatal error: can't open the AOF manifest file %s for reading: %w", filepath.Join(dir, aof.ManifestName(prefix)), unwrapPath(err))
+	default:
+		if man, err = aof.Parse(prefix, data); err != nil {
+			e.Log.Warn("*** FATAL AOF MANIFEST FILE ERROR ***")
+			return false, err
+		}
+	}
+	e.aof.man = man
+	var files []string
+	if man.Base != nil {
+		files = append(files, man.Base.Name)
+	}
+	for _, ai := range man.Incr {
+		files = append(files, ai.Name)
+	}
+	if len(files) == 0 {
+		return false, nil
+	}
+	var total int64
+	for _, name := range files {
+		st, err := os.Stat(filepath.Join(dir, name))
+		if err != nil {
+			e.Log.Warn("The append log file " + name + " doesn't exist: " + unwrapPath(err).Error())
+			return false, fmt.Errorf("loading the AOF: %s: %w", name, unwrapPath(err))
+		}
+		total += st.Size()
+	}
+	if total == 0 {
+		return true, nil
+	}
+	c := e.NewClient("", "")
+	defer e.RemoveClient(c)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cmds := e.Stats.Commands
+	defer func() { e.Stats.Commands = cmds }()
+	for i, name := range files {
+		start := time.Now()
+		last := i == len(files)-1
+		truncated, err := e.loadAOFFile(c, dir, name, last)
+		if err != nil {
+			for _, db := range e.Dbs {
+				db.Flush()
+			}
+			return true, err
+		}
+		if !truncated || last {
+			kind := "incr"
+			if man.Base != nil && i == 0 {
+				kind = "base"
+			}
+			e.Log.Info(fmt.Sprintf("DB loaded from %s file %s: %.3f seconds", kind, name, time.Since(start).Seconds()))
+		}
+	}
+	e.aof.currentSize = total
+	if man.Base != nil {
+		if st, err := os.Stat(filepath.Join(dir, man.Base.Name)); err == nil {
+			e.aof.baseSize = st.Size()
+		}
+	}
+	return true, nil
+}
+
+// loadAOFFile is loadSingleAppendOnlyFile.
+func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated bool, err error) {
+	path := filepath.Join(dir, name)
+	f, err := os.Open(path)
+	if err != nil {
+		return false, fmt.Errorf("Fatal error: can't open the append log file %s for reading: %w", name, unwrapPath(err))
+	}
+	defer f.Close()
+	cr := &countingReader{r: f}
+	br := bufio.NewReaderSize(cr, 1<<20)
+	var start int64
+	if sig, _ := br.Peek(5); string(sig) == "REDIS" {
+		e.Log.Info("Reading RDB base file on AOF loading...")
+		if _, err := e.load(br, false); err != nil {
+			e.Log.Warn("Error reading the RDB base file " + name + ", AOF loading aborted")
+			return false, fmt.Errorf("loading %s: %w", name, err)
+		}
+		start = cr.n - int64(br.Buffered())
+	}
+	rd := aof.NewReader(br, start)
+	w := &resp.Writer{}
+	c.DB, c.Multi = 0, nil
+	var queued [][][]byte
+	inMulti := false
+	var beforeMulti int64
+	for {
+		args, err := rd.Next()
+		if err == io.EOF {
+			if inMulti {
+				e.Log.Warn("Revert incomplete MULTI/EXEC transaction in AOF file " + name)
+				return e.aofTruncate(path, name, beforeMulti, last)
+			}
+			return false, nil
+		}
+		if errors.Is(err, aof.ErrTruncated) {
+			off := rd.Offset()
+			if inMulti {
+				off = beforeMulti
+			}
+			return e.aofTruncate(path, name, off, last)
+		}
+		if errors.Is(err, aof.ErrFormat) {
+			e.Log.Warn("Bad file format reading the append only file " + name + ": make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>")
+			return false, fmt.Errorf("Bad file format reading the append only file %s", name)
+		}
+		if err != nil {
+			e.Log.Warn("Unrecoverable error reading the append only file " + name + ": " + err.Error())
+			return false, err
+		}
+		cmd := Lookup(args[0])
+		if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
+			cmd = lookupSub(cmd, args[1])
+		}
+		if cmd == nil {
+			e.Log.Warn("Unknown command '" + string(args[0]) + "' reading the append only file " + name)
+			return false, fmt.Errorf("Unknown command '%s' reading the append only file %s", args[0], name)
+		}
+		switch {
+		case cmd.Name == "multi":
+			inMulti, queued, beforeMulti = true, queued[:0], rd.Offset()-int64(len(propagate.AppendCommand(nil, args)))
+		case cmd.Name == "exec" && inMulti:
+			inMulti = false
+			for _, q := range queued {
+				e.aofRun(c, q, w)
+			}
+		case inMulti:
+			queued = append(queued, args)
+		default:
+			e.aofRun(c, args, w)
+		}
+		w.Reset(0)
+	}
+}
+
+// aofRun runs one loaded command on the loading client, without the
+// checks a network command passes (Redis calls cmd->proc directly).
+func (e *Engine) aofRun(c *Client, args [][]byte, w *resp.Writer) {
+	cmd := Lookup(args[0])
+	if cmd.Sub != nil && len(args) >= 2 {
+		cmd = lookupSub(cmd, args[1])
+	}
+	if !arityOK(cmd.Arity, len(args)) {
+		return // Redis's proc would answer an error and change nothing
+	}
+	x := Ctx{E: e, C: c, W: w, DB: e.Dbs[c.DB], Now: e.NowMs(), Args: args, Cmd: cmd}
+	e.call(&x)
+	w.Reset(0)
+}
+
+// aofTruncate is the uxeof path: with aof-load-truncated the last file is
+// cut after its last complete command; otherwise, or for a file that is
+// not the last, loading fails.
+func (e *Engine) aofTruncate(path, name string, off int64, last bool) (bool, error) {
+	if e.Cfg.AOF.LoadTruncated.Load() {
+		e.Log.Warn("!!! Warning: short read while loading the AOF file " + name + "!!!")
+		e.Log.Warn(fmt.Sprintf("!!! Truncating the AOF %s at offset %d !!!", name, off))
+		if err := os.Truncate(path, off); err != nil {
+			e.Log.Warn("Error truncating the AOF file " + name + ": " + unwrapPath(err).Error())
+		} else {
+			e.Log.Warn("AOF " + name + " loaded anyway because aof-load-truncated is enabled")
+			if !last {
+				e.Log.Warn("Fatal error: the truncated file is not the last file")
+				return true, errors.New("Fatal error: the truncated file is not the last file")
+			}
+			return true, nil
+		}
+	}
+	e.Log.Warn("Unexpected end of file reading the append only file " + name + ". You can: 1) Make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>. 2) Alternatively you can set the 'aof-load-truncated' configuration option to yes and restart the server.")
+	return false, fmt.Errorf("Unexpected end of file reading the append only file %s", name)
+}
+
+// StartAppendOnly is aofOpenIfNeededOnServerStart: with appendonly yes,
+// after loading, a base file for a dataset that has none, the last
+// incremental file opened for appending (made if there is none), the
+// manifest persisted. Call before serving.
+func (e *Engine) StartAppendOnly() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.Cfg.AOF.Enabled.Load() {
+		return nil
+	}
+	a := &e.aof
+	a.dir = e.aofDir()
+	if a.man == nil {
+		a.man = aof.New(*e.Cfg.AOF.FileName.Load())
+	}
+	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+		return fmt.Errorf("Can't open or create append-only dir %s: %w", a.dir, unwrapPath(err))
+	}
+	if a.man.Base == nil && len(a.man.Incr) == 0 {
+		name := a.man.NewBase(e.Cfg.AOF.UseRDBPreamble.Load())
+		if err := e.writeBaseLocked(name); err != nil {
+			return err
+		}
+		e.Log.Info("Creating AOF base file " + name + " on server start")
+	}
+	existing := len(a.man.Incr) > 0
+	name := a.man.LastIncr()
+	f, err := os.OpenFile(filepath.Join(a.dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("Can't open the append-only file %s: %w", name, unwrapPath(err))
+	}
+	if a.man.Modified {
+		if err := a.man.Write(a.dir); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if existing {
+		e.Log.Info("Opening AOF incr file " + name + " on server start")
+	} else {
+		e.Log.Info("Creating AOF incr file " + name + " on server start")
+	}
+	e.aofAttach(f, aofOn)
+	if a.currentSize == 0 {
+		a.currentSize = e.aofFilesSize()
+		a.baseSize = a.currentSize
+	}
+	return nil
+}
+
+// aofAttach makes f the file writes go to and the AOF a reader of the
+// stream.
+func (e *Engine) aofAttach(f *os.File, state int) {
+	e.aofAttachStream()
+	e.aof.f, e.aof.state = f, state
+}
+
+// writeBaseLocked writes the dataset as base file name synchronously
+// (rewriteAppendOnlyFile at start, where the dataset is what was loaded).
+func (e *Engine) writeBaseLocked(name string) error {
+	dir := e.aofDir()
+	tmp := "temp-rewriteaof-" + strconv.Itoa(os.Getpid()) + ".aof"
+	opts := e.writerOptions()
+	opts.AOFBase = true
+	return CommitFile(dir, name, tmp, func(w io.Writer) error {
+		return e.writeBase(w, opts)
+	}, nil)
+}
+
+func (e *Engine) aofFilesSize() int64 {
+	a := &e.aof
+	var n int64
+	names := []string{}
+	if a.man.Base != nil {
+		names = append(names, a.man.Base.Name)
+	}
+	for _, ai := range a.man.Incr {
+		names = append(names, ai.Name)
+	}
+	for _, name := range names {
+		if st, err := os.Stat(filepath.Join(a.dir, name)); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}
+
+// StopAppendOnly closes the AOF at shutdown: what is buffered is written
+// and fsynced (Redis's flushAppendOnlyFile(1) and fsync in prepareForShutdown).
+func (e *Engine) StopAppendOnly() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stopAppendOnlyLocked()
+}
+
+func (e *Engine) stopAppendOnlyLocked() {
+	a := &e.aof
+	if a.state == aofOff {
+		return
+	}
+	e.aofFlush(true)
+	if a.f != nil {
+		a.f.Sync()
+		a.f.Close()
+		a.f = nil
+	}
+	e.aofKillRewrite()
+	if a.state == aofWaitRewrite && a.man != nil {
+		// killAppendOnlyChild's aofDelTempIncrAofFile: nothing refers to it.
+		os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
+	}
+	e.Prop.Stream.Detach(a)
+	close(a.stop)
+	a.state = aofOff
+	a.buf = a.buf[:0]
+}

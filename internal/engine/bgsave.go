@@ -1,0 +1,374 @@
+package engine
+
+import (
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/rdb"
+)
+
+// BGSAVE without fork. A forked Redis child sees the dataset as it was at
+// the fork; here the same point-in-time view comes from the keyspace's
+// snapshot walk (keyspace/snapshot.go): a goroutine walks the tables a
+// slice at a time under the executor lock, copying each bucket's keys and
+// values out (the elements' bytes, into a reused arena), and any command
+// that reaches a bucket the walk has not visited first copies that bucket
+// out as it is. Between slices the goroutine encodes the copies (listpacks,
+// LZF) and writes them to the temporary file without the lock, so the lock
+// pays only for the copy, and the memory held is the copies made ahead of
+// the walk, not the dataset's image. The
+// file holds the same records as a SAVE at BGSAVE's instant (aux fields,
+// RESIZEDB hints, keys, values, deadlines); only the order of keys within
+// a database differs, and that order is the hash table's in both.
+
+// bgSlice is how long one slice of the walk holds the lock, and
+// bgSliceBuckets how many buckets it walks between clock readings. When
+// clients ran commands since the last slice, the walk pauses for bgPause
+// after writing (a Go sleep this short lasts about a millisecond), so on a
+// busy server it takes a fifth or so of the lock and of a core rather than
+// all it can get, and lasts longer; on an idle one it runs flat out.
+const (
+	bgSlice        = 500 * time.Microsecond
+	bgPause        = 250 * time.Microsecond
+	bgSliceBuckets = 16
+	bgChunk        = 64 << 10
+)
+
+var errBgAborted = errors.New("background save aborted")
+
+// bgSave is a background save in progress. Everything but aborted is
+// guarded by the engine lock.
+type bgSave struct {
+	opts      rdb.WriterOptions
+	dbs       []*bgDB           // the databases that had keys at the start, in order
+	functions [][]byte          // the function libraries at the start (FUNCTION2 records)
+	enc       *rdb.EntryEncoder // used without the lock, by the goroutine only
+	conv      toRDB
+	access    rdbAccess
+	total     int64    // keys at the start
+	saved     int64    // keys copied out so far
+	spare     *bgBatch // an emptied batch, for the next swap
+	aborted   atomic.Bool
+	tmp       string
+	walkStats
+}
+
+// walkStats are what the walk's slices cost the lock: their number, total
+// and longest hold (for the log and TestBgsaveLockHold).
+type walkStats struct {
+	Slices         int
+	Held, MaxSlice time.Duration
+}
+
+type bgDB struct {
+	index         int
+	keys, expires uint64
+	snap          *keyspace.Snapshot
+	batch         *bgBatch // keys copied out and not yet encoded
+}
+
+// bgBatch holds keys copied out of the keyspace: their bytes in arena
+// chunks, which are kept and reused from batch to batch like the records.
+type bgBatch struct {
+	recs   []rdb.Entry
+	n      int // recs in use
+	chunks [][]byte
+	cur    int // chunk being filled
+}
+
+const bgArenaChunk = 256 << 10
+
+// alloc returns n bytes of arena.
+func (b *bgBatch) alloc(n int) []byte {
+	for {
+		if b.cur == len(b.chunks) {
+			b.chunks = append(b.chunks, make([]byte, 0, max(bgArenaChunk, n)))
+		}
+		c := b.chunks[b.cur]
+		if cap(c)-len(c) >= n {
+			start := len(c)
+			b.chunks[b.cur] = c[:start+n]
+			return c[start : start+n : start+n]
+		}
+		if len(c) == 0 { // too small even empty: make room
+			b.chunks[b.cur] = make([]byte, 0, n)
+			continue
+		}
+		b.cur++
+	}
+}
+
+func (b *bgBatch) copyOf(p []byte) []byte {
+	d := b.alloc(len(p))
+	copy(d, p)
+	return d
+}
+
+// next returns the next record slot, its slices emptied for reuse.
+func (b *bgBatch) next() *rdb.Entry {
+	if b.n == len(b.recs) {
+		b.recs = append(b.recs, rdb.Entry{})
+	}
+	r := &b.recs[b.n]
+	b.n++
+	v := &r.Value
+	*r = rdb.Entry{DB: r.DB, Value: rdb.Value{List: v.List[:0], Set: v.Set[:0], ZSet: v.ZSet[:0], Hash: v.Hash[:0]}}
+	return r
+}
+
+// reset empties the batch, keeping its records and chunks for reuse.
+func (b *bgBatch) reset() {
+	b.n, b.cur = 0, 0
+	for i := range b.chunks {
+		b.chunks[i] = b.chunks[i][:0]
+	}
+}
+
+// record copies k out into d's batch. It runs under the lock, from the
+// walk or from whatever command reached k's bucket first.
+func (bg *bgSave) record(d *bgDB, k *keyspace.Entry) {
+	bg.saved++
+	b := d.batch
+	r := b.next()
+	r.DB = d.index
+	key := k.Key()
+	r.Key = b.alloc(len(key))
+	copy(r.Key, key)
+	if exp := k.Expiry(); exp != keyspace.NoExpiry {
+		r.Expire, r.HasExpire = exp, true
+	}
+	bg.access.set(k, r)
+	v := bg.conv.value(k)
+	out := &r.Value
+	out.Type, out.Encoding = v.Type, v.Encoding
+	switch v.Type {
+	case rdb.TypeString:
+		out.String = b.copyOf(v.String)
+	case rdb.TypeList:
+		for _, el := range v.List {
+			out.List = append(out.List, b.copyOf(el))
+		}
+	case rdb.TypeSet:
+		for _, el := range v.Set {
+			out.Set = append(out.Set, b.copyOf(el))
+		}
+	case rdb.TypeZSet:
+		for _, m := range v.ZSet {
+			out.ZSet = append(out.ZSet, rdb.ZMember{Member: b.copyOf(m.Member), Score: m.Score})
+		}
+	case rdb.TypeHash:
+		for _, f := range v.Hash {
+			out.Hash = append(out.Hash, rdb.HashField{Field: b.copyOf(f.Field), Value: b.copyOf(f.Value)})
+		}
+	}
+	// The string value itself, not a copy, is what conv keeps: let it go.
+	bg.conv.v.String = nil
+}
+
+// bgsaveLocked is rdbSaveBackground: it takes the point in time (the
+// start of every database's snapshot, and the file's aux fields and
+// RESIZEDB hints as a SAVE now would write them) and starts the goroutine
+// that walks and writes. The lock is held only for that start.
+func (e *Engine) BgsaveLocked() error {
+	p := &e.Persist
+	if e.aof.rw != nil {
+		return errAOFChildActive // one snapshot at a time, as Redis's one child
+	}
+	if e.repl.syncing != nil {
+		return errors.New(ErrBgsaveInProgress)
+	}
+	start := time.Now()
+	opts := e.writerOptions()
+	opts.Repl = e.saveReplInfo()
+	bg := e.beginBgSnapshot(opts)
+	p.LastLockHold = time.Since(start)
+	p.saves++
+	p.dirtyAtBg = p.Dirty
+	p.lastBgTry = e.Clock.Now()
+	p.bgRunning, p.bgStart = true, p.lastBgTry
+	p.bg = bg
+	p.bgSeq++
+	bg.tmp = "temp-" + strconv.Itoa(os.Getpid()) + "-bg" + strconv.FormatInt(p.bgSeq, 10) + ".rdb"
+	done := make(chan struct{})
+	p.bgDone = done
+	dir, name := *e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load()
+	hook := p.BeforeRename
+	e.Log.Info("Background saving started", "lock_held", p.LastLockHold)
+	go func() {
+		defer close(done)
+		renaming := false
+		err := CommitFile(dir, name, bg.tmp, func(w io.Writer) error { return e.streamBgsave(bg, w) }, func() error {
+			if hook != nil {
+				hook()
+			}
+			// The rename and a synchronous save's file are ordered by
+			// fileMu: an abort that came first wins.
+			p.fileMu.Lock()
+			renaming = true
+			if bg.aborted.Load() {
+				return errBgAborted
+			}
+			return nil
+		})
+		if renaming {
+			p.fileMu.Unlock()
+		}
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if bg.aborted.Load() {
+			return // abortBgsaveLocked has settled the state
+		}
+		for _, d := range bg.dbs {
+			d.snap.Abort() // after a write error the walk may not be done
+		}
+		p.bg = nil
+		p.bgRunning = false
+		e.freezeAccess(false)
+		p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
+		if err != nil {
+			e.Log.Warn(err.Error())
+			e.Log.Warn("Background saving error")
+			p.lastBgOK = false
+			return
+		}
+		e.Log.Info("Background saving terminated with success", "slices", bg.Slices, "lock_held", bg.Held, "longest_slice", bg.MaxSlice)
+		p.LastWalk = bg.walkStats
+		p.Dirty -= p.dirtyAtBg
+		p.lastSave = e.Clock.Now()
+		p.lastBgOK = true
+	}()
+	return nil
+}
+
+// beginBgSnapshot takes the point in time of a background save (or of an
+// AOF rewrite's base): the function libraries and every database's
+// snapshot. Call with the lock held.
+func (e *Engine) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
+	bg := &bgSave{opts: opts, spare: &bgBatch{}, access: e.rdbAccessNow()}
+	bg.enc = rdb.NewEntryEncoder(bg.opts)
+	bg.functions = e.functionCodes() // the libraries at the instant, as SAVE writes them
+	for i, db := range e.Dbs {
+		if db.Len() == 0 {
+			continue
+		}
+		d := &bgDB{index: i, keys: uint64(db.Len()), expires: uint64(db.ExpiresLen()), batch: &bgBatch{}}
+		bg.total += int64(db.Len())
+		d.snap = db.BeginSnapshot(func(k *keyspace.Entry) { bg.record(d, k) })
+		bg.dbs = append(bg.dbs, d)
+	}
+	e.freezeAccess(true)
+	return bg
+}
+
+// streamBgsave writes the file: header, then per database its SELECTDB and
+// RESIZEDB and the keys the walk (and the commands ahead of it) copied
+// out, slice by slice, encoded without the lock, then EOF and the checksum.
+func (e *Engine) streamBgsave(bg *bgSave, w io.Writer) error {
+	wr, err := rdb.NewWriter(w, bg.opts)
+	if err != nil {
+		return err
+	}
+	for _, code := range bg.functions {
+		if err := wr.WriteFunction(code); err != nil {
+			return err
+		}
+	}
+	var buf []byte
+	var seen int64 // commands run when the last slice ended
+	for _, d := range bg.dbs {
+		if err := wr.SelectDB(d.index, d.keys, d.expires); err != nil {
+			return err
+		}
+		for complete := false; !complete; {
+			e.mu.Lock()
+			if bg.aborted.Load() {
+				e.mu.Unlock()
+				return errBgAborted
+			}
+			busy := e.Stats.Commands != seen
+			start := time.Now()
+			for !complete && time.Since(start) < bgSlice {
+				_, complete = d.snap.Walk(bgSliceBuckets)
+			}
+			held := time.Since(start)
+			bg.Slices++
+			bg.Held += held
+			bg.MaxSlice = max(bg.MaxSlice, held)
+			seen = e.Stats.Commands
+			batch := d.batch
+			d.batch, bg.spare = bg.spare, nil
+			e.mu.Unlock()
+
+			for i := range batch.recs[:batch.n] {
+				if buf, err = bg.enc.Append(buf, &batch.recs[i]); err != nil {
+					return err
+				}
+				if len(buf) >= bgChunk {
+					if err := wr.WriteRaw(buf); err != nil {
+						return err
+					}
+					buf = buf[:0]
+				}
+			}
+			batch.reset()
+			e.mu.Lock()
+			bg.spare = batch
+			e.mu.Unlock()
+			if busy && !complete {
+				time.Sleep(bgPause)
+			}
+		}
+		if err := wr.WriteRaw(buf); err != nil {
+			return err
+		}
+		buf = buf[:0]
+	}
+	return wr.Close()
+}
+
+// abortBgsaveLocked is killRDBChild and the done handler of a child killed
+// with SIGUSR1: the walk stops, the temporary file goes, the last
+// status stays as it was.
+func (e *Engine) AbortBgsaveLocked() {
+	p := &e.Persist
+	if !p.bgRunning || p.bg == nil {
+		return
+	}
+	bg := p.bg
+	bg.aborted.Store(true)
+	for _, d := range bg.dbs {
+		d.snap.Abort()
+	}
+	os.Remove(bg.tmp) // the goroutine's open file goes with its last close
+	p.bg = nil
+	p.bgRunning = false
+	e.freezeAccess(false)
+	p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
+	e.Log.Warn("Background saving terminated by signal 10")
+}
+
+// saveProgress is INFO's current_save_keys_processed and _total.
+func (p *persistState) saveProgress() (processed, total int64) {
+	if p.bg == nil {
+		return 0, 0
+	}
+	return min(p.bg.saved, p.bg.total), p.bg.total
+}
+
+// freezeAccess is Redis's rule that lookups do not update access times
+// while a child process runs (lookupKey's hasActiveChildProcess check).
+func (e *Engine) freezeAccess(on bool) {
+	for _, db := range e.Dbs {
+		db.FreezeAccess = on
+	}
+}
+
+// rdbChildBusy is Redis's "an RDB child is running": a background save, or
+// the snapshot of a replica's full sync (replication_master.go), which
+// Redis makes with the same child.
+func (e *Engine) rdbChildBusy() bool { return e.Persist.bgRunning || e.repl.syncing != nil }

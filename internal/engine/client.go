@@ -1,0 +1,394 @@
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"sync/atomic"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/acl"
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// Client is one connection's state. Fields are guarded by the engine lock.
+type Client struct {
+	ID      int64
+	Addr    string
+	LAddr   string
+	Name    string
+	LibName string
+	LibVer  string
+	DB      int
+	// Authed is atomic: the goroutine front reads it outside the lock
+	// for the protocol limits, and ACL changes it for other connections.
+	Authed atomic.Bool
+	// User is the ACL user the connection runs as (nil: unrestricted).
+	User *acl.User
+	// Proto is the protocol HELLO chose (2 or 3; 0 until then, which is 2).
+	Proto   int
+	Created time.Time
+	// LastActive is when the client last sent a command (CLIENT LIST idle=, timeout).
+	LastActive time.Time
+	LastCmd    string
+	Multi      *MultiState
+	// CloseAfterReply makes the connection close once the pending reply is flushed (QUIT).
+	CloseAfterReply bool
+	// Kill is closed... set by CLIENT KILL; the connection closes at its next turn.
+	Killed bool
+	// OnKill, set by the connection, closes its socket so a killed client
+	// idle in a read goes away at once, as on Redis.
+	OnKill func()
+	// Notify, set by an event-loop connection, is called with the lock
+	// held when something reaches the client that no request of this turn
+	// asked for: its blocking command was served or timed out (and, later,
+	// pushed messages). Without it the client's goroutine is woken through
+	// a channel (WaitBlocked).
+	Notify func()
+	// Out is the connection's output buffer, where frames no request asked
+	// for (Pub/Sub messages) are appended, under the lock.
+	Out *resp.Writer
+	// Unsent, if set, is how much of Out the connection has not written
+	// yet (the loop writes from an offset into it). Called with the lock.
+	Unsent func() int
+
+	softSince time.Time // since when pushes keep it over its soft output limit
+
+	// Unix is the socket's path for a client on a Unix socket (its Addr
+	// and LAddr are then "path:0", as Redis shows them).
+	Unix string
+
+	subs clientSubs     // Pub/Sub (pubsub.go)
+	trk  clientTracking // client-side caching (tracking.go)
+	Cs   clientSurface  // MONITOR, CLIENT REPLY, NO-EVICT (monitor.go, client_reply.go)
+	// WhileBusy, set by an event-loop connection, serves the loop's other
+	// connections while this client's script runs past
+	// busy-reply-threshold (see busy.go). Called with the lock held.
+	WhileBusy func()
+
+	WakeCh   chan struct{}
+	Blocked  *blockState
+	InScript bool
+	isMaster bool        // the replication master's client: obeyed, never refused
+	repl     *replica    // set once the connection is a replica (SYNC/PSYNC)
+	replConf replicaConf // what its REPLCONF said before
+	woff     int64       // the stream's offset after its last propagated write (WAIT)
+	ctx      Ctx         // reused by Exec for this client's commands
+}
+
+// NewClient registers a client for a new connection. Call without the lock.
+func (e *Engine) NewClient(addr, laddr string) *Client {
+	now := e.Clock.Now()
+	c := &Client{
+		ID:         e.nextID.Add(1),
+		Addr:       addr,
+		LAddr:      laddr,
+		Created:    now,
+		LastActive: now,
+		WakeCh:     make(chan struct{}, 1),
+	}
+	e.mu.Lock()
+	e.SetDefaultAuth(c)
+	e.clients[c.ID] = c
+	e.mu.Unlock()
+	return c
+}
+
+// RemoveClient forgets c when its connection ends. Call without the lock.
+func (e *Engine) RemoveClient(c *Client) {
+	e.mu.Lock()
+	e.RemoveClientLocked(c)
+	e.mu.Unlock()
+}
+
+// RemoveClientLocked is RemoveClient with the lock already held.
+func (e *Engine) RemoveClientLocked(c *Client) {
+	e.detachClient(c)
+	c.Out = nil
+}
+
+// detachClient takes c out of everything the engine keeps of it, the
+// client table last. Its output buffer stays: CLIENT KILL detaches a
+// client whose connection may still be writing it. Doing it twice is
+// harmless (the connection's RemoveClient after a KILL).
+func (e *Engine) detachClient(c *Client) {
+	e.unblock(c)
+	e.UnwatchAll(c)
+	e.DropSubscriptions(c)
+	e.StopMonitor(c)
+	e.DisableTracking(c)
+	e.dropReplica(c)
+	delete(e.clients, c.ID)
+}
+
+// NumClients is the number of connected clients.
+func (e *Engine) NumClients() int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.clients)
+}
+
+// multiState is a client's open MULTI: the queued commands and whether a
+// queue-time error doomed the transaction.
+type MultiState struct {
+	cmds    []queued
+	Dirty   bool
+	denyOOM bool // a queued command may grow memory
+}
+
+type queued struct {
+	cmd  *Command
+	args [][]byte
+}
+
+// queue copies args: they alias the connection's read buffer, which the next
+// batch reuses.
+func (m *MultiState) Queue(cmd *Command, args [][]byte) {
+	cp := make([][]byte, len(args))
+	for i, a := range args {
+		cp[i] = append([]byte(nil), a...)
+	}
+	m.cmds = append(m.cmds, queued{cmd, cp})
+	m.denyOOM = m.denyOOM || cmd.Flags&FlagDenyOOM != 0
+}
+
+// blockState is what a blocked client waits for.
+type blockState struct {
+	keys     []string
+	db       int
+	deadline time.Time // zero: forever
+	args     [][]byte
+	w        *resp.Writer
+	// postponed: held back by CLIENT PAUSE (client_pause.go), not
+	// waiting for keys; the connection runs the command again.
+	postponed bool
+	// wait is set for WAIT: it is served by replicas' ACKs, not keys.
+	wait *waitState
+}
+
+// Block tells the executor that the command found nothing to serve and the
+// client waits until one of keys is written or timeout passes (0: forever).
+// The handler must not have written a reply. Inside MULTI or a script Redis
+// does not block: the caller answers as on timeout instead, which Block
+// reports by returning false.
+func (x *Ctx) Block(keys [][]byte, timeout time.Duration) bool {
+	if x.C.Multi != nil || x.C.InScript {
+		return false
+	}
+	b := &blockState{db: x.C.DB, args: x.Args, w: x.W}
+	for _, k := range keys {
+		b.keys = append(b.keys, string(k))
+	}
+	if timeout > 0 {
+		// Real time, not the engine clock: a blocked client waits for a
+		// duration even when a test clock stands still.
+		b.deadline = time.Now().Add(timeout)
+	}
+	x.block = b
+	return true
+}
+
+// SignalReady marks key as written, so clients blocked on it are served after
+// the current command, in the order they blocked.
+func (x *Ctx) SignalReady(key []byte) {
+	if len(x.E.Waiting) == 0 {
+		return
+	}
+	k := WaitKey{x.C.DB, string(key)}
+	if _, ok := x.E.Waiting[k]; ok {
+		x.E.Ready = append(x.E.Ready, k)
+	}
+}
+
+func (e *Engine) RegisterBlocked(x *Ctx) {
+	c := x.C
+	c.Blocked = x.block
+	for _, k := range x.block.keys {
+		wk := WaitKey{x.block.db, k}
+		e.Waiting[wk] = append(e.Waiting[wk], c)
+	}
+}
+
+func (e *Engine) unblock(c *Client) {
+	b := c.Blocked
+	if b == nil {
+		return
+	}
+	if b.postponed {
+		e.dropPostponed(c)
+	}
+	for _, k := range b.keys {
+		wk := WaitKey{b.db, k}
+		list := e.Waiting[wk]
+		for i, o := range list {
+			if o == c {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(e.Waiting, wk)
+		} else {
+			e.Waiting[wk] = list
+		}
+	}
+	c.Blocked = nil
+}
+
+// serveBlocked re-runs, in blocking order, the commands of clients waiting on
+// keys that were written, as Redis's handleClientsBlockedOnKeys does. A served
+// client's reply goes to its own writer and its connection is woken to flush it.
+func (e *Engine) serveBlocked() {
+	for len(e.Ready) > 0 {
+		k := e.Ready[0]
+		e.Ready = e.Ready[1:]
+		for _, c := range append([]*Client(nil), e.Waiting[k]...) {
+			b := c.Blocked
+			if b == nil {
+				continue
+			}
+			x := Ctx{E: e, C: c, W: b.w, Args: b.args, DB: e.Dbs[b.db], Now: e.NowMs(), ReadyKey: k.Key, Rerun: true}
+			x.Cmd = Lookup(b.args[0])
+			mark := b.w.Len()
+			e.call(&x)
+			if x.block != nil {
+				continue // still nothing for it (another waiter took it, or wrong type)
+			}
+			c.blockedReplyDone(b.w, mark)
+			e.unblock(c)
+			c.notify()
+		}
+	}
+	e.Ready = e.Ready[:0]
+}
+
+// notify tells c's connection that it has output to write unasked.
+func (c *Client) notify() {
+	if c.Notify != nil {
+		c.Notify()
+		return
+	}
+	select {
+	case c.WakeCh <- struct{}{}:
+	default:
+	}
+}
+
+// Resp is the client's protocol version, 2 or 3.
+func (c *Client) Resp() int {
+	if c.Proto == 3 {
+		return 3
+	}
+	return 2
+}
+
+// IsBlocked reports whether c waits in a blocking command. Call with the
+// lock held.
+func (c *Client) IsBlocked() bool { return c.Blocked != nil }
+
+// BlockDeadline is when c's blocking command times out (zero: never, or
+// not blocked). Call with the lock held.
+func (c *Client) BlockDeadline() time.Time {
+	if c.Blocked == nil {
+		return time.Time{}
+	}
+	return c.Blocked.deadline
+}
+
+// TimeoutBlocked ends c's wait as its timeout does, with the reply Redis
+// gives then, and reports whether c was still blocked. Call with the lock
+// held.
+func (e *Engine) TimeoutBlocked(c *Client) bool {
+	b := c.Blocked
+	if b == nil {
+		return false
+	}
+	e.unblock(c)
+	mark := b.w.Len()
+	if b.wait != nil {
+		e.waitTimeoutReply(b, b.w)
+	} else {
+		b.w.NullArray()
+	}
+	c.blockedReplyDone(b.w, mark)
+	return true
+}
+
+// AbandonBlocked forgets c's wait without a reply (its connection went
+// away). Call with the lock held.
+func (e *Engine) AbandonBlocked(c *Client) { e.unblock(c) }
+
+// WaitBlocked waits, without the lock, until c is served, its timeout passes,
+// or done is closed (the connection went away). On timeout it writes the
+// null reply Redis gives. It reports whether the client was served or timed
+// out (false: abandoned).
+func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
+	e.mu.Lock()
+	b := c.Blocked
+	e.mu.Unlock()
+	if b == nil {
+		return true
+	}
+	var timeout <-chan time.Time
+	if !b.deadline.IsZero() {
+		t := time.NewTimer(time.Until(b.deadline))
+		defer t.Stop()
+		timeout = t.C
+	}
+	for {
+		select {
+		case <-c.WakeCh:
+			// A push to the client wakes it too: go on waiting unless
+			// the command was served.
+			e.mu.Lock()
+			still := c.Blocked == b
+			e.mu.Unlock()
+			if !still {
+				return true
+			}
+			continue
+		case <-timeout:
+		case <-done:
+			e.mu.Lock()
+			e.unblock(c)
+			e.mu.Unlock()
+			return false
+		}
+		break
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.TimeoutBlocked(c) { // served just as the timer fired
+		select {
+		case <-c.WakeCh:
+		default:
+		}
+	}
+	return true
+}
+
+// Wake is the channel WaitBlocked waits on; a connection's Notify that
+// replaces the default must also signal it.
+func (c *Client) Wake() chan struct{} { return c.WakeCh }
+
+// ForEachClient calls fn for every client. Call with the lock held.
+func (e *Engine) ForEachClient(fn func(*Client)) {
+	for _, c := range e.clients {
+		fn(c)
+	}
+}
+
+func newRunID() string {
+	var b [20]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// validClientName is Redis's rule: printable ASCII, no spaces.
+func ValidClientName(name []byte) bool {
+	for _, ch := range name {
+		if ch < '!' || ch > '~' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,283 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Redis 7.0's error replies, word for word. Every handler answers from here so
+// the texts live in one place.
+const (
+	ErrSyntax          = "ERR syntax error"
+	ErrWrongType       = "WRONGTYPE Operation against a key holding the wrong kind of value"
+	ErrNotInt          = "ERR value is not an integer or out of range"
+	ErrNotFloat        = "ERR value is not a valid float"
+	ErrNoSuchKey       = "ERR no such key"
+	ErrDBIndex         = "ERR DB index is out of range"
+	ErrSwapDBFirst     = "ERR invalid first DB index"
+	ErrSwapDBSecond    = "ERR invalid second DB index"
+	ErrInvalidDB       = "ERR invalid DB index" // COPY ... DB, MOVE
+	ErrSameObject      = "ERR source and destination objects are the same"
+	ErrOverflow        = "ERR increment or decrement would overflow"
+	ErrNaNOrInf        = "ERR increment would produce NaN or Infinity"
+	ErrMinMaxFloat     = "ERR min or max is not a float"
+	ErrMinMaxLex       = "ERR min or max not valid string range item"
+	ErrStringTooLong   = "ERR string exceeds maximum allowed size (proto-max-bulk-len)"
+	ErrOffsetRange     = "ERR offset is out of range"
+	ErrBitOffset       = "ERR bit offset is not an integer or out of range"
+	ErrInvalidCursor   = "ERR invalid cursor"
+	ErrTimeoutNotFloat = "ERR timeout is not a float or out of range"
+	ErrTimeoutNegative = "ERR timeout is negative"
+	ErrNoAuth          = "NOAUTH Authentication required."
+	ErrWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
+	ErrNoPasswordSet   = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
+	ErrNoProto         = "NOPROTO unsupported protocol version"
+	ErrOOM             = "OOM command not allowed when used memory > 'maxmemory'."
+	ErrLoading         = "LOADING Redis is loading the dataset in memory"
+	ErrMaxClients      = "ERR max number of clients reached"
+	ErrNoScript        = "NOSCRIPT No matching script. Please use EVAL."
+	ErrExecAbort       = "EXECABORT Transaction discarded because of previous errors."
+	ErrMultiNested     = "ERR MULTI calls can not be nested"
+	ErrExecNoMulti     = "ERR EXEC without MULTI"
+	ErrDiscardNoMulti  = "ERR DISCARD without MULTI"
+	ErrWatchInMulti    = "ERR WATCH inside MULTI is not allowed"
+	ErrClientName      = "ERR Client names cannot contain spaces, newlines or special characters."
+	ErrInternal        = "ERR internal error"
+	// ErrDenied is sent, then the connection closed, to a non-loopback client
+	// in protected mode (word for word, typos included, from Redis 7.0).
+	ErrDenied = "DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside."
+)
+
+// errWrongArgs is the arity error; name is the command's full lower-case
+// name, e.g. "zadd" or "client|setname".
+func ErrWrongArgs(name string) string {
+	return "ERR wrong number of arguments for '" + name + "' command"
+}
+
+// errUnknownCommand words an unknown command as Redis 7.0 does, quoting at
+// most 128 bytes of the name and of the arguments.
+func errUnknownCommand(args [][]byte) string {
+	var b strings.Builder
+	for _, a := range args[1:] {
+		if b.Len() >= 128 {
+			break
+		}
+		fmt.Fprintf(&b, "'%s' ", trunc(Cstr(a), 128-b.Len()))
+	}
+	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", trunc(Cstr(args[0]), 128), b.String())
+}
+
+// errUnknownSubcommand words an unknown subcommand of a container command.
+func errUnknownSubcommand(sub []byte, container string) string {
+	return fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(Cstr(sub), 128), strings.ToUpper(container))
+}
+
+// errSubcommandSyntax is Redis's addReplySubcommandSyntaxError, for a known
+// subcommand given the wrong arguments by its own parser: the names as the
+// client typed them.
+func errSubcommandSyntax(args [][]byte) string {
+	return "ERR unknown subcommand or wrong number of arguments for '" + string(trunc(Cstr(args[1]), 128)) +
+		"'. Try " + strings.ToUpper(string(Cstr(args[0]))) + " HELP."
+}
+
+func ErrInvalidExpire(cmd string) string {
+	return "ERR invalid expire time in '" + cmd + "' command"
+}
+
+// cstr is b as C's %s sees it: up to its first NUL byte. Redis formats
+// these texts from C strings, so a NUL in a name ends it there.
+func Cstr(b []byte) []byte {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+func trunc(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
+	}
+	return b
+}
+
+// STRINGS family.
+const (
+	ErrDecrOverflow = "ERR decrement would overflow" // DECRBY of LLONG_MIN
+)
+
+// BITMAPS family (bitops.c) and LCS (t_string.c).
+const (
+	ErrBitValue         = "ERR bit is not an integer or out of range" // SETBIT's value
+	ErrBitArg           = "ERR The bit argument must be 1 or 0."      // BITPOS
+	ErrBitOpNot         = "ERR BITOP NOT must be called with a single source key."
+	ErrBitfieldType     = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
+	ErrBitfieldOverflow = "ERR Invalid OVERFLOW type specified"
+	ErrBitfieldRO       = "ERR BITFIELD_RO only supports the GET subcommand"
+	ErrLCSType          = "ERR The specified keys must contain string values"
+	ErrLCSLenIdx        = "ERR If you want both the length and indexes, please just use IDX."
+	ErrLCSTooLong       = "ERR String too long for LCS"
+	ErrLCSMemory        = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+)
+
+// SERVER family (server administration: SHUTDOWN, CLIENT, CONFIG, COMMAND).
+const (
+	ErrNotInMulti       = "ERR Command not allowed inside a transaction"
+	ErrNoShutdown       = "ERR No shutdown in progress."
+	ErrShutdownFailed   = "ERR Errors trying to SHUTDOWN. Check logs."
+	ErrNoSuchClient     = "ERR No such client"
+	ErrClientIDRange    = "ERR client-id should be greater than 0"
+	ErrInvalidClientID  = "ERR Invalid client ID"
+	ErrNoConfigFile     = "ERR The server is running without a config file"
+	ErrInvalidCommand   = "ERR Invalid command specified"
+	ErrGetKeysArity     = "ERR Invalid number of arguments specified for command"
+	ErrGetKeysNoKeys    = "ERR The command has no key arguments"
+	ErrConfigSetUnknown = "ERR Unknown option or number of arguments for CONFIG SET - '"
+)
+
+// KEYS and EXPIRE families (generic keyspace commands, OBJECT, TTLs).
+const (
+	ErrIntRange32     = "ERR value is out of range, value must between -2147483648 and 2147483647" // getIntFromObjectOrReply
+	ErrLFUNotSelected = "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	ErrLFUSelected    = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
+	ErrExpireNXCombo  = "ERR NX and XX, GT or LT options at the same time are not compatible"
+	ErrExpireGTLT     = "ERR GT and LT options at the same time are not compatible"
+	ErrUnsupportedOpt = "ERR Unsupported option " // followed by the option, up to its first NUL
+)
+
+// SCRIPTING family (EVAL, EVALSHA, SCRIPT, and the reasons redis.call refuses
+// a command, which the VM prefixes with "ERR ").
+const (
+	ErrNumKeysTooBig   = "ERR Number of keys can't be greater than number of args"
+	ErrNumKeysNegative = "ERR Number of keys can't be negative"
+	ErrScriptWriteRO   = "ERR Can not execute a script with write flag using *_ro command."
+	errScriptOOM       = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
+	ErrNotBusy         = "NOTBUSY No scripts in execution right now."
+	ErrFlushOption     = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
+	errDebugOption     = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
+	errDebugUnsupp     = "ERR SCRIPT DEBUG YES/SYNC is not supported by limitkv"
+	// Reasons redis.call refuses a command (the VM adds the "ERR " code).
+	refusedUnknown  = "Unknown Redis command called from script"
+	refusedArity    = "Wrong number of args calling Redis command from script"
+	refusedNoScript = "This Redis command is not allowed from script"
+	refusedWriteRO  = "Write commands are not allowed from read-only scripts."
+)
+
+// SORTED SETS family (t_zset.c and the shared parsers it calls).
+const (
+	ErrZAddNXXX          = "ERR XX and NX options at the same time are not compatible"
+	ErrZAddGTLTNX        = "ERR GT, LT, and/or NX options at the same time are not compatible"
+	ErrZAddIncrPair      = "ERR INCR option supports a single increment-element pair"
+	ErrZAddNaN           = "ERR resulting score is not a number (NaN)"
+	ErrZRangeLimit       = "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX"
+	ErrZRangeLexScores   = "ERR syntax error, WITHSCORES not supported in combination with BYLEX"
+	ErrZWeightNotFloat   = "ERR weight value is not a float"
+	ErrZLimitNegative    = "ERR LIMIT can't be negative"
+	ErrZNumKeysPositive  = "ERR numkeys should be greater than 0"
+	ErrZCountPositive    = "ERR count should be greater than 0"
+	ErrValueOutOfRange   = "ERR value is out of range"                   // ZRANDMEMBER ... WITHSCORES count
+	ErrValueMustPositive = "ERR value is out of range, must be positive" // getPositiveLongFromObjectOrReply
+	ErrZAtLeastOneKeyPfx = "ERR at least 1 input key is needed for '"    // + command name + "' command"
+	// ZRANDMEMBER's count, read by getRangeLongFromObjectOrReply(-LONG_MAX, LONG_MAX).
+	ErrZRandCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
+)
+
+// HYPERLOGLOG family (hyperloglog.c).
+const (
+	ErrHLLNotHLL    = "WRONGTYPE Key is not a valid HyperLogLog string value."
+	ErrHLLCorrupt   = "INVALIDOBJ Corrupted HLL object detected"
+	ErrHLLNoKey     = "ERR The specified key does not exist" // PFDEBUG
+	ErrHLLNotSparse = "ERR HLL encoding is not sparse"       // PFDEBUG DECODE
+)
+
+// errPFDebugUnknown names the subcommand as C's %s prints it, up to a NUL.
+func ErrPFDebugUnknown(sub []byte) string {
+	return "ERR Unknown PFDEBUG subcommand '" + string(Cstr(sub)) + "'"
+}
+
+// HASHES family (t_hash.c).
+const (
+	ErrHashNotInt     = "ERR hash value is not an integer"
+	ErrHashNotFloat   = "ERR hash value is not a float"
+	ErrHashIncrNaNInf = "ERR value is NaN or Infinity" // HINCRBYFLOAT's increment
+)
+
+// The list family's errors (t_list.c).
+const (
+	ErrIndexOutOfRange = "ERR index out of range" // LSET
+	ErrLPosRank        = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
+	ErrLPosCount       = "ERR COUNT can't be negative"
+	ErrLPosMaxLen      = "ERR MAXLEN can't be negative"
+)
+
+// GEO family (geo.c).
+const (
+	ErrGeoUnit       = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	ErrGeoNeedRadius = "ERR need numeric radius"
+	ErrGeoRadiusNeg  = "ERR radius cannot be negative"
+	ErrGeoNeedWidth  = "ERR need numeric width"
+	ErrGeoNeedHeight = "ERR need numeric height"
+	ErrGeoBoxNeg     = "ERR height or width cannot be negative"
+	ErrGeoMember     = "ERR could not decode requested zset member"
+	ErrGeoCount      = "ERR COUNT must be > 0"
+	ErrGeoAnyCount   = "ERR the ANY argument requires COUNT argument"
+	ErrGeoStoreWith  = "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+	ErrGeoSStoreWith = "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+)
+
+// errGeoPair is extractLongLatOrReply's range error: the pair printed
+// with C's "%f".
+func ErrGeoPair(lon, lat float64) string {
+	return "ERR invalid longitude,latitude pair " + CFixed6(lon) + "," + CFixed6(lat)
+}
+
+// cFixed6 is C's printf("%f"): six decimals, "inf"/"-inf" for the
+// infinities (NaN never reaches it: the parser refuses it).
+func CFixed6(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	return strconv.FormatFloat(f, 'f', 6, 64)
+}
+
+// errGeoFrom and errGeoBy name the command as the client spelled it, as
+// Redis prints argv[0].
+func ErrGeoFrom(name []byte) string {
+	return "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(name)
+}
+
+// SORT family (sort.c).
+const (
+	ErrSortScore = "ERR One or more scores can't be converted into double"
+)
+
+func ErrGeoBy(name []byte) string {
+	return "ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(name)
+}
+
+// FUNCTIONS family (FUNCTION, FCALL; the texts of library loading are
+// built in function.go and internal/lua/function.go).
+const (
+	errFunctionNotFound   = "ERR Function not found"
+	errFcallNumKeys       = "ERR Bad number of keys provided"
+	errFunctionOption     = "ERR Unknown option given: " // followed by the option
+	errLibraryNotFound    = "ERR Library not found"
+	errFunctionFlush      = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	errLibraryNameMissing = "ERR library name argument was not given"
+	errFunctionListArg    = "ERR Unknown argument " // followed by the argument
+	errRestorePolicy      = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+)
+
+// A script running past busy-reply-threshold (busy.go): Redis's
+// shared.slowevalerr and shared.slowscripterr, and SCRIPT KILL's refusal.
+const (
+	ErrBusyEval     = "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE."
+	ErrBusyFunction = "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."
+	ErrUnkillable   = "UNKILLABLE Sorry the script already executed write commands against the dataset. " +
+		"You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."
+)

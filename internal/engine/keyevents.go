@@ -1,0 +1,50 @@
+package engine
+
+// Key events: what a command tells the rest of the server about the keys
+// it changed, in the places Redis calls signalModifiedKey and
+// notifyKeyspaceEvent. Handlers call these explicitly, once the change is
+// made; nothing is inferred from replies.
+
+// EventClass is a class of keyspace notification, as the letters of
+// notify-keyspace-events name them.
+type EventClass uint16
+
+const (
+	EvGeneric EventClass = 1 << iota // g: DEL, EXPIRE, RENAME, ...
+	EvString                         // $
+	EvList                           // l
+	EvSet                            // s
+	EvHash                           // h
+	EvZSet                           // z
+	EvExpired                        // x
+	EvEvicted                        // e
+	EvStream                         // t
+	EvKeyMiss                        // m
+	EvModule                         // d
+	EvNew                            // n
+)
+
+// Modified is Redis's signalModifiedKey: key's value (or its TTL) changed in
+// the client's selected database.
+// It is also what tells the write stream that the command changed
+// something (propagate.go).
+func (x *Ctx) Modified(key []byte) { x.E.Prop.changes++; x.E.KeyModified(x.C.DB, key, x.C) }
+
+// Notify is Redis's notifyKeyspaceEvent for key in the client's selected
+// database.
+func (x *Ctx) Notify(class EventClass, event string, key []byte) {
+	x.E.NotifyKeyspace(class, event, key, x.C.DB)
+}
+
+// keyModified is where every modification of a key arrives: by is the
+// client whose command made it (nil: the server itself, e.g. eviction). It
+// invalidates the WATCHes of key, as signalModifiedKey's touchWatchedKey;
+// deletions reach WATCH through keyDeleted as well, which also keeps
+// Redis's rule for keys already expired when watched (so expiry itself
+// calls only trackingInvalidate: see bindDB).
+func (e *Engine) KeyModified(db int, key []byte, by *Client) {
+	if e.Watching != 0 {
+		e.Ext().touch(db, key)
+	}
+	e.trackingInvalidate(db, key, by)
+}

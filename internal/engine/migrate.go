@@ -1,0 +1,384 @@
+package engine
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/limitkv/limitkv/internal/propagate"
+
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/rdb"
+)
+
+// MIGRATE, as Redis 7.0's migrateCommand: the keys are DUMPed and sent to
+// the target as RESTORE commands over a connection the server keeps per
+// host:port (and closes after 10 s unused), then deleted here unless COPY.
+// Like Redis, the command holds the server while it talks to the target:
+// every other client waits, for at most the timeout per operation.
+// RESTORE-ASKING is RESTORE for a cluster's importing node; without a
+// cluster it is plain RESTORE, as in Redis.
+var migrateCommands = []*Command{
+	{Name: "migrate", Arity: -6, Flags: FlagWrite, FirstKey: 3, LastKey: 3, Step: 1, Group: "generic", Handler: cmdMigrate},
+	{Name: "restore-asking", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "server", Handler: cmdRestore},
+}
+
+// Redis's texts.
+const (
+	errMigrateKeysNotEmpty = "ERR When using MIGRATE KEYS option, the key argument must be set to the empty string"
+	errMigrateConnect      = "IOERR error or timeout connecting to the client"
+	errMigrateWrite        = "IOERR error or timeout writing to target instance"
+	errMigrateRead         = "IOERR error or timeout reading to target instance"
+)
+
+// migrateSocketTTL is MIGRATE_SOCKET_CACHE_TTL; migrateSocketMax is
+// MIGRATE_SOCKET_CACHE_ITEMS.
+const (
+	migrateSocketTTL = 10 * time.Second
+	migrateSocketMax = 64
+)
+
+// migrateSocket is a cached connection to a target. The engine lock
+// guards it, the idle timer included.
+type migrateSocket struct {
+	nc     net.Conn
+	br     *bufio.Reader
+	lastDB int64 // -1: SELECT before the next RESTORE
+	idle   *time.Timer
+}
+
+// migrateSockets is the engine's cache, by "host:port" as given.
+type migrateSockets map[string]*migrateSocket
+
+func (e *Engine) migrateCache() migrateSockets {
+	if e.debug.migrate == nil {
+		e.debug.migrate = make(migrateSockets)
+	}
+	return e.debug.migrate
+}
+
+// migrateGetSocket is migrateGetSocket: the cached connection, or a new
+// one (dropping a random one when the cache is full).
+func (e *Engine) migrateGetSocket(host, port []byte, timeout time.Duration) (*migrateSocket, bool) {
+	cache := e.migrateCache()
+	name := string(host) + ":" + string(port)
+	if cs := cache[name]; cs != nil {
+		cs.idle.Reset(migrateSocketTTL)
+		return cs, true
+	}
+	if len(cache) >= migrateSocketMax {
+		for k := range cache { // map order is random enough
+			e.migrateCloseSocket(k)
+			break
+		}
+	}
+	nc, err := net.DialTimeout("tcp", net.JoinHostPort(string(Cstr(host)), strconv.Itoa(Atoi(port))), timeout)
+	if err != nil {
+		// Redis's blocking connect only fails when the address does not
+		// resolve; a refused or timed-out connection counts as made, and
+		// the write that follows fails. A closed connection does that here.
+		var dnsErr *net.DNSError
+		var addrErr *net.AddrError
+		if errors.As(err, &dnsErr) || errors.As(err, &addrErr) {
+			return nil, false
+		}
+		c1, c2 := net.Pipe()
+		c2.Close()
+		nc = c1
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	cs := &migrateSocket{nc: nc, br: bufio.NewReader(nc), lastDB: -1}
+	cs.idle = time.AfterFunc(migrateSocketTTL, func() {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.debug.migrate[name] == cs {
+			e.migrateCloseSocket(name)
+		}
+	})
+	cache[name] = cs
+	return cs, true
+}
+
+func (e *Engine) migrateCloseSocket(name string) {
+	if cs := e.debug.migrate[name]; cs != nil {
+		cs.idle.Stop()
+		cs.nc.Close()
+		delete(e.debug.migrate, name)
+	}
+}
+
+// readLine is syncReadLine: one line without its CRLF, within timeout. An
+// empty line is an error too (Redis tests the length for > 0).
+func (cs *migrateSocket) readLine(timeout time.Duration) (string, error) {
+	cs.nc.SetReadDeadline(time.Now().Add(timeout))
+	line, err := cs.br.ReadSlice('\n')
+	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+		return "", err
+	}
+	s := string(line)
+	if n := len(s); n > 0 && s[n-1] == '\n' {
+		s = s[:n-1]
+		if n := len(s); n > 0 && s[n-1] == '\r' {
+			s = s[:n-1]
+		}
+	}
+	if len(s) > 1023 { // Redis reads into 1 KB buffers
+		s = s[:1023]
+	}
+	if s == "" {
+		return "", errors.New("empty reply line")
+	}
+	return s, nil
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded)
+}
+
+func cmdMigrate(x *Ctx) {
+	args := x.Args
+	var copyOpt, replace bool
+	var username, password []byte
+	firstKey, numKeys := 3, 1
+	for j := 6; j < len(args); j++ {
+		more := len(args) - 1 - j
+		switch {
+		case CEqualFold(args[j], "copy"):
+			copyOpt = true
+		case CEqualFold(args[j], "replace"):
+			replace = true
+		case CEqualFold(args[j], "auth"):
+			if more < 1 {
+				x.W.Error(ErrSyntax)
+				return
+			}
+			j++
+			password = args[j]
+		case CEqualFold(args[j], "auth2"):
+			if more < 2 {
+				x.W.Error(ErrSyntax)
+				return
+			}
+			username, password = args[j+1], args[j+2]
+			j += 2
+		case CEqualFold(args[j], "keys"):
+			if len(args[3]) != 0 {
+				x.W.Error(errMigrateKeysNotEmpty)
+				return
+			}
+			firstKey, numKeys = j+1, len(args)-j-1
+			j = len(args)
+		default:
+			x.W.Error(ErrSyntax)
+			return
+		}
+	}
+	timeoutMs, ok1 := num.ParseInt(args[5])
+	if !ok1 {
+		x.W.Error(ErrNotInt)
+		return
+	}
+	dbid, ok2 := num.ParseInt(args[4])
+	if !ok2 {
+		x.W.Error(ErrNotInt)
+		return
+	}
+	if timeoutMs <= 0 {
+		timeoutMs = 1000
+	}
+	timeout := time.Duration(timeoutMs) * time.Millisecond
+
+	type item struct {
+		key []byte
+		ent *keyspace.Entry
+	}
+	var items []item
+	for _, k := range args[firstKey : firstKey+numKeys] {
+		if ent := x.Lookup(k); ent != nil {
+			items = append(items, item{k, ent})
+		}
+	}
+	if len(items) == 0 {
+		x.W.Simple("NOKEY")
+		return
+	}
+
+	e := x.E
+	name := string(args[1]) + ":" + string(args[2])
+	mayRetry := true
+	for {
+		cs, ok := e.migrateGetSocket(args[1], args[2], timeout)
+		if !ok {
+			x.W.Error(errMigrateConnect)
+			return
+		}
+		var cmd []byte
+		if password != nil {
+			if username != nil {
+				cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("AUTH"), username, password})
+			} else {
+				cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("AUTH"), password})
+			}
+		}
+		sel := cs.lastDB != dbid
+		if sel {
+			cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("SELECT"), strconv.AppendInt(nil, dbid, 10)})
+		}
+		var sent []item
+		var conv toRDB
+		for _, it := range items {
+			var ttl int64
+			if exp := it.ent.Expiry(); exp != keyspace.NoExpiry {
+				ttl = exp - e.NowMs()
+				if ttl < 0 {
+					continue
+				}
+				ttl = max(ttl, 1)
+			}
+			payload, err := rdb.EncodeDump(conv.value(it.ent), x.dumpOptions())
+			if err != nil {
+				x.W.Error(ErrInternal)
+				return
+			}
+			restore := [][]byte{[]byte("RESTORE"), it.key, strconv.AppendInt(nil, ttl, 10), payload}
+			if replace {
+				restore = append(restore, []byte("REPLACE"))
+			}
+			cmd = propagate.AppendCommand(cmd, restore)
+			sent = append(sent, it)
+		}
+
+		writeErr, sockErr := false, error(nil)
+		for pos := 0; pos < len(cmd); {
+			n := min(len(cmd)-pos, 64<<10)
+			cs.nc.SetWriteDeadline(time.Now().Add(timeout))
+			if _, err := cs.nc.Write(cmd[pos : pos+n]); err != nil {
+				writeErr, sockErr = true, err
+				break
+			}
+			pos += n
+		}
+		var authReply, selReply string
+		if sockErr == nil && password != nil {
+			authReply, sockErr = cs.readLine(timeout)
+		}
+		if sockErr == nil && sel {
+			selReply, sockErr = cs.readLine(timeout)
+		}
+		if sockErr != nil {
+			// socket_err before any RESTORE reply: reconnect once unless
+			// it was a timeout.
+			e.migrateCloseSocket(name)
+			if !isTimeout(sockErr) && mayRetry {
+				mayRetry = false
+				continue
+			}
+			if writeErr {
+				x.W.Error(errMigrateWrite)
+			} else {
+				x.W.Error(errMigrateRead)
+			}
+			return
+		}
+
+		targetErr := ""
+		j := 0
+		var readErr error
+		deleted := int64(0)
+		var migrated [][]byte
+		for ; j < len(sent); j++ {
+			line, err := cs.readLine(timeout)
+			if err != nil {
+				readErr = err
+				break
+			}
+			var bad string
+			switch {
+			case password != nil && authReply[0] == '-':
+				bad = authReply
+			case sel && selReply[0] == '-':
+				bad = selReply
+			case line[0] == '-':
+				bad = line
+			}
+			if bad != "" {
+				if targetErr == "" {
+					cs.lastDB = -1
+					targetErr = "ERR Target instance replied with error: " + bad[1:]
+				}
+				continue
+			}
+			if !copyOpt {
+				if x.DB.Delete(sent[j].key, x.Now) {
+					deleted++
+					// Propagated as DEL of the keys the target took.
+					if len(migrated) == 0 {
+						migrated = append(migrated, ArgDel)
+					}
+					migrated = append(migrated, sent[j].key)
+				}
+			}
+		}
+		e.Persist.Dirty += deleted
+		if deleted > 0 {
+			x.Dirty()
+			x.Rewrite(migrated...)
+		}
+		if targetErr == "" && readErr != nil && j == 0 && mayRetry && !isTimeout(readErr) {
+			e.migrateCloseSocket(name)
+			mayRetry = false
+			continue
+		}
+		if readErr != nil {
+			e.migrateCloseSocket(name)
+			if targetErr == "" {
+				x.W.Error(errMigrateRead)
+				return
+			}
+		}
+		if targetErr != "" {
+			x.W.Error(targetErr)
+			return
+		}
+		cs.lastDB = dbid
+		x.W.OK()
+		return
+	}
+}
+
+// migrateGetKeys is Redis's migrateGetKeys, which COMMAND GETKEYS uses
+// since MIGRATE's key specs are incomplete: the key argument, or with
+// KEYS the names after it (none if the key argument is not empty).
+func migrateGetKeys(args [][]byte) []keyRef {
+	first, n := 3, 1
+	if len(args) > 6 {
+	scan:
+		for i := 6; i < len(args); i++ {
+			switch {
+			case CEqualFold(args[i], "keys"):
+				if len(args[3]) > 0 {
+					n = 0
+				} else {
+					first, n = i+1, len(args)-i-1
+				}
+				break scan
+			case CEqualFold(args[i], "auth"):
+				i++
+			case CEqualFold(args[i], "auth2"):
+				i += 2
+			}
+		}
+	}
+	keys := make([]keyRef, 0, n)
+	for i := range n {
+		keys = append(keys, keyRef{first + i, []string{"RW", "access", "delete"}})
+	}
+	return keys
+}

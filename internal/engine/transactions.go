@@ -1,0 +1,328 @@
+package engine
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/limitkv/limitkv/internal/lua"
+	"github.com/limitkv/limitkv/internal/resp"
+)
+
+// The transaction family, after Redis 7.0's multi.c: MULTI, EXEC, DISCARD,
+// WATCH, UNWATCH. The dispatcher queues commands while c.Multi is set and
+// marks the transaction dirty on queue-time errors; EXEC runs the queue
+// through the same path as any command.
+//
+// WATCH follows Redis 7.0.15, checked command by command: a watched key is
+// invalidated by any write that changed it (from any client, the watcher
+// included, in the watched database only), by its deletion (DEL, overwrite
+// by RENAME, FLUSHDB/FLUSHALL, expiry, lazy or active), and by its deadline
+// passing before EXEC. Writes that changed nothing (SET NX that did not set,
+// DEL of a missing key, EXPIRE of a missing key, ZREM of a missing member...)
+// and writes answered with an error do not invalidate. Handlers say what
+// they changed with Ctx.Modified (signalModifiedKey), deletions arrive
+// through the keyspace's delete hook (keyDeleted); nothing is read from
+// replies.
+var transactionCommands = []*Command{
+	{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, Group: "transactions",
+		Summary: "Mark the start of a transaction block", Since: "1.2.0", Complexity: "O(1)", Handler: cmdMulti},
+	{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog | FlagNoMulti, Group: "transactions",
+		Summary: "Execute all commands issued after MULTI", Since: "1.2.0", Complexity: "Depends on commands in the transaction", Handler: cmdExec},
+	{Name: "discard", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, Group: "transactions",
+		Summary: "Discard all commands issued after MULTI", Since: "2.0.0", Complexity: "O(N), when N is the number of queued commands", Handler: cmdDiscard},
+	{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, FirstKey: 1, LastKey: -1, Step: 1, Group: "transactions",
+		Summary: "Watch the given keys to determine execution of the MULTI/EXEC block", Since: "2.2.0", Complexity: "O(1) for every key.", Handler: cmdWatch},
+	{Name: "unwatch", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions",
+		Summary: "Forget about all watched keys", Since: "2.2.0", Complexity: "O(1)", Handler: cmdUnwatch},
+}
+
+// engineExt is the engine state of the transaction and scripting families,
+// made on first use so an engine that never watches or scripts pays nothing.
+type engineExt struct {
+	// watchers lists, per watched key, the clients watching it.
+	Watchers map[WaitKey][]*Client
+	Watches  map[*Client]*watchState
+
+	// Scripting: the script cache by SHA and the interpreter (scripting.go).
+	scripts map[string]*lua.Script
+	vm      *lua.VM
+	host    scriptHost
+	// Functions: the libraries and their interpreter (function.go).
+	functions *functionsState
+}
+
+type watchState struct {
+	Keys  []watchedKey
+	Dirty bool // a watched key changed: EXEC will fail
+}
+
+type watchedKey struct {
+	Db  int
+	Key string
+	// expired: the key had expired (but not been reclaimed yet) when WATCH
+	// ran, so its later reclamation is no change, as in Redis.
+	Expired bool
+}
+
+func (e *Engine) Ext() *engineExt {
+	if e.x == nil {
+		e.x = &engineExt{
+			Watchers: make(map[WaitKey][]*Client),
+			Watches:  make(map[*Client]*watchState),
+		}
+	}
+	return e.x
+}
+
+func cmdMulti(x *Ctx) {
+	if x.C.Multi != nil {
+		x.W.Error(ErrMultiNested)
+		return
+	}
+	x.C.Multi = &MultiState{}
+	x.W.OK()
+}
+
+func cmdDiscard(x *Ctx) {
+	if x.C.Multi == nil {
+		x.W.Error(ErrDiscardNoMulti)
+		return
+	}
+	x.C.Multi = nil
+	x.E.UnwatchAll(x.C)
+	x.W.OK()
+}
+
+func cmdExec(x *Ctx) {
+	c, e := x.C, x.E
+	m := c.Multi
+	if m == nil {
+		x.W.Error(ErrExecNoMulti)
+		return
+	}
+	if m.Dirty {
+		c.Multi = nil
+		e.UnwatchAll(c)
+		x.W.Error(ErrExecAbort)
+		return
+	}
+	if e.watchFailed(c, x.Now) {
+		c.Multi = nil
+		e.UnwatchAll(c)
+		x.W.NullArray()
+		return
+	}
+	// Unwatch first, as Redis does: the transaction's own writes must not
+	// count against it, and watching is over anyway.
+	e.UnwatchAll(c)
+	x.W.Array(len(m.cmds))
+	// c.Multi stays set while the queue runs, so blocking commands answer
+	// as on timeout instead of blocking.
+	for _, q := range m.cmds {
+		// Rules may have changed since the command was queued.
+		if u := c.User; u != nil && !u.Unrestricted && e.aclExecDenied(x, q.cmd, q.args) {
+			continue
+		}
+		x.Run(q.cmd, q.args, x.W)
+	}
+	c.Multi = nil
+}
+
+// execAbort answers an EXEC that was refused before running inside MULTI
+// (wrong arity, ...): Redis discards the transaction and words the error
+// "EXECABORT Transaction discarded because of: <msg without its code>".
+// The dispatcher calls it instead of reject for EXEC.
+func (e *Engine) execAbort(x *Ctx, msg string) {
+	c := x.C
+	c.Multi = nil
+	e.UnwatchAll(c)
+	// Redis's own-worded rejections carry no code there ("wrong number of
+	// arguments ..."); shared errors keep theirs ("NOAUTH ...", "OOM ...").
+	msg = strings.TrimPrefix(msg, "ERR ")
+	x.W.Error("EXECABORT Transaction discarded because of: " + msg)
+}
+
+// Run executes an already resolved command for x's client, writing its
+// reply to w, through the same path as a top-level command (stats, WATCH
+// invalidation, panic recovery). EXEC and scripts use it.
+func (x *Ctx) Run(cmd *Command, args [][]byte, w *resp.Writer) {
+	inner := Ctx{E: x.E, C: x.C, W: w, DB: x.E.Dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
+	x.E.call(&inner)
+}
+
+func cmdWatch(x *Ctx) {
+	if x.C.Multi != nil {
+		x.W.Error(ErrWatchInMulti)
+		return
+	}
+	ext := x.E.Ext()
+	c := x.C
+	ws := ext.Watches[c]
+	if ws == nil {
+		ws = &watchState{}
+		ext.Watches[c] = ws
+	}
+next:
+	for _, k := range x.Args[1:] {
+		for _, w := range ws.Keys {
+			if w.Db == c.DB && w.Key == string(k) {
+				continue next
+			}
+		}
+		wk := watchedKey{Db: c.DB, Key: string(k)}
+		if ent := x.DB.Peek(k); ent != nil && ent.Expiry() != 0 && x.Now > ent.Expiry() {
+			wk.Expired = true
+		}
+		ws.Keys = append(ws.Keys, wk)
+		id := WaitKey{wk.Db, wk.Key}
+		ext.Watchers[id] = append(ext.Watchers[id], c)
+		x.E.Watching++
+	}
+	x.W.OK()
+}
+
+func cmdUnwatch(x *Ctx) {
+	x.E.UnwatchAll(x.C)
+	x.W.OK()
+}
+
+// watchFailed reports whether EXEC must fail: a watched key changed, or its
+// deadline passed since WATCH (Redis's isWatchedKeyExpired).
+func (e *Engine) watchFailed(c *Client, now int64) bool {
+	if e.Watching == 0 {
+		return false
+	}
+	ws := e.Ext().Watches[c]
+	if ws == nil {
+		return false
+	}
+	if ws.Dirty {
+		return true
+	}
+	for _, w := range ws.Keys {
+		if w.Expired {
+			continue
+		}
+		if ent := e.Dbs[w.Db].Peek([]byte(w.Key)); ent != nil && ent.Expiry() != 0 && now > ent.Expiry() {
+			return true
+		}
+	}
+	return false
+}
+
+// unwatchAll forgets c's watched keys (UNWATCH, EXEC, DISCARD, RESET, and
+// when the connection closes).
+func (e *Engine) UnwatchAll(c *Client) {
+	if e.Watching == 0 {
+		return
+	}
+	ext := e.Ext()
+	ws := ext.Watches[c]
+	if ws == nil {
+		return
+	}
+	for _, w := range ws.Keys {
+		id := WaitKey{w.Db, w.Key}
+		list := ext.Watchers[id]
+		for i, o := range list {
+			if o == c {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(ext.Watchers, id)
+		} else {
+			ext.Watchers[id] = list
+		}
+		e.Watching--
+	}
+	delete(ext.Watches, c)
+}
+
+// touch invalidates the transactions of the clients watching key in db.
+func (ext *engineExt) touch(db int, key []byte) {
+	for _, c := range ext.Watchers[WaitKey{db, string(key)}] {
+		if ws := ext.Watches[c]; ws != nil {
+			ws.Dirty = true
+		}
+	}
+}
+
+// keyDeleted is called for every key removed from database db, for any
+// reason (DEL, overwrite by RENAME, expiry, FLUSH).
+func (e *Engine) KeyDeleted(db int, key string) {
+	if e.Watching == 0 {
+		return
+	}
+	ext := e.Ext()
+	for _, c := range ext.Watchers[WaitKey{db, key}] {
+		ws := ext.Watches[c]
+		if ws == nil {
+			continue
+		}
+		for i := range ws.Keys {
+			w := &ws.Keys[i]
+			if w.Db != db || w.Key != key {
+				continue
+			}
+			if w.Expired {
+				// Reclaiming a key that had already expired when watched
+				// changes nothing logically; later changes count again.
+				w.Expired = false
+			} else {
+				ws.Dirty = true
+			}
+		}
+	}
+}
+
+// isNullReply reports whether reply is a null in either protocol.
+func isNullReply(reply []byte) bool {
+	return bytes.Equal(reply, []byte("$-1\r\n")) || bytes.Equal(reply, []byte("_\r\n"))
+}
+
+// setWasNoop tells from SET's options and reply whether it set nothing.
+func setWasNoop(args [][]byte, reply []byte) bool {
+	var nx, xx, get bool
+	for _, a := range args[3:] {
+		switch strings.ToLower(string(a)) {
+		case "nx":
+			nx = true
+		case "xx":
+			xx = true
+		case "get":
+			get = true
+		}
+	}
+	isNil := isNullReply(reply)
+	if !get {
+		return isNil
+	}
+	// With GET the reply is the old value: NX did nothing if there was one,
+	// XX did nothing if there was none.
+	return (nx && !isNil) || (xx && isNil)
+}
+
+// zaddWasNoop tells from ZADD's options and reply whether it changed
+// nothing, for the dirty counter (countChange). Without CH a zero reply
+// may hide updated scores.
+func zaddWasNoop(args [][]byte, reply []byte) bool {
+	var ch, incr bool
+	for _, a := range args[2:] {
+		switch strings.ToLower(string(a)) {
+		case "ch":
+			ch = true
+		case "incr":
+			incr = true
+		case "nx", "xx", "gt", "lt":
+		default:
+			goto done
+		}
+	}
+done:
+	if incr {
+		return isNullReply(reply)
+	}
+	return ch && bytes.Equal(reply, []byte(":0\r\n"))
+}
