@@ -1,7 +1,9 @@
 package limitkv
 
 import (
+	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -73,4 +75,59 @@ func TestREADMECommands(t *testing.T) {
 		return
 	}
 	t.Errorf("README.md's command list is out of date with the command table; run LIMITKV_UPDATE_README=1 go test -run TestREADMECommands .\nwant:\n%s", want)
+}
+
+// TestREADMELayout holds README's Layout to the tree: every Go package is
+// listed (those below internal/third_party/gopherlua/ and bench/ go with
+// their parent's line), and every listed path exists.
+func TestREADMELayout(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(readme), "\n## Layout\n")
+	if !ok {
+		t.Fatal("README.md has no Layout section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	listed := map[string]bool{}
+	for _, line := range strings.Split(section, "\n") {
+		f := strings.Fields(line)
+		if !strings.HasPrefix(line, "    ") || len(f) == 0 || !strings.HasSuffix(f[0], "/") && !strings.HasSuffix(f[0], ".go") {
+			continue
+		}
+		p := strings.TrimSuffix(f[0], "/")
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("README's Layout lists %s, which does not exist", f[0])
+		}
+		listed[p] = true
+	}
+	grouped := []string{"internal/third_party/gopherlua/", "bench/"}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		if dir == "." || listed[dir] {
+			return nil
+		}
+		for _, g := range grouped {
+			if strings.HasPrefix(dir+"/", g) {
+				return nil
+			}
+		}
+		listed[dir] = true // report each package once
+		t.Errorf("package %s/ is missing from README's Layout", dir)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
