@@ -97,20 +97,11 @@ func Start(opts Options) (*Server, error) {
 		clk = opts.Clock
 	}
 	eng := commands.New(cfg, clk, opts.Logger)
-	if err := eng.LoadACLAtStart(); err != nil {
+	if _, err := eng.OpenAtStart(); err != nil {
+		eng.CloseAtExit()
 		return nil, fmt.Errorf("limitkv: %w", err)
 	}
-	switch {
-	case cfg.AOF.Enabled.Load():
-		// Config appendonly yes: the AOF in Dir is the dataset, as the
-		// binary's.
-		if _, err := eng.LoadAppendOnly(); err != nil {
-			return nil, fmt.Errorf("limitkv: %w", err)
-		}
-		if err := eng.StartAppendOnly(); err != nil {
-			return nil, fmt.Errorf("limitkv: %w", err)
-		}
-	case opts.Dir != "" || opts.Save != "":
+	if !cfg.AOF.Enabled.Load() && (opts.Dir != "" || opts.Save != "") {
 		// Before listening: a server that cannot load its data must not
 		// serve an empty dataset in its place.
 		if _, err := eng.LoadFile(cfg.RDBPath()); err != nil {
@@ -119,7 +110,7 @@ func Start(opts Options) (*Server, error) {
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		eng.StopAppendOnly()
+		eng.CloseAtExit()
 		return nil, fmt.Errorf("limitkv: listen: %w", err)
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
@@ -163,9 +154,7 @@ func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.done
 	serr := s.eng.ShutdownSave()
-	s.eng.WaitBgsave()
-	s.eng.StopAppendOnly()
-	s.eng.WaitAOFRewrite()
+	s.eng.CloseAtExit()
 	if serr != nil {
 		return fmt.Errorf("limitkv: saving on close: %w", serr)
 	}

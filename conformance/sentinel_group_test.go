@@ -96,13 +96,6 @@ func startLimitkvNode(t *testing.T, name string, args ...string) *groupNode {
 	return &groupNode{name: name, addr: p.addr, cmd: p.cmd, done: p.done, log: p.log.String}
 }
 
-func startRedisNode(t *testing.T, name string, args ...string) *groupNode {
-	t.Helper()
-	c, p := startRedisOn(t, t.TempDir(), args...)
-	c.Name = name
-	return &groupNode{name: name, addr: p.addr, cmd: p.cmd, done: p.done, log: p.log.String, conn: c}
-}
-
 // sentinelProc is one Sentinel, its log in a file (Sentinel's own logfile,
 // loglevel verbose) for the failure messages.
 type sentinelProc struct {

@@ -351,12 +351,6 @@ func startFake(t testing.TB, reply func(args []string) string) *fakeServer {
 
 func (f *fakeServer) Addr() string { return f.ln.Addr().String() }
 
-func (f *fakeServer) commands() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.seen...)
-}
-
 func (f *fakeServer) serve(c net.Conn) {
 	defer c.Close()
 	br := bufio.NewReader(c)

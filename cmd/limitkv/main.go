@@ -161,27 +161,17 @@ func run(args []string) error {
 		}
 	}
 	eng := commands.New(cfg, nil, log)
-	if err := eng.LoadACLAtStart(); err != nil {
+	// With appendonly yes the AOF is the dataset, loaded before the server
+	// listens (the RDB, below, while it serves LOADING).
+	aofOn := cfg.AOF.Enabled.Load()
+	found, err := eng.OpenAtStart()
+	defer eng.CloseAtExit()
+	if err != nil {
 		return err
 	}
-	// With appendonly yes the AOF is the dataset, as Redis's
-	// loadDataFromDisk: the RDB is not read even when there is no AOF yet.
-	// It is loaded before the server listens (the RDB, below, while it
-	// serves LOADING).
-	aofOn := cfg.AOF.Enabled.Load()
-	if aofOn {
-		found, err := eng.LoadAppendOnly()
-		if err != nil {
-			return err
-		}
-		if found {
-			log.Info("DB loaded from append only file")
-		}
-		if err := eng.StartAppendOnly(); err != nil {
-			return err
-		}
+	if found {
+		log.Info("DB loaded from append only file")
 	}
-	defer eng.StopAppendOnly() // also one CONFIG SET appendonly yes started
 	srv := server.New(eng, log)
 	srv.Front = set.NetFront
 
@@ -252,7 +242,6 @@ func run(args []string) error {
 		return err
 	}
 	srv.Close()
-	eng.WaitBgsave()
 	lns = nil
 	log.Info("limitkv stopped")
 	return nil

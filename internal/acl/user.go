@@ -4,9 +4,10 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
-	"github.com/limitkv/limitkv/internal/sdsargs"
 	"slices"
 	"strings"
+
+	"github.com/limitkv/limitkv/internal/sdsargs"
 )
 
 // User flags, in the order ACL LIST and GETUSER show them.
@@ -238,15 +239,6 @@ func (u *User) hasAllChannels() bool {
 		}
 	}
 	return false
-}
-
-// allChannelPatterns is every channel pattern of every selector.
-func (u *User) allChannelPatterns() []string {
-	var out []string
-	for _, s := range u.sels {
-		out = append(out, s.channels...)
-	}
-	return out
 }
 
 // SplitArgs is sdssplitargs, which splits a selector's rules.

@@ -8,11 +8,12 @@ package aof
 import (
 	"errors"
 	"fmt"
-	"github.com/limitkv/limitkv/internal/sdsargs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/limitkv/limitkv/internal/sdsargs"
 )
 
 // File types of a manifest line.
@@ -340,12 +341,4 @@ func repr(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\v' || c == '\f' || c == 0
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }

@@ -43,10 +43,7 @@ func TestSortGetKeys(t *testing.T) {
 		{"sort k get store by store", []int{1}},
 		{"sort k store store d", []int{1, 4}},
 	} {
-		var args [][]byte
-		for _, a := range bytes.Fields([]byte(c.args)) {
-			args = append(args, a)
-		}
+		args := bytes.Fields([]byte(c.args))
 		var got []int
 		for _, k := range engine.SortGetKeys(args, false) {
 			got = append(got, k.Pos)

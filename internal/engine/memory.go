@@ -278,7 +278,6 @@ func (e *Engine) checkMemory(mayWait bool) bool {
 			if ok {
 				return true
 			}
-			used = counted()
 		}
 	}
 	if mayWait && (m.Heap > m.Live+limit/32 || keys < m.keysAtGC) {

@@ -28,9 +28,9 @@ var memoryCommand = &Command{
 
 // memOverhead is getMemoryOverheadData's figures, shared with INFO memory.
 type memOverhead struct {
-	ms                                     runtime.MemStats
-	used, peak, rss, startup, overhead     uint64
-	dataset, clientsNormal, functionsCache uint64
+	ms                                 runtime.MemStats
+	used, peak, rss, startup, overhead uint64
+	dataset, clientsNormal             uint64
 }
 
 func (e *Engine) memoryOverhead() *memOverhead {

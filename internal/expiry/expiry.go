@@ -141,7 +141,7 @@ func (x *Index[T]) Add(v *T, at int64) {
 		x.chunks = slices.Insert(x.chunks, ci+1, right)
 		c = &x.chunks[ci]
 		if pos > at {
-			ci, c, pos = ci+1, &x.chunks[ci+1], pos-at
+			c, pos = &x.chunks[ci+1], pos-at
 		} // pos == at: the end of the left part, which now has room
 	}
 	if len(c.v) == cap(c.v) {

@@ -416,15 +416,6 @@ func (db *DB) bucket(h uint64) **Entry {
 	return &db.ht[t][i]
 }
 
-func (db *DB) findHashed(key string, h uint64) *Entry {
-	for e := *db.bucket(h); e != nil; e = e.next {
-		if e.keyIs(key) {
-			return e
-		}
-	}
-	return nil
-}
-
 func (db *DB) find(key []byte) (*Entry, uint64) {
 	if db.rehashIdx >= 0 {
 		db.rehashStep()

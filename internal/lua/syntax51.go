@@ -134,10 +134,8 @@ func (p *parser51) singleVarAux(fs *funcState51, name string) (kind int, index i
 		}
 	}
 	if len(fs.ups)+1 > luaiMaxUpvalues {
-		cur := p.fs
-		p.fs = fs
+		p.fs = fs // errorLimit reports against this function, and does not return
 		p.errorLimit(luaiMaxUpvalues, limitUpvalues)
-		p.fs = cur
 	}
 	fs.ups = append(fs.ups, u)
 	return 2, len(fs.ups) - 1

@@ -198,8 +198,6 @@ func (c *respConn) do(args ...any) (any, error) {
 	return c.read()
 }
 
-var errNilReply = errors.New("nil")
-
 func (c *respConn) read() (any, error) {
 	line, err := c.r.ReadString('\n')
 	if err != nil {

@@ -79,11 +79,6 @@ var HashCommands = []*engine.Command{
 		Complexity: "O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..", Handler: cmdHScan},
 }
 
-// hashOf, hashRead and hashWrite are valueOf, readAs and writeAs (types.go)
-// for *hash.Hash.
-func hashOf(x *engine.Ctx, e *keyspace.Entry) (*hash.Hash, bool) {
-	return engine.ValueOf[*hash.Hash](x, e)
-}
 func hashRead(x *engine.Ctx, key []byte) (*keyspace.Entry, *hash.Hash, bool) {
 	return engine.ReadAs[*hash.Hash](x, key)
 }
