@@ -54,8 +54,9 @@ type Init struct {
 	Modified bool
 	Pid      int    // 0: the process's
 	Mode     string // "standalone"
-	// Port is server.port, or tls-port when port is 0 (the logo's rule).
-	Port int
+	// Port and TLSPort: the logo and "Running mode" show port, or
+	// tls-port when port is 0.
+	Port, TLSPort int
 	// ShowLogo: see ShowLogo.
 	ShowLogo bool
 }
@@ -69,6 +70,9 @@ type Init struct {
 // server that forks to save, which limitkv does not, and Redis itself
 // turns THP off for its process rather than warn.
 func Initialized(log *slog.Logger, in Init) {
+	if in.Port == 0 {
+		in.Port = in.TLSPort
+	}
 	log.Info("monotonic clock: POSIX clock_gettime")
 	if in.ShowLogo {
 		pid := in.Pid
