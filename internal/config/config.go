@@ -321,7 +321,7 @@ var binaryDirectives = map[string]func(s *Settings, v string) string{
 	"unixsocketperm": func(s *Settings, v string) string {
 		n, err := strconv.ParseUint(v, 8, 32)
 		if err != nil {
-			return "argument couldn't be parsed into an integer"
+			return "argument couldn't be parsed as an octal number"
 		}
 		if n > 0o777 {
 			return "argument must be between 0 and 777 inclusive"

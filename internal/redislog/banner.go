@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"strconv"
-
-	"golang.org/x/sys/unix"
 )
 
 // Start is what the first lines of Redis's main say about the process.
@@ -101,12 +99,6 @@ func Ready(log *slog.Logger, tcp bool, unixsocket string) {
 // on standard output without syslog, or always-show-logo.
 func ShowLogo(alwaysShow, syslogEnabled bool, logfile string) bool {
 	return alwaysShow || !syslogEnabled && logfile == "" && IsTerminal(int(os.Stdout.Fd()))
-}
-
-// IsTerminal is isatty(3).
-func IsTerminal(fd int) bool {
-	_, err := unix.IoctlGetTermios(fd, unix.TCGETS)
-	return err == nil
 }
 
 // Logo is asciilogo.h filled as redisAsciiArt fills it.

@@ -1,11 +1,8 @@
 package redislog
 
 import (
-	"fmt"
 	"log/slog"
-	"log/syslog"
 	"os"
-	"strings"
 )
 
 // File is a logfile that, like serverLogRaw's fopen("a") for every line,
@@ -39,6 +36,12 @@ func (f *File) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// SyslogConn is an open syslog connection (OpenSyslog).
+type SyslogConn interface {
+	SyslogWriter
+	Close() error
+}
+
 // SyslogWriter is the part of *syslog.Writer the handler uses.
 type SyslogWriter interface {
 	Debug(string) error
@@ -59,31 +62,4 @@ func toSyslog(w SyslogWriter, l slog.Level, msg string) {
 	default:
 		w.Warning(msg)
 	}
-}
-
-// facilities are syslog-facility's values (config.c syslog_facility_enum).
-var facilities = map[string]syslog.Priority{
-	"user": syslog.LOG_USER, "local0": syslog.LOG_LOCAL0, "local1": syslog.LOG_LOCAL1,
-	"local2": syslog.LOG_LOCAL2, "local3": syslog.LOG_LOCAL3, "local4": syslog.LOG_LOCAL4,
-	"local5": syslog.LOG_LOCAL5, "local6": syslog.LOG_LOCAL6, "local7": syslog.LOG_LOCAL7,
-}
-
-// ParseFacility reads syslog-facility, any case; the error is Redis's
-// enum text.
-func ParseFacility(name string) (syslog.Priority, error) {
-	if p, ok := facilities[strings.ToLower(name)]; ok {
-		return p, nil
-	}
-	return 0, fmt.Errorf("argument(s) must be one of the following: user, local0, local1, local2, local3, local4, local5, local6, local7")
-}
-
-// OpenSyslog connects to the local syslog daemon as Redis's
-// openlog(ident, LOG_PID|LOG_NDELAY|LOG_NOWAIT, facility): log/syslog puts
-// the pid in every message as LOG_PID does.
-func OpenSyslog(ident, facility string) (*syslog.Writer, error) {
-	p, err := ParseFacility(facility)
-	if err != nil {
-		return nil, err
-	}
-	return syslog.New(p|syslog.LOG_NOTICE, ident)
 }

@@ -22,7 +22,13 @@ func ListenUnix(path string, perm os.FileMode) (*net.UnixListener, error) {
 		return nil, fmt.Errorf("unix socket path too long (%d), must be under %d", len(path), len(sa.Path))
 	}
 	os.Remove(path) // "don't care if this fails", as Redis
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	// Under ForkLock, so no child started meanwhile inherits it.
+	syscall.ForkLock.RLock()
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fd)
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("socket: %w", err)
 	}
