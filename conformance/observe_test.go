@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // INFO commandstats/errorstats/latencystats, SLOWLOG and LATENCY. Times
@@ -476,6 +475,26 @@ func TestObserveSlowlog(t *testing.T) {
 	})
 }
 
+// recordedSleep checks LATENCY LATEST after a 100 ms DEBUG SLEEP: exactly
+// its "command" event, at no less than the time slept. With lkv, it is also
+// sameLatencyLatest between the two servers; with lkv nil, it checks rds
+// alone.
+func recordedSleep(rds, lkv *Reply) error {
+	rs := []*Reply{rds}
+	if lkv != nil {
+		if err := sameLatencyLatest(rds, lkv); err != nil {
+			return err
+		}
+		rs = append(rs, lkv)
+	}
+	for _, r := range rs {
+		if len(r.Elems) != 1 || r.Elems[0].Elems[0].Str != "command" || r.Elems[0].Elems[2].Int < 100 {
+			return fmt.Errorf("want one command event of at least 100 ms, got %q", r.Raw)
+		}
+	}
+	return nil
+}
+
 // sameLatencyLatest compares LATENCY LATEST: the same events, each with a
 // time, a latency and a maximum.
 func sameLatencyLatest(rds, lkv *Reply) error {
@@ -519,26 +538,47 @@ func sameLatencyText(rds, lkv *Reply) error {
 }
 
 func TestObserveLatencyMonitor(t *testing.T) {
-	restoreObserveConfig(t)
-	// Runs for a few hundred milliseconds on both servers, well past the
-	// 50 ms threshold, which the other commands of the case stay under
-	// even on a loaded machine.
-	slow := "local i = 0 while i < 5000000 do i = i + 1 end return i"
-	runCases(t, []Case{
+	// DEBUG SLEEP takes at least its 100 ms on any machine, twice the
+	// 50 ms threshold, where a busy loop's time would depend on the CPU;
+	// the other commands of the case stay far under it even when loaded.
+	// DEBUG needs enable-debug-command, hence a private pair of servers.
+	slow := []string{"DEBUG", "SLEEP", "0.1"}
+	rdsAddr, lkvAddr := debugPair(t, "yes")
+	// The cases compare the two servers, and replies equal byte for byte
+	// are never checked further: two monitors that both missed the event
+	// would agree. So each server must first show the event on its own.
+	for _, srv := range []struct{ name, addr string }{{"redis", rdsAddr}, {"limitkv", lkvAddr}} {
+		rc := dialRaw(t, srv.name, srv.addr)
+		rc.MustDo(t, "CONFIG", "SET", "latency-monitor-threshold", "50")
+		rc.MustDo(t, "LATENCY", "RESET")
+		if r := rc.MustDo(t, slow...); string(r.Raw) != "+OK\r\n" {
+			t.Fatalf("%s: DEBUG SLEEP answered %q", srv.name, r.Raw)
+		}
+		if err := recordedSleep(rc.MustDo(t, "LATENCY", "LATEST"), nil); err != nil {
+			t.Errorf("%s: %v", srv.name, err)
+		}
+		if r := rc.MustDo(t, "LATENCY", "HISTORY", "command"); len(r.Elems) != 1 || len(r.Elems[0].Elems) != 2 || r.Elems[0].Elems[1].Int < 100 {
+			t.Errorf("%s: LATENCY HISTORY command: %q", srv.name, r.Raw)
+		}
+		rc.MustDo(t, "CONFIG", "SET", "latency-monitor-threshold", "0")
+		rc.MustDo(t, "LATENCY", "RESET")
+		rc.Close()
+	}
+	runCasesOn(t, rdsAddr, lkvAddr, []Case{
 		{Name: "disabled", Cmds: []Cmd{
 			C("LATENCY", "RESET"),
 			C("LATENCY", "LATEST"),
 			C("LATENCY", "HISTORY", "command"),
 			C("LATENCY", "DOCTOR"),
 			C("LATENCY", "GRAPH", "command"),
-			C("EVAL", slow, "0").Timeout(time.Minute),
+			C(slow...),
 			C("LATENCY", "LATEST"),
 		}},
 		{Name: "events", Cmds: []Cmd{
 			C("LATENCY", "RESET"),
 			C("CONFIG", "SET", "latency-monitor-threshold", "50"),
-			C("EVAL", slow, "0").Timeout(time.Minute),
-			C("LATENCY", "LATEST").Check("latest", sameLatencyLatest),
+			C(slow...),
+			C("LATENCY", "LATEST").Check("latest", recordedSleep),
 			C("LATENCY", "HISTORY", "command").Check("history", func(rds, lkv *Reply) error {
 				if len(rds.Elems) != 1 || len(lkv.Elems) != 1 || len(lkv.Elems[0].Elems) != 2 {
 					return fmt.Errorf("%q against %q", rds.Raw, lkv.Raw)

@@ -29,6 +29,7 @@ import (
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/gctune"
 	"github.com/limitkv/limitkv/internal/metrics"
+	"github.com/limitkv/limitkv/internal/redislog"
 	"github.com/limitkv/limitkv/internal/server"
 )
 
@@ -78,11 +79,12 @@ func run(args []string) error {
 	}
 	cfg, set := l.Cfg, l.Set
 
-	log, closeLog, err := newLogger(set)
+	log, rlog, closeLog, err := newLogger(set)
 	if err != nil {
 		return err
 	}
 	defer closeLog()
+	redislog.Starting(log, redislog.Start{Version: commands.RedisVersion, Commit: "00000000", NoArgs: len(args) == 0, Argv0: os.Args[0]})
 	for _, w := range set.Warnings {
 		log.Warn(w)
 	}
@@ -107,8 +109,8 @@ func run(args []string) error {
 			return err
 		}
 	}
-	if cfg.Port == 0 && set.TLSPort == 0 {
-		return errors.New("nothing to listen on: port and tls-port are both 0")
+	if cfg.Port == 0 && set.TLSPort == 0 && set.UnixSocket == "" {
+		return errors.New("nothing to listen on: port and tls-port are both 0, and no unixsocket")
 	}
 	// Signals are taken before the first listener exists: a SIGTERM that
 	// comes as soon as the port accepts must stop the server, not kill it.
@@ -140,6 +142,13 @@ func run(args []string) error {
 			lns, kinds = append(lns, ln), append(kinds, p.kind)
 		}
 	}
+	if set.UnixSocket != "" {
+		ul, err := server.ListenUnix(set.UnixSocket, os.FileMode(set.UnixSocketPerm))
+		if err != nil {
+			return errors.New(redislog.UnixSocketFailed.Text(err))
+		}
+		lns, kinds = append(lns, ul), append(kinds, "unix")
+	}
 	warnFileLimit(log, cfg.MaxClients.Load())
 	if set.PidFile != "" {
 		if err := os.WriteFile(set.PidFile, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
@@ -160,6 +169,8 @@ func run(args []string) error {
 			return nil
 		}
 	}
+	redislog.Initialized(log, redislog.Init{Version: commands.RedisVersion, Commit: "00000000", Mode: "standalone", Port: cfg.Port, TLSPort: set.TLSPort,
+		ShowLogo: rlog != nil && redislog.ShowLogo(set.AlwaysShowLogo, set.SyslogEnabled, set.LogFile)})
 	eng := commands.New(cfg, nil, log)
 	// With appendonly yes the AOF is the dataset, loaded before the server
 	// listens (the RDB, below, while it serves LOADING).
@@ -234,7 +245,12 @@ func run(args []string) error {
 	if st.Keys > 0 || st.Expired > 0 {
 		log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)
 	}
-	log.Info("Ready to accept connections")
+	if rlog != nil {
+		stopRole := make(chan struct{})
+		defer close(stopRole)
+		go redislog.FollowRole(rlog, func() bool { eng.Lock(); defer eng.Unlock(); return eng.IsReplica() }, 100*time.Millisecond, stopRole)
+	}
+	redislog.Ready(log, cfg.Port != 0 || set.TLSPort != 0, set.UnixSocket)
 	select {
 	case why := <-stop:
 		log.Info("shutting down", "reason", why, "clients", eng.NumClients())
@@ -288,7 +304,17 @@ func listen(bind string, port int, log *slog.Logger) ([]net.Listener, error) {
 	return out, nil
 }
 
-func newLogger(set *config.Settings) (*slog.Logger, func(), error) {
+// newLogger opens the log: Redis's lines (internal/redislog) unless
+// log-format is text or json; rlog is the Redis-format handler, if that.
+func newLogger(set *config.Settings) (log *slog.Logger, rlog *redislog.Handler, closeLog func(), err error) {
+	if set.LogFormat == "redis" {
+		return redislog.NewLogger(redislog.Config{Level: set.LogLevel, File: set.LogFile, Syslog: set.SyslogEnabled, SyslogIdent: set.SyslogIdent, SyslogFacility: set.SyslogFacility})
+	}
+	l, c, err := newSlogLogger(set)
+	return l, nil, c, err
+}
+
+func newSlogLogger(set *config.Settings) (*slog.Logger, func(), error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(set.LogLevel)); err != nil {
 		return nil, nil, fmt.Errorf("log-level: %w", err)

@@ -162,13 +162,20 @@ At start only:
        --tls-port <port> --tls-cert-file <pem> --tls-key-file <pem>
        --tls-ca-cert-file <pem> --tls-auth-clients yes|optional|no
        --loglevel debug|verbose|notice|warning   --logfile <path>
+                                    (Redis's line format; "": standard output)
+       --syslog-enabled yes|no --syslog-ident <name> --syslog-facility local0..7|user
+       --always-show-logo yes|no
+       --unixsocket <path> --unixsocketperm <octal, e.g. 700>
        --pidfile <path>   --daemonize no (yes is refused: use a supervisor)
        --include <file or glob>
 
 limitkv's own:
        --net-front loop|goroutine   epoll event loop (default) or a goroutine
                                     per connection (TLS always uses these)
-       --log-level debug|info|warn|error   --log-format text|json
+       --log-level debug|info|warn|error   same as loglevel, in slog's names
+       --log-format redis|text|json  redis (default): Redis's log lines;
+                                    text or json: Go's slog key=value or JSON
+                                    records, to standard error or the logfile
        --pprof <addr>               Go's net/http/pprof there (off by default)
        --metrics-addr <addr>        Prometheus metrics on http://<addr>/metrics
                                     (off by default)

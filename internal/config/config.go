@@ -30,6 +30,17 @@ type Settings struct {
 	LogFormat string // text or json
 	LogFile   string // "": standard error (Redis: standard output)
 	PidFile   string
+	// Redis's syslog-enabled, syslog-ident, syslog-facility and
+	// always-show-logo (internal/redislog applies them).
+	SyslogEnabled  bool
+	SyslogIdent    string
+	SyslogFacility string
+	AlwaysShowLogo bool
+
+	// UnixSocket is the path of a unix socket to listen on ("": none),
+	// created with UnixSocketPerm's bits (0: as the umask leaves them).
+	UnixSocket     string
+	UnixSocketPerm uint32
 
 	NetFront     string // loop or goroutine
 	Pprof        string
@@ -43,7 +54,8 @@ type Settings struct {
 
 // DefaultSettings are the binary's defaults.
 func DefaultSettings() Settings {
-	return Settings{TLSAuthClients: "yes", LogLevel: "info", LogFormat: "text", NetFront: "loop", GCPercent: DefaultGCPercent}
+	return Settings{TLSAuthClients: "yes", LogLevel: "info", LogFormat: "redis", NetFront: "loop", GCPercent: DefaultGCPercent,
+		SyslogIdent: "redis", SyslogFacility: "local0"}
 }
 
 // DefaultGCPercent is the binary's GC target. Go's default of 100 lets the
@@ -284,21 +296,41 @@ var binaryDirectives = map[string]func(s *Settings, v string) string{
 	"tls-auth-clients": func(s *Settings, v string) string {
 		return enum(v, []string{"no", "yes", "optional"}, &s.TLSAuthClients)
 	},
-	// Redis's loglevel, mapped onto slog's levels.
+	// Redis's loglevel, mapped onto slog's levels; verbose is between
+	// debug and info, as internal/redislog's LevelVerbose.
 	"loglevel": func(s *Settings, v string) string {
 		var lv string
 		if err := enum(v, []string{"debug", "verbose", "notice", "warning"}, &lv); err != "" {
 			return err
 		}
-		s.LogLevel = map[string]string{"debug": "debug", "verbose": "debug", "notice": "info", "warning": "warn"}[lv]
+		s.LogLevel = map[string]string{"debug": "debug", "verbose": "DEBUG+2", "notice": "info", "warning": "warn"}[lv]
 		return ""
 	},
 	"log-level": func(s *Settings, v string) string {
 		return enum(v, []string{"debug", "info", "warn", "error"}, &s.LogLevel)
 	},
-	"log-format": func(s *Settings, v string) string { return enum(v, []string{"text", "json"}, &s.LogFormat) },
-	"logfile":    func(s *Settings, v string) string { s.LogFile = v; return "" },
-	"pidfile":    func(s *Settings, v string) string { s.PidFile = v; return "" },
+	"log-format":       func(s *Settings, v string) string { return enum(v, []string{"redis", "text", "json"}, &s.LogFormat) },
+	"syslog-enabled":   func(s *Settings, v string) string { return yesNo(v, &s.SyslogEnabled) },
+	"always-show-logo": func(s *Settings, v string) string { return yesNo(v, &s.AlwaysShowLogo) },
+	"syslog-ident":     func(s *Settings, v string) string { s.SyslogIdent = v; return "" },
+	"syslog-facility": func(s *Settings, v string) string {
+		return enum(v, []string{"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"}, &s.SyslogFacility)
+	},
+	"unixsocket": func(s *Settings, v string) string { s.UnixSocket = v; return "" },
+	// An octal number up to 0777, as Redis's OCTAL_CONFIG.
+	"unixsocketperm": func(s *Settings, v string) string {
+		n, err := strconv.ParseUint(v, 8, 32)
+		if err != nil {
+			return "argument couldn't be parsed as an octal number"
+		}
+		if n > 0o777 {
+			return "argument must be between 0 and 777 inclusive"
+		}
+		s.UnixSocketPerm = uint32(n)
+		return ""
+	},
+	"logfile": func(s *Settings, v string) string { s.LogFile = v; return "" },
+	"pidfile": func(s *Settings, v string) string { s.PidFile = v; return "" },
 	"daemonize": func(s *Settings, v string) string {
 		switch strings.ToLower(v) {
 		case "no":
@@ -333,6 +365,18 @@ func portNumber(v string) (int, string) {
 }
 
 // enum is Redis's enum config check: any case, stored lower case.
+func yesNo(v string, dst *bool) string {
+	switch strings.ToLower(v) {
+	case "yes":
+		*dst = true
+	case "no":
+		*dst = false
+	default:
+		return "argument must be 'yes' or 'no'"
+	}
+	return ""
+}
+
 func enum(v string, names []string, dst *string) string {
 	lv := strings.ToLower(v)
 	for _, n := range names {

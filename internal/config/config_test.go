@@ -166,6 +166,10 @@ var badStarts = []struct {
 	{[]string{"--dbfilename", "a/b"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'dbfilename \"a/b\"'\ndbfilename can't be a path, just a filename"},
 	{[]string{"--dir", "/nonexistent/dir"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'dir \"/nonexistent/dir\"'\nNo such file or directory"},
 	{[]string{"--port", "65536"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'port \"65536\"'\nargument must be between 0 and 65535 inclusive"},
+	{[]string{"--unixsocketperm", "1000"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'unixsocketperm \"1000\"'\nargument must be between 0 and 777 inclusive"},
+	{[]string{"--unixsocketperm", "9"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'unixsocketperm \"9\"'\nargument couldn't be parsed as an octal number"},
+	{[]string{"--syslog-facility", "kern"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'syslog-facility \"kern\"'\nargument(s) must be one of the following: user, local0, local1, local2, local3, local4, local5, local6, local7"},
+	{[]string{"--always-show-logo", "maybe"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'always-show-logo \"maybe\"'\nargument must be 'yes' or 'no'"},
 }
 
 // limitkv-only refusals: directives Redis honours that limitkv does not.

@@ -165,8 +165,8 @@ func Rewrite(path string, cfg *engine.Config, set *Settings) error {
 	str("pidfile", set.PidFile, "")
 	word("daemonize", "no", "no")
 	// loglevel and log-level set one thing: keep whichever the file has.
-	if len(st.optionLines["loglevel"]) > 0 {
-		lv := map[string]string{"debug": "debug", "info": "notice", "warn": "warning", "error": "warning"}[set.LogLevel]
+	if len(st.optionLines["loglevel"]) > 0 || set.LogLevel == "DEBUG+2" {
+		lv := map[string]string{"debug": "debug", "DEBUG+2": "verbose", "info": "notice", "warn": "warning", "error": "warning"}[set.LogLevel]
 		word("loglevel", lv, "notice")
 	} else {
 		word("log-level", set.LogLevel, def.LogLevel)

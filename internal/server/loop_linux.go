@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -151,12 +152,19 @@ func (s *Server) startLoop() (*loop, error) {
 	return l, nil
 }
 
-// loopAccept hands a plain TCP connection to the event loop, after the
-// checks Redis makes on accept. It reports false for connections the loop
-// does not take (TLS, other kinds of socket, Front "goroutine").
+// loopAccept hands a plain TCP or unix socket connection to the event
+// loop, after the checks Redis makes on accept. It reports false for
+// connections the loop does not take (TLS, other kinds of socket, Front
+// "goroutine").
 func (s *Server) loopAccept(nc net.Conn) bool {
-	tc, ok := nc.(*net.TCPConn)
-	if !ok || s.Front == "goroutine" {
+	var sc syscall.Conn
+	switch c := nc.(type) {
+	case *net.TCPConn:
+		sc = c
+	case *net.UnixConn:
+		sc = c
+	}
+	if sc == nil || s.Front == "goroutine" {
 		return false
 	}
 	s.mu.Lock()
@@ -189,7 +197,7 @@ func (s *Server) loopAccept(nc net.Conn) bool {
 	// The loop gets its own descriptor for the socket and the net.Conn is
 	// closed, which takes the socket out of Go's netpoller: otherwise every
 	// request would also wake the runtime's poller for nothing.
-	rc, err := tc.SyscallConn()
+	rc, err := sc.SyscallConn()
 	fd := -1
 	if err == nil {
 		cerr := rc.Control(func(f uintptr) { fd, err = unix.Dup(int(f)) })
@@ -197,7 +205,12 @@ func (s *Server) loopAccept(nc net.Conn) bool {
 			err = cerr
 		}
 	}
-	raddr, laddr := nc.RemoteAddr().String(), nc.LocalAddr().String()
+	raddr, laddr, unixPath := nc.RemoteAddr().String(), nc.LocalAddr().String(), ""
+	if ua, ok := nc.LocalAddr().(*net.UnixAddr); ok {
+		// Redis names both ends of a unix socket connection "path:0".
+		unixPath = ua.Name
+		raddr, laddr = unixPath+":0", unixPath+":0"
+	}
 	nc.Close()
 	if err == nil {
 		unix.CloseOnExec(fd)
@@ -218,6 +231,7 @@ func (s *Server) loopAccept(nc net.Conn) bool {
 	c.touch(s)
 	c.cl = e.NewClient(raddr, laddr)
 	e.Lock()
+	c.cl.Unix = unixPath
 	c.cl.OnKill = c.closeFn
 	c.cl.Notify = func() { l.notify(c) }
 	c.cl.Out = &c.w

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The binary as redis-server: a unix socket with unixsocketperm's bits,
+// removed at shutdown, and a logfile in Redis's format (or slog's, with
+// log-format text) that starts as Redis's does.
+func TestRunUnixSocketAndRedisLog(t *testing.T) {
+	for _, tc := range []struct {
+		format string
+		want   []*regexp.Regexp
+	}{
+		{"", []*regexp.Regexp{
+			regexp.MustCompile(`^\d+:C \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d\.\d{3} # oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo$`),
+			regexp.MustCompile(`^\d+:C .* # Redis version=7\.0\.15, bits=64, commit=00000000, modified=0, pid=\d+, just started$`),
+			regexp.MustCompile(`^\d+:C .* # Configuration loaded$`),
+			regexp.MustCompile(`^\d+:M .* \* Running mode=standalone, port=\d+\.$`),
+			regexp.MustCompile(`^\d+:M .* # Server initialized$`),
+			regexp.MustCompile(`^\d+:M .* \* Ready to accept connections$`),
+			regexp.MustCompile(`^\d+:M .* \* The server is now ready to accept connections at .*/s\.sock$`),
+		}},
+		{"text", []*regexp.Regexp{
+			regexp.MustCompile(`^time=\S+ level=WARN msg="oO0OoO0OoO0Oo Redis is starting oO0OoO0OoO0Oo"$`),
+			regexp.MustCompile(`^time=\S+ level=INFO msg="Ready to accept connections"$`),
+		}},
+	} {
+		t.Run("format="+tc.format, func(t *testing.T) {
+			dir := t.TempDir()
+			sock, logfile := filepath.Join(dir, "s.sock"), filepath.Join(dir, "r.log")
+			args := []string{"--port", strconv.Itoa(freePort(t)), "--dir", dir, "--save", "",
+				"--unixsocket", sock, "--unixsocketperm", "700", "--logfile", logfile}
+			if tc.format != "" {
+				args = append(args, "--log-format", tc.format)
+			}
+			done := make(chan error, 1)
+			go func() { done <- run(args) }()
+			var nc net.Conn
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				var err error
+				if nc, err = net.Dial("unix", sock); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no unix socket: %v", err)
+				}
+			}
+			defer nc.Close()
+			if st, err := os.Stat(sock); err != nil || st.Mode().Perm() != 0o700 {
+				t.Errorf("socket mode %v %v, want 0700", st.Mode(), err)
+			}
+			if r := do(t, nc, "PING"); r != "+PONG\r\n" {
+				t.Fatalf("PING over the socket: %q", r)
+			}
+			nc.Write([]byte("SHUTDOWN NOSAVE\r\n")) // closes without a reply
+			waitExit(t, done)
+			if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+				t.Errorf("socket left after shutdown: %v", err)
+			}
+			b, err := os.ReadFile(logfile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(string(b), "\n")
+			i := 0
+			for _, l := range lines {
+				if i < len(tc.want) && tc.want[i].MatchString(l) {
+					i++
+				}
+			}
+			if i < len(tc.want) {
+				t.Errorf("log lacks, in order, a line like %s:\n%s", tc.want[i], b)
+			}
+		})
+	}
+}
