@@ -15,11 +15,11 @@ func TestCellRedisCellCases(t *testing.T) {
 	start := int64(1_700_000_000_123_456_789)
 	p := CellParams{MaxBurst: 4, Count: 1, Period: 1}
 	cases := []struct {
-		num                   int
-		now                   int64
-		volume, remaining     int64
+		num                    int
+		now                    int64
+		volume, remaining      int64
 		resetAfter, retryAfter int64
-		limited               bool
+		limited                bool
 	}{
 		{0, start, 6, 5, 0, -s, true},
 		{1, start, 1, 4, s, -s, false},
