@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"strconv"
 	"testing"
 	"time"
@@ -186,17 +185,6 @@ func ints(xs ...int64) []any {
 		out[i] = x
 	}
 	return out
-}
-
-// sortedZ orders members as ZRANGE does.
-func sortedZ(zs []ZMember) []ZMember {
-	sort.Slice(zs, func(i, j int) bool {
-		if zs[i].Score != zs[j].Score {
-			return zs[i].Score < zs[j].Score
-		}
-		return zs[i].Member < zs[j].Member
-	})
-	return zs
 }
 
 var _ = strconv.Itoa
