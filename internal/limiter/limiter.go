@@ -1,0 +1,190 @@
+// Package limiter holds limitkv's limiting algorithms as pure functions,
+// apart from commands, RESP and the keyspace, so that the RL.* commands,
+// the recognisers of other projects' scripts and the Lua twins in
+// ratelimit/scripts can all be checked against one definition.
+//
+// Every algorithm keeps its state in ONE ordinary Redis value (a string, a
+// hash or a sorted set) with a TTL, so redis-cli can read it and DEL resets
+// it: an absent key always means "no history". A decision function takes
+// the state as read, the time (passed in, never read from a clock), the
+// parameters and the cost, and returns the decision and the value to leave
+// behind (Value, with its TTL). A Peek decides the same way and changes
+// nothing.
+package limiter
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// Result is what an INFO reply needs, in the same terms for every
+// algorithm. Times are milliseconds, rounded up so a caller that waits
+// RetryAfterMs is never early. RetryAfterMs is 0 when the request passed
+// and -1 when it can never pass (cost above the limit).
+type Result struct {
+	Allowed      bool
+	Count        int64 // units counted against the limit after this request
+	Remaining    int64
+	Limit        int64
+	RetryAfterMs int64
+	ResetAfterMs int64 // until the key is back to "no history"
+}
+
+// Kind is the Redis type a state is held in.
+type Kind uint8
+
+const (
+	Absent Kind = iota
+	String
+	Hash
+	ZSet
+)
+
+func (k Kind) String() string {
+	return [...]string{"none", "string", "hash", "zset"}[k]
+}
+
+// ZMember is one sorted-set entry.
+type ZMember struct {
+	Member string
+	Score  float64
+}
+
+// Value is one key's content as redis-cli shows it (GET, HGETALL, ZRANGE
+// WITHSCORES, PTTL). TTL is milliseconds, -1 for none; it is meaningless
+// when Kind is Absent.
+type Value struct {
+	Kind Kind
+	Str  string
+	Hash map[string]string
+	ZSet []ZMember // in Redis order: by score, then member
+	TTL  int64
+}
+
+// Equal compares content, and TTL within tolerance ms (a TTL read back
+// from a server has aged a little).
+func (v Value) Equal(w Value, tolerance int64) bool {
+	if v.Kind != w.Kind {
+		return false
+	}
+	if v.Kind == Absent {
+		return true
+	}
+	if (v.TTL < 0) != (w.TTL < 0) || abs64(v.TTL-w.TTL) > tolerance {
+		return false
+	}
+	switch v.Kind {
+	case String:
+		return v.Str == w.Str
+	case Hash:
+		return maps.Equal(v.Hash, w.Hash)
+	default:
+		return slices.Equal(v.ZSet, w.ZSet)
+	}
+}
+
+func (v Value) String() string {
+	switch v.Kind {
+	case Absent:
+		return "(absent)"
+	case String:
+		return fmt.Sprintf("%q ttl=%d", v.Str, v.TTL)
+	case Hash:
+		keys := slices.Sorted(maps.Keys(v.Hash))
+		s := "{"
+		for i, k := range keys {
+			if i > 0 {
+				s += " "
+			}
+			s += k + "=" + v.Hash[k]
+		}
+		return s + "} ttl=" + strconv.FormatInt(v.TTL, 10)
+	default:
+		return fmt.Sprintf("%v ttl=%d", v.ZSet, v.TTL)
+	}
+}
+
+// ErrWrongType is returned when a key holds a type the algorithm does not
+// keep its state in; the commands map it to WRONGTYPE.
+var ErrWrongType = errors.New("WRONGTYPE Operation against a key holding the wrong kind of value")
+
+// ErrCorrupt is returned when a key of the right type holds something the
+// algorithm never writes (someone edited it by hand).
+var ErrCorrupt = errors.New("ERR rate limit state is corrupt")
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// ceilDiv is ⌈a/b⌉ for b > 0.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a > 0) == (b > 0) {
+		q++
+	}
+	return q
+}
+
+// floorDiv is ⌊a/b⌋ for b > 0.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+// luaNum formats a float the way Redis 7.0 turns a Lua number argument
+// into a string (%.17g), so values the scripts write compare byte for byte.
+func luaNum(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return cInfNaN(f)
+	}
+	return strconv.FormatFloat(f, 'g', 17, 64)
+}
+
+// luaToString formats a float as Lua 5.1's tostring does (%.14g).
+func luaToString(f float64) string {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return cInfNaN(f)
+	}
+	return strconv.FormatFloat(f, 'g', 14, 64)
+}
+
+func cInfNaN(f float64) string {
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	case math.Signbit(f):
+		return "-nan"
+	}
+	return "nan"
+}
+
+// luaInt is the integer Redis replies for a Lua number: C's (long long)
+// cast, which truncates, and on amd64 gives MinInt64 for NaN and values out
+// of range.
+func luaInt(f float64) int64 {
+	if math.IsNaN(f) || f >= 9223372036854775807 || f < -9223372036854775808 {
+		return math.MinInt64
+	}
+	return int64(f)
+}
+
+// parseInt64 accepts what Redis's string2ll accepts.
+func parseInt64(s string) (int64, bool) {
+	if s == "" || len(s) > 20 || s[0] == '+' || (len(s) > 1 && s[0] == '0') || (len(s) > 1 && s[0] == '-' && s[1] == '0') {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
