@@ -40,7 +40,8 @@
 // with ziplist or listpack nodes, listpack, ZSET with ASCII or binary
 // scores), integer and LZF strings, aux fields, FUNCTION and FUNCTION2
 // records (returned raw), and it skips module aux records. Streams
-// (RDB types 15 and 19) and module values (types 6 and 7) are refused with an
+// (RDB types 15 and 19, see stream.go) are read into a *stream.Stream and
+// written as type 19; module values (types 6 and 7) are refused with an
 // error wrapping ErrUnsupported. Keys with an empty value are skipped as Redis
 // does. DecodeDump checks and decodes a DUMP payload as RESTORE does.
 //
@@ -66,6 +67,8 @@ package rdb
 
 import (
 	"errors"
+
+	"github.com/limitkv/limitkv/internal/stream"
 	"math"
 	"strconv"
 )
@@ -79,6 +82,7 @@ const (
 	TypeSet
 	TypeZSet
 	TypeHash
+	TypeStream
 )
 
 func (t Type) String() string {
@@ -93,6 +97,8 @@ func (t Type) String() string {
 		return "zset"
 	case TypeHash:
 		return "hash"
+	case TypeStream:
+		return "stream"
 	}
 	return "unknown"
 }
@@ -112,9 +118,10 @@ const (
 	EncodingHashtable          // sets and hashes
 	EncodingListpack           // hashes and sorted sets
 	EncodingSkiplist           // sorted sets
+	EncodingStream             // streams
 )
 
-var encodingNames = [...]string{"auto", "raw", "quicklist", "intset", "hashtable", "listpack", "skiplist"}
+var encodingNames = [...]string{"auto", "raw", "quicklist", "intset", "hashtable", "listpack", "skiplist", "stream"}
 
 func (e Encoding) String() string {
 	if int(e) < len(encodingNames) {
@@ -143,6 +150,7 @@ type Value struct {
 	Set      [][]byte
 	ZSet     []ZMember
 	Hash     []HashField
+	Stream   *stream.Stream
 }
 
 // Entry is a key in a database.
@@ -214,6 +222,8 @@ func AutoEncoding(v *Value, l Limits) Encoding {
 	switch v.Type {
 	case TypeString:
 		return EncodingRaw
+	case TypeStream:
+		return EncodingStream
 	case TypeList:
 		return EncodingQuicklist
 	case TypeSet:

@@ -414,7 +414,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		if a.Strategy == TrimMaxLen {
 			remove = s.length-uint64(entries) >= maxlen
 		} else {
-			remove = n.id(len(n.entries)-1).Less(a.MinID)
+			remove = n.id(len(n.entries) - 1).Less(a.MinID)
 		}
 		if remove {
 			s.nodes = slices.Delete(s.nodes, 0, 1)
