@@ -89,6 +89,14 @@ var streamScenarios = []streamScenario{
 		cmd("XGROUP DESTROY s gone"),
 		cmd("XTRIM s MAXLEN 12"),
 	})},
+	{name: "node of tombstones only", maxEntries: 5, cmds: concat(xaddSeq("s", 0, 9, "f #"),
+		[][]string{cmd("XDEL s 1001-1"), cmd("XTRIM s MINID 1001-1"), cmd("XADD s 2000-0 f 1")})},
+	{name: "id errors", cmds: [][]string{
+		cmd("XADD s 0-* f v"), cmd("XADD s 0-1 f v"), cmd("XADD s 0-0 f v"),
+		cmd("XADD s 5-18446744073709551615 f v"), cmd("XADD s 5-* f v"), cmd("XADD s 5 f v"),
+		cmd("XADD s 6-* f v"), cmd("XADD s 18446744073709551615-18446744073709551615 f v"),
+		cmd("XADD s * f v"), cmd("XADD s 1-* f v"),
+	}},
 	{name: "lag with tombstones", maxEntries: 3, cmds: concat(xaddSeq("s", 0, 11, "f #"), [][]string{
 		cmd("XGROUP CREATE s a 0"), cmd("XGROUP CREATE s b 0"), cmd("XGROUP CREATE s c $"),
 		cmd("XREADGROUP GROUP a x COUNT 3 STREAMS s >"),

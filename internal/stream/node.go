@@ -153,7 +153,7 @@ func corrupt(format string, a ...any) error {
 
 // decodeNode checks a listpack as streamValidateListpackIntegrity does in
 // deep mode, plus what this package relies on (counters that match the
-// flags, at least one live entry, IDs in order), and decodes it.
+// flags, at least one entry, IDs in order), and decodes it.
 func decodeNode(master ID, lp []byte) (*node, error) {
 	els, err := lpDecode(lp)
 	if err != nil {
@@ -264,7 +264,9 @@ func decodeNode(master ID, lp []byte) (*node, error) {
 	if p != len(els) {
 		return nil, bad
 	}
-	if live != n.count || dead != n.deleted || live == 0 {
+	// A node may hold tombstones only: an exact MINID trim marks every live
+	// entry of a node whose last entry is a tombstone past MINID.
+	if live != n.count || dead != n.deleted || len(n.entries) == 0 {
 		return nil, corrupt("stream node counters (%d live, %d deleted) do not match its entries", n.count, n.deleted)
 	}
 	return n, nil
