@@ -38,7 +38,7 @@ type streamScenario struct {
 	cmds       [][]string
 }
 
-var long = strings.Repeat("x", 70)   // a 2-byte string header in listpacks
+var long = strings.Repeat("x", 70)     // a 2-byte string header in listpacks
 var longer = strings.Repeat("y", 5000) // a 5-byte one, past node-max-bytes
 
 var streamScenarios = []streamScenario{
