@@ -189,3 +189,48 @@ func TestStreamOracleScenarios(t *testing.T) {
 		})
 	}
 }
+
+// TestStreamMemoryUsage compares MemoryUsage with MEMORY USAGE, with 5
+// samples and all, for the scenarios' streams and for the same streams
+// loaded by RESTORE (whose listpacks are allocated to size).
+func TestStreamMemoryUsage(t *testing.T) {
+	for _, sc := range streamScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			c, lim := startStreamRedis(t, sc)
+			m := newStreamModel(lim)
+			for _, a := range sc.cmds {
+				rdo(t, c, a...)
+				m.apply(t, a)
+			}
+			dump, err := rdo(t, c, "DUMP", "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rdo(t, c, "RESTORE", "r", "0", dump.(string)); err != nil {
+				t.Fatal(err)
+			}
+			loaded, err := DecodeDump([]byte(dump.(string)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, k := range []struct {
+				key string
+				s   *stream.Stream
+			}{{"s", m.s}, {"r", loaded.Stream}} {
+				for _, samples := range []string{"5", "0"} {
+					v, err := rdo(t, c, "MEMORY", "USAGE", k.key, "SAMPLES", samples)
+					if err != nil {
+						t.Fatal(err)
+					}
+					n, _ := strconv.Atoi(samples)
+					ours := k.s.MemoryUsage(n, lim)
+					// MEMORY USAGE adds the key's dictEntry (24) and its
+					// sds allocation (8 for a 1-byte name).
+					if theirs := v.(int64) - 24 - 8; ours != theirs {
+						t.Errorf("%s, samples %s: ours %d, redis %d", k.key, samples, ours, theirs)
+					}
+				}
+			}
+		})
+	}
+}

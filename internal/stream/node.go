@@ -56,6 +56,9 @@ type node struct {
 	masterFields [][]byte
 	entries      []nodeEntry
 	bytes        int // the listpack's size, lpBytes
+	// open marks the node XADD is filling: Redis allocated it with room
+	// to grow and shrinks it when XADD moves on (MemoryUsage).
+	open bool
 }
 
 func (n *node) id(i int) ID {

@@ -128,9 +128,9 @@ func (s *Stream) appendEntry(id ID, fields [][]byte, tot int, lim Limits) {
 			maxBytes = listpackMaxSize
 		}
 		if int64(n.bytes)+int64(tot) >= maxBytes {
-			n = nil
+			n.open, n = false, nil
 		} else if lim.NodeMaxEntries > 0 && n.count+n.deleted >= lim.NodeMaxEntries {
-			n = nil
+			n.open, n = false, nil
 		}
 	}
 	e := nodeEntry{values: make([][]byte, len(fields)/2)}
@@ -138,7 +138,7 @@ func (s *Stream) appendEntry(id ID, fields [][]byte, tot int, lim Limits) {
 		e.values[i] = slices.Clone(fields[2*i+1])
 	}
 	if n == nil {
-		n = &node{master: id, count: 1}
+		n = &node{master: id, count: 1, open: true}
 		n.masterFields = make([][]byte, len(fields)/2)
 		for i := range n.masterFields {
 			n.masterFields[i] = slices.Clone(fields[2*i])
