@@ -278,10 +278,10 @@ func TestRaxNodes(t *testing.T) {
 		want    int
 	}{
 		{nil, 1},
-		{[]ID{{1, 0}}, 2},                 // one compressed node and the leaf
-		{[]ID{{1, 0}, {2, 0}}, 6},         // prefix, split, two tails, two leaves
-		{[]ID{{1, 0}, {1, 1}}, 4},         // they differ in the last byte only
-		{[]ID{{1, 0}, {1, 1}, {1, 2}}, 5}, // a split node with three leaves
+		{[]ID{{1, 0}}, 2},                     // one compressed node and the leaf
+		{[]ID{{1, 0}, {2, 0}}, 6},             // prefix, split, two tails, two leaves
+		{[]ID{{1, 0}, {1, 1}}, 4},             // they differ in the last byte only
+		{[]ID{{1, 0}, {1, 1}, {1, 2}}, 5},     // a split node with three leaves
 		{[]ID{{1, 0}, {256, 0}, {257, 0}}, 9}, // the split at byte 7 hangs off the one at byte 6
 	}
 	for _, tc := range tests {
