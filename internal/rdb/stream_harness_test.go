@@ -229,6 +229,33 @@ func (m *streamModel) apply(t testing.TB, args []string) string {
 			}
 		}
 		return fmt.Sprint(s.Claim(s.Group(args[2]), args[3], a, m.now))
+	case "XPENDING": // XPENDING key g [start end count [consumer]]
+		g := s.Group(args[2])
+		if len(args) == 3 {
+			n, first, last, cons := g.PendingSummary()
+			if n == 0 {
+				return "0 nil nil []"
+			}
+			var cs []string
+			for _, c := range cons {
+				cs = append(cs, fmt.Sprintf("%s:%d", c.Name, c.Count))
+			}
+			return fmt.Sprint(n, " ", first, " ", last, " ", cs)
+		}
+		start, _ := stream.ParseRangeStart(args[3])
+		end, _ := stream.ParseRangeEnd(args[4])
+		count, _ := strconv.ParseInt(args[5], 10, 64)
+		var c *stream.Consumer
+		if len(args) > 6 {
+			if c = g.Consumer(args[6]); c == nil {
+				return "[]"
+			}
+		}
+		var out []string
+		for _, p := range g.PendingRange(start, end, count, 0, c, m.now) {
+			out = append(out, fmt.Sprintf("%s:%s:%d", p.ID, p.Consumer, p.Deliveries))
+		}
+		return fmt.Sprint(out)
 	case "XAUTOCLAIM": // XAUTOCLAIM key g c minidle start [COUNT n] [JUSTID]
 		minIdle, _ := strconv.ParseInt(args[4], 10, 64)
 		start, err := stream.ParseRangeStart(args[5])
@@ -249,6 +276,64 @@ func (m *streamModel) apply(t testing.TB, args []string) string {
 	}
 	t.Fatalf("model: unsupported command %q", args)
 	return ""
+}
+
+// entryIDs renders a RESP2 array of entries ([id, fields], fields nil for
+// a deleted entry) or of bare IDs as the model renders them.
+func entryIDs(v any) string {
+	arr, _ := v.([]any)
+	out := []string{}
+	for _, e := range arr {
+		switch x := e.(type) {
+		case string:
+			out = append(out, x)
+		case []any:
+			id := x[0].(string)
+			if x[1] == nil {
+				id += "(nil)"
+			}
+			out = append(out, id)
+		}
+	}
+	return fmt.Sprint(out)
+}
+
+// groupReply renders the replies of the group commands as the model does
+// (idle times, which depend on the clock, left out); ok is false for
+// the other commands.
+func groupReply(args []string, v any, err error) (string, bool) {
+	if err != nil {
+		return "", false
+	}
+	switch strings.ToUpper(args[0]) {
+	case "XREADGROUP":
+		if v == nil {
+			return "[]", true
+		}
+		return entryIDs(v.([]any)[0].([]any)[1]), true
+	case "XCLAIM":
+		return entryIDs(v), true
+	case "XAUTOCLAIM":
+		r := v.([]any)
+		return r[0].(string) + " " + entryIDs(r[1]) + " " + entryIDs(r[2]), true
+	case "XPENDING":
+		r := v.([]any)
+		if len(args) == 3 {
+			var cs []string
+			cl, _ := r[3].([]any)
+			for _, c := range cl {
+				cs = append(cs, fmt.Sprintf("%s:%s", c.([]any)[0], c.([]any)[1]))
+			}
+			return fmt.Sprint(r[0], " ", nilOr(r[1]), " ", nilOr(r[2]), " ", cs), true
+		}
+		var out []string
+		for _, p := range r {
+			pa := p.([]any)
+			out = append(out, fmt.Sprintf("%s:%s:%d", pa[0], pa[1], pa[3]))
+		}
+		return fmt.Sprint(out), true
+	}
+	return "", false
 }
 
 // fullInfo is XINFO STREAM FULL COUNT 0, normalised for comparison.

@@ -70,6 +70,8 @@ var streamScenarios = []streamScenario{
 		cmd("XREADGROUP GROUP g1 alice COUNT 7 STREAMS s >"),
 		cmd("XREADGROUP GROUP g1 bob COUNT 3 STREAMS s >"),
 		cmd("XREADGROUP GROUP g1 carol COUNT 2 NOACK STREAMS s >"),
+		cmd("XPENDING s g1"),
+		cmd("XPENDING s g2"),
 		cmd("XACK s g1 1000-1 1000-2 7-7"),
 		cmd("XDEL s 1001-0 1005-0"),
 		cmd("XREADGROUP GROUP g1 alice STREAMS s 0"),
@@ -84,6 +86,11 @@ var streamScenarios = []streamScenario{
 		cmd("XREADGROUP GROUP g0 yan STREAMS s >"),
 		cmd("XGROUP SETID s g0 1001-1"),
 		cmd("XREADGROUP GROUP g0 xia COUNT 4 STREAMS s >"),
+		cmd("XPENDING s g1 - + 100"),
+		cmd("XPENDING s g1 (1000-0 1004-0 3 frank"),
+		cmd("XPENDING s g1 - + 10 nobody"),
+		cmd("XPENDING s g0"),
+		cmd("XREADGROUP GROUP g1 frank COUNT 2 STREAMS s 1000-0"),
 		cmd("XGROUP DELCONSUMER s g1 carol"),
 		cmd("XGROUP CREATE s gone 0"),
 		cmd("XGROUP DESTROY s gone"),
@@ -181,7 +188,14 @@ func TestStreamOracleScenarios(t *testing.T) {
 			for _, a := range sc.cmds {
 				rv, rerr := rdo(t, c, a...)
 				ours := m.apply(t, a)
-				if want, ok := simpleReply(rv, rerr); ok && want != ours {
+				want, ok := groupReply(a, rv, rerr)
+				if !ok {
+					want, ok = simpleReply(rv, rerr)
+				}
+				if !ok {
+					t.Fatalf("%q: reply %v not compared", a, rv)
+				}
+				if want != ours {
 					t.Fatalf("%q: redis %q, ours %q", a, want, ours)
 				}
 			}
