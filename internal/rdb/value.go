@@ -21,6 +21,7 @@
 //	set:    SET_INTSET (intset) or SET (hashtable)
 //	zset:   ZSET_LISTPACK (listpack) or ZSET_2 (skiplist, binary doubles)
 //	hash:   HASH_LISTPACK (listpack) or HASH (hashtable)
+//	stream: STREAM_LISTPACKS_2, the *stream.Stream's nodes as they are (Value.Stream)
 //
 // Elements are written in the order given (Redis's own order matters only for
 // lists and listpack hashes; sorted sets are sorted by the writer). Members
