@@ -146,3 +146,91 @@ func compareStreamQuick(t *testing.T, c *redis.Client, s *stream.Stream, step in
 		t.Fatalf("step %d (after %q): DUMP differs (%v)", step, last, derr)
 	}
 }
+
+// TestStreamOracleRandomGroups interleaves XADD, XDEL and XTRIM with the
+// group commands (XREADGROUP new and history, NOACK, XACK, XCLAIM with
+// FORCE/JUSTID/RETRYCOUNT/LASTID, XAUTOCLAIM, XGROUP SETID/DELCONSUMER,
+// XPENDING) and compares every reply with redis-server, and the whole
+// state (XINFO STREAM FULL, DUMP bytes, both decodings) every 25 steps.
+// Idle times are kept out: min-idle is 0 and no IDLE/TIME is given.
+func TestStreamOracleRandomGroups(t *testing.T) {
+	steps := 2000
+	if testing.Short() {
+		steps = 400
+	}
+	c, lim := startStreamRedis(t, streamScenario{maxEntries: 5})
+	m := newStreamModel(lim)
+	rng := rand.New(rand.NewSource(99))
+	ms := uint64(1)
+	groups := []string{"g1", "g2"}
+	consumers := []string{"ann", "bo", "cy"}
+	randID := func() string { return fmt.Sprintf("%d-%d", 1+rng.Intn(int(ms)), rng.Intn(3)) }
+	for _, g := range groups {
+		a := []string{"XGROUP", "CREATE", "s", g, "0", "MKSTREAM"}
+		rdo(t, c, a...)
+		m.s.CreateGroup(g, stream.ID{}, stream.ScgInvalidEntriesRead)
+	}
+	for step := 0; step < steps; step++ {
+		g, cn := groups[rng.Intn(2)], consumers[rng.Intn(3)]
+		var a []string
+		switch r := rng.Intn(100); {
+		case r < 35:
+			ms += uint64(rng.Intn(2))
+			a = []string{"XADD", "s", fmt.Sprintf("%d-*", ms), "f", strconv.Itoa(step)}
+		case r < 42:
+			a = []string{"XDEL", "s", randID(), randID()}
+		case r < 45:
+			a = []string{"XTRIM", "s", "MAXLEN", strconv.Itoa(max(0, int(m.s.Len())-rng.Intn(6)))}
+		case r < 60:
+			a = []string{"XREADGROUP", "GROUP", g, cn, "COUNT", strconv.Itoa(1 + rng.Intn(4))}
+			if rng.Intn(5) == 0 {
+				a = append(a, "NOACK")
+			}
+			a = append(a, "STREAMS", "s", ">")
+		case r < 65:
+			a = []string{"XREADGROUP", "GROUP", g, cn, "COUNT", strconv.Itoa(rng.Intn(4)), "STREAMS", "s", "0"}
+		case r < 72:
+			a = []string{"XACK", "s", g, randID(), randID(), randID()}
+		case r < 80:
+			a = []string{"XCLAIM", "s", g, cn, "0", randID(), randID()}
+			for _, o := range [][]string{{"FORCE"}, {"JUSTID"}, {"RETRYCOUNT", strconv.Itoa(rng.Intn(9))}, {"LASTID", randID()}} {
+				if rng.Intn(4) == 0 {
+					a = append(a, o...)
+				}
+			}
+		case r < 86:
+			a = []string{"XAUTOCLAIM", "s", g, cn, "0", randID(), "COUNT", strconv.Itoa(1 + rng.Intn(5))}
+			if rng.Intn(3) == 0 {
+				a = append(a, "JUSTID")
+			}
+		case r < 88:
+			a = []string{"XGROUP", "SETID", "s", g, randID()}
+		case r < 89:
+			a = []string{"XGROUP", "DELCONSUMER", "s", g, cn}
+		case r < 94:
+			a = []string{"XPENDING", "s", g}
+		default:
+			a = []string{"XPENDING", "s", g, "-", "+", strconv.Itoa(rng.Intn(8))}
+			if rng.Intn(2) == 0 {
+				a = append(a, cn)
+			}
+		}
+		rv, rerr := rdo(t, c, a...)
+		ours := m.apply(t, a)
+		want, ok := groupReply(a, rv, rerr)
+		if !ok {
+			want, _ = simpleReply(rv, rerr)
+		}
+		if want != ours {
+			t.Fatalf("step %d %q: redis %q, ours %q", step, a, want, ours)
+		}
+		if step%25 == 24 {
+			checkAgainstRedis(t, c, "s", m.s, fmt.Sprintf("step %d", step))
+		}
+	}
+	pel := 0
+	for _, g := range m.s.Groups() {
+		pel += g.PendingCount()
+	}
+	t.Logf("%d steps; at the end %d entries, %d nodes, %d pending", steps, m.s.Len(), m.s.Nodes(), pel)
+}
