@@ -177,6 +177,9 @@ func (e *encoder) object(v *Value) error {
 		default:
 			return fmt.Errorf("%w: hash with encoding %s", ErrBadValue, enc)
 		}
+	case TypeStream:
+		e.byte(rdbTypeStreamListpack2)
+		return e.stream(v.Stream)
 	default:
 		return fmt.Errorf("%w: unknown type %d", ErrBadValue, v.Type)
 	}

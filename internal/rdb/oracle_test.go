@@ -2,7 +2,6 @@ package rdb
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -701,23 +700,32 @@ func TestOracleQuicklistFill(t *testing.T) {
 	}
 }
 
-// TestOracleStreamUnsupported: a file holding a stream is refused clearly.
-func TestOracleStreamUnsupported(t *testing.T) {
+// TestOracleStreamFile: a file Redis saved with a stream in it is read,
+// the stream included (stream_oracle_test.go checks streams in depth).
+func TestOracleStreamFile(t *testing.T) {
 	dir := t.TempDir()
 	p := startRedis(t, dir)
 	p.do("SET", "a", "1")
-	p.do("XADD", "s", "*", "f", "v")
+	p.do("XADD", "s", "1-1", "f", "v")
 	p.do("SAVE")
 	data, err := os.ReadFile(filepath.Join(dir, "dump.rdb"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Decode(bytes.NewReader(data), nil)
-	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "stream") || !strings.Contains(err.Error(), `"s"`) {
-		t.Fatalf("got %v", err)
+	snap, err := Decode(bytes.NewReader(data), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	payload := []byte(p.do("DUMP", "s").(string))
-	if _, err := DecodeDump(payload, nil); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("DUMP of a stream: %v", err)
+	for _, e := range snap.Entries {
+		if string(e.Key) == "s" && (e.Value.Type != TypeStream || e.Value.Stream.Len() != 1 || e.Value.Stream.LastID().String() != "1-1") {
+			t.Fatalf("stream read as %+v", e.Value)
+		}
+	}
+	var out bytes.Buffer
+	if err := Encode(&out, snap, WriterOptions{CTime: time.Unix(0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Decode(bytes.NewReader(out.Bytes()), nil); err != nil {
+		t.Fatalf("re-reading our file: %v", err)
 	}
 }

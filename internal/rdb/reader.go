@@ -787,7 +787,7 @@ func (d *decoder) object(typ byte, v *Value) (empty bool, err error) {
 		}
 		return decodeBlob(typ, blob, v, d.limits)
 	case rdbTypeStreamListpacks, rdbTypeStreamListpack2:
-		return false, fmt.Errorf("%w: stream (RDB type %d)", ErrUnsupported, typ)
+		return false, d.streamValue(typ, v)
 	case rdbTypeModule, rdbTypeModule2:
 		return false, fmt.Errorf("%w: module value (RDB type %d)", ErrUnsupported, typ)
 	}

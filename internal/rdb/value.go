@@ -21,6 +21,7 @@
 //	set:    SET_INTSET (intset) or SET (hashtable)
 //	zset:   ZSET_LISTPACK (listpack) or ZSET_2 (skiplist, binary doubles)
 //	hash:   HASH_LISTPACK (listpack) or HASH (hashtable)
+//	stream: STREAM_LISTPACKS_2, the *stream.Stream's nodes as they are (Value.Stream)
 //
 // Elements are written in the order given (Redis's own order matters only for
 // lists and listpack hashes; sorted sets are sorted by the writer). Members
@@ -40,7 +41,8 @@
 // with ziplist or listpack nodes, listpack, ZSET with ASCII or binary
 // scores), integer and LZF strings, aux fields, FUNCTION and FUNCTION2
 // records (returned raw), and it skips module aux records. Streams
-// (RDB types 15 and 19) and module values (types 6 and 7) are refused with an
+// (RDB types 15 and 19, see stream.go) are read into a *stream.Stream and
+// written as type 19; module values (types 6 and 7) are refused with an
 // error wrapping ErrUnsupported. Keys with an empty value are skipped as Redis
 // does. DecodeDump checks and decodes a DUMP payload as RESTORE does.
 //
@@ -66,6 +68,8 @@ package rdb
 
 import (
 	"errors"
+
+	"github.com/limitkv/limitkv/internal/stream"
 	"math"
 	"strconv"
 )
@@ -79,6 +83,7 @@ const (
 	TypeSet
 	TypeZSet
 	TypeHash
+	TypeStream
 )
 
 func (t Type) String() string {
@@ -93,6 +98,8 @@ func (t Type) String() string {
 		return "zset"
 	case TypeHash:
 		return "hash"
+	case TypeStream:
+		return "stream"
 	}
 	return "unknown"
 }
@@ -112,9 +119,10 @@ const (
 	EncodingHashtable          // sets and hashes
 	EncodingListpack           // hashes and sorted sets
 	EncodingSkiplist           // sorted sets
+	EncodingStream             // streams
 )
 
-var encodingNames = [...]string{"auto", "raw", "quicklist", "intset", "hashtable", "listpack", "skiplist"}
+var encodingNames = [...]string{"auto", "raw", "quicklist", "intset", "hashtable", "listpack", "skiplist", "stream"}
 
 func (e Encoding) String() string {
 	if int(e) < len(encodingNames) {
@@ -143,6 +151,7 @@ type Value struct {
 	Set      [][]byte
 	ZSet     []ZMember
 	Hash     []HashField
+	Stream   *stream.Stream
 }
 
 // Entry is a key in a database.
@@ -214,6 +223,8 @@ func AutoEncoding(v *Value, l Limits) Encoding {
 	switch v.Type {
 	case TypeString:
 		return EncodingRaw
+	case TypeStream:
+		return EncodingStream
 	case TypeList:
 		return EncodingQuicklist
 	case TypeSet:
