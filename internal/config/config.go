@@ -186,12 +186,9 @@ type reason string
 func (r reason) Error() string { return string(r) }
 
 func (l *Loader) apply(name string, args []string) error {
-	if known, err := l.Cfg.ApplyDirective(name, args, &l.state); known {
-		if err != "" {
-			return reason(err)
-		}
-		return nil
-	}
+	// The binary's own directives first: it applies them (and refuses what
+	// it cannot do, daemonize yes); those Redis has are then recorded in
+	// the config table too, for CONFIG GET.
 	if own, ok := binaryDirectives[name]; ok {
 		if len(args) != 1 {
 			return reason("wrong number of arguments")
@@ -199,6 +196,14 @@ func (l *Loader) apply(name string, args []string) error {
 		if err := own(l.Set, args[0]); err != "" {
 			return reason(err)
 		}
+	}
+	if known, err := l.Cfg.ApplyDirective(name, args, &l.state); known {
+		if err != "" {
+			return reason(err)
+		}
+		return nil
+	}
+	if _, ok := binaryDirectives[name]; ok {
 		return nil
 	}
 	switch {
@@ -230,34 +235,12 @@ func (l *Loader) apply(name string, args []string) error {
 		}
 		return reason("limitkv has no modules: module config '" + name + "' cannot be set")
 	}
-	if def, ok := redisDefaults[name]; ok {
-		if len(args) != 1 && !multiWord[name] {
-			return reason("wrong number of arguments")
-		}
-		if sameValue(strings.Join(args, " "), def) {
-			return nil
-		}
-		return reason(fmt.Sprintf("limitkv does not implement '%s': only Redis's default (%s) is accepted", name, engine.QuoteArg(def)))
-	}
 	return reason("Bad directive or wrong number of arguments")
 }
 
-// multiWord are Redis's MULTI_ARG_CONFIGs among redisDefaults.
-var multiWord = map[string]bool{"oom-score-adj-values": true, "latency-tracking-info-percentiles": true}
-
-// deprecated are directives Redis 7.0 accepts and ignores.
+// deprecated are directives Redis 7.0 accepts and ignores
+// (deprecated_configs).
 var deprecated = map[string]bool{"list-max-ziplist-entries": true, "list-max-ziplist-value": true, "lua-replicate-commands": true}
-
-// sameValue compares a value with Redis's default as Redis would read it:
-// any case, memory units resolved ("64mb" is 67108864).
-func sameValue(v, def string) bool {
-	if strings.EqualFold(v, def) {
-		return true
-	}
-	a, ok1 := engine.ParseMemory(v)
-	b, ok2 := engine.ParseMemory(def)
-	return ok1 && ok2 && a == b
-}
 
 func errnoText(err error) string {
 	if pe, ok := err.(*os.PathError); ok {
