@@ -36,6 +36,7 @@ type Settings struct {
 	MetricsAddr  string // Prometheus /metrics (internal/metrics); "": off
 	GCPercent    int
 	GCPercentSet bool // given explicitly (else GOGC from the environment wins)
+	Daemonize    bool // asked for: refused at the end of the load
 
 	// Warnings are logged once logging is set up (Redis logs them at start).
 	Warnings []string
@@ -121,6 +122,9 @@ func (l *Loader) Load(file string, stdin io.Reader, options string) error {
 	text.WriteString(options)
 	if err := l.LoadString(text.String()); err != nil {
 		return err
+	}
+	if l.Set.Daemonize {
+		return &Error{Header: true, Reason: "limitkv cannot daemonize: a Go process cannot fork safely. Run it in the foreground under a supervisor (systemd, runit, a container) with daemonize no"}
 	}
 	// As Redis, a log file that cannot be opened fails the start here.
 	if l.Set.LogFile != "" {
@@ -282,12 +286,14 @@ var binaryDirectives = map[string]func(s *Settings, v string) string{
 	"log-format": func(s *Settings, v string) string { return enum(v, []string{"text", "json"}, &s.LogFormat) },
 	"logfile":    func(s *Settings, v string) string { s.LogFile = v; return "" },
 	"pidfile":    func(s *Settings, v string) string { s.PidFile = v; return "" },
+	// daemonize yes is refused once the whole configuration is read, so
+	// that a file saying yes loads under a supervisor that passes
+	// --daemonize no after it (Debian's redis-server.service).
 	"daemonize": func(s *Settings, v string) string {
 		switch strings.ToLower(v) {
-		case "no":
+		case "no", "yes":
+			s.Daemonize = strings.EqualFold(v, "yes")
 			return ""
-		case "yes":
-			return "limitkv cannot daemonize: a Go process cannot fork safely. Run it in the foreground under a supervisor (systemd, runit, a container) with daemonize no"
 		}
 		return "argument must be 'yes' or 'no'"
 	},
