@@ -522,7 +522,7 @@ var configParams = []configParam{
 			m := map[string]int32{"always": FsyncAlways, "everysec": FsyncEverysec, "no": FsyncNo}
 			n, ok := m[strings.ToLower(v)]
 			if !ok {
-				return nil, "argument(s) must be one of the following: always, everysec, no"
+				return nil, "argument(s) must be one of the following: everysec, always, no"
 			}
 			return func() { c.AOF.Fsync.Store(n) }, ""
 		},

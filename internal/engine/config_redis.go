@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/limitkv/limitkv/internal/num"
 )
 
 // The rest of Redis 7.0.15's config table (config.c static_configs), so
@@ -212,14 +214,44 @@ func (s numSpec) format(n int64) string {
 
 func immutable(p configParam) configParam { p.immutable = true; return p }
 
-// fixedOnce refuses CONFIG SET to another value than the one the binary
-// started with: settings Redis applies at run time (reopening TLS) that
-// limitkv's listeners take only at start.
-func fixedOnce(p configParam, errstr string) configParam {
+// tlsFixed refuses CONFIG SET to another value than the one the binary
+// started with while TLS is on (tls-port set): Redis reconfigures TLS at
+// run time (applyTlsCfg), limitkv's listener takes its files at start.
+// With TLS off, Redis only stores the value, and so does limitkv.
+func tlsFixed(p configParam) configParam {
 	get := p.Get
 	p.check = func(c *Config, v string) string {
-		if !strings.EqualFold(v, get(c)) {
-			return errstr
+		if c.Stored("tls-port") != "0" && v != get(c) {
+			return errTLS
+		}
+		return ""
+	}
+	return p
+}
+
+// tlsNeedsCert: turning TLS on for links without a certificate fails in
+// Redis's tlsConfigure, with errTLS.
+func tlsNeedsCert(p configParam) configParam {
+	p.check = func(c *Config, v string) string {
+		if strings.EqualFold(v, "yes") && c.Stored("tls-cert-file") == "" {
+			return errTLS
+		}
+		return ""
+	}
+	return p
+}
+
+// tlsPort: a TLS listener needs the certificate the binary loaded at
+// start; without one Redis's applyTLSPort fails with errTLS too.
+func tlsPort() configParam {
+	p := sNum("tls-port", "", numSpec{lo: 0, hi: 65535}, 0)
+	get := p.Get
+	p.check = func(c *Config, v string) string {
+		if n, _ := num.ParseInt([]byte(v)); strconv.FormatInt(n, 10) != get(c) {
+			if get(c) == "0" {
+				return errTLS
+			}
+			return "Unable to listen on this port. Check server logs."
 		}
 		return ""
 	}
@@ -254,7 +286,7 @@ var redisOnlyParams = []configParam{
 	sBool("replica-lazy-flush", "slave-lazy-flush", false),
 	sBool("replica-ignore-maxmemory", "slave-ignore-maxmemory", true),
 	sBool("jemalloc-bg-thread", "", true),
-	sBool("activedefrag", "", false),
+	activeDefrag(),
 	immutable(sBool("syslog-enabled", "", false)),
 	immutable(sBool("cluster-enabled", "", false)),
 	sBool("cluster-allow-reads-when-down", "", false),
@@ -330,22 +362,22 @@ var redisOnlyParams = []configParam{
 
 	// TLS: the binary reads tls-port and the files at start
 	// (internal/config); CONFIG SET may not move them.
-	fixedOnce(sNum("tls-port", "", numSpec{lo: 0, hi: 65535}, 0), errTLS),
+	tlsPort(),
 	sNum("tls-session-cache-size", "", numSpec{lo: 0, hi: intMax}, 20*1024),
 	sNum("tls-session-cache-timeout", "", numSpec{lo: 0, hi: intMax}, 300),
-	sBool("tls-cluster", "", false),
-	sBool("tls-replication", "", false),
-	fixedOnce(sEnum("tls-auth-clients", "", "yes", []string{"no", "yes", "optional"}, false), errTLS),
+	tlsNeedsCert(sBool("tls-cluster", "", false)),
+	tlsNeedsCert(sBool("tls-replication", "", false)),
+	sEnum("tls-auth-clients", "", "yes", []string{"no", "yes", "optional"}, false),
 	sBool("tls-prefer-server-ciphers", "", false),
 	sBool("tls-session-caching", "", true),
-	fixedOnce(sString("tls-cert-file", "", "", true, nil), errTLS),
-	fixedOnce(sString("tls-key-file", "", "", true, nil), errTLS),
+	tlsFixed(sString("tls-cert-file", "", "", true, nil)),
+	tlsFixed(sString("tls-key-file", "", "", true, nil)),
 	sString("tls-key-file-pass", "", "", true, nil),
 	sString("tls-client-cert-file", "", "", true, nil),
 	sString("tls-client-key-file", "", "", true, nil),
 	sString("tls-client-key-file-pass", "", "", true, nil),
 	sString("tls-dh-params-file", "", "", true, nil),
-	fixedOnce(sString("tls-ca-cert-file", "", "", true, nil), errTLS),
+	tlsFixed(sString("tls-ca-cert-file", "", "", true, nil)),
 	sString("tls-ca-cert-dir", "", "", true, nil),
 	sString("tls-protocols", "", "", true, nil),
 	sString("tls-ciphers", "", "", true, nil),
@@ -355,6 +387,20 @@ var redisOnlyParams = []configParam{
 }
 
 var minusHundred int64 = -100
+
+// activeDefrag is isValidActiveDefrag on a Redis built without jemalloc's
+// defragmentation hint (Debian's): the Go runtime has none either.
+func activeDefrag() configParam {
+	return storedParam("activedefrag", "", "no", func(v string) (string, string) {
+		switch strings.ToLower(v) {
+		case "yes":
+			return "", "Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution"
+		case "no":
+			return "no", ""
+		}
+		return "", "argument must be 'yes' or 'no'"
+	})
+}
 
 // hzParam: Redis caps hz to 1..500 after setting it (updateHZ).
 func hzParam() configParam {
