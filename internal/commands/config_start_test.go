@@ -43,7 +43,7 @@ func TestApplyDirective(t *testing.T) {
 		{"databases", []string{"16"}, "", "16"},
 		{"databases", []string{"8"}, "limitkv has exactly 16 databases", ""},
 		{"appendonly", []string{"yes"}, "", "yes"},
-		{"appendfsync", []string{"sometimes"}, "argument(s) must be one of the following: always, everysec, no", ""},
+		{"appendfsync", []string{"sometimes"}, "argument(s) must be one of the following: everysec, always, no", ""},
 		{"appendfilename", []string{"a/b"}, "appendfilename can't be a path, just a filename", ""},
 		{"dbfilename", []string{"a/b"}, "dbfilename can't be a path, just a filename", ""},
 	} {

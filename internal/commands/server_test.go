@@ -580,7 +580,7 @@ func TestServerConfigSet(t *testing.T) {
 		{[]string{"CONFIG", "GET", "save"}, array(bulk("save"), bulk("3600 1"))},
 		{[]string{"CONFIG", "SET", "save", ""}, okReply},
 		{[]string{"CONFIG", "SET", "appendonly", "maybe"}, cfgErr("appendonly", "argument must be 'yes' or 'no'")},
-		{[]string{"CONFIG", "SET", "appendfsync", "sometimes"}, cfgErr("appendfsync", "argument(s) must be one of the following: always, everysec, no")},
+		{[]string{"CONFIG", "SET", "appendfsync", "sometimes"}, cfgErr("appendfsync", "argument(s) must be one of the following: everysec, always, no")},
 		{[]string{"CONFIG", "SET", "appendonly", "NO"}, okReply},
 	})
 	if cfg.Timeout.Load() != 0 || cfg.MaxClients.Load() != 10000 {

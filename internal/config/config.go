@@ -47,6 +47,7 @@ type Settings struct {
 	MetricsAddr  string // Prometheus /metrics (internal/metrics); "": off
 	GCPercent    int
 	GCPercentSet bool // given explicitly (else GOGC from the environment wins)
+	Daemonize    bool // asked for: refused at the end of the load
 
 	// Warnings are logged once logging is set up (Redis logs them at start).
 	Warnings []string
@@ -134,6 +135,9 @@ func (l *Loader) Load(file string, stdin io.Reader, options string) error {
 	if err := l.LoadString(text.String()); err != nil {
 		return err
 	}
+	if l.Set.Daemonize {
+		return &Error{Header: true, Reason: "limitkv cannot daemonize: a Go process cannot fork safely. Run it in the foreground under a supervisor (systemd, runit, a container) with daemonize no"}
+	}
 	// As Redis, a log file that cannot be opened fails the start here.
 	if l.Set.LogFile != "" {
 		f, err := os.OpenFile(l.Set.LogFile, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -198,12 +202,9 @@ type reason string
 func (r reason) Error() string { return string(r) }
 
 func (l *Loader) apply(name string, args []string) error {
-	if known, err := l.Cfg.ApplyDirective(name, args, &l.state); known {
-		if err != "" {
-			return reason(err)
-		}
-		return nil
-	}
+	// The binary's own directives first: it applies them (and refuses what
+	// it cannot do, daemonize yes); those Redis has are then recorded in
+	// the config table too, for CONFIG GET.
 	if own, ok := binaryDirectives[name]; ok {
 		if len(args) != 1 {
 			return reason("wrong number of arguments")
@@ -211,6 +212,14 @@ func (l *Loader) apply(name string, args []string) error {
 		if err := own(l.Set, args[0]); err != "" {
 			return reason(err)
 		}
+	}
+	if known, err := l.Cfg.ApplyDirective(name, args, &l.state); known {
+		if err != "" {
+			return reason(err)
+		}
+		return nil
+	}
+	if _, ok := binaryDirectives[name]; ok {
 		return nil
 	}
 	switch {
@@ -242,34 +251,12 @@ func (l *Loader) apply(name string, args []string) error {
 		}
 		return reason("limitkv has no modules: module config '" + name + "' cannot be set")
 	}
-	if def, ok := redisDefaults[name]; ok {
-		if len(args) != 1 && !multiWord[name] {
-			return reason("wrong number of arguments")
-		}
-		if sameValue(strings.Join(args, " "), def) {
-			return nil
-		}
-		return reason(fmt.Sprintf("limitkv does not implement '%s': only Redis's default (%s) is accepted", name, engine.QuoteArg(def)))
-	}
 	return reason("Bad directive or wrong number of arguments")
 }
 
-// multiWord are Redis's MULTI_ARG_CONFIGs among redisDefaults.
-var multiWord = map[string]bool{"oom-score-adj-values": true, "latency-tracking-info-percentiles": true}
-
-// deprecated are directives Redis 7.0 accepts and ignores.
+// deprecated are directives Redis 7.0 accepts and ignores
+// (deprecated_configs).
 var deprecated = map[string]bool{"list-max-ziplist-entries": true, "list-max-ziplist-value": true, "lua-replicate-commands": true}
-
-// sameValue compares a value with Redis's default as Redis would read it:
-// any case, memory units resolved ("64mb" is 67108864).
-func sameValue(v, def string) bool {
-	if strings.EqualFold(v, def) {
-		return true
-	}
-	a, ok1 := engine.ParseMemory(v)
-	b, ok2 := engine.ParseMemory(def)
-	return ok1 && ok2 && a == b
-}
 
 func errnoText(err error) string {
 	if pe, ok := err.(*os.PathError); ok {
@@ -331,12 +318,14 @@ var binaryDirectives = map[string]func(s *Settings, v string) string{
 	},
 	"logfile": func(s *Settings, v string) string { s.LogFile = v; return "" },
 	"pidfile": func(s *Settings, v string) string { s.PidFile = v; return "" },
+	// daemonize yes is refused once the whole configuration is read, so
+	// that a file saying yes loads under a supervisor that passes
+	// --daemonize no after it (Debian's redis-server.service).
 	"daemonize": func(s *Settings, v string) string {
 		switch strings.ToLower(v) {
-		case "no":
+		case "no", "yes":
+			s.Daemonize = strings.EqualFold(v, "yes")
 			return ""
-		case "yes":
-			return "limitkv cannot daemonize: a Go process cannot fork safely. Run it in the foreground under a supervisor (systemd, runit, a container) with daemonize no"
 		}
 		return "argument must be 'yes' or 'no'"
 	},

@@ -170,6 +170,14 @@ var badStarts = []struct {
 	{[]string{"--unixsocketperm", "9"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'unixsocketperm \"9\"'\nargument couldn't be parsed as an octal number"},
 	{[]string{"--syslog-facility", "kern"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'syslog-facility \"kern\"'\nargument(s) must be one of the following: user, local0, local1, local2, local3, local4, local5, local6, local7"},
 	{[]string{"--always-show-logo", "maybe"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'always-show-logo \"maybe\"'\nargument must be 'yes' or 'no'"},
+	{[]string{"--maxmemory-clients", "101%"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'maxmemory-clients \"101%\"'\npercentage argument must be less or equal to 100"},
+	{[]string{"--maxmemory-clients", "x%"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'maxmemory-clients \"x%\"'\nargument must be a memory or percent value"},
+	{[]string{"--shutdown-on-sigint", "save", "nosave"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'shutdown-on-sigint \"save\" \"nosave\"'\nshutdown options SAVE and NOSAVE can't be used simultaneously"},
+	{[]string{"--repl-diskless-load", "sometimes"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'repl-diskless-load \"sometimes\"'\nargument(s) must be one of the following: disabled, on-empty-db, swapdb"},
+	{[]string{"--oom-score-adj-values", "1 2"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'oom-score-adj-values \"1 2\"'\nwrong number of arguments"},
+	{[]string{"--proc-title-template", "{nosuch}"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'proc-title-template \"{nosuch}\"'\ntemplate format is invalid or contains unknown variables"},
+	{[]string{"--cluster-announce-hostname", "a_b"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'cluster-announce-hostname \"a_b\"'\nHostnames may only contain alphanumeric characters, hyphens or dots"},
+	{[]string{"--enable-protected-configs", "maybe"}, "\n*** FATAL CONFIG FILE ERROR (Redis 7.0.15) ***\nReading the configuration file, at line 2\n>>> 'enable-protected-configs \"maybe\"'\nargument(s) must be one of the following: no, yes, local"},
 }
 
 // limitkv-only refusals: directives Redis honours that limitkv does not.
@@ -178,7 +186,6 @@ var limitkvRefusals = []struct {
 	want string
 }{
 	{[]string{"--daemonize", "yes"}, "cannot daemonize"},
-	{[]string{"--hz", "20"}, "limitkv does not implement 'hz': only Redis's default (\"10\") is accepted"},
 	{[]string{"--aof-use-rdb-preamble", "no"}, "limitkv writes the AOF base as an RDB only"},
 	{[]string{"--databases", "4"}, "exactly 16 databases"},
 	{[]string{"--rename-command", "GET", "X"}, "does not support the 'rename-command' directive"},

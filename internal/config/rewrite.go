@@ -31,9 +31,6 @@ func known(name string) bool {
 	if _, ok := binaryDirectives[name]; ok {
 		return true
 	}
-	if _, ok := redisDefaults[name]; ok {
-		return true
-	}
 	switch name {
 	case "include", "rename-command", "user", "loadmodule", "sentinel":
 		return true
@@ -137,6 +134,9 @@ func Rewrite(path string, cfg *engine.Config, set *Settings) error {
 		return err
 	}
 	for _, d := range cfg.Directives() {
+		if _, own := binaryDirectives[d.Name]; own {
+			continue // written below, from what the binary applied
+		}
 		st.rewritten[d.Name] = true
 		for i, line := range d.Lines {
 			force := !d.Default

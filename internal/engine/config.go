@@ -116,6 +116,11 @@ type Config struct {
 	// "running without a config file".
 	Rewrite func() error
 
+	// stored are the settings limitkv keeps for CONFIG GET and REWRITE
+	// only, or reads through Stored (config_redis.go); the map is fixed
+	// once made, the values atomic.
+	stored map[string]*atomic.Pointer[string]
+
 	Obs  ObsConfig  // statistics, slow log and latency monitor (obs_config.go)
 	Repl ReplConfig // replica-announce-ip/port, replica-announced (replication_config.go)
 	AOF  AOFConfig  // appendonly and the other AOF settings (aof.go)
@@ -177,6 +182,7 @@ func DefaultConfig() *Config {
 	c.Repl.init()
 	c.StopWritesOnBgsaveError.Store(true)
 	c.AOF.init()
+	c.initStored()
 	return c
 }
 

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"math"
+	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -52,6 +54,12 @@ type configParam struct {
 	// rewrite formats the setting's redis.conf lines for CONFIG REWRITE;
 	// nil: "name value" with get's value.
 	rewrite func(c *Config) []string
+	// storedDef, if set, is the default of a setting kept in Config.stored
+	// (config_redis.go).
+	storedDef *string
+	// sensitive settings (SENSITIVE_CONFIG) have their values redacted
+	// from the slow log and MONITOR by CONFIG SET.
+	sensitive bool
 }
 
 // Numeric settings in Redis's terms: MEMORY_CONFIG values accept units, and
@@ -59,6 +67,8 @@ type configParam struct {
 type numSpec struct {
 	memory   bool
 	unsigned bool
+	octal    bool   // OCTAL_CONFIG: read and shown in base 8
+	percent  bool   // PERCENT_CONFIG: "N%" too, kept as -N
 	lo, hi   uint64 // hi as unsigned; signed types have hi <= MaxInt64
 }
 
@@ -82,6 +92,8 @@ func strParam(name string, field func(c *Config) *atomic.Pointer[string]) config
 
 func hide(p configParam) configParam { p.hidden = true; return p }
 
+func sensitive(p configParam) configParam { p.sensitive = true; return p }
+
 // intMinSigned is INT_MIN, the lower bound of signed int settings, stored in
 // numSpec.lo as its two's complement.
 var intMinSigned int64 = math.MinInt32
@@ -94,14 +106,36 @@ func (s numSpec) parseNumber(v string) (int64, string) {
 		var u uint64
 		u, ok = Memtoull(v)
 		n = int64(u)
-	} else {
+	}
+	if !ok && s.percent && len(v) > 1 && v[len(v)-1] == '%' {
+		if p, pok := num.ParseInt([]byte(v[:len(v)-1])); pok && p >= 0 {
+			n, ok = -p, true
+		}
+	}
+	if !ok && s.octal {
+		if o, err := strconv.ParseInt(v, 8, 64); err == nil {
+			n, ok = o, true
+		}
+	}
+	if !ok && !s.memory && !s.percent && !s.octal {
 		n, ok = num.ParseInt([]byte(v))
 	}
 	if !ok {
-		if s.memory {
+		switch {
+		case s.memory && s.percent:
+			return 0, "argument must be a memory or percent value"
+		case s.memory:
 			return 0, "argument must be a memory value"
+		case s.octal:
+			return 0, "argument couldn't be parsed as an octal number"
 		}
 		return 0, "argument couldn't be parsed into an integer"
+	}
+	if s.percent && n < 0 {
+		if n < int64(s.lo) {
+			return 0, "percentage argument must be less or equal to " + strconv.FormatInt(-int64(s.lo), 10)
+		}
+		return n, ""
 	}
 	var out bool
 	if s.unsigned {
@@ -111,6 +145,9 @@ func (s numSpec) parseNumber(v string) (int64, string) {
 	}
 	if out {
 		lo, hi := strconv.FormatUint(s.lo, 10), strconv.FormatUint(s.hi, 10)
+		if s.octal {
+			lo, hi = strconv.FormatUint(s.lo, 8), strconv.FormatUint(s.hi, 8)
+		}
 		if !s.unsigned {
 			// A signed setting may have a negative lower bound (list-max-listpack-size).
 			lo, hi = strconv.FormatInt(int64(s.lo), 10), strconv.FormatInt(int64(s.hi), 10)
@@ -263,8 +300,8 @@ var configParams = []configParam{
 			return ""
 		},
 	},
-	strParam("masterauth", func(c *Config) *atomic.Pointer[string] { return &c.MasterAuth }),
-	strParam("masteruser", func(c *Config) *atomic.Pointer[string] { return &c.MasterUser }),
+	sensitive(strParam("masterauth", func(c *Config) *atomic.Pointer[string] { return &c.MasterAuth })),
+	sensitive(strParam("masteruser", func(c *Config) *atomic.Pointer[string] { return &c.MasterUser })),
 	{
 		// Immutable as in Redis: the ACL file is read at start and by ACL LOAD.
 		name: "aclfile", immutable: true,
@@ -276,7 +313,7 @@ var configParams = []configParam{
 	numParam("acllog-max-len", "", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.ACLLogMaxLen.Load() }, func(c *Config, n int64) { c.ACLLogMaxLen.Store(n) }),
 	{
-		name:    "requirepass",
+		name: "requirepass", sensitive: true,
 		Get:     func(c *Config) string { return *c.RequirePass.Load() },
 		rewrite: func(c *Config) []string { return []string{"requirepass " + QuoteArg(*c.RequirePass.Load())} },
 		Parse: func(c *Config, v string) (func(), string) {
@@ -336,7 +373,7 @@ var configParams = []configParam{
 			return nil, "argument(s) must be one of the following: " + strings.Join(maxmemoryPolicies, ", ")
 		},
 	},
-	boolParam("replica-read-only", func(c *Config) bool { return c.ReplicaReadOnly.Load() }, func(c *Config, b bool) { c.ReplicaReadOnly.Store(b) }),
+	aliased(boolParam("replica-read-only", func(c *Config) bool { return c.ReplicaReadOnly.Load() }, func(c *Config, b bool) { c.ReplicaReadOnly.Store(b) }), "slave-read-only"),
 	aliased(boolParam("replica-serve-stale-data", func(c *Config) bool { return c.ReplicaServeStale.Load() }, func(c *Config, b bool) { c.ReplicaServeStale.Store(b) }), "slave-serve-stale-data"),
 	numParam("repl-timeout", "", numSpec{lo: 1, hi: intMax},
 		func(c *Config) int64 { return c.ReplTimeout.Load() }, func(c *Config, n int64) { c.ReplTimeout.Store(n) }),
@@ -422,9 +459,23 @@ var configParams = []configParam{
 		},
 	},
 	{name: "dir", protected: true, Get: func(c *Config) string { return *c.Dir.Load() }, start: startDir,
-		rewrite: func(c *Config) []string { return []string{"dir " + QuoteArg(*c.Dir.Load())} }},
+		rewrite: func(c *Config) []string { return []string{"dir " + QuoteArg(*c.Dir.Load())} },
+		// With enable-protected-configs: the directory must exist, as
+		// Redis's chdir.
+		Parse: func(c *Config, v string) (func(), string) {
+			if err := checkDir(v); err != "" {
+				return nil, err
+			}
+			return func() { startDir(c, v) }, ""
+		}},
 	{name: "dbfilename", protected: true, Get: func(c *Config) string { return *c.DBFilename.Load() }, start: startDBFilename,
-		rewrite: func(c *Config) []string { return []string{"dbfilename " + QuoteArg(*c.DBFilename.Load())} }},
+		rewrite: func(c *Config) []string { return []string{"dbfilename " + QuoteArg(*c.DBFilename.Load())} },
+		Parse: func(c *Config, v string) (func(), string) {
+			if filepath.Base(v) != v {
+				return nil, "dbfilename can't be a path, just a filename"
+			}
+			return func() { c.DBFilename.Store(&v) }, ""
+		}},
 	boolParam("rdbcompression", func(c *Config) bool { return c.RDBCompression.Load() }, func(c *Config, b bool) { c.RDBCompression.Store(b) }),
 	{
 		name: "rdbchecksum", immutable: true,
@@ -471,7 +522,7 @@ var configParams = []configParam{
 			m := map[string]int32{"always": FsyncAlways, "everysec": FsyncEverysec, "no": FsyncNo}
 			n, ok := m[strings.ToLower(v)]
 			if !ok {
-				return nil, "argument(s) must be one of the following: always, everysec, no"
+				return nil, "argument(s) must be one of the following: everysec, always, no"
 			}
 			return func() { c.AOF.Fsync.Store(n) }, ""
 		},
@@ -637,7 +688,7 @@ func cmdConfigSet(x *Ctx) {
 			errArg, errStr, failed = raw, "can't set immutable config", true
 			continue
 		}
-		if p.protected {
+		if p.protected && !protectedAllowed(cfg.Stored("enable-protected-configs"), x.C) {
 			errArg, errStr, failed = raw, "can't set protected config", true
 			continue
 		}
@@ -689,6 +740,25 @@ func cmdConfigSet(x *Ctx) {
 		return
 	}
 	x.W.OK()
+}
+
+// protectedAllowed is allowProtectedAction for enable-protected-configs
+// (and enable-module-command's kind): "local" admits loopback clients.
+func protectedAllowed(setting string, c *Client) bool {
+	switch setting {
+	case "yes":
+		return true
+	case "local":
+		if c == nil {
+			return false
+		}
+		host, _, err := net.SplitHostPort(c.Addr)
+		if err != nil {
+			host = c.Addr
+		}
+		return host == "127.0.0.1" || host == "::1"
+	}
+	return false
 }
 
 func cmdConfigResetStat(x *Ctx) {

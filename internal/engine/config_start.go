@@ -201,6 +201,17 @@ func rewriteOutputLimits(c *Config) (lines []string, force []bool) {
 }
 
 func startDir(c *Config, v string) string {
+	if err := checkDir(v); err != "" {
+		return err
+	}
+	if err := c.SetDir(v, ""); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// checkDir is chdir's refusal, in strerror's words.
+func checkDir(v string) string {
 	st, err := os.Stat(v)
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
@@ -212,9 +223,6 @@ func startDir(c *Config, v string) string {
 	}
 	if !st.IsDir() {
 		return strerror(syscall.ENOTDIR)
-	}
-	if err := c.SetDir(v, ""); err != nil {
-		return err.Error()
 	}
 	return ""
 }

@@ -239,6 +239,26 @@ var redactedArg = []byte("(redacted)")
 func (e *Engine) redacted(x *Ctx) [][]byte {
 	args := x.Args
 	var hide []int
+	name := strings.ToLower(string(args[0]))
+	switch {
+	case name == "config" && len(args) >= 2 && strings.EqualFold(string(args[1]), "set"):
+		// Every sensitive value, even in a CONFIG SET that fails, but not
+		// when the pairs do not pair up (refused before looking).
+		if len(args)%2 == 1 {
+			return args
+		}
+		for j := 2; j+1 < len(args); j += 2 {
+			if p, _ := ConfigLookup(string(args[j])); p != nil && p.sensitive {
+				hide = append(hide, j+1)
+			}
+		}
+	case name == "acl" && len(args) >= 3 && strings.EqualFold(string(args[1]), "setuser"):
+		for j := 2; j < len(args); j++ {
+			hide = append(hide, j) // the name and every rule
+		}
+	case name == "migrate":
+		hide = migrateSecrets(args)
+	}
 	switch x.Cmd.Name {
 	case "auth":
 		if len(args) > 3 {
@@ -283,6 +303,34 @@ func (e *Engine) redacted(x *Ctx) [][]byte {
 		out[i] = redactedArg
 	}
 	return out
+}
+
+// migrateSecrets are the positions of MIGRATE's AUTH and AUTH2 arguments,
+// as far as migrateCommand's option loop gets: it stops at KEYS, and at an
+// option it refuses.
+func migrateSecrets(args [][]byte) []int {
+	var hide []int
+	for j := 6; j < len(args); j++ {
+		more := len(args) - 1 - j
+		switch strings.ToLower(string(args[j])) {
+		case "copy", "replace":
+		case "auth":
+			if more < 1 {
+				return hide
+			}
+			j++
+			hide = append(hide, j)
+		case "auth2":
+			if more < 2 {
+				return hide
+			}
+			hide = append(hide, j+1, j+2)
+			j += 2
+		default:
+			return hide // KEYS, or a syntax error
+		}
+	}
+	return hide
 }
 
 // keyspaceDenied is Redis's rule for replicas, monitors included: no
