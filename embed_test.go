@@ -21,7 +21,7 @@ func TestConfigOption(t *testing.T) {
 		{limitkv.Config{"nosuch": "1"}, `limitkv: Config "nosuch": no such setting`},
 		{limitkv.Config{"port": "1"}, `Options.Addr`},
 		{limitkv.Config{"appendonly": "yes", "dir": t.TempDir()}, ""},
-		{limitkv.Config{"appendfsync": "sometimes"}, `argument(s) must be one of the following: always, everysec, no`},
+		{limitkv.Config{"appendfsync": "sometimes"}, `argument(s) must be one of the following: everysec, always, no`},
 	} {
 		srv, err := limitkv.Start(limitkv.Options{Config: tc.cfg})
 		if tc.want == "" {

@@ -15,10 +15,11 @@ import (
 	"github.com/limitkv/limitkv/internal/family/setcmd"
 	"github.com/limitkv/limitkv/internal/family/stringcmd"
 	"github.com/limitkv/limitkv/internal/family/zsetcmd"
+	"github.com/limitkv/limitkv/internal/scripting"
 )
 
 func init() {
-	engine.Install(conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
+	engine.Install(scripting.ScriptCommands, scripting.FunctionCommands, conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
 		keycmd.ExpireCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, zsetcmd.ZsetCommands,
 		zsetcmd.RateLimitCommands, stringcmd.HllCommands, hashcmd.HashCommands, listcmd.ListCommands,
 		setcmd.SetCommands, zsetcmd.GeoCommands, keycmd.SortCommands)
@@ -26,5 +27,7 @@ func init() {
 
 // New returns an engine with empty databases and the whole command set.
 func New(cfg *engine.Config, clk clock.Clock, log *slog.Logger) *engine.Engine {
-	return engine.New(cfg, clk, log)
+	e := engine.New(cfg, clk, log)
+	scripting.Attach(e)
+	return e
 }

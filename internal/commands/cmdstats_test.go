@@ -124,7 +124,7 @@ func TestCommandClock(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := engine.DefaultConfig()
 			cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
-			e := engine.New(cfg, c.clk, nil)
+			e := New(cfg, c.clk, nil)
 			tt := &tester{t: t, E: e, C: e.NewClient("127.0.0.1:1", "127.0.0.1:6379")}
 			do := tt.Do
 			// Sleeps between the writes let the wall offset be reused

@@ -28,7 +28,7 @@ func newTester(t testing.TB) *tester {
 	// Snapshots (SAVE, SHUTDOWN SAVE, fuzzed commands) stay out of the
 	// source tree.
 	cfg.SetDir(t.TempDir(), "")
-	e := engine.New(cfg, clk, nil)
+	e := New(cfg, clk, nil)
 	t.Cleanup(e.WaitBgsave) // before the directory is removed
 	return &tester{t: t, E: e, C: e.NewClient("127.0.0.1:1", "127.0.0.1:6379"), Clock: clk}
 }

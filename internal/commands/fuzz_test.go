@@ -286,7 +286,7 @@ func newFuzzEngine(t *testing.T) *fuzzEngine {
 	// SAVE, BGSAVE and SHUTDOWN SAVE write here, not into the source tree.
 	cfg.SetDir(t.TempDir(), "")
 	watch := &panicWatch{}
-	e := engine.New(cfg, clock.NewManual(time.Unix(1_700_000_000, 0)), slog.New(watch))
+	e := New(cfg, clock.NewManual(time.Unix(1_700_000_000, 0)), slog.New(watch))
 	t.Cleanup(e.WaitBgsave) // before the directory is removed
 	fz := &fuzzEngine{t: t, e: e, c: e.NewClient("127.0.0.1:1", "127.0.0.1:6379"), watch: watch}
 	// Nobody else could send SCRIPT KILL: a script past the threshold is

@@ -103,7 +103,7 @@ func (e *Engine) Users() *acl.Registry { return e.Cfg.users() }
 func AclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
 	info := cmd.Acl
 	var refs []keyRef
-	if !arityOK(cmd.Arity, len(args)) {
+	if !ArityOK(cmd.Arity, len(args)) {
 		return nil // redis.acl_check_cmd checks no arity; SORT's procedure needs it
 	}
 	if info.getKeysF != nil {
@@ -231,7 +231,7 @@ func (e *Engine) aclExecDenied(x *Ctx, cmd *Command, args [][]byte) bool {
 }
 
 // aclScriptDenied is scriptVerifyACL: the refusal text redis.call raises.
-func (e *Engine) aclScriptDenied(x *Ctx, cmd *Command, args [][]byte) string {
+func (e *Engine) AclScriptDenied(x *Ctx, cmd *Command, args [][]byte) string {
 	res, pos := aclCheck(x.C.User, cmd, args)
 	if res == acl.OK {
 		return ""
@@ -533,7 +533,7 @@ func cmdACLCat(x *Ctx) {
 		return
 	}
 	if len(x.Args) != 3 {
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
 	}
 	names, ok := AclTable.InCategory(x.Arg(2))
@@ -549,7 +549,7 @@ func cmdACLCat(x *Ctx) {
 
 func cmdACLGenPass(x *Ctx) {
 	if len(x.Args) > 3 {
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
 	}
 	bits := int64(256)
@@ -573,7 +573,7 @@ func cmdACLGenPass(x *Ctx) {
 
 func cmdACLLog(x *Ctx) {
 	if len(x.Args) > 3 {
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
 	}
 	log := &x.E.Users().Log
@@ -624,13 +624,13 @@ func cmdACLDryRun(x *Ctx) {
 	// Redis's lookupCommand: a container alone is the container.
 	cmd := Lookup(args[0])
 	if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
-		cmd = lookupSub(cmd, args[1])
+		cmd = LookupSub(cmd, args[1])
 	}
 	if cmd == nil {
 		x.W.Error("ERR Command '" + string(args[0]) + "' not found")
 		return
 	}
-	if !arityOK(cmd.Arity, len(args)) {
+	if !ArityOK(cmd.Arity, len(args)) {
 		x.W.Error(ErrWrongArgs(cmd.Name))
 		return
 	}
@@ -679,19 +679,19 @@ var aclHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdACLHelp(x *Ctx) { writeHelp(x, aclHelp) }
+func cmdACLHelp(x *Ctx) { WriteHelp(x, aclHelp) }
 
-// ACLCheck is redis.acl_check_cmd: Redis looks the command up and checks
-// the permissions only (no arity check).
-func (h *scriptHost) ACLCheck(args [][]byte) (allowed, known bool) {
+// ACLCheckCommand is redis.acl_check_cmd: Redis looks the command up and
+// checks the permissions only (no arity check).
+func (x *Ctx) ACLCheckCommand(args [][]byte) (allowed, known bool) {
 	cmd := Lookup(args[0])
 	if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
-		cmd = lookupSub(cmd, args[1])
+		cmd = LookupSub(cmd, args[1])
 	}
 	if cmd == nil {
 		return false, false
 	}
-	res, _ := aclCheck(h.x.C.User, cmd, args)
+	res, _ := aclCheck(x.C.User, cmd, args)
 	return res == acl.OK, true
 }
 

@@ -312,7 +312,7 @@ func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated 
 		}
 		cmd := Lookup(args[0])
 		if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
-			cmd = lookupSub(cmd, args[1])
+			cmd = LookupSub(cmd, args[1])
 		}
 		if cmd == nil {
 			e.Log.Warn("Unknown command '" + string(args[0]) + "' reading the append only file " + name)
@@ -340,13 +340,13 @@ func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated 
 func (e *Engine) aofRun(c *Client, args [][]byte, w *resp.Writer) {
 	cmd := Lookup(args[0])
 	if cmd.Sub != nil && len(args) >= 2 {
-		cmd = lookupSub(cmd, args[1])
+		cmd = LookupSub(cmd, args[1])
 	}
-	if !arityOK(cmd.Arity, len(args)) {
+	if !ArityOK(cmd.Arity, len(args)) {
 		return // Redis's proc would answer an error and change nothing
 	}
 	x := Ctx{E: e, C: c, W: w, DB: e.Dbs[c.DB], Now: e.NowMs(), Args: args, Cmd: cmd}
-	e.call(&x)
+	e.Call(&x)
 	w.Reset(0)
 }
 

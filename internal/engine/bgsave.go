@@ -251,7 +251,7 @@ func (e *Engine) BgsaveLocked() error {
 func (e *Engine) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
 	bg := &bgSave{opts: opts, spare: &bgBatch{}, access: e.rdbAccessNow()}
 	bg.enc = rdb.NewEntryEncoder(bg.opts)
-	bg.functions = e.functionCodes() // the libraries at the instant, as SAVE writes them
+	bg.functions = e.Scripts.FunctionCodes() // the libraries at the instant, as SAVE writes them
 	for i, db := range e.Dbs {
 		if db.Len() == 0 {
 			continue

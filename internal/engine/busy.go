@@ -36,7 +36,7 @@ type busyState struct {
 	On     bool    // a script has passed the threshold and is running
 	caller *Client // its client
 	eval   bool    // it is an EVAL script (false: a function)
-	wrote  bool    // the running script called a write command
+	Wrote  bool    // the running script called a write command
 	Kill   bool    // SCRIPT KILL / FUNCTION KILL asked to stop it
 
 	// abort stops any script at its next busy tick, whatever it wrote
@@ -80,7 +80,7 @@ func (e *Engine) killScript(x *Ctx, eval bool) {
 	switch {
 	case !b.On:
 		x.W.Error(ErrNotBusy)
-	case b.wrote:
+	case b.Wrote:
 		x.W.Error(ErrUnkillable)
 	case eval && !b.eval:
 		x.W.Error(ErrBusyFunction)
@@ -95,16 +95,16 @@ func (e *Engine) killScript(x *Ctx, eval bool) {
 // KillFunction is FUNCTION KILL's action, for the functions family.
 func (x *Ctx) KillFunction() { x.E.killScript(x, false) }
 
-func cmdScriptKill(x *Ctx) { x.E.killScript(x, true) }
+func CmdScriptKill(x *Ctx) { x.E.killScript(x, true) }
 
 // busyBegin is called as a script starts (the lock is held for the whole
 // run): nothing it wrote yet.
-func (e *Engine) busyBegin() { e.BusyScript.wrote = false }
+func (e *Engine) BusyBegin() { e.BusyScript.Wrote = false }
 
 // busyEnd is called when the script has returned: the server is no longer
 // busy. It reports whether the script was stopped for a shutdown, whose
 // caller Redis never answers.
-func (e *Engine) busyEnd() (aborted bool) {
+func (e *Engine) BusyEnd() (aborted bool) {
 	b := &e.BusyScript
 	if !b.On {
 		return false
@@ -114,16 +114,16 @@ func (e *Engine) busyEnd() (aborted bool) {
 	return aborted
 }
 
-// Busy is the interpreter's busy tick (lua.BusyHost): it serves the other
-// clients and reports whether the script is to stop.
-func (h *scriptHost) Busy(first bool) bool {
-	x := h.x
+// BusyTick is a running script's busy tick (the scripting component's
+// lua.BusyHost): it serves the other clients and reports whether the
+// script is to stop. function: an FCALL, whose kill is FUNCTION KILL.
+func (x *Ctx) BusyTick(function, first bool) bool {
 	e := x.E
 	b := &e.BusyScript
 	if first {
-		b.On, b.caller, b.eval = true, x.C, !h.function
+		b.On, b.caller, b.eval = true, x.C, !function
 		kill := "SCRIPT KILL"
-		if h.function {
+		if function {
 			kill = "FUNCTION KILL"
 		}
 		e.Log.Warn("Slow script detected: still in execution after " +

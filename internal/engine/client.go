@@ -68,7 +68,7 @@ type Client struct {
 	WakeCh   chan struct{}
 	Blocked  *blockState
 	InScript bool
-	isMaster bool        // the replication master's client: obeyed, never refused
+	IsMaster bool        // the replication master's client: obeyed, never refused
 	repl     *replica    // set once the connection is a replica (SYNC/PSYNC)
 	replConf replicaConf // what its REPLCONF said before
 	woff     int64       // the stream's offset after its last propagated write (WAIT)
@@ -249,7 +249,7 @@ func (e *Engine) serveBlocked() {
 			x := Ctx{E: e, C: c, W: b.w, Args: b.args, DB: e.Dbs[b.db], Now: e.NowMs(), ReadyKey: k.Key, Rerun: true}
 			x.Cmd = Lookup(b.args[0])
 			mark := b.w.Len()
-			e.call(&x)
+			e.Call(&x)
 			if x.block != nil {
 				continue // still nothing for it (another waiter took it, or wrong type)
 			}

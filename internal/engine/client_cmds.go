@@ -117,7 +117,7 @@ func clientType(c *Client) int {
 	if c.repl != nil {
 		return clientTypeSlave
 	}
-	if c.isMaster {
+	if c.IsMaster {
 		return clientTypeMaster
 	}
 	if c.InPubSub() {
@@ -231,7 +231,7 @@ func (x *Ctx) AppendClientInfo(b []byte, c *Client) []byte {
 	if c.repl != nil {
 		flags = append(flags, 'S')
 	}
-	if c.isMaster {
+	if c.IsMaster {
 		flags = append(flags, 'M')
 	}
 	if c.InPubSub() {
@@ -515,11 +515,11 @@ var clientHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdClientHelp(x *Ctx) { writeHelp(x, clientHelp) }
+func cmdClientHelp(x *Ctx) { WriteHelp(x, clientHelp) }
 
 // writeHelp answers a HELP subcommand: one status line per entry, as
 // Redis's addReplyHelp.
-func writeHelp(x *Ctx, lines []string) {
+func WriteHelp(x *Ctx, lines []string) {
 	x.W.Array(len(lines))
 	for _, l := range lines {
 		x.W.Simple(l)

@@ -44,7 +44,7 @@ func nowMsReal() int64 { return time.Now().UnixMilli() }
 func cmdClientPause(x *Ctx) {
 	kind := pauseAll
 	if len(x.Args) > 4 {
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
 	}
 	if len(x.Args) == 4 {

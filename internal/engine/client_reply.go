@@ -121,7 +121,7 @@ func cmdClientNoEvict(x *Ctx) {
 // the command after the error on ERROR).
 func cmdClientUnblock(x *Ctx) {
 	if len(x.Args) > 4 {
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
 	}
 	asError := false

@@ -62,7 +62,7 @@ func commandByFullName(name string) *Command {
 	if c.Sub == nil {
 		return nil
 	}
-	return lookupSub(c, []byte(parts[1]))
+	return LookupSub(c, []byte(parts[1]))
 }
 
 func sortedSubs(c *Command) []*Command {
@@ -458,7 +458,7 @@ var commandHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdCommandHelp(x *Ctx) { writeHelp(x, commandHelp) }
+func cmdCommandHelp(x *Ctx) { WriteHelp(x, commandHelp) }
 
 // respVal is a parsed RESP2 value, for reading the key specs in redisDocs.
 type respVal struct {
@@ -670,7 +670,7 @@ func commandGetKeys(x *Ctx, withFlags bool) {
 	args := x.Args[2:]
 	c := Lookup(args[0])
 	if c != nil && c.Sub != nil && len(args) > 1 {
-		c = lookupSub(c, args[1])
+		c = LookupSub(c, args[1])
 	}
 	if c == nil {
 		x.W.Error(ErrInvalidCommand)
@@ -687,7 +687,7 @@ func commandGetKeys(x *Ctx, withFlags bool) {
 		x.W.Error(ErrGetKeysNoKeys)
 		return
 	}
-	if !arityOK(c.Arity, len(args)) {
+	if !ArityOK(c.Arity, len(args)) {
 		x.W.Error(ErrGetKeysArity)
 		return
 	}

@@ -814,4 +814,4 @@ var configHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdConfigHelp(x *Ctx) { writeHelp(x, configHelp) }
+func cmdConfigHelp(x *Ctx) { WriteHelp(x, configHelp) }

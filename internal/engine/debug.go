@@ -89,7 +89,7 @@ func (e *Engine) debugAllowed(c *Client) bool {
 type debugState struct {
 	activeExpireOff    atomic.Bool // SET-ACTIVE-EXPIRE 0
 	cronPaused         atomic.Bool // PAUSE-CRON 1
-	disableDenyScripts bool        // SET-DISABLE-DENY-SCRIPTS: noscript commands run in scripts
+	DisableDenyScripts bool        // SET-DISABLE-DENY-SCRIPTS: noscript commands run in scripts
 	skipChecksum       bool        // SET-SKIP-CHECKSUM-VALIDATION: RESTORE and loading skip the CRC
 	replID             string      // master_replid; CHANGE-REPL-ID draws a new one
 	// Accepted and kept, with nothing in limitkv to act on them (the AOF
@@ -105,18 +105,18 @@ type debugState struct {
 
 // ActiveExpireEnabled reports whether the cron should reclaim expired keys
 // (DEBUG SET-ACTIVE-EXPIRE 0 turns it off). Safe without the lock.
-func (e *Engine) ActiveExpireEnabled() bool { return !e.debug.activeExpireOff.Load() }
+func (e *Engine) ActiveExpireEnabled() bool { return !e.Debug.activeExpireOff.Load() }
 
 // CronPaused reports whether DEBUG PAUSE-CRON 1 stopped the periodic jobs
 // (expiry, save points, idle clients, rehashing). Safe without the lock.
-func (e *Engine) CronPaused() bool { return e.debug.cronPaused.Load() }
+func (e *Engine) CronPaused() bool { return e.Debug.cronPaused.Load() }
 
 // replicationID is INFO's master_replid: the run id until CHANGE-REPL-ID.
 func (e *Engine) replicationID() string {
-	if e.debug.replID == "" {
+	if e.Debug.replID == "" {
 		return e.RunID
 	}
-	return e.debug.replID
+	return e.Debug.replID
 }
 
 // errDebugUnsupported answers the subcommands that exist in Redis but that
@@ -137,7 +137,7 @@ func cmdDebug(x *Ctx) {
 	is := func(name string) bool { return CEqualFold(sub, name) }
 	switch {
 	case n == 2 && is("help"):
-		writeHelp(x, debugHelp)
+		WriteHelp(x, debugHelp)
 	case is("segfault"), is("panic"), is("assert"), is("oom"):
 		x.W.Error(errDebugUnsupported(sub))
 	case is("restart"), is("crash-and-recover"):
@@ -163,7 +163,7 @@ func cmdDebug(x *Ctx) {
 			x.W.Error(ErrNotInt)
 			return
 		}
-		x.E.debug.dropClusterFilter = v
+		x.E.Debug.dropClusterFilter = v
 		x.W.OK()
 	case is("object") && n == 3:
 		debugObject(x)
@@ -196,7 +196,7 @@ func cmdDebug(x *Ctx) {
 		}
 		x.W.OK()
 	case is("set-active-expire") && n == 3:
-		x.E.debug.activeExpireOff.Store(Atoi(x.Args[2]) == 0)
+		x.E.Debug.activeExpireOff.Store(Atoi(x.Args[2]) == 0)
 		x.W.OK()
 	case is("quicklist-packed-threshold") && n == 3:
 		sz, ok := Memtoull(string(Cstr(x.Args[2])))
@@ -210,10 +210,10 @@ func cmdDebug(x *Ctx) {
 		x.E.Cfg.ListPackedThreshold.Store(int64(sz))
 		x.W.OK()
 	case is("set-skip-checksum-validation") && n == 3:
-		x.E.debug.skipChecksum = Atoi(x.Args[2]) != 0
+		x.E.Debug.skipChecksum = Atoi(x.Args[2]) != 0
 		x.W.OK()
 	case is("aof-flush-sleep") && n == 3:
-		x.E.debug.aofFlushSleep = int64(Atoi(x.Args[2]))
+		x.E.Debug.aofFlushSleep = int64(Atoi(x.Args[2]))
 		x.W.OK()
 	case is("replicate") && n >= 3:
 		x.W.OK() // no replicas to feed
@@ -243,13 +243,13 @@ func cmdDebug(x *Ctx) {
 		}
 	case is("change-repl-id") && n == 2:
 		x.E.Log.Warn("Changing replication IDs after receiving DEBUG change-repl-id")
-		x.E.debug.replID = newReplID()
+		x.E.Debug.replID = newReplID()
 		x.W.OK()
 	case is("stringmatch-test") && n == 2:
 		stringmatchFuzz()
 		x.W.Simple("Apparently Redis did not crash: test passed")
 	case is("set-disable-deny-scripts") && n == 3:
-		x.E.debug.disableDenyScripts = Atoi(x.Args[2]) != 0
+		x.E.Debug.DisableDenyScripts = Atoi(x.Args[2]) != 0
 		x.W.OK()
 	case is("config-rewrite-force-all") && n == 2:
 		// What Redis answers without a config file (fopen(NULL) fails
@@ -260,7 +260,7 @@ func cmdDebug(x *Ctx) {
 	case (is("mallctl") || is("mallctl-str")) && n >= 3:
 		x.W.Error(errDebugUnsupported(sub))
 	case is("pause-cron") && n == 3:
-		x.E.debug.cronPaused.Store(Atoi(x.Args[2]) != 0)
+		x.E.Debug.cronPaused.Store(Atoi(x.Args[2]) != 0)
 		x.W.OK()
 	case is("replybuffer") && n == 4:
 		debugReplyBuffer(x)
@@ -375,7 +375,7 @@ func debugObject(x *Ctx) {
 	}
 	var conv toRDB
 	rv := conv.value(ent)
-	payload, err := rdb.EncodeDump(rv, x.dumpOptions())
+	payload, err := rdb.EncodeDump(rv, x.DumpOptions())
 	if err != nil {
 		x.W.Error(ErrInternal)
 		return
@@ -563,19 +563,19 @@ func debugReplyBuffer(x *Ctx) {
 	case CEqualFold(what, "peak-reset-time"):
 		switch {
 		case CEqualFold(v, "never"):
-			x.E.debug.replyPeakReset = -1
+			x.E.Debug.replyPeakReset = -1
 		case CEqualFold(v, "reset"):
-			x.E.debug.replyPeakReset = 5000 // REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME
+			x.E.Debug.replyPeakReset = 5000 // REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME
 		default:
 			n, ok := num.ParseInt(v)
 			if !ok {
 				x.W.Error(ErrNotInt)
 				return
 			}
-			x.E.debug.replyPeakReset = n
+			x.E.Debug.replyPeakReset = n
 		}
 	case CEqualFold(what, "resizing"):
-		x.E.debug.replyResizing = Atoi(v) != 0
+		x.E.Debug.replyResizing = Atoi(v) != 0
 	default:
 		x.W.Error(errDebugSyntax(x.Args[1]))
 		return

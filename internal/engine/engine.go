@@ -93,12 +93,14 @@ type Engine struct {
 
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.
-	Watching   int
-	x          *engineExt   // WATCH and scripting state (transactions.go)
+	Watching int
+	x        *engineExt // WATCH state (transactions.go)
+	// Scripts is the scripting component (EVAL, FUNCTION).
+	Scripts    Scripting
 	Persist    persistState // snapshots (rdb_cmds.go)
 	Memory     *memState    // maxmemory accounting (memory.go)
 	ps         pubsubState  // Pub/Sub registries (pubsub.go)
-	debug      debugState   // DEBUG's switches (debug.go)
+	Debug      debugState   // DEBUG's switches (debug.go)
 	BusyScript busyState    // a script running past busy-reply-threshold (busy.go)
 	Cs         surface      // MONITOR and CLIENT PAUSE (monitor.go, client_pause.go)
 
@@ -365,7 +367,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		return e.closing(c)
 	}
 	if cmd.Sub != nil && len(args) >= 2 {
-		sub := lookupSub(cmd, args[1])
+		sub := LookupSub(cmd, args[1])
 		if sub == nil {
 			c.LastCmd = ""
 			e.reject(x, errUnknownSubcommand(args[1], cmd.Name))
@@ -376,7 +378,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	// Redis's lastcmd (CLIENT LIST cmd=): the command looked up, even if it
 	// is then refused or queued, never one EXEC or a script runs.
 	c.LastCmd = cmd.Name
-	if !arityOK(cmd.Arity, len(args)) {
+	if !ArityOK(cmd.Arity, len(args)) {
 		e.rejectCmd(x, cmd, ErrWrongArgs(cmd.Name))
 		return e.closing(c)
 	}
@@ -391,16 +393,16 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	if u := c.User; u != nil && !u.Unrestricted && e.aclDenied(x, cmd) {
 		return e.closing(c)
 	}
-	if e.Cfg.MaxMemory.Load() > 0 && !e.BusyScript.On && !c.isMaster && (denyOOM(c, cmd) || e.scriptDeniesOOM(cmd, args)) && !e.memoryAvailable() {
+	if e.Cfg.MaxMemory.Load() > 0 && !e.BusyScript.On && !c.IsMaster && (denyOOM(c, cmd) || e.Scripts.DeniesOOM(cmd, args)) && !e.memoryAvailable() {
 		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
 	}
-	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && !c.isMaster && e.writesRefused() {
+	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && !c.IsMaster && e.WritesRefused() {
 		e.rejectCmd(x, cmd, ErrMisconf)
 		return e.closing(c)
 	}
-	if e.Cfg.MinReplicasToWrite.Load() > 0 && !c.isMaster && writesData(c, cmd) && e.noGoodReplicas() {
-		e.rejectCmd(x, cmd, errNoReplicas)
+	if e.Cfg.MinReplicasToWrite.Load() > 0 && !c.IsMaster && writesData(c, cmd) && e.NoGoodReplicas() {
+		e.rejectCmd(x, cmd, ErrNoReplicas)
 		return e.closing(c)
 	}
 	if e.repl.host != "" && e.replicaDenies(c, cmd) {
@@ -411,7 +413,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return e.closing(c)
 	}
-	if e.repl.host != "" && e.repl.state != replConnected && !c.isMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
+	if e.repl.host != "" && e.repl.state != replConnected && !c.IsMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
 		e.rejectCmd(x, cmd, errMasterDown)
 		return e.closing(c)
 	}
@@ -436,7 +438,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		// A doomed transaction queues nothing more, as in Redis.
 		if !c.Multi.Dirty && !e.watchDirty(c) {
 			c.Multi.Queue(cmd, args)
-			c.Multi.denyOOM = c.Multi.denyOOM || e.scriptDeniesOOM(cmd, args)
+			c.Multi.denyOOM = c.Multi.denyOOM || e.Scripts.DeniesOOM(cmd, args)
 		}
 		x.W.Simple("QUEUED")
 		return Continue
@@ -444,7 +446,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	x.Cmd = cmd
 	x.DB = e.Dbs[c.DB]
 	x.Now, x.start = e.commandClock()
-	e.call(x)
+	e.Call(x)
 	// processCommand's c->woff, what WAIT waits for: the stream's offset
 	// after the client's last command; a WAIT's request for ACKs goes
 	// after it, as Redis sends it before sleeping.
@@ -507,7 +509,7 @@ func (e *Engine) rejectCmd(x *Ctx, cmd *Command, msg string) {
 		e.afterReject(cmd, "EXECABORT")
 		e.execAbort(x, msg)
 		// The monitors saw MULTI: they see the EXEC that ends it.
-		if len(e.Cs.monitors) > 0 {
+		if len(e.Cs.Monitors) > 0 {
 			e.feedMonitors(x.C, x.Args)
 		}
 		return
@@ -525,7 +527,7 @@ func (e *Engine) closing(c *Client) Outcome {
 // call runs the handler. A panic is answered with an error and logged: one bad
 // command must never take the server down. What the handler wrote before the
 // panic is dropped so the client sees exactly one reply.
-func (e *Engine) call(x *Ctx) {
+func (e *Engine) Call(x *Ctx) {
 	defer e.trackingLeave(x, e.trackingEnter(x))
 	mark := x.W.Len()
 	depth := e.Prop.depth

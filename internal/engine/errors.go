@@ -78,7 +78,7 @@ func errUnknownSubcommand(sub []byte, container string) string {
 // errSubcommandSyntax is Redis's addReplySubcommandSyntaxError, for a known
 // subcommand given the wrong arguments by its own parser: the names as the
 // client typed them.
-func errSubcommandSyntax(args [][]byte) string {
+func ErrSubcommandSyntax(args [][]byte) string {
 	return "ERR unknown subcommand or wrong number of arguments for '" + string(trunc(Cstr(args[1]), 128)) +
 		"'. Try " + strings.ToUpper(string(Cstr(args[0]))) + " HELP."
 }
@@ -153,16 +153,16 @@ const (
 	ErrNumKeysTooBig   = "ERR Number of keys can't be greater than number of args"
 	ErrNumKeysNegative = "ERR Number of keys can't be negative"
 	ErrScriptWriteRO   = "ERR Can not execute a script with write flag using *_ro command."
-	errScriptOOM       = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
+	ErrScriptOOM       = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
 	ErrNotBusy         = "NOTBUSY No scripts in execution right now."
 	ErrFlushOption     = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
-	errDebugOption     = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
-	errDebugUnsupp     = "ERR SCRIPT DEBUG YES/SYNC is not supported by limitkv"
+	ErrDebugOption     = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
+	ErrDebugUnsupp     = "ERR SCRIPT DEBUG YES/SYNC is not supported by limitkv"
 	// Reasons redis.call refuses a command (the VM adds the "ERR " code).
-	refusedUnknown  = "Unknown Redis command called from script"
-	refusedArity    = "Wrong number of args calling Redis command from script"
-	refusedNoScript = "This Redis command is not allowed from script"
-	refusedWriteRO  = "Write commands are not allowed from read-only scripts."
+	RefusedUnknown  = "Unknown Redis command called from script"
+	RefusedArity    = "Wrong number of args calling Redis command from script"
+	RefusedNoScript = "This Redis command is not allowed from script"
+	RefusedWriteRO  = "Write commands are not allowed from read-only scripts."
 )
 
 // SORTED SETS family (t_zset.c and the shared parsers it calls).
@@ -263,14 +263,14 @@ func ErrGeoBy(name []byte) string {
 // FUNCTIONS family (FUNCTION, FCALL; the texts of library loading are
 // built in function.go and internal/lua/function.go).
 const (
-	errFunctionNotFound   = "ERR Function not found"
-	errFcallNumKeys       = "ERR Bad number of keys provided"
-	errFunctionOption     = "ERR Unknown option given: " // followed by the option
-	errLibraryNotFound    = "ERR Library not found"
-	errFunctionFlush      = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
-	errLibraryNameMissing = "ERR library name argument was not given"
-	errFunctionListArg    = "ERR Unknown argument " // followed by the argument
-	errRestorePolicy      = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
+	ErrFunctionNotFound   = "ERR Function not found"
+	ErrFcallNumKeys       = "ERR Bad number of keys provided"
+	ErrFunctionOption     = "ERR Unknown option given: " // followed by the option
+	ErrLibraryNotFound    = "ERR Library not found"
+	ErrFunctionFlush      = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
+	ErrLibraryNameMissing = "ERR library name argument was not given"
+	ErrFunctionListArg    = "ERR Unknown argument " // followed by the argument
+	ErrRestorePolicy      = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
 )
 
 // A script running past busy-reply-threshold (busy.go): Redis's

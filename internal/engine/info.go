@@ -198,7 +198,7 @@ func infoMemory(x *Ctx, b *infoBuf) {
 	b.kv("used_memory_lua_human", "32.00K")
 	b.i("used_memory_scripts_eval", 0)
 	b.i("number_of_cached_scripts", 0)
-	nFuncs, nLibs := x.E.functionCounts()
+	nFuncs, nLibs := x.E.Scripts.FunctionCounts()
 	b.i("number_of_functions", int64(nFuncs))
 	b.i("number_of_libraries", int64(nLibs))
 	b.i("used_memory_vm_functions", 32768)

@@ -336,7 +336,7 @@ func lookupCommandName(a []byte) *Command {
 	if c.Sub == nil || strings.Contains(sub, "|") {
 		return nil
 	}
-	return lookupSub(c, []byte(sub))
+	return LookupSub(c, []byte(sub))
 }
 
 func (e *Engine) subsInOrder(c *Command, f func(*Command)) {
@@ -370,7 +370,7 @@ var latencyHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdLatencyHelp(x *Ctx) { writeHelp(x, latencyHelp) }
+func cmdLatencyHelp(x *Ctx) { WriteHelp(x, latencyHelp) }
 
 // anonHugePages is THPGetAnonHugePagesSize: the process's transparent
 // huge pages, which DOCTOR warns about.

@@ -229,9 +229,9 @@ func (e *Engine) UsedMemory() uint64 {
 // starts: it may release the lock while it waits for a collection, so it
 // must not be called from inside a script or a transaction (use
 // checkMemory(false) there).
-func (e *Engine) memoryAvailable() bool { return e.checkMemory(true) }
+func (e *Engine) memoryAvailable() bool { return e.CheckMemory(true) }
 
-func (e *Engine) checkMemory(mayWait bool) bool {
+func (e *Engine) CheckMemory(mayWait bool) bool {
 	if e.Cs.Pause.kind != pauseOff && e.paused() {
 		return true // nothing is evicted during a pause, nor refused
 	}

@@ -192,7 +192,7 @@ func (e *Engine) memoryDoctor() string {
 	if n := uint64(len(e.clients)); n > 0 && mo.clientsNormal/n > 200<<10 {
 		s += doctorClients
 	}
-	if len(e.Ext().scripts) > 1000 {
+	if e.Scripts.ScriptCount() > 1000 {
 		s += doctorScripts
 	}
 	if s == "" {
@@ -239,4 +239,4 @@ var memoryHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdMemoryHelp(x *Ctx) { writeHelp(x, memoryHelp) }
+func cmdMemoryHelp(x *Ctx) { WriteHelp(x, memoryHelp) }

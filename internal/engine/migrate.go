@@ -55,10 +55,10 @@ type migrateSocket struct {
 type migrateSockets map[string]*migrateSocket
 
 func (e *Engine) migrateCache() migrateSockets {
-	if e.debug.migrate == nil {
-		e.debug.migrate = make(migrateSockets)
+	if e.Debug.migrate == nil {
+		e.Debug.migrate = make(migrateSockets)
 	}
-	return e.debug.migrate
+	return e.Debug.migrate
 }
 
 // migrateGetSocket is migrateGetSocket: the cached connection, or a new
@@ -97,7 +97,7 @@ func (e *Engine) migrateGetSocket(host, port []byte, timeout time.Duration) (*mi
 	cs.idle = time.AfterFunc(migrateSocketTTL, func() {
 		e.mu.Lock()
 		defer e.mu.Unlock()
-		if e.debug.migrate[name] == cs {
+		if e.Debug.migrate[name] == cs {
 			e.migrateCloseSocket(name)
 		}
 	})
@@ -106,10 +106,10 @@ func (e *Engine) migrateGetSocket(host, port []byte, timeout time.Duration) (*mi
 }
 
 func (e *Engine) migrateCloseSocket(name string) {
-	if cs := e.debug.migrate[name]; cs != nil {
+	if cs := e.Debug.migrate[name]; cs != nil {
 		cs.idle.Stop()
 		cs.nc.Close()
-		delete(e.debug.migrate, name)
+		delete(e.Debug.migrate, name)
 	}
 }
 
@@ -242,7 +242,7 @@ func cmdMigrate(x *Ctx) {
 				}
 				ttl = max(ttl, 1)
 			}
-			payload, err := rdb.EncodeDump(conv.value(it.ent), x.dumpOptions())
+			payload, err := rdb.EncodeDump(conv.value(it.ent), x.DumpOptions())
 			if err != nil {
 				x.W.Error(ErrInternal)
 				return

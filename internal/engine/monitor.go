@@ -33,13 +33,13 @@ var monitorCommand = &Command{Name: "monitor", Arity: 1, Flags: FlagAdmin | Flag
 // order they started) and the CLIENT PAUSE state. gate is non-zero while
 // there is a monitor or a pause, so dispatch pays one comparison otherwise.
 type surface struct {
-	monitors []*Client
+	Monitors []*Client
 	line     []byte // the monitor line being built, reused
 	Pause    pauseState
 	Gate     int
 }
 
-func (s *surface) updateGate() { s.Gate = len(s.monitors) + s.Pause.kind }
+func (s *surface) updateGate() { s.Gate = len(s.Monitors) + s.Pause.kind }
 
 // clientSurface is a client's share: monitoring, CLIENT REPLY, NO-EVICT.
 type clientSurface struct {
@@ -66,7 +66,7 @@ func cmdMonitor(x *Ctx) {
 	}
 	c.Cs.Monitor = true
 	s := &x.E.Cs
-	s.monitors = append(s.monitors, c)
+	s.Monitors = append(s.Monitors, c)
 	s.updateGate()
 	x.W.OK()
 }
@@ -78,9 +78,9 @@ func (e *Engine) StopMonitor(c *Client) {
 	}
 	c.Cs.Monitor = false
 	s := &e.Cs
-	for i, m := range s.monitors {
+	for i, m := range s.Monitors {
 		if m == c {
-			s.monitors = append(s.monitors[:i], s.monitors[i+1:]...)
+			s.Monitors = append(s.Monitors[:i], s.Monitors[i+1:]...)
 			break
 		}
 	}
@@ -143,7 +143,7 @@ func traitsOf(cmd *Command) cmdTraits {
 // callMonitored runs the handler with the monitor feed around it. Call
 // only while there are monitors.
 func (e *Engine) callMonitored(x *Ctx) {
-	if len(e.Cs.monitors) == 0 || x.Rerun {
+	if len(e.Cs.Monitors) == 0 || x.Rerun {
 		x.Cmd.Handler(x)
 		return
 	}
@@ -161,7 +161,7 @@ func (e *Engine) callMonitored(x *Ctx) {
 // feedMonitors shows args, run by c, to every monitor.
 func (e *Engine) feedMonitors(c *Client, args [][]byte) {
 	s := &e.Cs
-	if len(s.monitors) == 0 {
+	if len(s.Monitors) == 0 {
 		return
 	}
 	now := e.Clock.Now()
@@ -194,7 +194,7 @@ func (e *Engine) feedMonitors(c *Client, args [][]byte) {
 	}
 	b = append(b, '\r', '\n')
 	s.line = b
-	for _, m := range append([]*Client(nil), s.monitors...) {
+	for _, m := range append([]*Client(nil), s.Monitors...) {
 		if m.Cs.silenced() {
 			continue // CLIENT REPLY OFF/SKIP drop monitor output: it is no push
 		}
@@ -368,14 +368,13 @@ func (e *Engine) effectiveFlags(c *Client, cmd *Command, args [][]byte) (read, w
 		return
 	}
 	noWrites, shebang := false, false
-	ext := e.Ext()
 	var known bool
-	if ext.vm != nil {
+	if e.Scripts.ScriptCount() > 0 {
 		sha := args[1]
 		if !bySHA {
 			sha = []byte(lua.SHA1Hex(args[1]))
 		}
-		if s := ext.lookupScript([]byte(strings.ToLower(string(sha)))); s != nil {
+		if s := e.Scripts.LookupScript([]byte(strings.ToLower(string(sha)))); s != nil {
 			known = true
 			shebang, noWrites = s.Flags&lua.FlagShebang != 0, s.Flags&lua.FlagNoWrites != 0
 		}

@@ -270,7 +270,7 @@ func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, er
 	if err != nil {
 		return 0, err
 	}
-	for _, code := range e.functionCodes() {
+	for _, code := range e.Scripts.FunctionCodes() {
 		if err := wr.WriteFunction(code); err != nil {
 			return 0, err
 		}
@@ -432,7 +432,7 @@ func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
 	rd, err := rdb.NewReader(r, &rdb.ReaderOptions{
 		MaxStringLen: e.Cfg.ProtoMaxBulkLen.Load(),
 		Databases:    NumDBs,
-		SkipChecksum: !e.Cfg.RDBChecksum.Load() || e.debug.skipChecksum,
+		SkipChecksum: !e.Cfg.RDBChecksum.Load() || e.Debug.skipChecksum,
 		Limits:       e.Cfg.RdbLimits(),
 	})
 	if err != nil {
@@ -443,7 +443,7 @@ func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
 		ent, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			st.Repl = replInfoOf(rd.Aux)
-			return st, e.loadFunctions(rd.Functions)
+			return st, e.Scripts.LoadFunctions(rd.Functions)
 		}
 		if err != nil {
 			return st, err

@@ -352,7 +352,7 @@ func channelList(x *Ctx, reg *pubsub.Registry[*Client]) {
 	if len(x.Args) == 3 {
 		pat = x.Args[2]
 	} else if len(x.Args) > 3 {
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
 	}
 	off := x.W.ArrayPlaceholder()
@@ -399,4 +399,4 @@ var pubsubHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdPubsubHelp(x *Ctx) { writeHelp(x, pubsubHelp) }
+func cmdPubsubHelp(x *Ctx) { WriteHelp(x, pubsubHelp) }

@@ -220,7 +220,7 @@ func (e *Engine) PersistCron() {
 
 // writesRefused reports whether a failed background save makes the server
 // refuse writes (Redis's writeCommandsDeniedByDiskError).
-func (e *Engine) writesRefused() bool {
+func (e *Engine) WritesRefused() bool {
 	return e.Cfg.StopWritesOnBgsaveError.Load() && !e.Persist.lastBgOK && len(e.Cfg.SavePoints()) > 0
 }
 
@@ -327,7 +327,7 @@ func cmdBgsave(x *Ctx) {
 
 func cmdLastsave(x *Ctx) { x.W.Int(x.E.Persist.lastSave.Unix()) }
 
-func (x *Ctx) dumpOptions() rdb.DumpOptions {
+func (x *Ctx) DumpOptions() rdb.DumpOptions {
 	return rdb.DumpOptions{NoCompression: !x.E.Cfg.RDBCompression.Load(), Limits: x.E.Cfg.RdbLimits()}
 }
 
@@ -338,7 +338,7 @@ func cmdDump(x *Ctx) {
 		return
 	}
 	var conv toRDB
-	payload, err := rdb.EncodeDump(conv.value(ent), x.dumpOptions())
+	payload, err := rdb.EncodeDump(conv.value(ent), x.DumpOptions())
 	if err != nil {
 		x.W.Error(ErrInternal)
 		return
@@ -406,7 +406,7 @@ func cmdRestore(x *Ctx) {
 	cfg := x.E.Cfg
 	v, err := rdb.DecodeDump(args[3], &rdb.ReaderOptions{
 		MaxStringLen: cfg.ProtoMaxBulkLen.Load(),
-		SkipChecksum: x.E.debug.skipChecksum,
+		SkipChecksum: x.E.Debug.skipChecksum,
 		Limits:       cfg.RdbLimits(),
 	})
 	if err != nil {

@@ -139,7 +139,7 @@ func (e *Engine) unsetMaster() {
 	e.Cfg.Replicaof.Store(Ptr(""))
 	r.replid2, r.secondOffset = r.replid, r.offset+1
 	r.replid = newReplID()
-	e.debug.replID = r.replid
+	e.Debug.replID = r.replid
 	e.setReplicaExpiry(false)
 	// Replicas reconnect and continue from replid2; our own writes now
 	// feed the stream, which says its database first.
@@ -262,7 +262,7 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 			r.replid, r.replid2, r.secondOffset = s.ReplID, strings.Repeat("0", 40), -1
 			r.offset, r.synced = s.Offset, true
 			r.fullSyncs++
-			e.debug.replID = s.ReplID
+			e.Debug.replID = s.ReplID
 			// A new history: our replicas must sync again, and the backlog
 			// starts with the master's next byte, ready for a promotion.
 			e.disconnectReplicas()
@@ -278,7 +278,7 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 			r := &e.repl
 			r.replid2, r.secondOffset = r.replid, r.offset+1
 			r.replid = s.ReplID
-			e.debug.replID = s.ReplID
+			e.Debug.replID = s.ReplID
 			e.disconnectReplicas() // they learn the new id on reconnecting
 		}
 		if e.repl.backlog == nil {
@@ -302,7 +302,7 @@ func (e *Engine) loadFromMaster(r io.Reader) error {
 	for _, db := range e.Dbs {
 		db.Flush()
 	}
-	e.funcState().libs = newLibraries() // the payload's libraries replace ours
+	e.Scripts.DropFunctions() // the payload's libraries replace ours
 	if _, err := e.load(r, false); err != nil {
 		for _, db := range e.Dbs {
 			db.Flush()
@@ -332,7 +332,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 	c.DB = db
 	// The master is obeyed: no password, ACL, OOM or read-only rule
 	// applies to it (Redis's mustObeyClient; its user is the superuser).
-	c.isMaster, c.User = true, nil
+	c.IsMaster, c.User = true, nil
 	c.Authed.Store(true)
 	r := &e.repl
 	r.master, r.masterSend, r.state, r.lastIO = c, send, replConnected, e.Clock.Now()
@@ -405,7 +405,7 @@ func (e *Engine) applyMasterCommand(c *Client, args [][]byte, w *resp.Writer) {
 
 // replicaDenies is processCommand's read-only replica rule.
 func (e *Engine) replicaDenies(c *Client, cmd *Command) bool {
-	if e.repl.host == "" || c.isMaster || !e.Cfg.ReplicaReadOnly.Load() {
+	if e.repl.host == "" || c.IsMaster || !e.Cfg.ReplicaReadOnly.Load() {
 		return false
 	}
 	return writesData(c, cmd)

@@ -49,7 +49,7 @@ var replicationMasterCommands = []*Command{
 const (
 	errNoMasterLink = "NOMASTERLINK Can't SYNC while not connected with my master"
 	errWaitReplica  = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
-	errNoReplicas   = "NOREPLICAS Not enough good replicas to write."
+	ErrNoReplicas   = "NOREPLICAS Not enough good replicas to write."
 
 	// replSendWindow is how much of an RDB a replica's output buffer may
 	// hold unsent before the sender waits, and replSendChunk the piece it
@@ -251,8 +251,8 @@ func cmdSync(x *Ctx) {
 	if len(r.replicas) == 1 && r.backlog == nil {
 		// A backlog made from nothing has no history to continue: a new
 		// replication id, and no second one.
-		e.debug.replID = newReplID()
-		r.replid = e.debug.replID
+		e.Debug.replID = newReplID()
+		r.replid = e.Debug.replID
 		r.replid2, r.secondOffset = "", -1
 		e.createBacklog()
 		e.Log.Info("Replication backlog created", "replid", r.replid)
@@ -489,7 +489,7 @@ func (e *Engine) goodReplicas() int64 {
 // noGoodReplicas is checkGoodReplicasStatus's refusal: a master with
 // min-replicas-to-write and -max-lag set and fewer good replicas than the
 // minimum refuses writes.
-func (e *Engine) noGoodReplicas() bool {
+func (e *Engine) NoGoodReplicas() bool {
 	min := e.Cfg.MinReplicasToWrite.Load()
 	return min > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 && !e.IsReplica() && e.goodReplicas() < min
 }
@@ -750,7 +750,7 @@ func (e *Engine) restoreReplInfo(ri *rdb.ReplInfo) {
 	}
 	r := &e.repl
 	r.replid, r.offset, r.synced, r.streamDB = ri.ID, ri.Offset, true, ri.StreamDB
-	e.debug.replID = ri.ID
+	e.Debug.replID = ri.ID
 	e.Log.Info("Restored the replication history from the RDB file", "replid", ri.ID, "offset", ri.Offset)
 }
 

@@ -84,7 +84,7 @@ func cmdSlowlogGet(x *Ctx) {
 	s := &x.E.obs.slow
 	count := int64(10)
 	if len(x.Args) > 3 {
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
 	}
 	if len(x.Args) == 3 {
@@ -138,4 +138,4 @@ var slowlogHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdSlowlogHelp(x *Ctx) { writeHelp(x, slowlogHelp) }
+func cmdSlowlogHelp(x *Ctx) { WriteHelp(x, slowlogHelp) }

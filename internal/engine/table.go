@@ -108,7 +108,7 @@ var Table map[string]*Command
 func Install(families ...[]*Command) {
 	Table = make(map[string]*Command)
 	own := [][]*Command{
-		scriptingCommands, functionCommands, transactionCommands, persistCommands, aofCommands,
+		transactionCommands, persistCommands, aofCommands,
 		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands,
 		replicationMasterCommands, aclCommands, {slowlogCommand, latencyCommand, memoryCommand},
 	}
@@ -154,7 +154,7 @@ func Lookup(name []byte) *Command {
 	return Table[string(buf[:len(name)])]
 }
 
-func lookupSub(c *Command, name []byte) *Command {
+func LookupSub(c *Command, name []byte) *Command {
 	var buf [32]byte
 	if len(name) > len(buf) {
 		return c.Sub[strings.ToLower(string(name))]
@@ -178,7 +178,7 @@ func All() []*Command {
 	return out
 }
 
-func arityOK(arity, n int) bool {
+func ArityOK(arity, n int) bool {
 	if arity >= 0 {
 		return n == arity
 	}

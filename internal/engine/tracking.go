@@ -137,7 +137,7 @@ func (e *Engine) trackingRejected(x *Ctx) {
 	if !c.trk.caching || c.Multi != nil {
 		return
 	}
-	if CEqualFold(x.Args[0], "client") && len(x.Args) >= 2 && lookupSub(ClientCommand, x.Args[1]) != nil {
+	if CEqualFold(x.Args[0], "client") && len(x.Args) >= 2 && LookupSub(ClientCommand, x.Args[1]) != nil {
 		return
 	}
 	c.trk.caching = false

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/limitkv/limitkv/internal/lua"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -36,19 +35,12 @@ var transactionCommands = []*Command{
 		Summary: "Forget about all watched keys", Since: "2.2.0", Complexity: "O(1)", Handler: cmdUnwatch},
 }
 
-// engineExt is the engine state of the transaction and scripting families,
-// made on first use so an engine that never watches or scripts pays nothing.
+// engineExt is the engine state of the transaction family, made on first
+// use so an engine that never watches pays nothing.
 type engineExt struct {
 	// watchers lists, per watched key, the clients watching it.
 	Watchers map[WaitKey][]*Client
 	Watches  map[*Client]*watchState
-
-	// Scripting: the script cache by SHA and the interpreter (scripting.go).
-	scripts map[string]*lua.Script
-	vm      *lua.VM
-	host    scriptHost
-	// Functions: the libraries and their interpreter (function.go).
-	functions *functionsState
 }
 
 type watchState struct {
@@ -147,7 +139,7 @@ func (e *Engine) execAbort(x *Ctx, msg string) {
 // invalidation, panic recovery). EXEC and scripts use it.
 func (x *Ctx) Run(cmd *Command, args [][]byte, w *resp.Writer) {
 	inner := Ctx{E: x.E, C: x.C, W: w, DB: x.E.Dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
-	x.E.call(&inner)
+	x.E.Call(&inner)
 }
 
 func cmdWatch(x *Ctx) {

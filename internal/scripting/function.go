@@ -1,4 +1,4 @@
-package engine
+package scripting
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 
 	glob "github.com/limitkv/limitkv/internal/glob"
 
@@ -29,31 +31,31 @@ import (
 // Where Redis lists libraries (and a library's functions) in hash order,
 // which changes from run to run, limitkv lists libraries by name and
 // functions in the order they were registered.
-var functionCommands = []*Command{
-	{Name: "fcall", Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor | FlagMayReplicate, Group: "scripting",
+var FunctionCommands = []*engine.Command{
+	{Name: "fcall", Arity: -3, Flags: engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor | engine.FlagMayReplicate, Group: "scripting",
 		Summary: "Invoke a function", Since: "7.0.0", Complexity: "Depends on the function that is executed.", Handler: cmdFcall},
-	{Name: "fcall_ro", Arity: -3, Flags: FlagReadOnly | FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+	{Name: "fcall_ro", Arity: -3, Flags: engine.FlagReadOnly | engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor, Group: "scripting",
 		Summary: "Invoke a read-only function", Since: "7.0.0", Complexity: "Depends on the function that is executed.", Handler: cmdFcallRO},
 	{Name: "function", Arity: -2, Group: "scripting",
 		Summary: "A container for function commands", Since: "7.0.0", Complexity: "Depends on subcommand.",
-		Sub: map[string]*Command{
-			"load": {Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagNoScript, Group: "scripting", Summary: "Create a function with the given arguments (name, code, description)",
+		Sub: map[string]*engine.Command{
+			"load": {Arity: -3, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagNoScript, Group: "scripting", Summary: "Create a function with the given arguments (name, code, description)",
 				Since: "7.0.0", Complexity: "O(1) (considering compilation time is redundant)", Handler: cmdFunctionLoad},
-			"delete": {Arity: 3, Flags: FlagWrite | FlagNoScript, Group: "scripting", Summary: "Delete a function by name",
+			"delete": {Arity: 3, Flags: engine.FlagWrite | engine.FlagNoScript, Group: "scripting", Summary: "Delete a function by name",
 				Since: "7.0.0", Complexity: "O(1)", Handler: cmdFunctionDelete},
-			"flush": {Arity: -2, Flags: FlagWrite | FlagNoScript, Group: "scripting", Summary: "Deleting all functions",
+			"flush": {Arity: -2, Flags: engine.FlagWrite | engine.FlagNoScript, Group: "scripting", Summary: "Deleting all functions",
 				Since: "7.0.0", Complexity: "O(N) where N is the number of functions deleted", Handler: cmdFunctionFlush},
-			"list": {Arity: -2, Flags: FlagNoScript, Group: "scripting", Summary: "List information about all the functions",
+			"list": {Arity: -2, Flags: engine.FlagNoScript, Group: "scripting", Summary: "List information about all the functions",
 				Since: "7.0.0", Complexity: "O(N) where N is the number of functions", Handler: cmdFunctionList},
-			"dump": {Arity: 2, Flags: FlagNoScript, Group: "scripting", Summary: "Dump all functions into a serialized binary payload",
+			"dump": {Arity: 2, Flags: engine.FlagNoScript, Group: "scripting", Summary: "Dump all functions into a serialized binary payload",
 				Since: "7.0.0", Complexity: "O(N) where N is the number of functions", Handler: cmdFunctionDump},
-			"restore": {Arity: -3, Flags: FlagWrite | FlagDenyOOM | FlagNoScript, Group: "scripting", Summary: "Restore all the functions on the given payload",
+			"restore": {Arity: -3, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagNoScript, Group: "scripting", Summary: "Restore all the functions on the given payload",
 				Since: "7.0.0", Complexity: "O(N) where N is the number of functions on the payload", Handler: cmdFunctionRestore},
-			"stats": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: "scripting", Summary: "Return information about the function currently running (name, description, duration)",
+			"stats": {Arity: 2, Flags: engine.FlagNoScript | engine.FlagAllowBusy, Group: "scripting", Summary: "Return information about the function currently running (name, description, duration)",
 				Since: "7.0.0", Complexity: "O(1)", Handler: cmdFunctionStats},
-			"kill": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: "scripting", Summary: "Kill the function currently in execution.",
+			"kill": {Arity: 2, Flags: engine.FlagNoScript | engine.FlagAllowBusy, Group: "scripting", Summary: "Kill the function currently in execution.",
 				Since: "7.0.0", Complexity: "O(1)", Handler: cmdFunctionKill},
-			"help": {Arity: 2, Flags: FlagLoading | FlagStale, Group: "scripting", Summary: "Show helpful text about the different subcommands",
+			"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Group: "scripting", Summary: "Show helpful text about the different subcommands",
 				Since: "7.0.0", Complexity: "O(1)", Handler: cmdFunctionHelp},
 		}},
 }
@@ -123,8 +125,8 @@ func (l *libraries) unlink(lib *library) {
 
 // funcState returns the engine's libraries and the interpreter their
 // functions run in, creating them on first use.
-func (e *Engine) funcState() *functionsState {
-	ext := e.Ext()
+func funcState(e *engine.Engine) *functionsState {
+	ext := stateOf(e)
 	if ext.functions == nil {
 		ext.functions = &functionsState{vm: lua.NewFunctionVM(), libs: newLibraries(), log: e.Log}
 	}
@@ -144,7 +146,7 @@ type functionsState struct {
 // loadLog takes the redis.log lines of a library loading.
 type loadLog struct{ log *slog.Logger }
 
-func (l loadLog) Call([][]byte, bool) ([]byte, string) { return nil, refusedUnknown }
+func (l loadLog) Call([][]byte, bool) ([]byte, string) { return nil, engine.RefusedUnknown }
 
 func (l loadLog) Log(level int, msg string) {
 	lv := slog.LevelDebug
@@ -160,11 +162,11 @@ func (l loadLog) Log(level int, msg string) {
 // parseLibraryMeta is functionExtractLibMetaData: the engine and the name
 // from "#!<engine> name=<name>", and the code after the shebang line (its
 // newline included, so line numbers stay those of the whole text).
-func parseLibraryMeta(code []byte) (engine, name, body string, errMsg string) {
+func parseLibraryMeta(code []byte) (lang, name, body string, errMsg string) {
 	if !bytes.HasPrefix(code, []byte("#!")) {
 		return "", "", "", "Missing library metadata"
 	}
-	s := string(Cstr(code))
+	s := string(engine.Cstr(code))
 	nl := strings.IndexByte(s, '\n')
 	if nl < 0 {
 		return "", "", "", "Invalid library metadata"
@@ -173,7 +175,7 @@ func parseLibraryMeta(code []byte) (engine, name, body string, errMsg string) {
 	if !ok || len(parts) == 0 {
 		return "", "", "", "Invalid library metadata"
 	}
-	engine = parts[0][2:]
+	lang = parts[0][2:]
 	gotName := false
 	for _, p := range parts[1:] {
 		if len(p) >= 5 && strings.EqualFold(p[:5], "name=") {
@@ -183,12 +185,12 @@ func parseLibraryMeta(code []byte) (engine, name, body string, errMsg string) {
 			name, gotName = p[5:], true
 			continue
 		}
-		return "", "", "", "Invalid metadata value given: " + string(Cstr([]byte(p)))
+		return "", "", "", "Invalid metadata value given: " + string(engine.Cstr([]byte(p)))
 	}
 	if !gotName {
 		return "", "", "", "Library name was not given"
 	}
-	return engine, name, string(code[nl:]), ""
+	return lang, name, string(code[nl:]), ""
 }
 
 // createLibrary is functionsCreateWithLibraryCtx: it compiles code and
@@ -267,17 +269,17 @@ func (l *libraries) join(src *libraries, replace bool) string {
 	return ""
 }
 
-func cmdFunctionLoad(x *Ctx) {
+func cmdFunctionLoad(x *engine.Ctx) {
 	replace := false
 	i := 2
 	for ; i < len(x.Args)-1; i++ {
-		if !CEqualFold(x.Args[i], "replace") {
-			x.W.Error(errFunctionOption + string(Cstr(x.Args[i])))
+		if !engine.CEqualFold(x.Args[i], "replace") {
+			x.W.Error(engine.ErrFunctionOption + string(engine.Cstr(x.Args[i])))
 			return
 		}
 		replace = true
 	}
-	st := x.E.funcState()
+	st := funcState(x.E)
 	name, msg := st.createLibrary(st.libs, x.Args[i], replace, functionLoadTimeout)
 	if msg != "" {
 		x.W.Error("ERR " + msg)
@@ -287,11 +289,11 @@ func cmdFunctionLoad(x *Ctx) {
 	x.W.BulkString(name)
 }
 
-func cmdFunctionDelete(x *Ctx) {
-	st := x.E.funcState()
+func cmdFunctionDelete(x *engine.Ctx) {
+	st := funcState(x.E)
 	lib := st.libs.libs[string(x.Args[2])]
 	if lib == nil {
-		x.W.Error(errLibraryNotFound)
+		x.W.Error(engine.ErrLibraryNotFound)
 		return
 	}
 	st.libs.unlink(lib)
@@ -299,45 +301,45 @@ func cmdFunctionDelete(x *Ctx) {
 	x.W.OK()
 }
 
-func cmdFunctionFlush(x *Ctx) {
+func cmdFunctionFlush(x *engine.Ctx) {
 	switch {
 	case len(x.Args) > 3:
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(engine.ErrSubcommandSyntax(x.Args))
 		return
-	case len(x.Args) == 3 && !CEqualFold(x.Args[2], "sync") && !CEqualFold(x.Args[2], "async"):
-		x.W.Error(errFunctionFlush)
+	case len(x.Args) == 3 && !engine.CEqualFold(x.Args[2], "sync") && !engine.CEqualFold(x.Args[2], "async"):
+		x.W.Error(engine.ErrFunctionFlush)
 		return
 	}
-	x.E.funcState().libs = newLibraries()
+	funcState(x.E).libs = newLibraries()
 	x.Dirty()
 	x.W.OK()
 }
 
-func cmdFunctionList(x *Ctx) {
+func cmdFunctionList(x *engine.Ctx) {
 	withCode := false
 	var pattern []byte
 	hasPattern := false
 	for i := 2; i < len(x.Args); i++ {
 		a := x.Args[i]
-		if !withCode && CEqualFold(a, "withcode") {
+		if !withCode && engine.CEqualFold(a, "withcode") {
 			withCode = true
 			continue
 		}
-		if !hasPattern && CEqualFold(a, "libraryname") {
+		if !hasPattern && engine.CEqualFold(a, "libraryname") {
 			if i >= len(x.Args)-1 {
-				x.W.Error(errLibraryNameMissing)
+				x.W.Error(engine.ErrLibraryNameMissing)
 				return
 			}
 			i++
 			pattern, hasPattern = x.Args[i], true
 			continue
 		}
-		x.W.Error(errFunctionListArg + string(Cstr(a)))
+		x.W.Error(engine.ErrFunctionListArg + string(engine.Cstr(a)))
 		return
 	}
 	var libs []*library
-	for _, lib := range x.E.funcState().libs.sorted() {
-		if hasPattern && !glob.Match(Cstr(pattern), lib.name, true) {
+	for _, lib := range funcState(x.E).libs.sorted() {
+		if hasPattern && !glob.Match(engine.Cstr(pattern), lib.name, true) {
 			continue
 		}
 		libs = append(libs, lib)
@@ -382,8 +384,8 @@ func cmdFunctionList(x *Ctx) {
 
 // functionCodes are the libraries' codes, in the order SAVE and FUNCTION
 // DUMP write them (rdbSaveFunctions: a FUNCTION2 record each).
-func (e *Engine) functionCodes() [][]byte {
-	ext := e.Ext()
+func functionCodes(e *engine.Engine) [][]byte {
+	ext := stateOf(e)
 	if ext.functions == nil {
 		return nil
 	}
@@ -395,8 +397,8 @@ func (e *Engine) functionCodes() [][]byte {
 }
 
 // functionCounts is what INFO reports: the functions and the libraries.
-func (e *Engine) functionCounts() (funcs, libs int) {
-	ext := e.Ext()
+func functionCounts(e *engine.Engine) (funcs, libs int) {
+	ext := stateOf(e)
 	if ext.functions == nil {
 		return 0, 0
 	}
@@ -404,26 +406,26 @@ func (e *Engine) functionCounts() (funcs, libs int) {
 	return len(l.funcs), len(l.libs)
 }
 
-func cmdFunctionDump(x *Ctx) {
-	x.W.Bulk(rdb.EncodeFunctionDump(x.E.functionCodes(), x.dumpOptions()))
+func cmdFunctionDump(x *engine.Ctx) {
+	x.W.Bulk(rdb.EncodeFunctionDump(functionCodes(x.E), x.DumpOptions()))
 }
 
-func cmdFunctionRestore(x *Ctx) {
+func cmdFunctionRestore(x *engine.Ctx) {
 	if len(x.Args) > 4 {
-		x.W.Error(errSubcommandSyntax(x.Args))
+		x.W.Error(engine.ErrSubcommandSyntax(x.Args))
 		return
 	}
 	policy := "append"
 	if len(x.Args) == 4 {
 		switch {
-		case CEqualFold(x.Args[3], "append"), CEqualFold(x.Args[3], "replace"), CEqualFold(x.Args[3], "flush"):
+		case engine.CEqualFold(x.Args[3], "append"), engine.CEqualFold(x.Args[3], "replace"), engine.CEqualFold(x.Args[3], "flush"):
 			policy = strings.ToLower(string(x.Args[3]))
 		default:
-			x.W.Error(errRestorePolicy)
+			x.W.Error(engine.ErrRestorePolicy)
 			return
 		}
 	}
-	st := x.E.funcState()
+	st := funcState(x.E)
 	tmp := newLibraries()
 	msg := rdb.DecodeFunctionDump(x.Args[2], false, func(code []byte) string {
 		_, msg := st.createLibrary(tmp, code, false, 0)
@@ -445,11 +447,11 @@ func cmdFunctionRestore(x *Ctx) {
 
 // loadFunctions loads the libraries an RDB file holds, as rdbLoad does
 // before the keys; any failure fails the load.
-func (e *Engine) loadFunctions(codes [][]byte) error {
+func loadFunctions(e *engine.Engine, codes [][]byte) error {
 	if len(codes) == 0 {
 		return nil
 	}
-	st := e.funcState()
+	st := funcState(e)
 	tmp := newLibraries()
 	for _, code := range codes {
 		if _, msg := st.createLibrary(tmp, code, false, 0); msg != "" {
@@ -466,8 +468,8 @@ func fmtLoadErr(msg string) error {
 	return fmt.Errorf("%w: failed loading a function library: %s", rdb.ErrCorrupt, msg)
 }
 
-func cmdFunctionStats(x *Ctx) {
-	st := x.E.funcState()
+func cmdFunctionStats(x *engine.Ctx) {
+	st := funcState(x.E)
 	w := x.W
 	w.Map(2)
 	w.BulkString("running_script")
@@ -497,7 +499,7 @@ func cmdFunctionStats(x *Ctx) {
 
 // cmdFunctionKill: a function holds the executor lock while it runs, so no
 // client can ever reach this while one runs (see SCRIPT KILL).
-func cmdFunctionKill(x *Ctx) { x.KillFunction() }
+func cmdFunctionKill(x *engine.Ctx) { x.KillFunction() }
 
 var functionHelp = []string{
 	"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -542,12 +544,12 @@ var functionHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdFunctionHelp(x *Ctx) { writeHelp(x, functionHelp) }
+func cmdFunctionHelp(x *engine.Ctx) { engine.WriteHelp(x, functionHelp) }
 
 // fcallDeniesOOM: a function that may write is deny-oom unless it says
 // allow-oom (fcallGetCommandFlags); an unknown one is not.
-func (e *Engine) fcallDeniesOOM(name []byte) bool {
-	ext := e.Ext()
+func fcallDeniesOOM(e *engine.Engine, name []byte) bool {
+	ext := stateOf(e)
 	if ext.functions == nil {
 		return false
 	}
@@ -555,41 +557,41 @@ func (e *Engine) fcallDeniesOOM(name []byte) bool {
 	return lf != nil && lf.f.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0
 }
 
-func cmdFcall(x *Ctx)   { fcallGeneric(x, false) }
-func cmdFcallRO(x *Ctx) { fcallGeneric(x, true) }
+func cmdFcall(x *engine.Ctx)   { fcallGeneric(x, false) }
+func cmdFcallRO(x *engine.Ctx) { fcallGeneric(x, true) }
 
 // fcallGeneric is fcallCommandGeneric with scriptPrepareForRun's checks
 // that apply here (no replication, no cluster).
-func fcallGeneric(x *Ctx, ro bool) {
+func fcallGeneric(x *engine.Ctx, ro bool) {
 	x.NoPropagate() // as its effects, as EVAL
-	st := x.E.funcState()
+	st := funcState(x.E)
 	lf := st.libs.funcs[strings.ToLower(string(x.Args[1]))]
 	if lf == nil {
-		x.W.Error(errFunctionNotFound)
+		x.W.Error(engine.ErrFunctionNotFound)
 		return
 	}
 	f := lf.f
-	numkeys, ok := parseNumKeys(x, errFcallNumKeys)
+	numkeys, ok := parseNumKeys(x, engine.ErrFcallNumKeys)
 	if !ok {
 		return
 	}
 	if f.Flags&lua.FlagNoWrites == 0 && ro {
-		x.W.Error(ErrScriptWriteRO)
+		x.W.Error(engine.ErrScriptWriteRO)
 		return
 	}
 	// The dispatcher refused a deny-oom function already (fcallDeniesOOM);
 	// this is scriptPrepareForRun's check, which only a call queued in
 	// MULTI before the function changed can reach.
-	if f.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
-		x.W.Error(errScriptOOM)
+	if f.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.CheckMemory(false) {
+		x.W.Error(engine.ErrScriptOOM)
 		return
 	}
 	keys := x.Args[3 : 3+numkeys]
 	argv := x.Args[3+numkeys:]
 
-	oom := f.Flags&lua.FlagAllowOOM == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false)
+	oom := f.Flags&lua.FlagAllowOOM == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.CheckMemory(false)
 	st.running, st.runningArgs, st.runningStart = f, x.Args, x.E.Clock.Now()
-	onScriptHost(x, x.E.Ext(), ro || f.Flags&lua.FlagNoWrites != 0, true, oom, func(h *scriptHost, timeout time.Duration) {
+	onScriptHost(x, stateOf(x.E), ro || f.Flags&lua.FlagNoWrites != 0, true, oom, func(h *scriptHost, timeout time.Duration) {
 		st.vm.CallFunction(f, keys, argv, h, x.W, timeout)
 	})
 	st.running, st.runningArgs = nil, nil

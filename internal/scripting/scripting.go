@@ -1,9 +1,11 @@
-package engine
+package scripting
 
 import (
 	"context"
 	"log/slog"
 	"time"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/lua"
 	"github.com/limitkv/limitkv/internal/num"
@@ -21,29 +23,29 @@ import (
 //
 // Difference from Redis, by design: SCRIPT DEBUG YES/SYNC (the Lua
 // debugger) is refused; NO is accepted.
-var scriptingCommands = []*Command{
-	{Name: "eval", Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+var ScriptCommands = []*engine.Command{
+	{Name: "eval", Arity: -3, Flags: engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor, Group: "scripting",
 		Summary: "Execute a Lua script server side", Since: "2.6.0", Complexity: "Depends on the script that is executed.", Handler: cmdEval},
-	{Name: "evalsha", Arity: -3, Flags: FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+	{Name: "evalsha", Arity: -3, Flags: engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor, Group: "scripting",
 		Summary: "Execute a Lua script server side", Since: "2.6.0", Complexity: "Depends on the script that is executed.", Handler: cmdEvalSHA},
-	{Name: "eval_ro", Arity: -3, Flags: FlagReadOnly | FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+	{Name: "eval_ro", Arity: -3, Flags: engine.FlagReadOnly | engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor, Group: "scripting",
 		Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Complexity: "Depends on the script that is executed.", Handler: cmdEvalRO},
-	{Name: "evalsha_ro", Arity: -3, Flags: FlagReadOnly | FlagNoScript | FlagStale | FlagSkipMonitor, Group: "scripting",
+	{Name: "evalsha_ro", Arity: -3, Flags: engine.FlagReadOnly | engine.FlagNoScript | engine.FlagStale | engine.FlagSkipMonitor, Group: "scripting",
 		Summary: "Execute a read-only Lua script server side", Since: "7.0.0", Complexity: "Depends on the script that is executed.", Handler: cmdEvalSHARO},
 	{Name: "script", Arity: -2, Group: "scripting",
 		Summary: "A container for Lua scripts management commands", Since: "2.6.0", Complexity: "Depends on subcommand.",
-		Sub: map[string]*Command{
-			"exists": {Arity: -3, Flags: FlagNoScript, Group: "scripting", Summary: "Check existence of scripts in the script cache.", Since: "2.6.0",
+		Sub: map[string]*engine.Command{
+			"exists": {Arity: -3, Flags: engine.FlagNoScript, Group: "scripting", Summary: "Check existence of scripts in the script cache.", Since: "2.6.0",
 				Complexity: "O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).", Handler: cmdScriptExists},
-			"load": {Arity: 3, Flags: FlagNoScript | FlagStale, Group: "scripting", Summary: "Load the specified Lua script into the script cache.", Since: "2.6.0",
+			"load": {Arity: 3, Flags: engine.FlagNoScript | engine.FlagStale, Group: "scripting", Summary: "Load the specified Lua script into the script cache.", Since: "2.6.0",
 				Complexity: "O(N) with N being the length in bytes of the script body.", Handler: cmdScriptLoad},
-			"flush": {Arity: -2, Flags: FlagNoScript, Group: "scripting", Summary: "Remove all the scripts from the script cache.", Since: "2.6.0",
+			"flush": {Arity: -2, Flags: engine.FlagNoScript, Group: "scripting", Summary: "Remove all the scripts from the script cache.", Since: "2.6.0",
 				Complexity: "O(N) with N being the number of scripts in cache", Handler: cmdScriptFlush},
-			"kill": {Arity: 2, Flags: FlagNoScript | FlagAllowBusy, Group: "scripting", Summary: "Kill the script currently in execution.", Since: "2.6.0",
-				Complexity: "O(1)", Handler: cmdScriptKill},
-			"debug": {Arity: 3, Flags: FlagNoScript, Group: "scripting", Summary: "Set the debug mode for executed scripts.", Since: "3.2.0",
+			"kill": {Arity: 2, Flags: engine.FlagNoScript | engine.FlagAllowBusy, Group: "scripting", Summary: "Kill the script currently in execution.", Since: "2.6.0",
+				Complexity: "O(1)", Handler: engine.CmdScriptKill},
+			"debug": {Arity: 3, Flags: engine.FlagNoScript, Group: "scripting", Summary: "Set the debug mode for executed scripts.", Since: "3.2.0",
 				Complexity: "O(1)", Handler: cmdScriptDebug},
-			"help": {Arity: 2, Flags: FlagLoading | FlagStale, Group: "scripting", Summary: "Show helpful text about the different subcommands", Since: "5.0.0",
+			"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Group: "scripting", Summary: "Show helpful text about the different subcommands", Since: "5.0.0",
 				Complexity: "O(1)", Handler: cmdScriptHelp},
 		}},
 }
@@ -68,15 +70,15 @@ var scriptHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdEval(x *Ctx)      { evalGeneric(x, false, false) }
-func cmdEvalSHA(x *Ctx)   { evalGeneric(x, true, false) }
-func cmdEvalRO(x *Ctx)    { evalGeneric(x, false, true) }
-func cmdEvalSHARO(x *Ctx) { evalGeneric(x, true, true) }
+func cmdEval(x *engine.Ctx)      { evalGeneric(x, false, false) }
+func cmdEvalSHA(x *engine.Ctx)   { evalGeneric(x, true, false) }
+func cmdEvalRO(x *engine.Ctx)    { evalGeneric(x, false, true) }
+func cmdEvalSHARO(x *engine.Ctx) { evalGeneric(x, true, true) }
 
 // scriptVM returns the engine's interpreter and script cache, creating them
 // on first use.
-func (e *Engine) scriptVM() *engineExt {
-	ext := e.Ext()
+func scriptVM(e *engine.Engine) *scriptState {
+	ext := stateOf(e)
 	if ext.vm == nil {
 		ext.vm = lua.New()
 		ext.scripts = make(map[string]*lua.Script)
@@ -87,13 +89,13 @@ func (e *Engine) scriptVM() *engineExt {
 // lookupScript is the one place a cached script is found by its SHA (40
 // lower-case hex digits): a native fast path for well-known scripts hooks
 // in here.
-func (ext *engineExt) lookupScript(sha []byte) *lua.Script {
+func (ext *scriptState) lookupScript(sha []byte) *lua.Script {
 	return ext.scripts[string(sha)]
 }
 
 // loadScript returns the cached script for body, compiling and caching it
 // if needed; on a compile error it returns Redis's error reply text.
-func (ext *engineExt) loadScript(body []byte) (*lua.Script, string) {
+func (ext *scriptState) loadScript(body []byte) (*lua.Script, string) {
 	sha := lua.SHA1Hex(body)
 	if s := ext.lookupScript([]byte(sha)); s != nil {
 		return s, ""
@@ -106,13 +108,13 @@ func (ext *engineExt) loadScript(body []byte) (*lua.Script, string) {
 	return s, ""
 }
 
-func evalGeneric(x *Ctx, bySHA, ro bool) {
+func evalGeneric(x *engine.Ctx, bySHA, ro bool) {
 	x.NoPropagate() // a script propagates as its effects (scriptResetRun)
 	var sha [40]byte
 	if bySHA {
 		// Redis checks the length before anything else.
 		if len(x.Args[1]) != 40 {
-			x.W.Error(ErrNoScript)
+			x.W.Error(engine.ErrNoScript)
 			return
 		}
 		for i, c := range x.Args[1] {
@@ -122,15 +124,15 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 			sha[i] = c
 		}
 	}
-	numkeys, ok := parseNumKeys(x, ErrNotInt)
+	numkeys, ok := parseNumKeys(x, engine.ErrNotInt)
 	if !ok {
 		return
 	}
-	ext := x.E.scriptVM()
+	ext := scriptVM(x.E)
 	var s *lua.Script
 	if bySHA {
 		if s = ext.lookupScript(sha[:]); s == nil {
-			x.W.Error(ErrNoScript)
+			x.W.Error(engine.ErrNoScript)
 			return
 		}
 	} else {
@@ -146,18 +148,18 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 	// The dispatcher refused a deny-oom script already (scriptDeniesOOM);
 	// this is scriptPrepareForRun's check, which only a script queued in
 	// MULTI while it was another one can reach.
-	if shebang && s.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) {
-		x.W.Error(errScriptOOM)
+	if shebang && s.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.CheckMemory(false) {
+		x.W.Error(engine.ErrScriptOOM)
 		return
 	}
 	if shebang && s.Flags&lua.FlagNoWrites == 0 && ro {
-		x.W.Error(ErrScriptWriteRO)
+		x.W.Error(engine.ErrScriptWriteRO)
 		return
 	}
 	keys := x.Args[3 : 3+numkeys]
 	argv := x.Args[3+numkeys:]
 	// With a monitor the script runs in Lua, so its commands are shown.
-	if s.SlidingWindow && !ro && len(keys) >= 1 && len(argv) >= 4 && len(x.E.Cs.monitors) == 0 && x.scriptNative(keys[0], argv) {
+	if s.SlidingWindow && !ro && len(keys) >= 1 && len(argv) >= 4 && len(x.E.Cs.Monitors) == 0 && scriptNative(x, keys[0], argv) {
 		return
 	}
 	runScript(x, ext, s, keys, argv, ro || (shebang && s.Flags&lua.FlagNoWrites != 0))
@@ -166,10 +168,10 @@ func evalGeneric(x *Ctx, bySHA, ro bool) {
 // scriptDeniesOOM is the deny-oom flag Redis gives EVAL and FCALL from
 // the flags of the script they name (evalGetCommandFlags,
 // fcallGetCommandFlags), for the dispatcher's maxmemory check and MULTI.
-func (e *Engine) scriptDeniesOOM(cmd *Command, args [][]byte) bool {
+func scriptDeniesOOM(e *engine.Engine, cmd *engine.Command, args [][]byte) bool {
 	switch cmd.Name {
 	case "eval", "eval_ro":
-		return e.evalDeniesOOM(args[1], false, nil)
+		return evalDeniesOOM(e, args[1], false, nil)
 	case "evalsha", "evalsha_ro":
 		var sha [40]byte
 		if len(args[1]) != 40 {
@@ -181,9 +183,9 @@ func (e *Engine) scriptDeniesOOM(cmd *Command, args [][]byte) bool {
 			}
 			sha[i] = c
 		}
-		return e.evalDeniesOOM(args[1], true, sha[:])
+		return evalDeniesOOM(e, args[1], true, sha[:])
 	case "fcall", "fcall_ro":
-		return e.fcallDeniesOOM(args[1])
+		return fcallDeniesOOM(e, args[1])
 	}
 	return false
 }
@@ -191,13 +193,13 @@ func (e *Engine) scriptDeniesOOM(cmd *Command, args [][]byte) bool {
 // evalDeniesOOM tells whether an EVAL of body (EVALSHA of sha) runs a
 // script whose shebang makes it deny-oom: flags without allow-oom or
 // no-writes. A script without a shebang, or one not found, is not.
-func (e *Engine) evalDeniesOOM(body []byte, bySHA bool, sha []byte) bool {
+func evalDeniesOOM(e *engine.Engine, body []byte, bySHA bool, sha []byte) bool {
 	var f lua.Flags
 	if bySHA {
 		if len(body) != 40 {
 			return false
 		}
-		s := e.scriptVM().lookupScript(sha)
+		s := scriptVM(e).lookupScript(sha)
 		if s == nil {
 			return false
 		}
@@ -209,11 +211,11 @@ func (e *Engine) evalDeniesOOM(body []byte, bySHA bool, sha []byte) bool {
 }
 
 // runScript runs s for x's client.
-func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bool) {
+func runScript(x *engine.Ctx, ext *scriptState, s *lua.Script, keys, argv [][]byte, ro bool) {
 	// As Redis 7 does for scripts without flags: memory is judged once, at
 	// the start, and deny-oom commands then fail inside the script.
 	// allow-oom (with a shebang) lets the script's commands run regardless.
-	oom := x.E.Cfg.MaxMemory.Load() > 0 && !x.E.checkMemory(false) &&
+	oom := x.E.Cfg.MaxMemory.Load() > 0 && !x.E.CheckMemory(false) &&
 		s.Flags&(lua.FlagShebang|lua.FlagAllowOOM) != lua.FlagShebang|lua.FlagAllowOOM
 	onScriptHost(x, ext, ro, false, oom, func(h *scriptHost, timeout time.Duration) {
 		ext.vm.Run(s, keys, argv, h, x.W, timeout)
@@ -225,7 +227,7 @@ func runScript(x *Ctx, ext *engineExt, s *lua.Script, keys, argv [][]byte, ro bo
 // busy state around it (busy.go), and the caller's database kept (SELECT
 // inside does not change it: Redis 7.0 runs scripts on a client of their
 // own). A script stopped by SHUTDOWN NOSAVE ends without an answer.
-func onScriptHost(x *Ctx, ext *engineExt, ro, function, oom bool, run func(h *scriptHost, timeout time.Duration)) {
+func onScriptHost(x *engine.Ctx, ext *scriptState, ro, function, oom bool, run func(h *scriptHost, timeout time.Duration)) {
 	c := x.C
 	db := c.DB
 	wasIn := c.InScript
@@ -234,10 +236,10 @@ func onScriptHost(x *Ctx, ext *engineExt, ro, function, oom bool, run func(h *sc
 	prev := *h
 	h.x, h.ro, h.wrote, h.function, h.oom, h.target = x, ro, false, function, oom, propagate.ToAll
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
-	x.E.busyBegin()
+	x.E.BusyBegin()
 	mark := x.W.Len()
 	run(h, timeout)
-	if x.E.busyEnd() {
+	if x.E.BusyEnd() {
 		x.W.Truncate(mark)
 		c.CloseAfterReply = true
 	}
@@ -248,7 +250,7 @@ func onScriptHost(x *Ctx, ext *engineExt, ro, function, oom bool, run func(h *sc
 
 // scriptHost runs the commands a script calls (redis.call / redis.pcall).
 type scriptHost struct {
-	x  *Ctx
+	x  *engine.Ctx
 	ro bool
 	// function: the script is a function (FCALL): BUSY replies and
 	// the kill command are FUNCTION KILL's (busy.go).
@@ -257,57 +259,57 @@ type scriptHost struct {
 	wrote    bool             // a write command ran (Redis's SCRIPT_WRITE_DIRTY)
 	target   propagate.Target // where its calls propagate (redis.set_repl)
 	w        resp.Writer      // scratch reply buffer, reused from call to call
-	inner    Ctx
+	inner    engine.Ctx
 }
 
 // maxScratch bounds the scratch reply buffer kept between calls.
 const maxScratch = 64 << 10
 
 func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
-	cmd := Lookup(args[0])
+	cmd := engine.Lookup(args[0])
 	if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
-		cmd = lookupSub(cmd, args[1])
+		cmd = engine.LookupSub(cmd, args[1])
 	}
 	if cmd == nil {
-		return nil, refusedUnknown
+		return nil, engine.RefusedUnknown
 	}
-	if !arityOK(cmd.Arity, len(args)) {
-		return nil, refusedArity
+	if !engine.ArityOK(cmd.Arity, len(args)) {
+		return nil, engine.RefusedArity
 	}
-	if cmd.Flags&FlagNoScript != 0 && !h.x.E.debug.disableDenyScripts {
-		return nil, refusedNoScript
+	if cmd.Flags&engine.FlagNoScript != 0 && !h.x.E.Debug.DisableDenyScripts {
+		return nil, engine.RefusedNoScript
 	}
 	if u := h.x.C.User; u != nil && !u.Unrestricted {
-		if msg := h.x.E.aclScriptDenied(h.x, cmd, args); msg != "" {
+		if msg := h.x.E.AclScriptDenied(h.x, cmd, args); msg != "" {
 			return nil, msg
 		}
 	}
-	if h.ro && cmd.Flags&(FlagWrite|FlagMayReplicate) != 0 {
-		return nil, refusedWriteRO
+	if h.ro && cmd.Flags&(engine.FlagWrite|engine.FlagMayReplicate) != 0 {
+		return nil, engine.RefusedWriteRO
 	}
-	if cmd.Flags&FlagWrite != 0 && !h.wrote && h.x.E.writesRefused() {
+	if cmd.Flags&engine.FlagWrite != 0 && !h.wrote && h.x.E.WritesRefused() {
 		// Once the script has written it cannot fail on the disk state.
-		return nil, "-" + ErrMisconf
+		return nil, "-" + engine.ErrMisconf
 	}
-	if cmd.Flags&FlagWrite != 0 && h.x.E.Cfg.MinReplicasToWrite.Load() > 0 && !h.x.C.isMaster && h.x.E.noGoodReplicas() {
-		return nil, "-" + errNoReplicas
+	if cmd.Flags&engine.FlagWrite != 0 && h.x.E.Cfg.MinReplicasToWrite.Load() > 0 && !h.x.C.IsMaster && h.x.E.NoGoodReplicas() {
+		return nil, "-" + engine.ErrNoReplicas
 	}
-	if h.oom && cmd.Flags&FlagDenyOOM != 0 {
-		return nil, "-" + ErrOOM
+	if h.oom && cmd.Flags&engine.FlagDenyOOM != 0 {
+		return nil, "-" + engine.ErrOOM
 	}
-	if cmd.Flags&FlagWrite != 0 {
+	if cmd.Flags&engine.FlagWrite != 0 {
 		h.wrote = true
-		h.x.E.BusyScript.wrote = true // SCRIPT KILL can no longer undo the script
+		h.x.E.BusyScript.Wrote = true // SCRIPT KILL can no longer undo the script
 	}
 	h.w.Reset(maxScratch)
 	h.w.SetRESP3(resp3)
 	x := h.x
 	// The inner context lives in the host, so a call allocates nothing.
-	h.inner = Ctx{E: x.E, C: x.C, W: &h.w, DB: x.E.Dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
+	h.inner = engine.Ctx{E: x.E, C: x.C, W: &h.w, DB: x.E.Dbs[x.C.DB], Now: x.Now, Args: args, Cmd: cmd}
 	prev := x.E.Prop.Stream.SetTarget(h.target)
-	x.E.call(&h.inner)
+	x.E.Call(&h.inner)
 	x.E.Prop.Stream.SetTarget(prev)
-	h.inner = Ctx{}
+	h.inner = engine.Ctx{}
 	return h.w.Bytes(), ""
 }
 
@@ -325,8 +327,8 @@ func (h *scriptHost) Log(level int, msg string) {
 	h.x.E.Log.Log(context.Background(), lv, msg, "source", "script")
 }
 
-func cmdScriptLoad(x *Ctx) {
-	s, msg := x.E.scriptVM().loadScript(x.Args[2])
+func cmdScriptLoad(x *engine.Ctx) {
+	s, msg := scriptVM(x.E).loadScript(x.Args[2])
 	if s == nil {
 		x.W.Error(msg)
 		return
@@ -334,8 +336,8 @@ func cmdScriptLoad(x *Ctx) {
 	x.W.BulkString(s.SHA)
 }
 
-func cmdScriptExists(x *Ctx) {
-	ext := x.E.scriptVM()
+func cmdScriptExists(x *engine.Ctx) {
+	ext := scriptVM(x.E)
 	x.W.Array(len(x.Args) - 2)
 	var sha [40]byte
 	for _, a := range x.Args[2:] {
@@ -360,12 +362,12 @@ func cmdScriptExists(x *Ctx) {
 // cmdScriptFlush empties the cache and starts a fresh interpreter, as
 // Redis's scriptingReset. ASYNC and SYNC behave alike: the old interpreter
 // is left to the garbage collector either way.
-func cmdScriptFlush(x *Ctx) {
-	if len(x.Args) > 3 || (len(x.Args) == 3 && !CEqualFold(x.Args[2], "sync") && !CEqualFold(x.Args[2], "async")) {
-		x.W.Error(ErrFlushOption)
+func cmdScriptFlush(x *engine.Ctx) {
+	if len(x.Args) > 3 || (len(x.Args) == 3 && !engine.CEqualFold(x.Args[2], "sync") && !engine.CEqualFold(x.Args[2], "async")) {
+		x.W.Error(engine.ErrFlushOption)
 		return
 	}
-	ext := x.E.Ext()
+	ext := stateOf(x.E)
 	if ext.vm != nil {
 		ext.vm.Close()
 		ext.vm = nil
@@ -374,31 +376,31 @@ func cmdScriptFlush(x *Ctx) {
 	x.W.OK()
 }
 
-func cmdScriptDebug(x *Ctx) {
+func cmdScriptDebug(x *engine.Ctx) {
 	switch {
-	case CEqualFold(x.Args[2], "no"):
+	case engine.CEqualFold(x.Args[2], "no"):
 		x.W.OK()
-	case CEqualFold(x.Args[2], "yes"), CEqualFold(x.Args[2], "sync"):
-		x.W.Error(errDebugUnsupp)
+	case engine.CEqualFold(x.Args[2], "yes"), engine.CEqualFold(x.Args[2], "sync"):
+		x.W.Error(engine.ErrDebugUnsupp)
 	default:
-		x.W.Error(errDebugOption)
+		x.W.Error(engine.ErrDebugOption)
 	}
 }
 
-func cmdScriptHelp(x *Ctx) { writeHelp(x, scriptHelp) }
+func cmdScriptHelp(x *engine.Ctx) { engine.WriteHelp(x, scriptHelp) }
 
 // parseNumKeys reads EVAL's and FCALL's numkeys (argument 2) with their
 // checks in Redis's order; notInt is the caller's text for a non-integer.
 // On false the error is answered.
-func parseNumKeys(x *Ctx, notInt string) (int64, bool) {
+func parseNumKeys(x *engine.Ctx, notInt string) (int64, bool) {
 	n, ok := num.ParseInt(x.Args[2])
 	switch {
 	case !ok:
 		x.W.Error(notInt)
 	case n > int64(len(x.Args)-3):
-		x.W.Error(ErrNumKeysTooBig)
+		x.W.Error(engine.ErrNumKeysTooBig)
 	case n < 0:
-		x.W.Error(ErrNumKeysNegative)
+		x.W.Error(engine.ErrNumKeysNegative)
 	default:
 		return n, true
 	}
@@ -408,7 +410,7 @@ func parseNumKeys(x *Ctx, notInt string) (int64, bool) {
 // scriptNative runs a recognised script through the native command that
 // registered itself for it (RL.CHECK for the seed's sliding window); false:
 // no such command, or the inputs need the interpreter.
-func (x *Ctx) scriptNative(key []byte, argv [][]byte) bool {
-	c := Lookup([]byte("rl.check"))
+func scriptNative(x *engine.Ctx, key []byte, argv [][]byte) bool {
+	c := engine.Lookup([]byte("rl.check"))
 	return c != nil && c.ScriptNative != nil && c.ScriptNative(x, key, argv)
 }
