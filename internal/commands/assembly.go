@@ -6,6 +6,8 @@ package commands
 import (
 	"log/slog"
 
+	"github.com/limitkv/limitkv/internal/admin"
+
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/family/conncmd"
@@ -19,7 +21,7 @@ import (
 )
 
 func init() {
-	engine.Install(scripting.ScriptCommands, scripting.FunctionCommands, conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
+	engine.Install(admin.Commands, scripting.ScriptCommands, scripting.FunctionCommands, conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
 		keycmd.ExpireCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, zsetcmd.ZsetCommands,
 		zsetcmd.RateLimitCommands, stringcmd.HllCommands, hashcmd.HashCommands, listcmd.ListCommands,
 		setcmd.SetCommands, zsetcmd.GeoCommands, keycmd.SortCommands)

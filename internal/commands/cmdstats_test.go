@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/admin"
 	engine "github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/clock"
@@ -96,7 +97,7 @@ func TestLatencyMonitorSeconds(t *testing.T) {
 // TestSparkline renders what Redis 7.0.15's LATENCY GRAPH drew for the
 // samples 143, 25, 35 and 3 ms, 5, 3, 2 and 1 s old.
 func TestSparkline(t *testing.T) {
-	var s engine.SparkSeq
+	var s admin.SparkSeq
 	for i, v := range []float64{143, 25, 35, 3} {
 		s.Add(v, []string{"5s", "3s", "2s", "1s"}[i])
 	}

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/limitkv/limitkv/internal/admin"
 	engine "github.com/limitkv/limitkv/internal/engine"
 )
 
@@ -116,7 +117,7 @@ func TestStrtodPrefix(t *testing.T) {
 	for in, want := range map[string]float64{
 		"1.5": 1.5, " 2": 2, "3abc": 3, "abc": 0, "": 0, ".5": 0.5, "1e3": 1000, "1e": 1, "-0.25x": -0.25, "inf": math.Inf(1), "+5": 5,
 	} {
-		if got, _ := engine.StrtodPrefix([]byte(in)); got != want {
+		if got, _ := admin.StrtodPrefix([]byte(in)); got != want {
 			t.Errorf("strtod(%q) = %v, want %v", in, got, want)
 		}
 	}

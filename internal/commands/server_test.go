@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/admin"
 	engine "github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/resp"
@@ -342,7 +343,7 @@ func TestServerCommandInfoSplicesRedis(t *testing.T) {
 	tt.Expect("*1\r\n"+clientID, "COMMAND", "INFO", "CLIENT|ID")
 	// A container lists the subcommands limitkv has, sorted.
 	info := tt.Do("COMMAND", "INFO", "client")
-	if !strings.HasPrefix(info, "*1\r\n*10\r\n$6\r\nclient\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n*"+strconv.Itoa(len(engine.ClientCommand.Sub))+"\r\n") ||
+	if !strings.HasPrefix(info, "*1\r\n*10\r\n$6\r\nclient\r\n:-2\r\n*0\r\n:0\r\n:0\r\n:0\r\n*1\r\n+@slow\r\n*0\r\n*0\r\n*"+strconv.Itoa(len(admin.ClientCommand.Sub))+"\r\n") ||
 		!strings.Contains(info, clientID) {
 		t.Errorf("COMMAND INFO client = %q", info)
 	}
@@ -728,7 +729,7 @@ func TestServerInfo(t *testing.T) {
 
 func TestServerBytesToHuman(t *testing.T) {
 	for n, want := range map[uint64]string{0: "0B", 1023: "1023B", 1024: "1.00K", 1065488: "1.02M", 25276502016: "23.54G", 1 << 40: "1.00T"} {
-		if got := engine.BytesToHuman(n); got != want {
+		if got := admin.BytesToHuman(n); got != want {
 			t.Errorf("bytesToHuman(%d) = %q, want %q", n, got, want)
 		}
 	}

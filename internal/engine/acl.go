@@ -297,7 +297,7 @@ func (e *Engine) SetDefaultAuth(c *Client) {
 // userGone is ACLFreeUserAndKillClients: the connections authenticated as
 // u close (the caller after its reply).
 func (e *Engine) userGone(x *Ctx, u *acl.User) {
-	for _, c := range e.clients {
+	for _, c := range e.Clients {
 		if c.User != u {
 			continue
 		}
@@ -306,7 +306,7 @@ func (e *Engine) userGone(x *Ctx, u *acl.User) {
 		if c == x.C {
 			c.CloseAfterReply = true
 		} else {
-			e.killClient(c)
+			e.KillClient(c)
 		}
 	}
 }
@@ -314,7 +314,7 @@ func (e *Engine) userGone(x *Ctx, u *acl.User) {
 // dropRevokedSubscribers is ACLKillPubsubClientsIfNeeded: after u's rules
 // changed, its subscribers to a channel it may no longer use are closed.
 func (e *Engine) dropRevokedSubscribers(x *Ctx, u *acl.User) {
-	for _, c := range e.clients {
+	for _, c := range e.Clients {
 		if c.User != u || !c.InPubSub() {
 			continue
 		}
@@ -330,7 +330,7 @@ func (e *Engine) dropRevokedSubscribers(x *Ctx, u *acl.User) {
 			if c == x.C {
 				c.CloseAfterReply = true
 			} else {
-				e.killClient(c)
+				e.KillClient(c)
 			}
 		}
 	}
@@ -538,7 +538,7 @@ func cmdACLCat(x *Ctx) {
 	}
 	names, ok := AclTable.InCategory(x.Arg(2))
 	if !ok {
-		x.W.Error("ERR Unknown category '" + string(trunc(Cstr(x.Args[2]), 128)) + "'")
+		x.W.Error("ERR Unknown category '" + string(Trunc(Cstr(x.Args[2]), 128)) + "'")
 		return
 	}
 	x.W.Array(len(names))

@@ -274,7 +274,7 @@ func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated 
 	var start int64
 	if sig, _ := br.Peek(5); string(sig) == "REDIS" {
 		e.Log.Info("Reading RDB base file on AOF loading...")
-		if _, err := e.load(br, false); err != nil {
+		if _, err := e.Load(br, false); err != nil {
 			e.Log.Warn("Error reading the RDB base file " + name + ", AOF loading aborted")
 			return false, fmt.Errorf("loading %s: %w", name, err)
 		}

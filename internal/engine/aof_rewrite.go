@@ -365,34 +365,34 @@ func (e *Engine) aofCron() {
 
 // aofInfo writes INFO persistence's aof fields: the always-present ones,
 // or (tail) those shown only with appendonly yes.
-func (e *Engine) aofInfo(b *infoBuf, tail bool) {
+func (e *Engine) AofInfo(b *InfoBuf, tail bool) {
 	a := &e.aof
 	if tail {
 		if !e.Cfg.AOF.Enabled.Load() {
 			return
 		}
-		b.i("aof_current_size", a.currentSize)
-		b.i("aof_base_size", a.baseSize)
-		b.i("aof_pending_rewrite", b2i(a.scheduled))
-		b.i("aof_buffer_length", int64(len(a.buf)))
-		b.i("aof_pending_bio_fsync", 0)
-		b.i("aof_delayed_fsync", a.delayed)
+		b.I("aof_current_size", a.currentSize)
+		b.I("aof_base_size", a.baseSize)
+		b.I("aof_pending_rewrite", b2i(a.scheduled))
+		b.I("aof_buffer_length", int64(len(a.buf)))
+		b.I("aof_pending_bio_fsync", 0)
+		b.I("aof_delayed_fsync", a.delayed)
 		return
 	}
 	cur := int64(-1)
 	if a.rw != nil {
 		cur = int64(time.Since(a.rw.start) / time.Second)
 	}
-	b.i("aof_enabled", b2i(a.state != aofOff))
-	b.i("aof_rewrite_in_progress", b2i(a.rw != nil))
-	b.i("aof_rewrite_scheduled", b2i(a.scheduled))
-	b.i("aof_last_rewrite_time_sec", a.lastRwSecs)
-	b.i("aof_current_rewrite_time_sec", cur)
-	b.kv("aof_last_bgrewrite_status", okErr(a.lastRwOK))
-	b.i("aof_rewrites", a.rewrites)
-	b.i("aof_rewrites_consecutive_failures", a.rwFailures)
-	b.kv("aof_last_write_status", okErr(a.writeErr == nil))
-	b.i("aof_last_cow_size", 0)
+	b.I("aof_enabled", b2i(a.state != aofOff))
+	b.I("aof_rewrite_in_progress", b2i(a.rw != nil))
+	b.I("aof_rewrite_scheduled", b2i(a.scheduled))
+	b.I("aof_last_rewrite_time_sec", a.lastRwSecs)
+	b.I("aof_current_rewrite_time_sec", cur)
+	b.Kv("aof_last_bgrewrite_status", okErr(a.lastRwOK))
+	b.I("aof_rewrites", a.rewrites)
+	b.I("aof_rewrites_consecutive_failures", a.rwFailures)
+	b.Kv("aof_last_write_status", okErr(a.writeErr == nil))
+	b.I("aof_last_cow_size", 0)
 }
 
 func b2i(b bool) int64 {

@@ -48,7 +48,7 @@ type bgSave struct {
 	dbs       []*bgDB           // the databases that had keys at the start, in order
 	functions [][]byte          // the function libraries at the start (FUNCTION2 records)
 	enc       *rdb.EntryEncoder // used without the lock, by the goroutine only
-	conv      toRDB
+	conv      ToRDB
 	access    rdbAccess
 	total     int64    // keys at the start
 	saved     int64    // keys copied out so far
@@ -143,7 +143,7 @@ func (bg *bgSave) record(d *bgDB, k *keyspace.Entry) {
 		r.Expire, r.HasExpire = exp, true
 	}
 	bg.access.set(k, r)
-	v := bg.conv.value(k)
+	v := bg.conv.Value(k)
 	out := &r.Value
 	out.Type, out.Encoding = v.Type, v.Encoding
 	switch v.Type {
@@ -179,7 +179,7 @@ func (e *Engine) BgsaveLocked() error {
 	if e.aof.rw != nil {
 		return errAOFChildActive // one snapshot at a time, as Redis's one child
 	}
-	if e.repl.syncing != nil {
+	if e.Repl.syncing != nil {
 		return errors.New(ErrBgsaveInProgress)
 	}
 	start := time.Now()
@@ -187,10 +187,10 @@ func (e *Engine) BgsaveLocked() error {
 	opts.Repl = e.saveReplInfo()
 	bg := e.beginBgSnapshot(opts)
 	p.LastLockHold = time.Since(start)
-	p.saves++
+	p.Saves++
 	p.dirtyAtBg = p.Dirty
 	p.lastBgTry = e.Clock.Now()
-	p.bgRunning, p.bgStart = true, p.lastBgTry
+	p.BgRunning, p.BgStart = true, p.lastBgTry
 	p.bg = bg
 	p.bgSeq++
 	bg.tmp = "temp-" + strconv.Itoa(os.Getpid()) + "-bg" + strconv.FormatInt(p.bgSeq, 10) + ".rdb"
@@ -227,20 +227,20 @@ func (e *Engine) BgsaveLocked() error {
 			d.snap.Abort() // after a write error the walk may not be done
 		}
 		p.bg = nil
-		p.bgRunning = false
+		p.BgRunning = false
 		e.freezeAccess(false)
-		p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
+		p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
 		if err != nil {
 			e.Log.Warn(err.Error())
 			e.Log.Warn("Background saving error")
-			p.lastBgOK = false
+			p.LastBgOK = false
 			return
 		}
 		e.Log.Info("Background saving terminated with success", "slices", bg.Slices, "lock_held", bg.Held, "longest_slice", bg.MaxSlice)
 		p.LastWalk = bg.walkStats
 		p.Dirty -= p.dirtyAtBg
-		p.lastSave = e.Clock.Now()
-		p.lastBgOK = true
+		p.LastSave = e.Clock.Now()
+		p.LastBgOK = true
 	}()
 	return nil
 }
@@ -336,7 +336,7 @@ func (e *Engine) streamBgsave(bg *bgSave, w io.Writer) error {
 // status stays as it was.
 func (e *Engine) AbortBgsaveLocked() {
 	p := &e.Persist
-	if !p.bgRunning || p.bg == nil {
+	if !p.BgRunning || p.bg == nil {
 		return
 	}
 	bg := p.bg
@@ -346,14 +346,14 @@ func (e *Engine) AbortBgsaveLocked() {
 	}
 	os.Remove(bg.tmp) // the goroutine's open file goes with its last close
 	p.bg = nil
-	p.bgRunning = false
+	p.BgRunning = false
 	e.freezeAccess(false)
-	p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
+	p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
 	e.Log.Warn("Background saving terminated by signal 10")
 }
 
 // saveProgress is INFO's current_save_keys_processed and _total.
-func (p *persistState) saveProgress() (processed, total int64) {
+func (p *persistState) SaveProgress() (processed, total int64) {
 	if p.bg == nil {
 		return 0, 0
 	}
@@ -371,4 +371,4 @@ func (e *Engine) freezeAccess(on bool) {
 // rdbChildBusy is Redis's "an RDB child is running": a background save, or
 // the snapshot of a replica's full sync (replication_master.go), which
 // Redis makes with the same child.
-func (e *Engine) rdbChildBusy() bool { return e.Persist.bgRunning || e.repl.syncing != nil }
+func (e *Engine) rdbChildBusy() bool { return e.Persist.BgRunning || e.Repl.syncing != nil }

@@ -88,7 +88,7 @@ func (e *Engine) NewClient(addr, laddr string) *Client {
 	}
 	e.mu.Lock()
 	e.SetDefaultAuth(c)
-	e.clients[c.ID] = c
+	e.Clients[c.ID] = c
 	e.mu.Unlock()
 	return c
 }
@@ -102,7 +102,7 @@ func (e *Engine) RemoveClient(c *Client) {
 
 // RemoveClientLocked is RemoveClient with the lock already held.
 func (e *Engine) RemoveClientLocked(c *Client) {
-	e.detachClient(c)
+	e.DetachClient(c)
 	c.Out = nil
 }
 
@@ -110,21 +110,21 @@ func (e *Engine) RemoveClientLocked(c *Client) {
 // client table last. Its output buffer stays: CLIENT KILL detaches a
 // client whose connection may still be writing it. Doing it twice is
 // harmless (the connection's RemoveClient after a KILL).
-func (e *Engine) detachClient(c *Client) {
+func (e *Engine) DetachClient(c *Client) {
 	e.unblock(c)
 	e.UnwatchAll(c)
 	e.DropSubscriptions(c)
 	e.StopMonitor(c)
 	e.DisableTracking(c)
 	e.dropReplica(c)
-	delete(e.clients, c.ID)
+	delete(e.Clients, c.ID)
 }
 
 // NumClients is the number of connected clients.
 func (e *Engine) NumClients() int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.clients)
+	return len(e.Clients)
 }
 
 // multiState is a client's open MULTI: the queued commands and whether a
@@ -155,7 +155,7 @@ func (m *MultiState) Queue(cmd *Command, args [][]byte) {
 type blockState struct {
 	keys     []string
 	db       int
-	deadline time.Time // zero: forever
+	Deadline time.Time // zero: forever
 	args     [][]byte
 	w        *resp.Writer
 	// postponed: held back by CLIENT PAUSE (client_pause.go), not
@@ -181,7 +181,7 @@ func (x *Ctx) Block(keys [][]byte, timeout time.Duration) bool {
 	if timeout > 0 {
 		// Real time, not the engine clock: a blocked client waits for a
 		// duration even when a test clock stands still.
-		b.deadline = time.Now().Add(timeout)
+		b.Deadline = time.Now().Add(timeout)
 	}
 	x.block = b
 	return true
@@ -291,7 +291,7 @@ func (c *Client) BlockDeadline() time.Time {
 	if c.Blocked == nil {
 		return time.Time{}
 	}
-	return c.Blocked.deadline
+	return c.Blocked.Deadline
 }
 
 // TimeoutBlocked ends c's wait as its timeout does, with the reply Redis
@@ -329,8 +329,8 @@ func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
 		return true
 	}
 	var timeout <-chan time.Time
-	if !b.deadline.IsZero() {
-		t := time.NewTimer(time.Until(b.deadline))
+	if !b.Deadline.IsZero() {
+		t := time.NewTimer(time.Until(b.Deadline))
 		defer t.Stop()
 		timeout = t.C
 	}
@@ -372,7 +372,7 @@ func (c *Client) Wake() chan struct{} { return c.WakeCh }
 
 // ForEachClient calls fn for every client. Call with the lock held.
 func (e *Engine) ForEachClient(fn func(*Client)) {
-	for _, c := range e.clients {
+	for _, c := range e.Clients {
 		fn(c)
 	}
 }

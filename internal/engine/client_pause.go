@@ -41,7 +41,7 @@ type pauseState struct {
 
 func nowMsReal() int64 { return time.Now().UnixMilli() }
 
-func cmdClientPause(x *Ctx) {
+func CmdClientPause(x *Ctx) {
 	kind := pauseAll
 	if len(x.Args) > 4 {
 		x.W.Error(ErrSubcommandSyntax(x.Args))
@@ -74,7 +74,7 @@ func cmdClientPause(x *Ctx) {
 	x.W.OK()
 }
 
-func cmdClientUnpause(x *Ctx) {
+func CmdClientUnpause(x *Ctx) {
 	p := &x.E.Cs.Pause
 	if p.Set {
 		p.Set = false

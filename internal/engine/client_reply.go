@@ -25,7 +25,7 @@ const (
 // silenced reports whether replies to c are dropped now.
 func (cs *clientSurface) silenced() bool { return cs.Reply&(ReplyOff|replySkip) != 0 }
 
-func cmdClientReply(x *Ctx) {
+func CmdClientReply(x *Ctx) {
 	cs := &x.C.Cs
 	switch strings.ToLower(x.Arg(2)) {
 	case "on":
@@ -102,7 +102,7 @@ func (c *Client) blockedReplyDone(w *resp.Writer, mark int) {
 	c.Cs.Reply &^= replySkip
 }
 
-func cmdClientNoEvict(x *Ctx) {
+func CmdClientNoEvict(x *Ctx) {
 	switch strings.ToLower(x.Arg(2)) {
 	case "on":
 		x.C.Cs.noEvict = true
@@ -119,7 +119,7 @@ func cmdClientNoEvict(x *Ctx) {
 // on keys gets its timeout's reply, or the UNBLOCKED error. A client held
 // by CLIENT PAUSE is not unblocked (Redis 7.0 crashes on TIMEOUT and runs
 // the command after the error on ERROR).
-func cmdClientUnblock(x *Ctx) {
+func CmdClientUnblock(x *Ctx) {
 	if len(x.Args) > 4 {
 		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
@@ -141,7 +141,7 @@ func cmdClientUnblock(x *Ctx) {
 		return
 	}
 	e := x.E
-	t := e.clients[id]
+	t := e.Clients[id]
 	if t == nil || t.Blocked == nil || t.Blocked.postponed {
 		x.W.Int(0)
 		return

@@ -45,9 +45,9 @@ func assignStatIDs(c *Command) {
 	}
 }
 
-type cmdStat struct {
+type CmdStat struct {
 	calls, usec, rejected, failed int64
-	hist                          *hdr.Histogram // nil until a sample, as Redis allocates it lazily
+	Hist                          *hdr.Histogram // nil until a sample, as Redis allocates it lazily
 }
 
 // Redis's latency histogram bounds: 1 ns to 1 s, 2 significant figures,
@@ -59,16 +59,16 @@ const (
 )
 
 type obsState struct {
-	cmds        []cmdStat
+	Cmds        []CmdStat
 	errs        map[string]int64
-	totalErrors int64
+	TotalErrors int64
 	// scriptErr is the code of the last error a command inside the
 	// running script answered: the script's own error reply with that
 	// code is the same error coming back out (Redis's
 	// ignore_error_stats_update), counted once.
 	scriptErr string
-	slow      slowlog
-	lat       latencyMonitor
+	Slow      slowlog
+	Lat       LatencyMonitor
 	// RL.CHECK and RL.PEEK answers by limit, for the metrics endpoint
 	// (metrics_snapshot.go).
 	rl       map[rlSeries]*rlCounts
@@ -80,11 +80,11 @@ type obsState struct {
 	rlHotKey rlSeries
 }
 
-func (o *obsState) stat(c *Command) *cmdStat {
-	if o.cmds == nil {
-		o.cmds = make([]cmdStat, len(statCommands))
+func (o *obsState) Stat(c *Command) *CmdStat {
+	if o.Cmds == nil {
+		o.Cmds = make([]CmdStat, len(statCommands))
 	}
-	return &o.cmds[c.statID]
+	return &o.Cmds[c.statID]
 }
 
 // errorCode is the code Redis counts an error reply under: the first
@@ -104,7 +104,7 @@ func (o *obsState) countError(code string) {
 		o.errs = make(map[string]int64)
 	}
 	o.errs[code]++
-	o.totalErrors++
+	o.TotalErrors++
 }
 
 // replyError returns the message of the error reply w holds at mark (the
@@ -133,8 +133,8 @@ func monoNow() time.Duration { return time.Since(monoBase) }
 // reply to x.W from mark on. Called by Engine.call with the lock held.
 func (e *Engine) afterCall(x *Ctx, mark int, start time.Duration) {
 	us := (monoNow() - start).Microseconds()
-	o := &e.obs
-	st := o.stat(x.Cmd)
+	o := &e.Obs
+	st := o.Stat(x.Cmd)
 	st.usec += us
 	if !x.Rerun {
 		st.calls++
@@ -166,10 +166,10 @@ func (e *Engine) afterCall(x *Ctx, mark int, start time.Duration) {
 		return
 	}
 	if e.Cfg.Obs.LatencyTracking.Load() {
-		if st.hist == nil {
-			st.hist = hdr.New(latHistMin, latHistMax, latHistSig)
+		if st.Hist == nil {
+			st.Hist = hdr.New(latHistMin, latHistMax, latHistSig)
 		}
-		st.hist.Record(min(max(us*1000, latHistMin), latHistMax))
+		st.Hist.Record(min(max(us*1000, latHistMin), latHistMax))
 	}
 	e.latencySample(x.Cmd, us/1000)
 	e.slowlogPush(x, us)
@@ -239,19 +239,19 @@ var statScript []bool
 // nil for an unknown command or subcommand).
 func (e *Engine) afterReject(cmd *Command, msg string) {
 	if cmd != nil {
-		e.obs.stat(cmd).rejected++
+		e.Obs.Stat(cmd).rejected++
 	}
-	e.obs.countError(ErrorCode([]byte(msg)))
+	e.Obs.countError(ErrorCode([]byte(msg)))
 }
 
 // resetCmdStats is CONFIG RESETSTAT's part: command, error and latency
 // statistics (not the slow log nor the latency monitor, as in Redis), and
 // the RL decisions the metrics endpoint counts.
 func (e *Engine) resetCmdStats() {
-	o := &e.obs
-	clear(o.cmds)
+	o := &e.Obs
+	clear(o.Cmds)
 	o.errs = nil
-	o.totalErrors = 0
+	o.TotalErrors = 0
 	o.rl, o.rlLimits, o.rlHot = nil, nil, nil
 }
 
@@ -259,12 +259,12 @@ func (e *Engine) resetCmdStats() {
 // commands by name, each followed by its subcommands by name (Redis
 // walks its command dict, whose order is a hash's: clients cannot rely
 // on it, so a sorted one is as good and stable).
-func (e *Engine) statsInOrder(f func(c *Command, st *cmdStat)) {
-	if e.obs.cmds == nil {
+func (e *Engine) StatsInOrder(f func(c *Command, st *CmdStat)) {
+	if e.Obs.Cmds == nil {
 		return
 	}
 	for _, c := range All() {
-		f(c, e.obs.stat(c))
+		f(c, e.Obs.Stat(c))
 		if len(c.Sub) == 0 {
 			continue
 		}
@@ -274,13 +274,13 @@ func (e *Engine) statsInOrder(f func(c *Command, st *cmdStat)) {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			f(c.Sub[n], e.obs.stat(c.Sub[n]))
+			f(c.Sub[n], e.Obs.Stat(c.Sub[n]))
 		}
 	}
 }
 
-func infoCommandStats(x *Ctx, b *infoBuf) {
-	x.E.statsInOrder(func(c *Command, st *cmdStat) {
+func InfoCommandStats(x *Ctx, b *InfoBuf) {
+	x.E.StatsInOrder(func(c *Command, st *CmdStat) {
 		if st.calls == 0 && st.failed == 0 && st.rejected == 0 {
 			return
 		}
@@ -288,7 +288,7 @@ func infoCommandStats(x *Ctx, b *infoBuf) {
 		if st.calls > 0 {
 			per = float64(float32(st.usec) / float32(st.calls))
 		}
-		b.kv("cmdstat_"+infoSafe(c.Name), "calls="+strconv.FormatInt(st.calls, 10)+
+		b.Kv("cmdstat_"+infoSafe(c.Name), "calls="+strconv.FormatInt(st.calls, 10)+
 			",usec="+strconv.FormatInt(st.usec, 10)+
 			",usec_per_call="+strconv.FormatFloat(per, 'f', 2, 64)+
 			",rejected_calls="+strconv.FormatInt(st.rejected, 10)+
@@ -296,25 +296,25 @@ func infoCommandStats(x *Ctx, b *infoBuf) {
 	})
 }
 
-func infoErrorStats(x *Ctx, b *infoBuf) {
-	o := &x.E.obs
+func InfoErrorStats(x *Ctx, b *InfoBuf) {
+	o := &x.E.Obs
 	codes := make([]string, 0, len(o.errs))
 	for c := range o.errs {
 		codes = append(codes, c)
 	}
 	sort.Strings(codes) // Redis's rax iterates in byte order
 	for _, c := range codes {
-		b.kv("errorstat_"+infoSafe(c), "count="+strconv.FormatInt(o.errs[c], 10))
+		b.Kv("errorstat_"+infoSafe(c), "count="+strconv.FormatInt(o.errs[c], 10))
 	}
 }
 
-func infoLatencyStats(x *Ctx, b *infoBuf) {
+func InfoLatencyStats(x *Ctx, b *InfoBuf) {
 	if !x.E.Cfg.Obs.LatencyTracking.Load() {
 		return
 	}
 	pcts := x.E.Cfg.Obs.percentiles()
-	x.E.statsInOrder(func(c *Command, st *cmdStat) {
-		if st.hist == nil {
+	x.E.StatsInOrder(func(c *Command, st *CmdStat) {
+		if st.Hist == nil {
 			return
 		}
 		v := make([]byte, 0, 64)
@@ -325,9 +325,9 @@ func infoLatencyStats(x *Ctx, b *infoBuf) {
 			v = append(v, 'p')
 			v = append(v, FormatPercentile(p)...)
 			v = append(v, '=')
-			v = strconv.AppendFloat(v, float64(st.hist.ValueAtPercentile(p))/1000, 'f', 3, 64)
+			v = strconv.AppendFloat(v, float64(st.Hist.ValueAtPercentile(p))/1000, 'f', 3, 64)
 		}
-		b.kv("latency_percentiles_usec_"+infoSafe(c.Name), string(v))
+		b.Kv("latency_percentiles_usec_"+infoSafe(c.Name), string(v))
 	})
 }
 

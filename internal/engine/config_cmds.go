@@ -776,8 +776,8 @@ func cmdConfigResetStat(x *Ctx) {
 	for i := range NumDBs {
 		e.DB(i).Expired = 0
 	}
-	e.memPeak = 0
-	e.ops = opsSample{}
+	e.MemPeak = 0
+	e.Ops = OpsSample{}
 	e.resetCmdStats()
 	x.W.OK()
 }

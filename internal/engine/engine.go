@@ -61,7 +61,7 @@ type Engine struct {
 	RunID string
 
 	Dbs     [NumDBs]*keyspace.DB
-	clients map[int64]*Client
+	Clients map[int64]*Client
 	nextID  atomic.Int64
 
 	// blocked clients by database and key, in the order they blocked.
@@ -88,8 +88,8 @@ type Engine struct {
 	prefetchSink uint64
 	// memPeak is the highest used_memory INFO has seen (Redis samples its
 	// peak the same lazy way, at each cron tick and INFO).
-	memPeak uint64
-	ops     opsSample // for INFO's instantaneous_ops_per_sec
+	MemPeak uint64
+	Ops     OpsSample // for INFO's instantaneous_ops_per_sec
 
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.
@@ -105,11 +105,11 @@ type Engine struct {
 	Cs         surface      // MONITOR and CLIENT PAUSE (monitor.go, client_pause.go)
 
 	loadingKeys bool      // an RDB load is adding keys: no "new" events (notify.go)
-	loading     loadState // the load at start (loading.go)
-	repl        replState // the link to a master (replication.go)
+	StartLoad   loadState // the load at start (loading.go)
+	Repl        replState // the link to a master (replication.go)
 
 	Trk trackingState // client-side caching (tracking.go)
-	obs obsState      // command statistics, slow log, latency monitor (cmdstats.go)
+	Obs obsState      // command statistics, slow log, latency monitor (cmdstats.go)
 
 	realClock bool          // Clock is clock.Real (commandClock)
 	wallAt    time.Duration // commandClock's last wall reading, on the monotonic clock
@@ -147,7 +147,7 @@ func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
 		Log:       log,
 		Start:     clk.Now(),
 		RunID:     newRunID(),
-		clients:   make(map[int64]*Client),
+		Clients:   make(map[int64]*Client),
 		Memory:    NewMemState(),
 		Waiting:   make(map[WaitKey][]*Client),
 	}
@@ -405,7 +405,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoReplicas)
 		return e.closing(c)
 	}
-	if e.repl.host != "" && e.replicaDenies(c, cmd) {
+	if e.Repl.host != "" && e.replicaDenies(c, cmd) {
 		e.rejectCmd(x, cmd, errReadOnlyReplica)
 		return e.closing(c)
 	}
@@ -413,11 +413,11 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return e.closing(c)
 	}
-	if e.repl.host != "" && e.repl.state != replConnected && !c.IsMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
+	if e.Repl.host != "" && e.Repl.state != replConnected && !c.IsMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
 		e.rejectCmd(x, cmd, errMasterDown)
 		return e.closing(c)
 	}
-	if e.loading.on && loadingDenied(c, cmd) {
+	if e.StartLoad.On && loadingDenied(c, cmd) {
 		e.rejectCmd(x, cmd, ErrLoading)
 		return e.closing(c)
 	}
@@ -450,8 +450,8 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	// processCommand's c->woff, what WAIT waits for: the stream's offset
 	// after the client's last command; a WAIT's request for ACKs goes
 	// after it, as Redis sends it before sleeping.
-	c.woff = e.repl.offset
-	if e.repl.getAck {
+	c.woff = e.Repl.Offset
+	if e.Repl.getAck {
 		e.requestAcks()
 	}
 	if x.block != nil {
@@ -566,7 +566,7 @@ func (e *Engine) Call(x *Ctx) {
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.BusyScript.On || e.loading.on || e.repl.host != "" { // a replica waits for its master's DEL
+	if e.BusyScript.On || e.StartLoad.On || e.Repl.host != "" { // a replica waits for its master's DEL
 		return false // keys must not expire behind a running script's back, or before the load drops them
 	}
 	if e.Cs.Pause.kind != pauseOff && e.paused() {

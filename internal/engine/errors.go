@@ -65,21 +65,21 @@ func errUnknownCommand(args [][]byte) string {
 		if b.Len() >= 128 {
 			break
 		}
-		fmt.Fprintf(&b, "'%s' ", trunc(Cstr(a), 128-b.Len()))
+		fmt.Fprintf(&b, "'%s' ", Trunc(Cstr(a), 128-b.Len()))
 	}
-	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", trunc(Cstr(args[0]), 128), b.String())
+	return fmt.Sprintf("ERR unknown command '%s', with args beginning with: %s", Trunc(Cstr(args[0]), 128), b.String())
 }
 
 // errUnknownSubcommand words an unknown subcommand of a container command.
 func errUnknownSubcommand(sub []byte, container string) string {
-	return fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", trunc(Cstr(sub), 128), strings.ToUpper(container))
+	return fmt.Sprintf("ERR unknown subcommand '%s'. Try %s HELP.", Trunc(Cstr(sub), 128), strings.ToUpper(container))
 }
 
 // errSubcommandSyntax is Redis's addReplySubcommandSyntaxError, for a known
 // subcommand given the wrong arguments by its own parser: the names as the
 // client typed them.
 func ErrSubcommandSyntax(args [][]byte) string {
-	return "ERR unknown subcommand or wrong number of arguments for '" + string(trunc(Cstr(args[1]), 128)) +
+	return "ERR unknown subcommand or wrong number of arguments for '" + string(Trunc(Cstr(args[1]), 128)) +
 		"'. Try " + strings.ToUpper(string(Cstr(args[0]))) + " HELP."
 }
 
@@ -96,7 +96,7 @@ func Cstr(b []byte) []byte {
 	return b
 }
 
-func trunc(b []byte, n int) []byte {
+func Trunc(b []byte, n int) []byte {
 	if len(b) > n {
 		return b[:n]
 	}

@@ -148,7 +148,7 @@ func (x *Ctx) SharedIntsAllowed() bool {
 
 // stringEncoding is OBJECT ENCODING for a string value, following
 // tryObjectEncoding for values stored the default way.
-func stringEncoding(v []byte, enc keyspace.StrEncoding) string {
+func StringEncoding(v []byte, enc keyspace.StrEncoding) string {
 	const embstrMax = 44 // OBJ_ENCODING_EMBSTR_SIZE_LIMIT
 	switch enc {
 	case keyspace.EncRaw:

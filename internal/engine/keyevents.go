@@ -44,7 +44,7 @@ func (x *Ctx) Notify(class EventClass, event string, key []byte) {
 // calls only trackingInvalidate: see bindDB).
 func (e *Engine) KeyModified(db int, key []byte, by *Client) {
 	if e.Watching != 0 {
-		e.Ext().touch(db, key)
+		e.Ext().Touch(db, key)
 	}
 	e.trackingInvalidate(db, key, by)
 }

@@ -34,7 +34,7 @@ var ErrLoadAborted = errors.New("shutdown requested while loading")
 // loadState is the load in progress, for the LOADING error and INFO
 // persistence's loading_* fields. Guarded by the engine lock.
 type loadState struct {
-	on      bool
+	On      bool
 	abort   bool  // a shutdown arrived: stop at the next chunk
 	start   int64 // unix seconds
 	total   int64 // the file's size
@@ -68,7 +68,7 @@ func (l *loadState) loaded() int64 {
 // loadYieldBytes of the file. Only the load at start yields: DEBUG RELOAD
 // runs inside a command, with the lock its caller holds.
 func (e *Engine) loadYield(rd *rdb.Reader) error {
-	l := &e.loading
+	l := &e.StartLoad
 	if d := e.Cfg.KeyLoadDelay.Load(); d != 0 {
 		debugDelay(d)
 	}
@@ -113,13 +113,13 @@ func loadingDenied(c *Client, cmd *Command) bool {
 func (e *Engine) Loading() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.loading.on
+	return e.StartLoad.On
 }
 
 // loadingInfo appends INFO persistence's loading_* fields, computed as
 // Redis computes them.
-func (e *Engine) loadingInfo(b *infoBuf) {
-	l := &e.loading
+func (e *Engine) LoadingInfo(b *InfoBuf) {
+	l := &e.StartLoad
 	loaded := l.loaded()
 	perc := 0.0
 	remaining := int64(1)
@@ -136,12 +136,12 @@ func (e *Engine) loadingInfo(b *infoBuf) {
 	if elapsed != 0 {
 		eta = elapsed * remaining / (loaded + 1)
 	}
-	b.kv("loading_start_time", strconv.FormatInt(l.start, 10))
-	b.kv("loading_total_bytes", strconv.FormatInt(l.total, 10))
-	b.kv("loading_rdb_used_mem", strconv.FormatInt(l.usedMem, 10))
-	b.kv("loading_loaded_bytes", strconv.FormatInt(loaded, 10))
-	b.kv("loading_loaded_perc", strconv.FormatFloat(perc, 'f', 2, 64))
-	b.kv("loading_eta_seconds", strconv.FormatInt(eta, 10))
+	b.Kv("loading_start_time", strconv.FormatInt(l.start, 10))
+	b.Kv("loading_total_bytes", strconv.FormatInt(l.total, 10))
+	b.Kv("loading_rdb_used_mem", strconv.FormatInt(l.usedMem, 10))
+	b.Kv("loading_loaded_bytes", strconv.FormatInt(loaded, 10))
+	b.Kv("loading_loaded_perc", strconv.FormatFloat(perc, 'f', 2, 64))
+	b.Kv("loading_eta_seconds", strconv.FormatInt(eta, 10))
 }
 
 // debugDelay is Redis's: sleep usec per key, or, negative, sleep 1 µs once

@@ -248,13 +248,13 @@ func (e *Engine) CheckMemory(mayWait bool) bool {
 	evicting := policy != "noeviction"
 	// Replicas' output does not count (freeMemoryGetNotCountedMemory):
 	// evicting keys to make room for the stream would feed it more DELs.
-	nc := e.replOutputBytes()
+	nc := e.ReplOutputBytes()
 	counted := func() uint64 { u := m.Used(evicting); return u - min(u, nc) }
 	used := counted()
 	if used <= limit {
 		return true
 	}
-	keys := e.totalKeys()
+	keys := e.TotalKeys()
 	// An evicting policy does not wait for a collection that might show
 	// the heap under the limit: in a write flood every write would wait
 	// for one. When garbage may explain the excess a collection is started
@@ -353,7 +353,7 @@ var closedChan = func() chan struct{} {
 	return c
 }()
 
-func (e *Engine) totalKeys() int {
+func (e *Engine) TotalKeys() int {
 	n := 0
 	for _, db := range e.Dbs {
 		n += db.Len()

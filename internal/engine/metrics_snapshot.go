@@ -78,12 +78,12 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 	s := MetricsSnapshot{
 		UptimeSeconds:           int64(e.Clock.Now().Sub(e.Start).Seconds()),
 		StartTimeUnix:           e.Start.Unix(),
-		ConnectedClients:        int64(len(e.clients)),
+		ConnectedClients:        int64(len(e.Clients)),
 		MaxClients:              e.Cfg.MaxClients.Load(),
 		ConnectionsReceived:     st.Connections.Load(),
 		RejectedConnections:     st.RejectedConns.Load(),
 		CommandsProcessed:       st.Commands,
-		ErrorReplies:            e.obs.totalErrors,
+		ErrorReplies:            e.Obs.TotalErrors,
 		KeyspaceHits:            st.KeyspaceHits,
 		KeyspaceMisses:          st.KeyspaceMisses,
 		EvictedKeys:             st.EvictedKeys,
@@ -91,14 +91,14 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 		MaxMemory:               e.Cfg.MaxMemory.Load(),
 		NetInput:                st.NetInput.Load(),
 		NetOutput:               st.NetOutput.Load(),
-		Errors:                  make(map[string]int64, len(e.obs.errs)),
+		Errors:                  make(map[string]int64, len(e.Obs.errs)),
 		PercentileRanks:         append([]float64(nil), e.Cfg.Obs.percentiles()...),
 		RDBChangesSinceLastSave: e.Persist.Dirty,
-		RDBLastSaveTime:         e.Persist.lastSave.Unix(),
-		RDBBgsaveInProgress:     e.Persist.bgRunning,
-		RDBLastBgsaveOK:         e.Persist.lastBgOK,
+		RDBLastSaveTime:         e.Persist.LastSave.Unix(),
+		RDBBgsaveInProgress:     e.Persist.BgRunning,
+		RDBLastBgsaveOK:         e.Persist.LastBgOK,
 	}
-	for _, c := range e.clients {
+	for _, c := range e.Clients {
 		if c.Blocked != nil {
 			s.BlockedClients++
 		}
@@ -110,30 +110,30 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 			s.DBs = append(s.DBs, DBMetrics{DB: i, Keys: int64(n), Expiring: int64(db.ExpiresLen())})
 		}
 	}
-	for k, v := range e.obs.errs {
+	for k, v := range e.Obs.errs {
 		s.Errors[k] = v
 	}
-	e.statsInOrder(func(c *Command, cs *cmdStat) {
-		if cs.calls == 0 && cs.failed == 0 && cs.rejected == 0 && cs.hist == nil {
+	e.StatsInOrder(func(c *Command, cs *CmdStat) {
+		if cs.calls == 0 && cs.failed == 0 && cs.rejected == 0 && cs.Hist == nil {
 			return
 		}
 		m := CommandMetrics{Name: c.Name, Calls: cs.calls, Usec: cs.usec, Rejected: cs.rejected, Failed: cs.failed}
-		if cs.hist != nil {
-			m.HistCount = cs.hist.Total()
+		if cs.Hist != nil {
+			m.HistCount = cs.Hist.Total()
 			var prev int64
-			for _, lb := range cs.hist.LogBuckets(1024, 2) {
+			for _, lb := range cs.Hist.LogBuckets(1024, 2) {
 				if lb.Cumulative > prev {
 					m.Buckets = append(m.Buckets, LatencyBucket{lb.HighestEquivalent / 1000, lb.Cumulative})
 				}
 				prev = lb.Cumulative
 			}
 			for _, p := range s.PercentileRanks {
-				m.Percentiles = append(m.Percentiles, float64(cs.hist.ValueAtPercentile(p))/1000)
+				m.Percentiles = append(m.Percentiles, float64(cs.Hist.ValueAtPercentile(p))/1000)
 			}
 		}
 		s.Commands = append(s.Commands, m)
 	})
-	for k, n := range e.obs.rl {
+	for k, n := range e.Obs.rl {
 		lim := "other"
 		if !k.other {
 			lim = strconv.FormatInt(k.limit, 10)
@@ -179,7 +179,7 @@ const rlMaxLimits = 256
 // rlDecision counts an RL.CHECK or RL.PEEK answer. Called with the lock
 // held.
 func (e *Engine) RlDecision(peek bool, limit int64, allowed bool) {
-	o := &e.obs
+	o := &e.Obs
 	k := rlSeries{peek: peek, limit: limit}
 	if o.rlHot == nil || o.rlHotKey != k {
 		o.rlHot, o.rlHotKey = o.rlCountsOf(k), k

@@ -232,7 +232,7 @@ func cmdMigrate(x *Ctx) {
 			cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("SELECT"), strconv.AppendInt(nil, dbid, 10)})
 		}
 		var sent []item
-		var conv toRDB
+		var conv ToRDB
 		for _, it := range items {
 			var ttl int64
 			if exp := it.ent.Expiry(); exp != keyspace.NoExpiry {
@@ -242,7 +242,7 @@ func cmdMigrate(x *Ctx) {
 				}
 				ttl = max(ttl, 1)
 			}
-			payload, err := rdb.EncodeDump(conv.value(it.ent), x.DumpOptions())
+			payload, err := rdb.EncodeDump(conv.Value(it.ent), x.DumpOptions())
 			if err != nil {
 				x.W.Error(ErrInternal)
 				return

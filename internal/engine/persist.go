@@ -114,19 +114,19 @@ func (c *Config) RdbLimits() rdb.Limits {
 // slices valid only during the callback, and the rdb writer encodes each
 // value before the next is converted, so one reused arena costs no
 // allocation per key once it has grown.
-type toRDB struct {
+type ToRDB struct {
 	arena []byte
 	spans []int // end offsets of the elements in arena, for the value being built
 	v     rdb.Value
 }
 
-func (t *toRDB) add(b []byte) {
+func (t *ToRDB) add(b []byte) {
 	t.arena = append(t.arena, b...)
 	t.spans = append(t.spans, len(t.arena))
 }
 
 // elems cuts arena into the elements added since the reset.
-func (t *toRDB) elems(dst [][]byte) [][]byte {
+func (t *ToRDB) elems(dst [][]byte) [][]byte {
 	dst = dst[:0]
 	start := 0
 	for _, end := range t.spans {
@@ -139,7 +139,7 @@ func (t *toRDB) elems(dst [][]byte) [][]byte {
 // value converts e's value; the result is valid until the next call. The
 // Encoding is what OBJECT ENCODING reports for it, so the writer picks the
 // RDB type Redis would write for the same object.
-func (t *toRDB) value(e *keyspace.Entry) *rdb.Value {
+func (t *ToRDB) Value(e *keyspace.Entry) *rdb.Value {
 	t.arena, t.spans = t.arena[:0], t.spans[:0]
 	v := &t.v
 	switch val := e.Val.(type) {
@@ -275,7 +275,7 @@ func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, er
 			return 0, err
 		}
 	}
-	var conv toRDB
+	var conv ToRDB
 	var ent rdb.Entry
 	var key []byte
 	access := e.rdbAccessNow()
@@ -290,7 +290,7 @@ func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, er
 		db.ForEach(func(k *keyspace.Entry) bool {
 			exp := k.Expiry()
 			key = append(key[:0], k.Key()...)
-			ent = rdb.Entry{DB: i, Key: key, Value: *conv.value(k)}
+			ent = rdb.Entry{DB: i, Key: key, Value: *conv.Value(k)}
 			if exp != keyspace.NoExpiry {
 				ent.Expire, ent.HasExpire = exp, true
 			}
@@ -399,12 +399,12 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 	defer e.mu.Unlock()
 	cr := &countingReader{r: f}
 	br := bufio.NewReaderSize(cr, 1<<20)
-	e.loading = loadState{on: true, start: e.Clock.Now().Unix(), read: cr, br: br}
+	e.StartLoad = loadState{On: true, start: e.Clock.Now().Unix(), read: cr, br: br}
 	if fi, err := f.Stat(); err == nil {
-		e.loading.total = fi.Size()
+		e.StartLoad.total = fi.Size()
 	}
-	defer func() { e.loading = loadState{} }()
-	st, err := e.load(br, false)
+	defer func() { e.StartLoad = loadState{} }()
+	st, err := e.Load(br, false)
 	if errors.Is(err, ErrLoadAborted) {
 		for _, db := range e.Dbs {
 			db.Flush()
@@ -417,7 +417,7 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 		}
 		return LoadStats{}, fmt.Errorf("loading %s: %w", path, err)
 	}
-	e.Persist.loadKeys, e.Persist.loadExpired = st.Keys, st.Expired
+	e.Persist.LoadKeys, e.Persist.LoadExpired = st.Keys, st.Expired
 	e.restoreReplInfo(st.Repl)
 	return st, nil
 }
@@ -425,14 +425,14 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 // load reads an RDB stream into the databases. With merge (DEBUG RELOAD
 // MERGE) a key of the stream replaces one already there; otherwise that
 // is an error.
-func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
+func (e *Engine) Load(r io.Reader, merge bool) (LoadStats, error) {
 	e.loadingKeys = true
 	defer func() { e.loadingKeys = false }()
 	var st LoadStats
 	rd, err := rdb.NewReader(r, &rdb.ReaderOptions{
 		MaxStringLen: e.Cfg.ProtoMaxBulkLen.Load(),
 		Databases:    NumDBs,
-		SkipChecksum: !e.Cfg.RDBChecksum.Load() || e.Debug.skipChecksum,
+		SkipChecksum: !e.Cfg.RDBChecksum.Load() || e.Debug.SkipChecksum,
 		Limits:       e.Cfg.RdbLimits(),
 	})
 	if err != nil {
@@ -448,7 +448,7 @@ func (e *Engine) load(r io.Reader, merge bool) (LoadStats, error) {
 		if err != nil {
 			return st, err
 		}
-		if e.loading.on {
+		if e.StartLoad.On {
 			if err := e.loadYield(rd); err != nil {
 				return st, err
 			}

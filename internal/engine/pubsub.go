@@ -277,7 +277,7 @@ func (e *Engine) push(c *Client, frame func(w *resp.Writer)) {
 		// Not even this frame reaches it: Redis closes such a client
 		// without writing what it could not hold.
 		c.Out.Truncate(mark)
-		e.killClient(c)
+		e.KillClient(c)
 		return
 	}
 	c.keepPush(c.Out, mark)

@@ -49,16 +49,16 @@ const bgsaveRetryDelay = 5 * time.Second
 type persistState struct {
 	Dirty      int64     // writes since the last successful save (Redis's server.dirty)
 	dirtyAtBg  int64     // dirty when the running BGSAVE took its snapshot
-	lastSave   time.Time // last successful save (LASTSAVE), the start at first
+	LastSave   time.Time // last successful save (LASTSAVE), the start at first
 	lastBgTry  time.Time
-	lastBgOK   bool
-	bgRunning  bool
-	bgStart    time.Time
-	lastBgSecs int64 // -1: none yet
+	LastBgOK   bool
+	BgRunning  bool
+	BgStart    time.Time
+	LastBgSecs int64 // -1: none yet
 	scheduled  bool  // BGSAVE SCHEDULE (or BGSAVE in EXEC) waits for the cron
-	saves      int64 // rdb_saves
+	Saves      int64 // rdb_saves
 	// loaded at start (INFO rdb_last_load_keys_*)
-	loadKeys, loadExpired int
+	LoadKeys, LoadExpired int
 	// lastLockHold is how long the last BGSAVE's start held the executor
 	// lock (the walk's slices come after).
 	LastLockHold time.Duration
@@ -77,7 +77,7 @@ type persistState struct {
 }
 
 func (p *persistState) init(now time.Time) {
-	p.lastSave, p.lastBgOK, p.lastBgSecs = now, true, -1
+	p.LastSave, p.LastBgOK, p.LastBgSecs = now, true, -1
 }
 
 // countChange adds what a write command changed to the dirty counter. It
@@ -174,8 +174,8 @@ func (e *Engine) SaveLocked() error {
 	}
 	e.Log.Info("DB saved on disk")
 	p.Dirty = 0
-	p.lastSave = e.Clock.Now()
-	p.lastBgOK = true
+	p.LastSave = e.Clock.Now()
+	p.LastBgOK = true
 	return nil
 }
 
@@ -199,13 +199,13 @@ func (e *Engine) PersistCron() {
 	p := &e.Persist
 	e.aofCron()
 	// No snapshot of a script's half-done work, or of half a loaded file.
-	if e.rdbChildBusy() || e.aof.rw != nil || p.ShutdownDone || e.BusyScript.On || e.loading.on {
+	if e.rdbChildBusy() || e.aof.rw != nil || p.ShutdownDone || e.BusyScript.On || e.StartLoad.On {
 		return
 	}
 	now := e.Clock.Now()
-	retryOK := p.lastBgOK || now.Unix()-p.lastBgTry.Unix() > int64(bgsaveRetryDelay/time.Second)
+	retryOK := p.LastBgOK || now.Unix()-p.lastBgTry.Unix() > int64(bgsaveRetryDelay/time.Second)
 	for _, sp := range e.Cfg.SavePoints() {
-		if p.Dirty >= sp.Changes && now.Unix()-p.lastSave.Unix() > sp.Seconds && retryOK {
+		if p.Dirty >= sp.Changes && now.Unix()-p.LastSave.Unix() > sp.Seconds && retryOK {
 			e.Log.Info("changes reached: saving", "changes", sp.Changes, "seconds", sp.Seconds)
 			e.BgsaveLocked()
 			p.scheduled = false
@@ -221,7 +221,7 @@ func (e *Engine) PersistCron() {
 // writesRefused reports whether a failed background save makes the server
 // refuse writes (Redis's writeCommandsDeniedByDiskError).
 func (e *Engine) WritesRefused() bool {
-	return e.Cfg.StopWritesOnBgsaveError.Load() && !e.Persist.lastBgOK && len(e.Cfg.SavePoints()) > 0
+	return e.Cfg.StopWritesOnBgsaveError.Load() && !e.Persist.LastBgOK && len(e.Cfg.SavePoints()) > 0
 }
 
 // shutdownSaveLocked is prepareForShutdown's save: with save points set
@@ -232,10 +232,10 @@ func (e *Engine) ShutdownSaveLocked(save, nosave, force bool) error {
 		return nil
 	}
 	e.stopLink() // no more of the master's stream
-	if e.loading.on {
+	if e.StartLoad.On {
 		// prepareForShutdown: never save while loading, it would write
 		// half the dataset over the file being loaded. The load stops.
-		e.loading.abort = true
+		e.StartLoad.abort = true
 		e.Persist.ShutdownDone = true
 		return nil
 	}
@@ -284,7 +284,7 @@ func cmdSave(x *Ctx) {
 		x.W.Error(ErrBgsaveInProgress)
 		return
 	}
-	e.Persist.saves++
+	e.Persist.Saves++
 	if err := e.SaveLocked(); err != nil {
 		x.W.Error("ERR")
 		return
@@ -325,7 +325,7 @@ func cmdBgsave(x *Ctx) {
 	}
 }
 
-func cmdLastsave(x *Ctx) { x.W.Int(x.E.Persist.lastSave.Unix()) }
+func cmdLastsave(x *Ctx) { x.W.Int(x.E.Persist.LastSave.Unix()) }
 
 func (x *Ctx) DumpOptions() rdb.DumpOptions {
 	return rdb.DumpOptions{NoCompression: !x.E.Cfg.RDBCompression.Load(), Limits: x.E.Cfg.RdbLimits()}
@@ -337,8 +337,8 @@ func cmdDump(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	var conv toRDB
-	payload, err := rdb.EncodeDump(conv.value(ent), x.DumpOptions())
+	var conv ToRDB
+	payload, err := rdb.EncodeDump(conv.Value(ent), x.DumpOptions())
 	if err != nil {
 		x.W.Error(ErrInternal)
 		return
@@ -406,7 +406,7 @@ func cmdRestore(x *Ctx) {
 	cfg := x.E.Cfg
 	v, err := rdb.DecodeDump(args[3], &rdb.ReaderOptions{
 		MaxStringLen: cfg.ProtoMaxBulkLen.Load(),
-		SkipChecksum: x.E.Debug.skipChecksum,
+		SkipChecksum: x.E.Debug.SkipChecksum,
 		Limits:       cfg.RdbLimits(),
 	})
 	if err != nil {

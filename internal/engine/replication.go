@@ -53,9 +53,9 @@ type replState struct {
 	port  int
 	state string
 
-	replid, replid2 string
-	offset          int64 // master_repl_offset: bytes of the stream applied
-	secondOffset    int64
+	replid, Replid2 string
+	Offset          int64 // master_repl_offset: bytes of the stream applied
+	SecondOffset    int64
 	synced          bool // replid/offset name data the master can continue from
 
 	master     *Client // the master's client while the link is up
@@ -70,7 +70,7 @@ type replState struct {
 
 // IsReplica reports whether the server replicates a master. Call with the
 // lock held.
-func (e *Engine) IsReplica() bool { return e.repl.host != "" }
+func (e *Engine) IsReplica() bool { return e.Repl.host != "" }
 
 func cmdReplicaOf(x *Ctx) {
 	e := x.E
@@ -91,7 +91,7 @@ func cmdReplicaOf(x *Ctx) {
 		return
 	}
 	host := string(x.Args[1])
-	if e.IsReplica() && strings.EqualFold(e.repl.host, host) && e.repl.port == int(port) {
+	if e.IsReplica() && strings.EqualFold(e.Repl.host, host) && e.Repl.port == int(port) {
 		x.W.Simple("OK Already connected to specified master")
 		return
 	}
@@ -104,7 +104,7 @@ func cmdReplicaOf(x *Ctx) {
 // and start the one to host:port. The data stays until the sync replaces
 // it.
 func (e *Engine) setMaster(host string, port int) {
-	r := &e.repl
+	r := &e.Repl
 	if r.master != nil {
 		r.downSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
 	}
@@ -113,7 +113,7 @@ func (e *Engine) setMaster(host string, port int) {
 		// This master's own history becomes what a partial resync with
 		// the new master may continue from (Redis caches itself as the
 		// master: replicationCacheMasterUsingMyself).
-		r.replid, r.synced = e.replicationID(), true
+		r.replid, r.synced = e.ReplicationID(), true
 	}
 	r.host, r.port, r.state = host, port, replConnect
 	hp := host + " " + strconv.Itoa(port)
@@ -133,18 +133,18 @@ func (e *Engine) setMaster(host string, port int) {
 // that continue from it (replid2, second_repl_offset).
 func (e *Engine) unsetMaster() {
 	e.stopLink()
-	r := &e.repl
+	r := &e.Repl
 	r.host, r.port, r.state = "", 0, replNone
 	r.downSince = time.Time{}
 	e.Cfg.Replicaof.Store(Ptr(""))
-	r.replid2, r.secondOffset = r.replid, r.offset+1
-	r.replid = newReplID()
-	e.Debug.replID = r.replid
+	r.Replid2, r.SecondOffset = r.replid, r.Offset+1
+	r.replid = NewReplID()
+	e.Debug.ReplID = r.replid
 	e.setReplicaExpiry(false)
 	// Replicas reconnect and continue from replid2; our own writes now
 	// feed the stream, which says its database first.
 	e.disconnectReplicas()
-	if r.backlog == nil {
+	if r.Backlog == nil {
 		e.createBacklog()
 	}
 	r.enc.Reset()
@@ -153,7 +153,7 @@ func (e *Engine) unsetMaster() {
 // stopLink ends the replication goroutine and waits for it, with the lock
 // held (it takes the lock itself only between network reads).
 func (e *Engine) stopLink() {
-	r := &e.repl
+	r := &e.Repl
 	if r.stop == nil {
 		return
 	}
@@ -187,11 +187,11 @@ func (e *Engine) replicate(host string, port int, stop, done chan struct{}) {
 		default:
 		}
 		e.mu.Lock()
-		if e.repl.stop == stop {
-			if e.repl.master != nil {
-				e.repl.downSince = e.Clock.Now()
+		if e.Repl.stop == stop {
+			if e.Repl.master != nil {
+				e.Repl.downSince = e.Clock.Now()
 			}
-			e.repl.state, e.repl.master = replConnect, nil
+			e.Repl.state, e.Repl.master = replConnect, nil
 		}
 		e.mu.Unlock()
 		if err != nil {
@@ -207,7 +207,7 @@ func (e *Engine) replicate(host string, port int, stop, done chan struct{}) {
 
 func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 	e.mu.Lock()
-	e.repl.state = replConnecting
+	e.Repl.state = replConnecting
 	opts := repl.Options{
 		ListeningPort: e.Cfg.announcedPort(),
 		AnnounceIP:    e.Cfg.announcedIP(),
@@ -233,10 +233,10 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 	}()
 
 	e.mu.Lock()
-	e.repl.state = replSync
+	e.Repl.state = replSync
 	replid, offset := "?", int64(-1)
-	if e.repl.synced {
-		replid, offset = e.repl.replid, e.repl.offset+1
+	if e.Repl.synced {
+		replid, offset = e.Repl.replid, e.Repl.Offset+1
 	}
 	e.mu.Unlock()
 	s, err := link.PSync(replid, offset)
@@ -258,11 +258,11 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 		e.mu.Lock()
 		err = e.loadFromMaster(&buf)
 		if err == nil {
-			r := &e.repl
-			r.replid, r.replid2, r.secondOffset = s.ReplID, strings.Repeat("0", 40), -1
-			r.offset, r.synced = s.Offset, true
+			r := &e.Repl
+			r.replid, r.Replid2, r.SecondOffset = s.ReplID, strings.Repeat("0", 40), -1
+			r.Offset, r.synced = s.Offset, true
 			r.fullSyncs++
-			e.Debug.replID = s.ReplID
+			e.Debug.ReplID = s.ReplID
 			// A new history: our replicas must sync again, and the backlog
 			// starts with the master's next byte, ready for a promotion.
 			e.disconnectReplicas()
@@ -274,14 +274,14 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 		}
 	} else {
 		e.mu.Lock()
-		if s.ReplID != "" && s.ReplID != e.repl.replid {
-			r := &e.repl
-			r.replid2, r.secondOffset = r.replid, r.offset+1
+		if s.ReplID != "" && s.ReplID != e.Repl.replid {
+			r := &e.Repl
+			r.Replid2, r.SecondOffset = r.replid, r.Offset+1
 			r.replid = s.ReplID
-			e.Debug.replID = s.ReplID
+			e.Debug.ReplID = s.ReplID
 			e.disconnectReplicas() // they learn the new id on reconnecting
 		}
-		if e.repl.backlog == nil {
+		if e.Repl.Backlog == nil {
 			e.createBacklog()
 		}
 		e.mu.Unlock()
@@ -290,7 +290,7 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 	db := 0 // a full sync's stream starts with SELECT
 	if !s.Full {
 		e.mu.Lock()
-		db = e.repl.streamDB // the master does not say it again
+		db = e.Repl.streamDB // the master does not say it again
 		e.mu.Unlock()
 	}
 	return e.applyStream(link, stop, db)
@@ -303,7 +303,7 @@ func (e *Engine) loadFromMaster(r io.Reader) error {
 		db.Flush()
 	}
 	e.Scripts.DropFunctions() // the payload's libraries replace ours
-	if _, err := e.load(r, false); err != nil {
+	if _, err := e.Load(r, false); err != nil {
 		for _, db := range e.Dbs {
 			db.Flush()
 		}
@@ -324,7 +324,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 	c := e.NewClient(link.RemoteAddr(), link.LocalAddr())
 	defer func() {
 		e.mu.Lock()
-		e.repl.streamDB = c.DB
+		e.Repl.streamDB = c.DB
 		e.RemoveClientLocked(c)
 		e.mu.Unlock()
 	}()
@@ -334,7 +334,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 	// applies to it (Redis's mustObeyClient; its user is the superuser).
 	c.IsMaster, c.User = true, nil
 	c.Authed.Store(true)
-	r := &e.repl
+	r := &e.Repl
 	r.master, r.masterSend, r.state, r.lastIO = c, send, replConnected, e.Clock.Now()
 	r.downSince = time.Time{}
 	e.mu.Unlock()
@@ -348,7 +348,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 			select {
 			case <-acks.C:
 				e.mu.Lock()
-				off := e.repl.offset
+				off := e.Repl.Offset
 				e.mu.Unlock()
 				send("REPLCONF", "ACK", strconv.FormatInt(off, 10))
 			case <-ackDone:
@@ -364,7 +364,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 		cmds, err := rd.ReadBatch(lim)
 		if len(cmds) > 0 {
 			e.mu.Lock()
-			e.repl.lastIO = e.Clock.Now()
+			e.Repl.lastIO = e.Clock.Now()
 			for _, args := range cmds {
 				if len(args) == 0 {
 					continue
@@ -372,7 +372,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 				size := repl.CommandSize(args)
 				if len(args) >= 2 && CEqualFold(args[0], "replconf") && CEqualFold(args[1], "getack") {
 					// The ACK is of what came before the GETACK.
-					send("REPLCONF", "ACK", strconv.FormatInt(e.repl.offset, 10))
+					send("REPLCONF", "ACK", strconv.FormatInt(e.Repl.Offset, 10))
 					e.replProxy(args, size)
 					continue
 				}
@@ -405,7 +405,7 @@ func (e *Engine) applyMasterCommand(c *Client, args [][]byte, w *resp.Writer) {
 
 // replicaDenies is processCommand's read-only replica rule.
 func (e *Engine) replicaDenies(c *Client, cmd *Command) bool {
-	if e.repl.host == "" || c.IsMaster || !e.Cfg.ReplicaReadOnly.Load() {
+	if e.Repl.host == "" || c.IsMaster || !e.Cfg.ReplicaReadOnly.Load() {
 		return false
 	}
 	return writesData(c, cmd)
@@ -428,11 +428,11 @@ func writesData(c *Client, cmd *Command) bool {
 }
 
 func cmdRole(x *Ctx) {
-	e, r := x.E, &x.E.repl
+	e, r := x.E, &x.E.Repl
 	if !e.IsReplica() {
 		x.W.Array(3)
 		x.W.BulkString("master")
-		x.W.Int(r.offset)
+		x.W.Int(r.Offset)
 		e.roleReplicas(x.W)
 		return
 	}
@@ -443,7 +443,7 @@ func cmdRole(x *Ctx) {
 	x.W.BulkString(r.state)
 	off := int64(-1)
 	if r.master != nil {
-		off = r.offset
+		off = r.Offset
 	}
 	x.W.Int(off)
 }
@@ -497,42 +497,42 @@ func cmdReplconf(x *Ctx) {
 
 // infoReplica writes INFO replication's lines for a replica, as Redis
 // prints them.
-func (e *Engine) infoReplica(b *infoBuf) {
-	r := &e.repl
-	b.kv("role", "slave")
-	b.kv("master_host", r.host)
-	b.i("master_port", int64(r.port))
+func (e *Engine) InfoReplica(b *InfoBuf) {
+	r := &e.Repl
+	b.Kv("role", "slave")
+	b.Kv("master_host", r.host)
+	b.I("master_port", int64(r.port))
 	status := "down"
 	if r.state == replConnected {
 		status = "up"
 	}
-	b.kv("master_link_status", status)
+	b.Kv("master_link_status", status)
 	lastIO := int64(-1)
 	if r.master != nil {
 		lastIO = int64(e.Clock.Now().Sub(r.lastIO) / time.Second)
 	}
-	b.i("master_last_io_seconds_ago", lastIO)
+	b.I("master_last_io_seconds_ago", lastIO)
 	sync := int64(0)
 	if r.state == replSync {
 		sync = 1
 	}
-	b.i("master_sync_in_progress", sync)
-	b.i("slave_read_repl_offset", r.offset)
-	b.i("slave_repl_offset", r.offset)
+	b.I("master_sync_in_progress", sync)
+	b.I("slave_read_repl_offset", r.Offset)
+	b.I("slave_repl_offset", r.Offset)
 	if r.state != replConnected {
 		down := int64(-1)
 		if !r.downSince.IsZero() {
 			down = int64(e.Clock.Now().Sub(r.downSince) / time.Second)
 		}
-		b.i("master_link_down_since_seconds", down)
+		b.I("master_link_down_since_seconds", down)
 	}
-	b.i("slave_priority", e.Cfg.ReplicaPriority.Load())
+	b.I("slave_priority", e.Cfg.ReplicaPriority.Load())
 	ro := int64(0)
 	if e.Cfg.ReplicaReadOnly.Load() {
 		ro = 1
 	}
-	b.i("slave_read_only", ro)
-	b.i("replica_announced", e.Cfg.replicaAnnounced())
+	b.I("slave_read_only", ro)
+	b.I("replica_announced", e.Cfg.replicaAnnounced())
 }
 
 // deniesStale is processCommand's is_denystale_command: what a replica

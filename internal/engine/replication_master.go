@@ -97,7 +97,7 @@ type replica struct {
 // masterState is the master side's part of replState.
 type masterState struct {
 	replicas  []*replica
-	backlog   *repl.Backlog
+	Backlog   *repl.Backlog
 	enc       propagate.Encoder // the stream's selected database (slaveseldb)
 	feed      *replFeed
 	syncing   *bgSave // the snapshot being made for waiting replicas
@@ -113,7 +113,7 @@ type masterState struct {
 	// startChecked: redis.conf's replicaof has been acted on.
 	startChecked bool
 
-	syncFull, syncPartialOK, syncPartialErr int64
+	SyncFull, SyncPartialOK, SyncPartialErr int64
 }
 
 // replFeed is the replication stream's propagate.Reader.
@@ -127,7 +127,7 @@ func (f *replFeed) Feed(op propagate.Op) {
 	if f.e.IsReplica() {
 		return // a replica proxies its master's bytes instead
 	}
-	f.buf = f.e.repl.enc.Append(f.buf, op)
+	f.buf = f.e.Repl.enc.Append(f.buf, op)
 }
 
 func (f *replFeed) Flushed() {
@@ -144,11 +144,11 @@ func (f *replFeed) Flushed() {
 // replFeedBytes appends p to the stream: the backlog, every replica that
 // gets it, and the offset. Call with the lock held.
 func (e *Engine) replFeedBytes(p []byte) {
-	r := &e.repl
-	if r.backlog != nil {
-		r.backlog.Write(p)
+	r := &e.Repl
+	if r.Backlog != nil {
+		r.Backlog.Write(p)
 	}
-	r.offset += int64(len(p))
+	r.Offset += int64(len(p))
 	var over []*replica
 	for _, rp := range r.replicas {
 		switch {
@@ -168,7 +168,7 @@ func (e *Engine) replFeedBytes(p []byte) {
 	}
 	for _, rp := range over {
 		e.Log.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.", "client", rp.c.ID, "addr", rp.c.Addr, "class", "replica")
-		e.killClient(rp.c)
+		e.KillClient(rp.c)
 		e.dropReplica(rp.c)
 	}
 }
@@ -178,9 +178,9 @@ func (e *Engine) replFeedBytes(p []byte) {
 // its backlog and its own replicas. size is the command's length on the
 // wire, which its re-encoding has (the master sends RESP arrays).
 func (e *Engine) replProxy(args [][]byte, size int64) {
-	r := &e.repl
-	if r.backlog == nil && len(r.replicas) == 0 {
-		r.offset += size
+	r := &e.Repl
+	if r.Backlog == nil && len(r.replicas) == 0 {
+		r.Offset += size
 		return
 	}
 	r.proxyBuf = propagate.AppendCommand(r.proxyBuf[:0], args)
@@ -193,8 +193,8 @@ func (e *Engine) replProxy(args [][]byte, size int64) {
 // createBacklog is createReplicationBacklog: empty, its first byte the
 // next of the stream, and the stream read from now on.
 func (e *Engine) createBacklog() {
-	r := &e.repl
-	r.backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), r.offset+1)
+	r := &e.Repl
+	r.Backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), r.Offset+1)
 	if r.feed == nil {
 		r.feed = &replFeed{e: e}
 		e.Prop.Stream.Attach(r.feed)
@@ -205,8 +205,8 @@ func (e *Engine) createBacklog() {
 // freeBacklog is freeReplicationBacklog (repl-backlog-ttl passed with no
 // replica): the stream is no longer recorded.
 func (e *Engine) freeBacklog() {
-	r := &e.repl
-	r.backlog = nil
+	r := &e.Repl
+	r.Backlog = nil
 	if r.feed != nil {
 		e.Prop.Stream.Detach(r.feed)
 		r.feed = nil
@@ -214,7 +214,7 @@ func (e *Engine) freeBacklog() {
 }
 
 func cmdSync(x *Ctx) {
-	e, c, r := x.E, x.C, &x.E.repl
+	e, c, r := x.E, x.C, &x.E.Repl
 	if c.repl != nil {
 		return // already a replica: ignored, as Redis
 	}
@@ -236,24 +236,24 @@ func cmdSync(x *Ctx) {
 			return
 		}
 		if e.tryPartialResync(x, off) {
-			r.syncPartialOK++
+			r.SyncPartialOK++
 			return
 		}
 		if len(x.Args[1]) == 0 || x.Args[1][0] != '?' {
-			r.syncPartialErr++
+			r.SyncPartialErr++
 		}
 	}
-	r.syncFull++
+	r.SyncFull++
 	rp := &replica{c: c, conf: c.replConf, state: replicaWaitStart, psync: psync, ackTime: e.Clock.Now()}
 	c.repl = rp
 	r.replicas = append(r.replicas, rp)
 	e.Log.Info("Replica asks for synchronization", "addr", c.Addr)
-	if len(r.replicas) == 1 && r.backlog == nil {
+	if len(r.replicas) == 1 && r.Backlog == nil {
 		// A backlog made from nothing has no history to continue: a new
 		// replication id, and no second one.
-		e.Debug.replID = newReplID()
-		r.replid = e.Debug.replID
-		r.replid2, r.secondOffset = "", -1
+		e.Debug.ReplID = NewReplID()
+		r.replid = e.Debug.ReplID
+		r.Replid2, r.SecondOffset = "", -1
 		e.createBacklog()
 		e.Log.Info("Replication backlog created", "replid", r.replid)
 	}
@@ -264,13 +264,13 @@ func cmdSync(x *Ctx) {
 // backlog from off, if the replica's history is ours and the backlog still
 // holds it.
 func (e *Engine) tryPartialResync(x *Ctx, off int64) bool {
-	r := &e.repl
+	r := &e.Repl
 	id := string(x.Args[1])
-	cur := e.replicationID()
-	if id != cur && (id != r.replid2 || r.replid2 == "" || off > r.secondOffset) {
+	cur := e.ReplicationID()
+	if id != cur && (id != r.Replid2 || r.Replid2 == "" || off > r.SecondOffset) {
 		return false
 	}
-	if r.backlog == nil || !r.backlog.Has(off) {
+	if r.Backlog == nil || !r.Backlog.Has(off) {
 		e.Log.Info("Unable to partial resync with replica for lack of backlog", "addr", x.C.Addr, "offset", off)
 		return false
 	}
@@ -285,7 +285,7 @@ func (e *Engine) tryPartialResync(x *Ctx, off int64) bool {
 	}
 	// The replica keeps its selected database from the last link: no
 	// SELECT is forced.
-	x.W.Raw(r.backlog.AppendFrom(nil, off))
+	x.W.Raw(r.Backlog.AppendFrom(nil, off))
 	e.Log.Info("Partial resynchronization request accepted", "addr", c.Addr, "offset", off)
 	return true
 }
@@ -294,8 +294,8 @@ func (e *Engine) tryPartialResync(x *Ctx, off int64) bool {
 // other snapshot runs (Redis's one child at a time: they wait for the next
 // cron otherwise). Call with the lock held.
 func (e *Engine) startReplSync() {
-	r := &e.repl
-	if r.syncing != nil || e.Persist.bgRunning || e.aof.rw != nil || e.loading.on {
+	r := &e.Repl
+	if r.syncing != nil || e.Persist.BgRunning || e.aof.rw != nil || e.StartLoad.On {
 		return
 	}
 	var group []*replica
@@ -307,15 +307,15 @@ func (e *Engine) startReplSync() {
 	if len(group) == 0 {
 		return
 	}
-	id := e.replicationID()
+	id := e.ReplicationID()
 	opts := e.writerOptions()
-	opts.Repl = &rdb.ReplInfo{ID: id, Offset: r.offset}
+	opts.Repl = &rdb.ReplInfo{ID: id, Offset: r.Offset}
 	bg := e.beginBgSnapshot(opts)
 	r.syncing = bg
 	// The next command after the point in time says its database: the
 	// replicas' selected one is unknown after the load.
 	r.enc.Reset()
-	line := []byte("+FULLRESYNC " + id + " " + strconv.FormatInt(r.offset, 10) + "\r\n")
+	line := []byte("+FULLRESYNC " + id + " " + strconv.FormatInt(r.Offset, 10) + "\r\n")
 	for _, rp := range group {
 		rp.state = replicaWaitEnd
 		if rp.psync {
@@ -323,7 +323,7 @@ func (e *Engine) startReplSync() {
 			rp.c.notify()
 		}
 	}
-	e.Log.Info("Starting BGSAVE for SYNC", "replicas", len(group), "offset", r.offset)
+	e.Log.Info("Starting BGSAVE for SYNC", "replicas", len(group), "offset", r.Offset)
 	go e.makeReplRDB(bg, group)
 }
 
@@ -338,7 +338,7 @@ func (e *Engine) makeReplRDB(bg *bgSave, group []*replica) {
 		d.snap.Abort() // after an error the walk may not be done
 	}
 	e.freezeAccess(false)
-	e.repl.syncing = nil
+	e.Repl.syncing = nil
 	payload := buf.Bytes()
 	for _, rp := range group {
 		if rp.c.repl != rp {
@@ -346,7 +346,7 @@ func (e *Engine) makeReplRDB(bg *bgSave, group []*replica) {
 		}
 		if err != nil {
 			e.Log.Warn("SYNC failed: BGSAVE for replication failed", "err", err)
-			e.killClient(rp.c)
+			e.KillClient(rp.c)
 			continue
 		}
 		rp.state = replicaSendBulk
@@ -362,7 +362,7 @@ func (e *Engine) sendReplRDB(rp *replica, payload []byte) {
 	var head, tail []byte
 	eof := rp.conf.capaEOF && e.Cfg.ReplDisklessSync.Load()
 	if eof {
-		mark := newReplID()
+		mark := NewReplID()
 		head, tail = []byte("$EOF:"+mark+"\r\n"), []byte(mark)
 	} else {
 		head = []byte("$" + strconv.Itoa(len(payload)) + "\r\n")
@@ -414,7 +414,7 @@ func (e *Engine) sendReplRDB(rp *replica, payload []byte) {
 // dropReplica forgets a replica whose connection ended. Call with the lock
 // held.
 func (e *Engine) dropReplica(c *Client) {
-	r := &e.repl
+	r := &e.Repl
 	rp := c.repl
 	if rp == nil {
 		return
@@ -435,8 +435,8 @@ func (e *Engine) dropReplica(c *Client) {
 // disconnectReplicas is disconnectSlaves: they reconnect and learn the new
 // replication id (a partial resync may still take them on).
 func (e *Engine) disconnectReplicas() {
-	for _, rp := range append([]*replica(nil), e.repl.replicas...) {
-		e.killClient(rp.c)
+	for _, rp := range append([]*replica(nil), e.Repl.replicas...) {
+		e.KillClient(rp.c)
 		e.dropReplica(rp.c)
 	}
 }
@@ -464,7 +464,7 @@ func (e *Engine) replconfAck(c *Client, off int64) {
 // countAcks is replicationCountAcksByOffset.
 func (e *Engine) countAcks(off int64) int64 {
 	n := int64(0)
-	for _, rp := range e.repl.replicas {
+	for _, rp := range e.Repl.replicas {
 		if rp.state == replicaOnline && rp.ackOff >= off {
 			n++
 		}
@@ -478,7 +478,7 @@ func (e *Engine) goodReplicas() int64 {
 	maxLag := e.Cfg.MinReplicasMaxLag.Load()
 	now := e.Clock.Now()
 	n := int64(0)
-	for _, rp := range e.repl.replicas {
+	for _, rp := range e.Repl.replicas {
 		if rp.state == replicaOnline && int64(now.Sub(rp.ackTime)/time.Second) <= maxLag {
 			n++
 		}
@@ -502,7 +502,7 @@ type waitState struct {
 }
 
 func cmdWait(x *Ctx) {
-	e, r := x.E, &x.E.repl
+	e, r := x.E, &x.E.Repl
 	if e.IsReplica() {
 		x.W.Error(errWaitReplica)
 		return
@@ -540,8 +540,8 @@ func cmdWait(x *Ctx) {
 
 // requestAcks sends REPLCONF GETACK * down the stream.
 func (e *Engine) requestAcks() {
-	e.repl.getAck = false
-	if len(e.repl.replicas) > 0 && !e.IsReplica() {
+	e.Repl.getAck = false
+	if len(e.Repl.replicas) > 0 && !e.IsReplica() {
 		e.replFeedBytes(getAckCmd)
 	}
 }
@@ -560,7 +560,7 @@ func (e *Engine) waitTimeoutReply(b *blockState, w *resp.Writer) {
 // serveWaiters answers the WAITs whose replicas have acked
 // (processClientsWaitingReplicas).
 func (e *Engine) serveWaiters() {
-	r := &e.repl
+	r := &e.Repl
 	keep := r.waiters[:0]
 	for _, c := range r.waiters {
 		b := c.Blocked
@@ -586,18 +586,18 @@ func (e *Engine) serveWaiters() {
 func (e *Engine) ReplicationCron() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	r := &e.repl
+	r := &e.Repl
 	e.startConfiguredMaster()
-	if r.backlog == nil && len(r.replicas) == 0 {
+	if r.Backlog == nil && len(r.replicas) == 0 {
 		return
 	}
 	e.startReplSync()
 	now := e.Clock.Now()
-	if r.backlog != nil && r.backlog.Size() != int(e.Cfg.ReplBacklogSize.Load()) {
-		r.backlog.Resize(int(e.Cfg.ReplBacklogSize.Load()))
+	if r.Backlog != nil && r.Backlog.Size() != int(e.Cfg.ReplBacklogSize.Load()) {
+		r.Backlog.Resize(int(e.Cfg.ReplBacklogSize.Load()))
 	}
 	if len(r.replicas) == 0 {
-		if ttl := e.Cfg.ReplBacklogTTL.Load(); ttl > 0 && !e.IsReplica() && r.backlog != nil &&
+		if ttl := e.Cfg.ReplBacklogTTL.Load(); ttl > 0 && !e.IsReplica() && r.Backlog != nil &&
 			now.Sub(r.noneSince) > time.Duration(ttl)*time.Second {
 			e.freeBacklog()
 			e.Log.Info("Replication backlog freed after repl-backlog-ttl with no replica", "seconds", ttl)
@@ -625,18 +625,18 @@ func (e *Engine) ReplicationCron() {
 			rp.c.notify()
 		case rp.state == replicaOnline && rp.psync && now.Sub(rp.ackTime) > timeout:
 			e.Log.Warn("Disconnecting timedout replica (streaming sync)", "addr", rp.c.Addr)
-			e.killClient(rp.c)
+			e.KillClient(rp.c)
 			e.dropReplica(rp.c)
 		}
 	}
 }
 
 // infoReplicas writes connected_slaves and the slaveN lines.
-func (e *Engine) infoReplicas(b *infoBuf) {
-	r := &e.repl
-	b.i("connected_slaves", int64(len(r.replicas)))
+func (e *Engine) InfoReplicas(b *InfoBuf) {
+	r := &e.Repl
+	b.I("connected_slaves", int64(len(r.replicas)))
 	if e.Cfg.MinReplicasToWrite.Load() > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 {
-		b.i("min_slaves_good_slaves", e.goodReplicas())
+		b.I("min_slaves_good_slaves", e.goodReplicas())
 	}
 	now := e.Clock.Now()
 	for i, rp := range r.replicas {
@@ -649,7 +649,7 @@ func (e *Engine) infoReplicas(b *infoBuf) {
 			state = "online"
 			lag = int64(now.Sub(rp.ackTime) / time.Second)
 		}
-		b.kv("slave"+strconv.Itoa(i), "ip="+rp.ip()+",port="+strconv.Itoa(rp.conf.port)+",state="+state+
+		b.Kv("slave"+strconv.Itoa(i), "ip="+rp.ip()+",port="+strconv.Itoa(rp.conf.port)+",state="+state+
 			",offset="+strconv.FormatInt(rp.ackOff, 10)+",lag="+strconv.FormatInt(lag, 10))
 	}
 }
@@ -671,13 +671,13 @@ func (rp *replica) ip() string {
 // offset, all as strings.
 func (e *Engine) roleReplicas(w *resp.Writer) {
 	n := 0
-	for _, rp := range e.repl.replicas {
+	for _, rp := range e.Repl.replicas {
 		if rp.state == replicaOnline {
 			n++
 		}
 	}
 	w.Array(n)
-	for _, rp := range e.repl.replicas {
+	for _, rp := range e.Repl.replicas {
 		if rp.state != replicaOnline {
 			continue
 		}
@@ -691,7 +691,7 @@ func (e *Engine) roleReplicas(w *resp.Writer) {
 // answerWaiters ends every WAIT with the count it has (the server turned
 // replica: no more ACKs will come for its offsets).
 func (e *Engine) answerWaiters() {
-	r := &e.repl
+	r := &e.Repl
 	for _, c := range r.waiters {
 		if b := c.Blocked; b != nil && b.wait != nil {
 			e.answerBlocked(c, func(w *resp.Writer) { e.waitTimeoutReply(b, w) })
@@ -705,16 +705,16 @@ func (e *Engine) answerWaiters() {
 // replication history, so that a restarted replica (or master) continues
 // it with a partial resync. nil when there is none to continue.
 func (e *Engine) saveReplInfo() *rdb.ReplInfo {
-	r := &e.repl
+	r := &e.Repl
 	switch {
-	case !e.IsReplica() && r.backlog != nil:
-		return &rdb.ReplInfo{StreamDB: max(r.enc.DB(), 0), ID: e.replicationID(), Offset: r.offset}
+	case !e.IsReplica() && r.Backlog != nil:
+		return &rdb.ReplInfo{StreamDB: max(r.enc.DB(), 0), ID: e.ReplicationID(), Offset: r.Offset}
 	case e.IsReplica() && r.synced:
 		db := r.streamDB
 		if r.master != nil {
 			db = r.master.DB
 		}
-		return &rdb.ReplInfo{StreamDB: db, ID: e.replicationID(), Offset: r.offset}
+		return &rdb.ReplInfo{StreamDB: db, ID: e.ReplicationID(), Offset: r.Offset}
 	}
 	return nil
 }
@@ -748,9 +748,9 @@ func (e *Engine) restoreReplInfo(ri *rdb.ReplInfo) {
 	if ri == nil || *e.Cfg.Replicaof.Load() == "" || ri.StreamDB < 0 || ri.StreamDB >= NumDBs {
 		return
 	}
-	r := &e.repl
-	r.replid, r.offset, r.synced, r.streamDB = ri.ID, ri.Offset, true, ri.StreamDB
-	e.Debug.replID = ri.ID
+	r := &e.Repl
+	r.replid, r.Offset, r.synced, r.streamDB = ri.ID, ri.Offset, true, ri.StreamDB
+	e.Debug.ReplID = ri.ID
 	e.Log.Info("Restored the replication history from the RDB file", "replid", ri.ID, "offset", ri.Offset)
 }
 
@@ -763,7 +763,7 @@ func (e *Engine) presetConfiguredMaster() {
 	if !ok || err != nil {
 		return
 	}
-	r := &e.repl
+	r := &e.Repl
 	r.host, r.port, r.state = host, p, replConnect
 	e.setReplicaExpiry(true)
 }
@@ -771,8 +771,8 @@ func (e *Engine) presetConfiguredMaster() {
 // startConfiguredMaster starts the link to the master redis.conf named,
 // once the dataset is loaded (replicationCron connects after the load).
 func (e *Engine) startConfiguredMaster() {
-	r := &e.repl
-	if r.startChecked || e.loading.on {
+	r := &e.Repl
+	if r.startChecked || e.StartLoad.On {
 		return
 	}
 	r.startChecked = true
@@ -787,8 +787,8 @@ var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas
 // replicasLagging is !isReadyToShutdown: some replica has not acked the
 // whole stream.
 func (e *Engine) replicasLagging() bool {
-	for _, rp := range e.repl.replicas {
-		if rp.ackOff != e.repl.offset {
+	for _, rp := range e.Repl.replicas {
+		if rp.ackOff != e.Repl.Offset {
 			return true
 		}
 	}
@@ -801,14 +801,14 @@ func (e *Engine) replicasLagging() bool {
 // with the lock held.
 func (e *Engine) BeginShutdownWait(now bool) (time.Time, bool) {
 	t := e.Cfg.ShutdownTimeout.Load()
-	if now || t == 0 || e.repl.shutdownWaiting || !e.replicasLagging() {
+	if now || t == 0 || e.Repl.shutdownWaiting || !e.replicasLagging() {
 		return time.Time{}, false
 	}
 	if !e.paused() {
 		e.replFeedBytes(getAckCmd)
 	}
 	e.pauseClients(nowMsReal()+t*1000+1000, pauseWrite)
-	e.repl.shutdownWaiting, e.repl.shutdownAbort = true, false
+	e.Repl.shutdownWaiting, e.Repl.shutdownAbort = true, false
 	e.Log.Info("Waiting for replicas before shutting down.")
 	return time.Now().Add(time.Duration(t) * time.Second), true
 }
@@ -819,7 +819,7 @@ func (e *Engine) BeginShutdownWait(now bool) (time.Time, bool) {
 func (e *Engine) awaitReplicas(deadline time.Time) bool {
 	for {
 		e.mu.Lock()
-		r := &e.repl
+		r := &e.Repl
 		if r.shutdownAbort {
 			r.shutdownWaiting, r.shutdownAbort = false, false
 			e.Cs.Pause.Set = false
@@ -841,12 +841,12 @@ func (e *Engine) awaitReplicas(deadline time.Time) bool {
 
 // logLaggingReplicas is finishShutdown's report.
 func (e *Engine) logLaggingReplicas() {
-	r := &e.repl
+	r := &e.Repl
 	lagging := 0
 	for _, rp := range r.replicas {
-		if rp.ackOff != r.offset {
+		if rp.ackOff != r.Offset {
 			lagging++
-			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.c.Addr, "behind", r.offset-rp.ackOff)
+			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.c.Addr, "behind", r.Offset-rp.ackOff)
 		}
 	}
 	if len(r.replicas) > 0 {
@@ -856,10 +856,10 @@ func (e *Engine) logLaggingReplicas() {
 
 // abortShutdownWait is SHUTDOWN ABORT: false if no shutdown waits.
 func (e *Engine) AbortShutdownWait() bool {
-	if !e.repl.shutdownWaiting {
+	if !e.Repl.shutdownWaiting {
 		return false
 	}
-	e.repl.shutdownAbort = true
+	e.Repl.shutdownAbort = true
 	return true
 }
 
@@ -886,9 +886,9 @@ func (e *Engine) FinishShutdownAfterWait(c *Client, deadline time.Time, save, no
 
 // replOutputBytes is what the replicas' output holds unsent (and what the
 // stream kept for those still syncing). Call with the lock held.
-func (e *Engine) replOutputBytes() uint64 {
+func (e *Engine) ReplOutputBytes() uint64 {
 	n := 0
-	for _, rp := range e.repl.replicas {
+	for _, rp := range e.Repl.replicas {
 		n += len(rp.pending)
 		if rp.c.Unsent != nil {
 			n += rp.c.Unsent()

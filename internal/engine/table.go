@@ -109,8 +109,8 @@ func Install(families ...[]*Command) {
 	Table = make(map[string]*Command)
 	own := [][]*Command{
 		transactionCommands, persistCommands, aofCommands,
-		pubsubCommands, debugCommands, migrateCommands, {monitorCommand}, replicationCommands,
-		replicationMasterCommands, aclCommands, {slowlogCommand, latencyCommand, memoryCommand},
+		pubsubCommands, migrateCommands, {monitorCommand}, replicationCommands,
+		replicationMasterCommands, aclCommands,
 	}
 	for _, family := range append(own, families...) {
 		for _, c := range family {

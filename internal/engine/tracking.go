@@ -116,7 +116,7 @@ func (e *Engine) trackingLeave(x *Ctx, f trackFrame) {
 		pending := t.Pending
 		t.Pending = nil
 		for _, p := range pending {
-			if e.clients[c.ID] != c {
+			if e.Clients[c.ID] != c {
 				break
 			}
 			if p.null {
@@ -137,7 +137,7 @@ func (e *Engine) trackingRejected(x *Ctx) {
 	if !c.trk.caching || c.Multi != nil {
 		return
 	}
-	if CEqualFold(x.Args[0], "client") && len(x.Args) >= 2 && LookupSub(ClientCommand, x.Args[1]) != nil {
+	if CEqualFold(x.Args[0], "client") && len(x.Args) >= 2 && LookupSub(Lookup([]byte("client")), x.Args[1]) != nil {
 		return
 	}
 	c.trk.caching = false
@@ -267,7 +267,7 @@ func (e *Engine) invalidateKey(key string, by *Client, bcast bool) {
 	delete(t.table, key)
 	t.items -= len(ids)
 	for _, id := range sortedIDs(ids) {
-		target := e.clients[id]
+		target := e.Clients[id]
 		if target == nil || !target.trk.on || target.trk.bcast {
 			continue
 		}
@@ -313,14 +313,14 @@ func (e *Engine) TrackingFlushed() {
 	}
 	if t.Clients > 0 {
 		ids := make([]int64, 0, t.Clients)
-		for id, c := range e.clients {
+		for id, c := range e.Clients {
 			if c.trk.on {
 				ids = append(ids, id)
 			}
 		}
 		slices.Sort(ids)
 		for _, id := range ids {
-			c := e.clients[id]
+			c := e.Clients[id]
 			if c == t.Current && t.Depth > 0 {
 				t.Pending = append(t.Pending, pendingInvalidation{null: true})
 			} else {
@@ -350,7 +350,7 @@ func (e *Engine) sendTrackingNull(c *Client) {
 func (e *Engine) sendTrackingKeys(c *Client, payload []byte) {
 	target, redirected := c, false
 	if id := c.trk.redir; id != 0 {
-		r := e.clients[id]
+		r := e.Clients[id]
 		if r == nil {
 			c.trk.broken = true
 			if c.Resp() == 3 {
@@ -533,7 +533,7 @@ type trackingOpts struct {
 // cmdClientTracking is CLIENT TRACKING ON|OFF [REDIRECT id] [BCAST]
 // [PREFIX p ...] [OPTIN] [OPTOUT] [NOLOOP], with Redis's checks in
 // Redis's order: options first, then their compatibility.
-func cmdClientTracking(x *Ctx) {
+func CmdClientTracking(x *Ctx) {
 	c := x.C
 	var o trackingOpts
 	var redir int64
@@ -553,7 +553,7 @@ func cmdClientTracking(x *Ctx) {
 				return
 			}
 			redir = n
-			if x.E.clients[redir] == nil {
+			if x.E.Clients[redir] == nil {
 				x.W.Error("ERR The client ID you want redirect to does not exist")
 				return
 			}
@@ -642,7 +642,7 @@ func prefixesDisjoint(x *Ctx, ps []string) bool {
 	return true
 }
 
-func cmdClientCaching(x *Ctx) {
+func CmdClientCaching(x *Ctx) {
 	tr := &x.C.trk
 	if !tr.on {
 		x.W.Error("ERR CLIENT CACHING can be called only when the client is in tracking mode with OPTIN or OPTOUT mode enabled")
@@ -690,9 +690,9 @@ func (c *Client) trackingFlags(flags []byte) []byte {
 	return flags
 }
 
-func cmdClientGetRedir(x *Ctx) { x.W.Int(x.C.trackingRedir()) }
+func CmdClientGetRedir(x *Ctx) { x.W.Int(x.C.trackingRedir()) }
 
-func cmdClientTrackingInfo(x *Ctx) {
+func CmdClientTrackingInfo(x *Ctx) {
 	tr := &x.C.trk
 	x.W.Map(3)
 	x.W.BulkString("flags")

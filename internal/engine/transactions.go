@@ -233,7 +233,7 @@ func (e *Engine) UnwatchAll(c *Client) {
 }
 
 // touch invalidates the transactions of the clients watching key in db.
-func (ext *engineExt) touch(db int, key []byte) {
+func (ext *engineExt) Touch(db int, key []byte) {
 	for _, c := range ext.Watchers[WaitKey{db, string(key)}] {
 		if ws := ext.Watches[c]; ws != nil {
 			ws.Dirty = true

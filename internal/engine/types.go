@@ -38,7 +38,7 @@ func TypeName(e *keyspace.Entry) string {
 func ValueEncoding(e *keyspace.Entry) string {
 	switch v := e.Val.(type) {
 	case []byte:
-		return stringEncoding(v, e.Enc)
+		return StringEncoding(v, e.Enc)
 	case *zset.Set:
 		return v.Encoding()
 	case *hash.Hash:

@@ -23,8 +23,6 @@ var ServerCommands = []*engine.Command{
 	// handler can refuse it there as Redis's no-multi flag does.
 	{Name: "shutdown", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagNoMulti | engine.FlagAllowBusy,
 		Group: "server", Handler: cmdShutdown},
-	{Name: "info", Arity: -1, Flags: engine.FlagLoading | engine.FlagStale, Group: "server", Handler: engine.CmdInfo},
-	engine.ClientCommand,
 	engine.CommandCommand,
 	engine.ConfigCommand,
 }

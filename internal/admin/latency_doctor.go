@@ -1,8 +1,10 @@
-package engine
+package admin
 
 import (
 	"fmt"
 	"strings"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 )
 
 // LATENCY DOCTOR: Redis 7.0's createLatencyReport, for the events limitkv
@@ -15,27 +17,27 @@ type latencyStats struct {
 	period                          int64
 }
 
-func (e *Engine) analyzeLatency(ev string) latencyStats {
-	ts := e.obs.lat.events[ev]
+func analyzeLatency(e *engine.Engine, ev string) latencyStats {
+	ts := e.Obs.Lat.Events[ev]
 	var ls latencyStats
 	if ts == nil {
 		return ls
 	}
-	ls.allTimeHigh = ts.max
+	ls.allTimeHigh = ts.Max
 	var sum int64
-	for _, s := range ts.samples {
-		if s.time == 0 {
+	for _, s := range ts.Samples {
+		if s.Time == 0 {
 			continue
 		}
 		ls.samples++
 		if ls.samples == 1 {
-			ls.min, ls.max = s.latency, s.latency
+			ls.min, ls.max = s.Latency, s.Latency
 		} else {
-			ls.min, ls.max = min(ls.min, s.latency), max(ls.max, s.latency)
+			ls.min, ls.max = min(ls.min, s.Latency), max(ls.max, s.Latency)
 		}
-		sum += s.latency
-		if ls.period == 0 || s.time < ls.period {
-			ls.period = s.time
+		sum += s.Latency
+		if ls.period == 0 || s.Time < ls.period {
+			ls.period = s.Time
 		}
 	}
 	if ls.samples > 0 {
@@ -45,11 +47,11 @@ func (e *Engine) analyzeLatency(ev string) latencyStats {
 			ls.period = 1
 		}
 		sum = 0
-		for _, s := range ts.samples {
-			if s.time == 0 {
+		for _, s := range ts.Samples {
+			if s.Time == 0 {
 				continue
 			}
-			d := ls.avg - s.latency
+			d := ls.avg - s.Latency
 			sum += max(d, -d)
 		}
 		ls.mad = sum / int64(ls.samples)
@@ -57,25 +59,25 @@ func (e *Engine) analyzeLatency(ev string) latencyStats {
 	return ls
 }
 
-func cmdLatencyDoctor(x *Ctx) { x.W.Verbatim("txt", x.E.latencyReport()) }
+func cmdLatencyDoctor(x *engine.Ctx) { x.W.Verbatim("txt", latencyReport(x.E)) }
 
-func (e *Engine) latencyReport() string {
-	m := &e.obs.lat
+func latencyReport(e *engine.Engine) string {
+	m := &e.Obs.Lat
 	thr := e.Cfg.Obs.LatencyThreshold.Load()
-	if len(m.events) == 0 && thr == 0 {
+	if len(m.Events) == 0 && thr == 0 {
 		return "I'm sorry, Dave, I can't do that. Latency monitoring is disabled in this Redis instance. You may use \"CONFIG SET latency-monitor-threshold <milliseconds>.\" in order to enable it. If we weren't in a deep space mission I'd suggest to take a look at https://redis.io/topics/latency-monitor.\n"
 	}
 	var b strings.Builder
 	var slowEnabled, slowTuning, slowInspect, scheduler, hz, large, thp bool
 	advices := 0
-	names := m.eventNames()
+	names := eventNames(m)
 	for i, ev := range names {
 		if i == 0 {
 			b.WriteString("Dave, I have observed latency spikes in this Redis instance. You don't mind talking about it, do you Dave?\n\n")
 		}
-		ls := e.analyzeLatency(ev)
+		ls := analyzeLatency(e, ev)
 		fmt.Fprintf(&b, "%d. %s: %d latency spikes (average %dms, mean deviation %dms, period %.2f sec). Worst all time event %dms.",
-			i+1, ev, ls.samples, ls.avg, ls.mad, float64(ls.period)/float64(ls.samples), m.events[ev].max)
+			i+1, ev, ls.samples, ls.avg, ls.mad, float64(ls.period)/float64(ls.samples), m.Events[ev].Max)
 		switch strings.ToLower(ev) {
 		case "command":
 			if slowlog := e.Cfg.Obs.SlowlogSlowerThan.Load(); slowlog < 0 {

@@ -1,9 +1,11 @@
-package engine
+package admin
 
 import (
 	"runtime"
 	"runtime/debug"
 	"strconv"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/num"
 )
@@ -14,15 +16,15 @@ import (
 // eviction credits (entryMemory), not jemalloc's size classes, so values
 // differ from Redis's while their shapes and rules do not.
 
-var memoryCommand = &Command{
+var memoryCommand = &engine.Command{
 	Name: "memory", Arity: -2, Group: "server",
-	Sub: map[string]*Command{
-		"usage":        {Arity: -3, Flags: FlagReadOnly, Group: "server", FirstKey: 2, LastKey: 2, Step: 1, Handler: cmdMemoryUsage},
+	Sub: map[string]*engine.Command{
+		"usage":        {Arity: -3, Flags: engine.FlagReadOnly, Group: "server", FirstKey: 2, LastKey: 2, Step: 1, Handler: cmdMemoryUsage},
 		"stats":        {Arity: 2, Group: "server", Handler: cmdMemoryStats},
 		"doctor":       {Arity: 2, Group: "server", Handler: cmdMemoryDoctor},
 		"purge":        {Arity: 2, Group: "server", Handler: cmdMemoryPurge},
 		"malloc-stats": {Arity: 2, Group: "server", Handler: cmdMemoryMallocStats},
-		"help":         {Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdMemoryHelp},
+		"help":         {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdMemoryHelp},
 	},
 }
 
@@ -33,19 +35,19 @@ type memOverhead struct {
 	dataset, clientsNormal             uint64
 }
 
-func (e *Engine) memoryOverhead() *memOverhead {
+func memoryOverhead(e *engine.Engine) *memOverhead {
 	mo := &memOverhead{}
 	runtime.ReadMemStats(&mo.ms) // for the allocator_* fields; not a hot path
 	// used_memory is the figure maxmemory is checked against.
 	mo.used = e.UsedMemory()
-	e.memPeak = max(e.memPeak, mo.used)
-	mo.peak = e.memPeak
+	e.MemPeak = max(e.MemPeak, mo.used)
+	mo.peak = e.MemPeak
 	mo.rss = procRSS()
 	if mo.rss == 0 {
 		mo.rss = mo.ms.Sys
 	}
 	mo.startup = 512 << 10
-	mo.clientsNormal = uint64(len(e.clients)) * clientBaseMem
+	mo.clientsNormal = uint64(len(e.Clients)) * engine.ClientBaseMem
 	mo.overhead = mo.startup + mo.clientsNormal
 	if mo.used > mo.overhead {
 		mo.dataset = mo.used - mo.overhead
@@ -53,22 +55,22 @@ func (e *Engine) memoryOverhead() *memOverhead {
 	return mo
 }
 
-func cmdMemoryUsage(x *Ctx) {
+func cmdMemoryUsage(x *engine.Ctx) {
 	for i := 3; i < len(x.Args); i++ {
-		if CEqualFold(x.Args[i], "samples") && i+1 < len(x.Args) {
+		if engine.CEqualFold(x.Args[i], "samples") && i+1 < len(x.Args) {
 			n, ok := num.ParseInt(x.Args[i+1])
 			if !ok {
-				x.W.Error(ErrNotInt)
+				x.W.Error(engine.ErrNotInt)
 				return
 			}
 			if n < 0 {
-				x.W.Error(ErrSyntax)
+				x.W.Error(engine.ErrSyntax)
 				return
 			}
 			i++
 			continue
 		}
-		x.W.Error(ErrSyntax)
+		x.W.Error(engine.ErrSyntax)
 		return
 	}
 	// dictFind, as Redis: a key past its deadline not yet reclaimed is
@@ -78,20 +80,20 @@ func cmdMemoryUsage(x *Ctx) {
 		x.W.Null()
 		return
 	}
-	x.W.Int(int64(EntryMemory(ent)))
+	x.W.Int(int64(engine.EntryMemory(ent)))
 }
 
-func cmdMemoryStats(x *Ctx) {
+func cmdMemoryStats(x *engine.Ctx) {
 	e := x.E
-	mo := e.memoryOverhead()
+	mo := memoryOverhead(e)
 	ms := &mo.ms
 	var dbs []int
-	for i := range NumDBs {
+	for i := range engine.NumDBs {
 		if e.Dbs[i].Len() > 0 {
 			dbs = append(dbs, i)
 		}
 	}
-	keys := uint64(e.totalKeys())
+	keys := uint64(e.TotalKeys())
 	perKey := uint64(0)
 	if keys > 0 {
 		perKey = (mo.used - mo.startup) / keys
@@ -165,8 +167,8 @@ const (
 	doctorTail      = "I'm here to keep you safe, Sam. I want to help you.\n"
 )
 
-func (e *Engine) memoryDoctor() string {
-	mo := e.memoryOverhead()
+func memoryDoctor(e *engine.Engine) string {
+	mo := memoryOverhead(e)
 	ms := &mo.ms
 	if mo.used < 5<<20 {
 		return doctorEmpty
@@ -189,7 +191,7 @@ func (e *Engine) memoryDoctor() string {
 	if over(mo.rss, resident, 1.1) {
 		s += doctorProcRSS
 	}
-	if n := uint64(len(e.clients)); n > 0 && mo.clientsNormal/n > 200<<10 {
+	if n := uint64(len(e.Clients)); n > 0 && mo.clientsNormal/n > 200<<10 {
 		s += doctorClients
 	}
 	if e.Scripts.ScriptCount() > 1000 {
@@ -210,17 +212,19 @@ func replacePct(format, arg string) string {
 	return format
 }
 
-func cmdMemoryDoctor(x *Ctx) { x.W.Verbatim("txt", x.E.memoryDoctor()) }
+func cmdMemoryDoctor(x *engine.Ctx) { x.W.Verbatim("txt", memoryDoctor(x.E)) }
 
 // cmdMemoryPurge returns freed heap to the system: Go's counterpart of
 // jemalloc's purge of dirty pages.
-func cmdMemoryPurge(x *Ctx) {
+func cmdMemoryPurge(x *engine.Ctx) {
 	debug.FreeOSMemory()
 	x.W.OK()
 }
 
 // cmdMemoryMallocStats answers as Redis built without jemalloc does.
-func cmdMemoryMallocStats(x *Ctx) { x.W.BulkString("Stats not supported for the current allocator") }
+func cmdMemoryMallocStats(x *engine.Ctx) {
+	x.W.BulkString("Stats not supported for the current allocator")
+}
 
 var memoryHelp = []string{
 	"MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -239,4 +243,4 @@ var memoryHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdMemoryHelp(x *Ctx) { WriteHelp(x, memoryHelp) }
+func cmdMemoryHelp(x *engine.Ctx) { engine.WriteHelp(x, memoryHelp) }

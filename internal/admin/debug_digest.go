@@ -1,10 +1,12 @@
-package engine
+package admin
 
 import (
 	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"math"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -102,7 +104,7 @@ func objectDigest(d *digest, ent *keyspace.Entry) {
 // datasetDigest is computeDatasetDigest: per non-empty database its
 // number, then the xor of every key's digest. Keys past their deadline
 // that are not reclaimed yet count, as in Redis, which walks its dict.
-func (e *Engine) datasetDigest() digest {
+func datasetDigest(e *engine.Engine) digest {
 	var final digest
 	for i, db := range e.Dbs {
 		if db.Len() == 0 {
@@ -122,15 +124,15 @@ func (e *Engine) datasetDigest() digest {
 	return final
 }
 
-func debugDigest(x *Ctx) {
-	d := x.E.datasetDigest()
+func debugDigest(x *engine.Ctx) {
+	d := datasetDigest(x.E)
 	x.W.Simple(d.hex())
 }
 
 // debugDigestValue answers one status per key: the value's digest, zeros
 // for a missing key. Like Redis it does not look keys up (no expiry, no
 // access time).
-func debugDigestValue(x *Ctx) {
+func debugDigestValue(x *engine.Ctx) {
 	x.W.Array(len(x.Args) - 2)
 	for _, k := range x.Args[2:] {
 		var d digest

@@ -1,19 +1,17 @@
-package engine
+package admin
 
 import (
 	"bufio"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
-	"net"
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 
 	glob "github.com/limitkv/limitkv/internal/glob"
 
@@ -31,125 +29,41 @@ import (
 // enable-debug-command allows the client (checked in dispatch, after the
 // arity and before AUTH, as processCommand does). The digest is in
 // debug_digest.go.
-var debugCommands = []*Command{
-	{Name: "debug", Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdDebug},
-}
-
-// enable-debug-command's values (Redis's protected_action_enum).
-const (
-	DebugCommandNo    int32 = iota // refused to every client (the default)
-	DebugCommandYes                // allowed
-	DebugCommandLocal              // allowed to loopback clients only
-)
-
-// ParseDebugCommandSetting reads enable-debug-command's value (any case).
-func ParseDebugCommandSetting(v string) (int32, bool) {
-	switch strings.ToLower(v) {
-	case "no":
-		return DebugCommandNo, true
-	case "yes":
-		return DebugCommandYes, true
-	case "local":
-		return DebugCommandLocal, true
-	}
-	return 0, false
-}
-
-func formatDebugCommandSetting(v int32) string {
-	switch v {
-	case DebugCommandYes:
-		return "yes"
-	case DebugCommandLocal:
-		return "local"
-	}
-	return "no"
-}
-
-// errDebugNotAllowed is processCommand's refusal of a protected command.
-const ErrDebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
-
-// debugAllowed is allowProtectedAction for DEBUG: "local" admits only
-// clients whose peer address is 127.0.0.1 or ::1, as islocalClient.
-func (e *Engine) debugAllowed(c *Client) bool {
-	switch e.Cfg.EnableDebugCommand.Load() {
-	case DebugCommandYes:
-		return true
-	case DebugCommandLocal:
-		host, _, err := net.SplitHostPort(c.Addr)
-		if err != nil {
-			host = c.Addr
-		}
-		return host == "127.0.0.1" || host == "::1"
-	}
-	return false
-}
-
-// debugState is what DEBUG's switches change. The atomic ones are read by
-// the server's cron without the engine lock.
-type debugState struct {
-	activeExpireOff    atomic.Bool // SET-ACTIVE-EXPIRE 0
-	cronPaused         atomic.Bool // PAUSE-CRON 1
-	DisableDenyScripts bool        // SET-DISABLE-DENY-SCRIPTS: noscript commands run in scripts
-	skipChecksum       bool        // SET-SKIP-CHECKSUM-VALIDATION: RESTORE and loading skip the CRC
-	replID             string      // master_replid; CHANGE-REPL-ID draws a new one
-	// Accepted and kept, with nothing in limitkv to act on them (the AOF
-	// flush does not sleep, no replicas, no cluster, Go-managed reply
-	// buffers).
-	aofFlushSleep     int64
-	dropClusterFilter int64
-	replyPeakReset    int64
-	replyResizing     bool
-
-	migrate migrateSockets // MIGRATE's cached connections (migrate.go)
-}
-
-// ActiveExpireEnabled reports whether the cron should reclaim expired keys
-// (DEBUG SET-ACTIVE-EXPIRE 0 turns it off). Safe without the lock.
-func (e *Engine) ActiveExpireEnabled() bool { return !e.Debug.activeExpireOff.Load() }
-
-// CronPaused reports whether DEBUG PAUSE-CRON 1 stopped the periodic jobs
-// (expiry, save points, idle clients, rehashing). Safe without the lock.
-func (e *Engine) CronPaused() bool { return e.Debug.cronPaused.Load() }
-
-// replicationID is INFO's master_replid: the run id until CHANGE-REPL-ID.
-func (e *Engine) replicationID() string {
-	if e.Debug.replID == "" {
-		return e.RunID
-	}
-	return e.Debug.replID
+var debugCommands = []*engine.Command{
+	{Name: "debug", Arity: -2, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdDebug},
 }
 
 // errDebugUnsupported answers the subcommands that exist in Redis but that
 // limitkv cannot honour (crashing the process, jemalloc, AOF, C struct
 // sizes).
 func errDebugUnsupported(sub []byte) string {
-	return "ERR DEBUG " + strings.ToUpper(string(Cstr(sub))) + " is not supported by limitkv"
+	return "ERR DEBUG " + strings.ToUpper(string(engine.Cstr(sub))) + " is not supported by limitkv"
 }
 
 func errDebugSyntax(sub []byte) string {
-	return fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP.", trunc(Cstr(sub), 128))
+	return fmt.Sprintf("ERR unknown subcommand or wrong number of arguments for '%s'. Try DEBUG HELP.", engine.Trunc(engine.Cstr(sub), 128))
 }
 
 // cmdDebug dispatches in debugCommand's order, each name with the argument
 // counts Redis accepts for it; anything else is the syntax error.
-func cmdDebug(x *Ctx) {
+func cmdDebug(x *engine.Ctx) {
 	sub, n := x.Args[1], len(x.Args)
-	is := func(name string) bool { return CEqualFold(sub, name) }
+	is := func(name string) bool { return engine.CEqualFold(sub, name) }
 	switch {
 	case n == 2 && is("help"):
-		WriteHelp(x, debugHelp)
+		engine.WriteHelp(x, debugHelp)
 	case is("segfault"), is("panic"), is("assert"), is("oom"):
 		x.W.Error(errDebugUnsupported(sub))
 	case is("restart"), is("crash-and-recover"):
 		if n >= 3 {
 			if _, ok := num.ParseInt(x.Args[2]); !ok {
-				x.W.Error(ErrNotInt)
+				x.W.Error(engine.ErrNotInt)
 				return
 			}
 		}
 		x.W.Error("ERR failed to restart the server. Check server logs.")
 	case is("log") && n == 3:
-		x.E.Log.Warn("DEBUG LOG: " + string(Cstr(x.Args[2])))
+		x.E.Log.Warn("DEBUG LOG: " + string(engine.Cstr(x.Args[2])))
 		x.W.OK()
 	case is("leak") && n == 3:
 		x.W.OK() // nothing to leak under a garbage collector
@@ -160,10 +74,10 @@ func cmdDebug(x *Ctx) {
 	case is("drop-cluster-packet-filter") && n == 3:
 		v, ok := num.ParseInt(x.Args[2])
 		if !ok {
-			x.W.Error(ErrNotInt)
+			x.W.Error(engine.ErrNotInt)
 			return
 		}
-		x.E.Debug.dropClusterFilter = v
+		x.E.Debug.DropClusterFilter = v
 		x.W.OK()
 	case is("object") && n == 3:
 		debugObject(x)
@@ -171,7 +85,7 @@ func cmdDebug(x *Ctx) {
 		ent := x.DB.Peek(x.Args[2])
 		switch {
 		case ent == nil:
-			x.W.Error(ErrNoSuchKey)
+			x.W.Error(engine.ErrNoSuchKey)
 		case !isSDSString(ent):
 			x.W.Error("ERR Not an sds encoded string.")
 		default:
@@ -190,16 +104,16 @@ func cmdDebug(x *Ctx) {
 	case is("protocol") && n == 3:
 		debugProtocol(x)
 	case is("sleep") && n == 3:
-		secs, _ := StrtodPrefix(Cstr(x.Args[2]))
+		secs, _ := StrtodPrefix(engine.Cstr(x.Args[2]))
 		if us := int64(secs * 1e6); us > 0 {
 			time.Sleep(time.Duration(us) * time.Microsecond) // holding the lock: the server stops, as Redis's does
 		}
 		x.W.OK()
 	case is("set-active-expire") && n == 3:
-		x.E.Debug.activeExpireOff.Store(Atoi(x.Args[2]) == 0)
+		x.E.Debug.ActiveExpireOff.Store(engine.Atoi(x.Args[2]) == 0)
 		x.W.OK()
 	case is("quicklist-packed-threshold") && n == 3:
-		sz, ok := Memtoull(string(Cstr(x.Args[2])))
+		sz, ok := engine.Memtoull(string(engine.Cstr(x.Args[2])))
 		if !ok || sz > 1<<32-1<<20 {
 			x.W.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
 			return
@@ -210,10 +124,10 @@ func cmdDebug(x *Ctx) {
 		x.E.Cfg.ListPackedThreshold.Store(int64(sz))
 		x.W.OK()
 	case is("set-skip-checksum-validation") && n == 3:
-		x.E.Debug.skipChecksum = Atoi(x.Args[2]) != 0
+		x.E.Debug.SkipChecksum = engine.Atoi(x.Args[2]) != 0
 		x.W.OK()
 	case is("aof-flush-sleep") && n == 3:
-		x.E.Debug.aofFlushSleep = int64(Atoi(x.Args[2]))
+		x.E.Debug.AofFlushSleep = int64(engine.Atoi(x.Args[2]))
 		x.W.OK()
 	case is("replicate") && n >= 3:
 		x.W.OK() // no replicas to feed
@@ -225,8 +139,8 @@ func cmdDebug(x *Ctx) {
 		id, ok := num.ParseInt(x.Args[2])
 		switch {
 		case !ok:
-			x.W.Error(ErrNotInt)
-		case id < 0 || id >= NumDBs:
+			x.W.Error(engine.ErrNotInt)
+		case id < 0 || id >= engine.NumDBs:
 			x.W.Error("ERR Out of range database")
 		default:
 			x.W.Error(errDebugUnsupported(sub))
@@ -235,21 +149,21 @@ func cmdDebug(x *Ctx) {
 		ent := x.LookupNoTouch(x.Args[2])
 		switch {
 		case ent == nil:
-			x.W.Error(ErrNoSuchKey)
-		case ValueEncoding(ent) != "hashtable" && ValueEncoding(ent) != "skiplist":
+			x.W.Error(engine.ErrNoSuchKey)
+		case engine.ValueEncoding(ent) != "hashtable" && engine.ValueEncoding(ent) != "skiplist":
 			x.W.Error("ERR The value stored at the specified key is not represented using an hash table")
 		default:
 			x.W.Error(errDebugUnsupported(sub))
 		}
 	case is("change-repl-id") && n == 2:
 		x.E.Log.Warn("Changing replication IDs after receiving DEBUG change-repl-id")
-		x.E.Debug.replID = newReplID()
+		x.E.Debug.ReplID = engine.NewReplID()
 		x.W.OK()
 	case is("stringmatch-test") && n == 2:
 		stringmatchFuzz()
 		x.W.Simple("Apparently Redis did not crash: test passed")
 	case is("set-disable-deny-scripts") && n == 3:
-		x.E.Debug.DisableDenyScripts = Atoi(x.Args[2]) != 0
+		x.E.Debug.DisableDenyScripts = engine.Atoi(x.Args[2]) != 0
 		x.W.OK()
 	case is("config-rewrite-force-all") && n == 2:
 		// What Redis answers without a config file (fopen(NULL) fails
@@ -260,37 +174,15 @@ func cmdDebug(x *Ctx) {
 	case (is("mallctl") || is("mallctl-str")) && n >= 3:
 		x.W.Error(errDebugUnsupported(sub))
 	case is("pause-cron") && n == 3:
-		x.E.Debug.cronPaused.Store(Atoi(x.Args[2]) != 0)
+		x.E.Debug.CronPaused.Store(engine.Atoi(x.Args[2]) != 0)
 		x.W.OK()
 	case is("replybuffer") && n == 4:
 		debugReplyBuffer(x)
-	case is("clusterlink") && n == 5 && CEqualFold(x.Args[2], "kill"):
+	case is("clusterlink") && n == 5 && engine.CEqualFold(x.Args[2], "kill"):
 		x.W.Error("ERR Debug option only available for cluster mode enabled setup!")
 	default:
 		x.W.Error(errDebugSyntax(sub))
 	}
-}
-
-// atoi is C's atoi: leading spaces, a sign and digits; anything else ends
-// the number (0 if there is none).
-func Atoi(b []byte) int {
-	n, _ := strtoll(string(leadingInt(Cstr(b))))
-	return int(int32(n))
-}
-
-func leadingInt(b []byte) []byte {
-	i := 0
-	for i < len(b) && (b[i] == ' ' || (b[i] >= '\t' && b[i] <= '\r')) {
-		i++
-	}
-	j := i
-	if j < len(b) && (b[j] == '+' || b[j] == '-') {
-		j++
-	}
-	for j < len(b) && b[j] >= '0' && b[j] <= '9' {
-		j++
-	}
-	return b[:j]
 }
 
 // strtodPrefix is strtod(s, NULL): the longest prefix of s that reads as a
@@ -344,17 +236,11 @@ func StrtodPrefix(s []byte) (float64, bool) {
 	return f, true
 }
 
-func newReplID() string {
-	var b [20]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // isSDSString reports whether Redis would hold the value as an sds string
 // (raw or embstr, not int).
 func isSDSString(ent *keyspace.Entry) bool {
 	v, ok := ent.Val.([]byte)
-	return ok && stringEncoding(v, ent.Enc) != "int"
+	return ok && engine.StringEncoding(v, ent.Enc) != "int"
 }
 
 // debugObject is DEBUG OBJECT's status line. The address is the entry's
@@ -363,21 +249,21 @@ func isSDSString(ent *keyspace.Entry) bool {
 // the quicklist fields describe the nodes Redis builds for the list's
 // elements pushed at the tail. Like Redis it finds keys past their
 // deadline that are not reclaimed yet.
-func debugObject(x *Ctx) {
+func debugObject(x *engine.Ctx) {
 	ent := x.DB.Peek(x.Args[2])
 	if ent == nil {
-		x.W.Error(ErrNoSuchKey)
+		x.W.Error(engine.ErrNoSuchKey)
 		return
 	}
 	refcount := 1
-	if v, ok := ent.Val.([]byte); ok && ent.Enc == keyspace.EncAuto && SharedInt(v) && x.SharedIntsAllowed() {
+	if v, ok := ent.Val.([]byte); ok && ent.Enc == keyspace.EncAuto && engine.SharedInt(v) && x.SharedIntsAllowed() {
 		refcount = 1<<31 - 1
 	}
-	var conv toRDB
-	rv := conv.value(ent)
+	var conv engine.ToRDB
+	rv := conv.Value(ent)
 	payload, err := rdb.EncodeDump(rv, x.DumpOptions())
 	if err != nil {
-		x.W.Error(ErrInternal)
+		x.W.Error(engine.ErrInternal)
 		return
 	}
 	serialized := len(payload) - 1 - 10 // the type byte; version and CRC
@@ -385,7 +271,7 @@ func debugObject(x *Ctx) {
 	idle := ent.IdleMs(x.Now) / 1000
 	var b strings.Builder
 	fmt.Fprintf(&b, "Value at:%p refcount:%d encoding:%s serializedlength:%d lru:%d lru_seconds_idle:%d",
-		ent, refcount, ValueEncoding(ent), serialized, lru, idle)
+		ent, refcount, engine.ValueEncoding(ent), serialized, lru, idle)
 	if l, ok := ent.Val.(*list.List); ok {
 		nodes, size := rdb.QuicklistShape(rv.List, x.E.Cfg.RdbLimits())
 		avg := math.NaN()
@@ -404,18 +290,18 @@ func debugObject(x *Ctx) {
 
 // debugListpack and debugQuicklist print a value's structure where Redis
 // prints to stdout: limitkv writes it to its log.
-func debugListpack(x *Ctx) {
+func debugListpack(x *engine.Ctx) {
 	ent := x.LookupNoTouch(x.Args[2])
 	if ent == nil {
-		x.W.Error(ErrNoSuchKey)
+		x.W.Error(engine.ErrNoSuchKey)
 		return
 	}
-	if ValueEncoding(ent) != "listpack" {
+	if engine.ValueEncoding(ent) != "listpack" {
 		x.W.Error("ERR Not a listpack encoded object.")
 		return
 	}
-	var conv toRDB
-	rv := conv.value(ent)
+	var conv engine.ToRDB
+	rv := conv.Value(ent)
 	x.E.Log.Info("DEBUG LISTPACK", "key", string(x.Args[2]), "type", rv.Type.String(), "entries", listpackEntries(ent))
 	x.W.Simple("Listpack structure printed on stdout")
 }
@@ -430,10 +316,10 @@ func listpackEntries(ent *keyspace.Entry) int {
 	return 0
 }
 
-func debugQuicklist(x *Ctx) {
+func debugQuicklist(x *engine.Ctx) {
 	ent := x.LookupNoTouch(x.Args[2])
 	if ent == nil {
-		x.W.Error(ErrNoSuchKey)
+		x.W.Error(engine.ErrNoSuchKey)
 		return
 	}
 	l, ok := ent.Val.(*list.List)
@@ -441,8 +327,8 @@ func debugQuicklist(x *Ctx) {
 		x.W.Error("ERR Not a quicklist encoded object.")
 		return
 	}
-	var conv toRDB
-	rv := conv.value(ent)
+	var conv engine.ToRDB
+	rv := conv.Value(ent)
 	nodes, size := rdb.QuicklistShape(rv.List, x.E.Cfg.RdbLimits())
 	x.E.Log.Info("DEBUG QUICKLIST", "key", string(x.Args[2]), "count", l.Len(), "nodes", nodes, "size", size)
 	x.W.Simple("Quicklist structure printed on stdout")
@@ -450,7 +336,7 @@ func debugQuicklist(x *Ctx) {
 
 // debugPopulate creates count string keys prefix:N = "value:N" (padded or
 // cut to size bytes when given), skipping names that exist.
-func debugPopulate(x *Ctx) {
+func debugPopulate(x *engine.Ctx) {
 	// getPositiveLongFromObjectOrReply: one message for both failures.
 	const errPositive = "ERR value is out of range, must be positive"
 	count, ok := num.ParseInt(x.Args[2])
@@ -467,7 +353,7 @@ func debugPopulate(x *Ctx) {
 	}
 	prefix := "key"
 	if len(x.Args) >= 4 {
-		prefix = string(Cstr(x.Args[3]))
+		prefix = string(engine.Cstr(x.Args[3]))
 	}
 	var kb, vb []byte
 	for j := int64(0); j < count; j++ {
@@ -490,7 +376,7 @@ func debugPopulate(x *Ctx) {
 		// createStringObject: embstr up to 44 bytes, no integer detection.
 		x.DB.Add(kb, val).Enc = keyspace.EncEmbstr
 		if x.E.Watching != 0 {
-			x.E.Ext().touch(x.C.DB, kb)
+			x.E.Ext().Touch(x.C.DB, kb)
 		}
 	}
 	x.W.OK()
@@ -498,9 +384,9 @@ func debugPopulate(x *Ctx) {
 
 // debugProtocol answers a sample of each reply type, as Redis does in the
 // client's protocol.
-func debugProtocol(x *Ctx) {
+func debugProtocol(x *engine.Ctx) {
 	w, name := x.W, x.Args[2]
-	is := func(s string) bool { return CEqualFold(name, s) }
+	is := func(s string) bool { return engine.CEqualFold(name, s) }
 	switch {
 	case is("string"):
 		w.BulkString("Hello World")
@@ -557,25 +443,25 @@ func debugProtocol(x *Ctx) {
 	}
 }
 
-func debugReplyBuffer(x *Ctx) {
+func debugReplyBuffer(x *engine.Ctx) {
 	what, v := x.Args[2], x.Args[3]
 	switch {
-	case CEqualFold(what, "peak-reset-time"):
+	case engine.CEqualFold(what, "peak-reset-time"):
 		switch {
-		case CEqualFold(v, "never"):
-			x.E.Debug.replyPeakReset = -1
-		case CEqualFold(v, "reset"):
-			x.E.Debug.replyPeakReset = 5000 // REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME
+		case engine.CEqualFold(v, "never"):
+			x.E.Debug.ReplyPeakReset = -1
+		case engine.CEqualFold(v, "reset"):
+			x.E.Debug.ReplyPeakReset = 5000 // REPLY_BUFFER_DEFAULT_PEAK_RESET_TIME
 		default:
 			n, ok := num.ParseInt(v)
 			if !ok {
-				x.W.Error(ErrNotInt)
+				x.W.Error(engine.ErrNotInt)
 				return
 			}
-			x.E.Debug.replyPeakReset = n
+			x.E.Debug.ReplyPeakReset = n
 		}
-	case CEqualFold(what, "resizing"):
-		x.E.Debug.replyResizing = Atoi(v) != 0
+	case engine.CEqualFold(what, "resizing"):
+		x.E.Debug.ReplyResizing = engine.Atoi(v) != 0
 	default:
 		x.W.Error(errDebugSyntax(x.Args[1]))
 		return
@@ -587,15 +473,15 @@ func debugReplyBuffer(x *Ctx) {
 // (unless NOFLUSH), and load dbfilename back; with MERGE a key of the file
 // replaces one in memory, without it a duplicate is a load error (Redis
 // stops the server there; limitkv answers the error, keeping what loaded).
-func debugReload(x *Ctx) {
+func debugReload(x *engine.Ctx) {
 	save, flush, merge := true, true, false
 	for _, opt := range x.Args[2:] {
 		switch {
-		case CEqualFold(opt, "merge"):
+		case engine.CEqualFold(opt, "merge"):
 			merge = true
-		case CEqualFold(opt, "noflush"):
+		case engine.CEqualFold(opt, "noflush"):
 			flush = false
-		case CEqualFold(opt, "nosave"):
+		case engine.CEqualFold(opt, "nosave"):
 			save = false
 		default:
 			x.W.Error("ERR DEBUG RELOAD only supports the MERGE, NOFLUSH and NOSAVE options.")
@@ -603,10 +489,10 @@ func debugReload(x *Ctx) {
 		}
 	}
 	e := x.E
-	if e.loading.on {
+	if e.StartLoad.On {
 		// Redis would save the half-loaded dataset over the file it is
 		// loading: refused instead.
-		x.W.Error(ErrLoading)
+		x.W.Error(engine.ErrLoading)
 		return
 	}
 	if save {
@@ -622,7 +508,7 @@ func debugReload(x *Ctx) {
 			db.Flush()
 		}
 	}
-	if err := e.reloadFile(e.Cfg.RDBPath(), merge); err != nil {
+	if err := reloadFile(e, e.Cfg.RDBPath(), merge); err != nil {
 		e.Log.Warn("DEBUG RELOAD failed", "err", err)
 		x.W.Error("ERR Error trying to load the RDB dump")
 		return
@@ -633,17 +519,17 @@ func debugReload(x *Ctx) {
 
 // reloadFile loads path into the databases as they are, with the lock
 // held (DEBUG RELOAD). A missing file is an error here, as rdbLoad's.
-func (e *Engine) reloadFile(path string, merge bool) error {
+func reloadFile(e *engine.Engine, path string, merge bool) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := e.load(bufio.NewReaderSize(f, 1<<20), merge)
+	st, err := e.Load(bufio.NewReaderSize(f, 1<<20), merge)
 	if err != nil {
 		return err
 	}
-	e.Persist.loadKeys, e.Persist.loadExpired = st.Keys, st.Expired
+	e.Persist.LoadKeys, e.Persist.LoadExpired = st.Keys, st.Expired
 	return nil
 }
 

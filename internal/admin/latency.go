@@ -1,4 +1,4 @@
-package engine
+package admin
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	engine "github.com/limitkv/limitkv/internal/engine"
 )
 
 // LATENCY LATEST/HISTORY/RESET/GRAPH/DOCTOR/HISTOGRAM/HELP, as Redis
@@ -17,133 +19,75 @@ import (
 // "expire-cycle" (the active expiry cycle's slice). HISTOGRAM reads the
 // per-command latency histograms of INFO latencystats (cmdstats.go).
 
-const latencyTSLen = 160
-
-type latencySample struct{ time, latency int64 }
-
-type latencySeries struct {
-	idx     int
-	max     int64
-	samples [latencyTSLen]latencySample
-}
-
-type latencyMonitor struct {
-	events map[string]*latencySeries
-}
-
-var latencyCommand = &Command{
+var latencyCommand = &engine.Command{
 	Name: "latency", Arity: -2, Group: "server",
-	Sub: map[string]*Command{
-		"doctor":    {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdLatencyDoctor},
-		"graph":     {Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdLatencyGraph},
-		"help":      {Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdLatencyHelp},
-		"histogram": {Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdLatencyHistogram},
-		"history":   {Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdLatencyHistory},
-		"latest":    {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdLatencyLatest},
-		"reset":     {Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdLatencyReset},
+	Sub: map[string]*engine.Command{
+		"doctor":    {Arity: 2, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdLatencyDoctor},
+		"graph":     {Arity: 3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdLatencyGraph},
+		"help":      {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdLatencyHelp},
+		"histogram": {Arity: -2, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdLatencyHistogram},
+		"history":   {Arity: 3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdLatencyHistory},
+		"latest":    {Arity: 2, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdLatencyLatest},
+		"reset":     {Arity: -2, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "server", Handler: cmdLatencyReset},
 	},
 }
 
-// latencySample is what call() adds for a command that ran ms ms.
-func (e *Engine) latencySample(c *Command, ms int64) {
-	if thr := e.Cfg.Obs.LatencyThreshold.Load(); thr == 0 || ms < thr {
-		return
-	}
-	ev := "command"
-	if c.Flags&FlagFast != 0 {
-		ev = "fast-command"
-	}
-	e.latencyAdd(ev, ms)
-}
-
-// LatencyAddIfNeeded records ms for event when it reaches
-// latency-monitor-threshold (latencyAddSampleIfNeeded). Call with the
-// lock held.
-func (e *Engine) LatencyAddIfNeeded(event string, ms int64) {
-	if thr := e.Cfg.Obs.LatencyThreshold.Load(); thr == 0 || ms < thr {
-		return
-	}
-	e.latencyAdd(event, ms)
-}
-
-func (e *Engine) latencyAdd(event string, ms int64) {
-	m := &e.obs.lat
-	if m.events == nil {
-		m.events = make(map[string]*latencySeries)
-	}
-	ts := m.events[event]
-	if ts == nil {
-		ts = &latencySeries{}
-		m.events[event] = ts
-	}
-	now := e.Clock.Now().Unix()
-	ts.max = max(ts.max, ms)
-	// One sample per second: the worst of it.
-	prev := &ts.samples[(ts.idx+latencyTSLen-1)%latencyTSLen]
-	if prev.time == now {
-		prev.latency = max(prev.latency, ms)
-		return
-	}
-	ts.samples[ts.idx] = latencySample{now, ms}
-	ts.idx = (ts.idx + 1) % latencyTSLen
-}
-
 // eventNames lists the events in a stable order (Redis's is its dict's).
-func (m *latencyMonitor) eventNames() []string {
-	names := make([]string, 0, len(m.events))
-	for n := range m.events {
+func eventNames(m *engine.LatencyMonitor) []string {
+	names := make([]string, 0, len(m.Events))
+	for n := range m.Events {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	return names
 }
 
-func cmdLatencyLatest(x *Ctx) {
-	m := &x.E.obs.lat
-	names := m.eventNames()
+func cmdLatencyLatest(x *engine.Ctx) {
+	m := &x.E.Obs.Lat
+	names := eventNames(m)
 	x.W.Array(len(names))
 	for _, n := range names {
-		ts := m.events[n]
-		last := ts.samples[(ts.idx+latencyTSLen-1)%latencyTSLen]
+		ts := m.Events[n]
+		last := ts.Samples[(ts.Idx+engine.LatencyTSLen-1)%engine.LatencyTSLen]
 		x.W.Array(4)
 		x.W.BulkString(n)
-		x.W.Int(last.time)
-		x.W.Int(last.latency)
-		x.W.Int(ts.max)
+		x.W.Int(last.Time)
+		x.W.Int(last.Latency)
+		x.W.Int(ts.Max)
 	}
 }
 
-func cmdLatencyHistory(x *Ctx) {
-	ts := x.E.obs.lat.events[string(x.Args[2])]
+func cmdLatencyHistory(x *engine.Ctx) {
+	ts := x.E.Obs.Lat.Events[string(x.Args[2])]
 	if ts == nil {
 		x.W.Array(0)
 		return
 	}
-	var out []latencySample
-	for j := range latencyTSLen {
-		if s := ts.samples[(ts.idx+j)%latencyTSLen]; s.time != 0 {
+	var out []engine.LatencySample
+	for j := range engine.LatencyTSLen {
+		if s := ts.Samples[(ts.Idx+j)%engine.LatencyTSLen]; s.Time != 0 {
 			out = append(out, s)
 		}
 	}
 	x.W.Array(len(out))
 	for _, s := range out {
 		x.W.Array(2)
-		x.W.Int(s.time)
-		x.W.Int(s.latency)
+		x.W.Int(s.Time)
+		x.W.Int(s.Latency)
 	}
 }
 
-func cmdLatencyReset(x *Ctx) {
-	m := &x.E.obs.lat
+func cmdLatencyReset(x *engine.Ctx) {
+	m := &x.E.Obs.Lat
 	n := 0
 	if len(x.Args) == 2 {
-		n = len(m.events)
-		m.events = nil
+		n = len(m.Events)
+		m.Events = nil
 	} else {
 		for _, a := range x.Args[2:] {
-			for ev := range m.events {
+			for ev := range m.Events {
 				if strings.EqualFold(ev, string(a)) {
-					delete(m.events, ev)
+					delete(m.Events, ev)
 					n++
 				}
 			}
@@ -152,28 +96,28 @@ func cmdLatencyReset(x *Ctx) {
 	x.W.Int(int64(n))
 }
 
-func cmdLatencyGraph(x *Ctx) {
+func cmdLatencyGraph(x *engine.Ctx) {
 	ev := string(x.Args[2])
-	ts := x.E.obs.lat.events[ev]
+	ts := x.E.Obs.Lat.Events[ev]
 	if ts == nil {
-		x.W.Error("ERR No samples available for event '" + string(Cstr(x.Args[2])) + "'")
+		x.W.Error("ERR No samples available for event '" + string(engine.Cstr(x.Args[2])) + "'")
 		return
 	}
 	now := x.E.Clock.Now().Unix()
 	var seq SparkSeq
 	var lo, hi int64
-	for j := range latencyTSLen {
-		s := ts.samples[(ts.idx+j)%latencyTSLen]
-		if s.time == 0 {
+	for j := range engine.LatencyTSLen {
+		s := ts.Samples[(ts.Idx+j)%engine.LatencyTSLen]
+		if s.Time == 0 {
 			continue
 		}
 		if len(seq.samples) == 0 {
-			lo, hi = s.latency, s.latency
+			lo, hi = s.Latency, s.Latency
 		} else {
-			lo, hi = min(lo, s.latency), max(hi, s.latency)
+			lo, hi = min(lo, s.Latency), max(hi, s.Latency)
 		}
 		var label string
-		switch el := now - s.time; {
+		switch el := now - s.Time; {
 		case el < 60:
 			label = strconv.FormatInt(el, 10) + "s"
 		case el < 3600:
@@ -183,10 +127,10 @@ func cmdLatencyGraph(x *Ctx) {
 		default:
 			label = strconv.FormatInt(el/86400, 10) + "d"
 		}
-		seq.Add(float64(s.latency), label)
+		seq.Add(float64(s.Latency), label)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", ev, hi, lo, ts.max)
+	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", ev, hi, lo, ts.Max)
 	b.WriteString(strings.Repeat("-", 80))
 	b.WriteByte('\n')
 	seq.Render(&b, 80, 4)
@@ -272,30 +216,30 @@ func (s *SparkSeq) renderRange(b *strings.Builder, rows, offset, n int) {
 	}
 }
 
-func cmdLatencyHistogram(x *Ctx) {
+func cmdLatencyHistogram(x *engine.Ctx) {
 	e := x.E
 	type item struct {
-		c  *Command
-		st *cmdStat
+		c  *engine.Command
+		st *engine.CmdStat
 	}
 	var items []item
 	if len(x.Args) == 2 {
-		e.statsInOrder(func(c *Command, st *cmdStat) {
-			if st.hist != nil {
+		e.StatsInOrder(func(c *engine.Command, st *engine.CmdStat) {
+			if st.Hist != nil {
 				items = append(items, item{c, st})
 			}
 		})
-	} else if e.obs.cmds != nil {
+	} else if e.Obs.Cmds != nil {
 		for _, a := range x.Args[2:] {
 			c := lookupCommandName(a)
 			if c == nil {
 				continue
 			}
-			if st := e.obs.stat(c); st.hist != nil {
+			if st := e.Obs.Stat(c); st.Hist != nil {
 				items = append(items, item{c, st})
 			}
-			e.subsInOrder(c, func(sub *Command) {
-				if st := e.obs.stat(sub); st.hist != nil {
+			subsInOrder(e, c, func(sub *engine.Command) {
+				if st := e.Obs.Stat(sub); st.Hist != nil {
 					items = append(items, item{sub, st})
 				}
 			})
@@ -306,12 +250,12 @@ func cmdLatencyHistogram(x *Ctx) {
 		x.W.BulkString(it.c.Name)
 		x.W.Map(2)
 		x.W.BulkString("calls")
-		x.W.Int(it.st.hist.Total())
+		x.W.Int(it.st.Hist.Total())
 		x.W.BulkString("histogram_usec")
 		var prev int64
 		type bucket struct{ us, cum int64 }
 		var bs []bucket
-		for _, lb := range it.st.hist.LogBuckets(1024, 2) {
+		for _, lb := range it.st.Hist.LogBuckets(1024, 2) {
 			if lb.Cumulative > prev {
 				bs = append(bs, bucket{lb.HighestEquivalent / 1000, lb.Cumulative})
 			}
@@ -327,19 +271,19 @@ func cmdLatencyHistogram(x *Ctx) {
 
 // lookupCommandName is lookupCommandBySds: "name" or "container|sub", any
 // case.
-func lookupCommandName(a []byte) *Command {
+func lookupCommandName(a []byte) *engine.Command {
 	name, sub, ok := strings.Cut(string(a), "|")
-	c := Lookup([]byte(name))
+	c := engine.Lookup([]byte(name))
 	if c == nil || !ok {
 		return c
 	}
 	if c.Sub == nil || strings.Contains(sub, "|") {
 		return nil
 	}
-	return LookupSub(c, []byte(sub))
+	return engine.LookupSub(c, []byte(sub))
 }
 
-func (e *Engine) subsInOrder(c *Command, f func(*Command)) {
+func subsInOrder(e *engine.Engine, c *engine.Command, f func(*engine.Command)) {
 	names := make([]string, 0, len(c.Sub))
 	for n := range c.Sub {
 		names = append(names, n)
@@ -370,7 +314,7 @@ var latencyHelp = []string{
 	"    Prints this help.",
 }
 
-func cmdLatencyHelp(x *Ctx) { WriteHelp(x, latencyHelp) }
+func cmdLatencyHelp(x *engine.Ctx) { engine.WriteHelp(x, latencyHelp) }
 
 // anonHugePages is THPGetAnonHugePagesSize: the process's transparent
 // huge pages, which DOCTOR warns about.
