@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
 )
 
 // Config is a set of settings by their redis.conf names, each value as
@@ -20,7 +20,7 @@ import (
 // here. port and bind cannot: Options.Addr chooses where the server listens.
 type Config map[string]string
 
-func (c Config) apply(cfg *engine.Config) error {
+func (c Config) apply(cfg *config.Config) error {
 	names := make([]string, 0, len(c))
 	for k := range c {
 		names = append(names, k)

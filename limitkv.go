@@ -15,6 +15,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/server"
 )
@@ -46,7 +47,7 @@ type Options struct {
 	// DBFilename is the snapshot's file name in Dir; default "dump.rdb".
 	DBFilename string
 	// Save sets save points in redis.conf's form, e.g. "3600 1 300 100"
-	// (engine.DefaultSave is Redis's default): a background save runs
+	// (config.DefaultSave is Redis's default): a background save runs
 	// when one is reached, and Close saves. Empty: none, unless Config has
 	// some.
 	Save string
@@ -69,7 +70,7 @@ func Start(opts Options) (*Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	cfg := engine.DefaultConfig()
+	cfg := config.DefaultConfig()
 	if err := opts.Config.apply(cfg); err != nil {
 		return nil, err
 	}
@@ -86,7 +87,7 @@ func Start(opts Options) (*Server, error) {
 		}
 	}
 	if opts.Save != "" {
-		sp, msg := engine.ParseSave(opts.Save)
+		sp, msg := config.ParseSave(opts.Save)
 		if msg != "" {
 			return nil, fmt.Errorf("limitkv: Save: %s", msg)
 		}

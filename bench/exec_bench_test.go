@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
+	kvconfig "github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -32,7 +33,7 @@ type execBench struct {
 }
 
 func newExecBench() *execBench {
-	e := commands.New(engine.DefaultConfig(), nil, nil)
+	e := commands.New(kvconfig.DefaultConfig(), nil, nil)
 	return &execBench{e: e, c: e.NewClient("127.0.0.1:1", "127.0.0.1:6379")}
 }
 

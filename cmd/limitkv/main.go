@@ -84,7 +84,7 @@ func run(args []string) error {
 		return err
 	}
 	defer closeLog()
-	redislog.Starting(log, redislog.Start{Version: engine.RedisVersion, Commit: "00000000", NoArgs: len(args) == 0, Argv0: os.Args[0]})
+	redislog.Starting(log, redislog.Start{Version: config.RedisVersion, Commit: "00000000", NoArgs: len(args) == 0, Argv0: os.Args[0]})
 	for _, w := range set.Warnings {
 		log.Warn(w)
 	}
@@ -169,7 +169,7 @@ func run(args []string) error {
 			return nil
 		}
 	}
-	redislog.Initialized(log, redislog.Init{Version: engine.RedisVersion, Commit: "00000000", Mode: "standalone", Port: cfg.Port, TLSPort: set.TLSPort,
+	redislog.Initialized(log, redislog.Init{Version: config.RedisVersion, Commit: "00000000", Mode: "standalone", Port: cfg.Port, TLSPort: set.TLSPort,
 		ShowLogo: rlog != nil && redislog.ShowLogo(set.AlwaysShowLogo, set.SyslogEnabled, set.LogFile)})
 	eng := commands.New(cfg, nil, log)
 	// With appendonly yes the AOF is the dataset, loaded before the server
@@ -220,7 +220,7 @@ func run(args []string) error {
 		go metrics.Serve(mln, eng)
 	}
 	served := make(chan error, len(lns))
-	log.Info("limitkv started", "version", engine.LimitkvVersion, "pid", os.Getpid(), "config", cl.File)
+	log.Info("limitkv started", "version", config.LimitkvVersion, "pid", os.Getpid(), "config", cl.File)
 	for i, ln := range lns {
 		log.Info("listening", "addr", ln.Addr().String(), "proto", kinds[i])
 		go func() { served <- srv.Serve(ln) }()

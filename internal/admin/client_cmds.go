@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/acl"
 	"github.com/limitkv/limitkv/internal/num"

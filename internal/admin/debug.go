@@ -11,9 +11,10 @@ import (
 	"strings"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/glob"
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -113,7 +114,7 @@ func cmdDebug(x *engine.Ctx) {
 		x.E.Debug.ActiveExpireOff.Store(engine.Atoi(x.Args[2]) == 0)
 		x.W.OK()
 	case is("quicklist-packed-threshold") && n == 3:
-		sz, ok := engine.Memtoull(string(engine.Cstr(x.Args[2])))
+		sz, ok := config.Memtoull(string(engine.Cstr(x.Args[2])))
 		if !ok || sz > 1<<32-1<<20 {
 			x.W.Error("ERR argument must be a memory value bigger than 1 and smaller than 4gb")
 			return
@@ -140,7 +141,7 @@ func cmdDebug(x *engine.Ctx) {
 		switch {
 		case !ok:
 			x.W.Error(engine.ErrNotInt)
-		case id < 0 || id >= engine.NumDBs:
+		case id < 0 || id >= config.NumDBs:
 			x.W.Error("ERR Out of range database")
 		default:
 			x.W.Error(errDebugUnsupported(sub))

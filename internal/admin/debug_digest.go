@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"math"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"

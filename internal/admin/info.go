@@ -9,7 +9,8 @@ import (
 	"sync"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 )
@@ -82,7 +83,7 @@ func infoServer(x *engine.Ctx, b *engine.InfoBuf) {
 	now := e.Clock.Now()
 	up := int64(now.Sub(e.Start).Seconds())
 	exe, _ := os.Executable()
-	b.Kv("redis_version", engine.RedisVersion)
+	b.Kv("redis_version", config.RedisVersion)
 	b.Kv("redis_git_sha1", "00000000")
 	b.I("redis_git_dirty", 0)
 	b.Kv("redis_build_id", e.RunID[:16])
@@ -106,7 +107,7 @@ func infoServer(x *engine.Ctx, b *engine.InfoBuf) {
 	b.Kv("executable", exe)
 	b.Kv("config_file", "")
 	b.I("io_threads_active", 0)
-	b.Kv("limitkv_version", engine.LimitkvVersion)
+	b.Kv("limitkv_version", config.LimitkvVersion)
 }
 
 // osName is uname's "sysname release machine", as Redis prints it.
@@ -338,7 +339,7 @@ func infoStats(x *engine.Ctx, b *engine.InfoBuf) {
 	e := x.E
 	st := &e.Stats
 	var expired int64
-	for i := range engine.NumDBs {
+	for i := range config.NumDBs {
 		expired += e.DB(i).Expired
 	}
 	b.I("total_connections_received", st.Connections.Load())
@@ -453,7 +454,7 @@ func infoCPU(_ *engine.Ctx, b *engine.InfoBuf) {
 }
 
 func infoKeyspace(x *engine.Ctx, b *engine.InfoBuf) {
-	for i := range engine.NumDBs {
+	for i := range config.NumDBs {
 		db := x.E.DB(i)
 		keys := db.Len()
 		if keys == 0 {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // LATENCY DOCTOR: Redis 7.0's createLatencyReport, for the events limitkv

@@ -5,7 +5,8 @@ import (
 	"runtime/debug"
 	"strconv"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/num"
 )
@@ -88,7 +89,7 @@ func cmdMemoryStats(x *engine.Ctx) {
 	mo := memoryOverhead(e)
 	ms := &mo.ms
 	var dbs []int
-	for i := range engine.NumDBs {
+	for i := range config.NumDBs {
 		if e.Dbs[i].Len() > 0 {
 			dbs = append(dbs, i)
 		}

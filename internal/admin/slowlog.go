@@ -1,7 +1,7 @@
 package admin
 
 import (
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/num"
 )
 

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -18,13 +19,13 @@ func TestACLTableCategories(t *testing.T) {
 		{"write", "rl.check"}, {"fast", "rl.check"}, {"read", "rl.peek"}, {"fast", "rl.peek"},
 		{"dangerous", "flushall"}, {"connection", "client|setinfo"}, {"admin", "acl|setuser"},
 	} {
-		names, ok := engine.AclTable.InCategory(tc.cat)
+		names, ok := config.AclTable.InCategory(tc.cat)
 		if !ok || !strings.Contains(" "+strings.Join(names, " ")+" ", " "+tc.cmd+" ") {
 			t.Errorf("%s not in @%s", tc.cmd, tc.cat)
 		}
 	}
 	for _, c := range engine.All() {
-		if c.Acl == nil || engine.AclTable.Lookup(c.Name) != c.Acl.Cmd {
+		if c.Acl == nil || config.AclTable.Lookup(c.Name) != c.Acl.Cmd {
 			t.Errorf("%s has no ACL entry", c.Name)
 		}
 		for _, s := range c.Sub {

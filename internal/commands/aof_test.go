@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
 )
 
 // aofTester is a tester whose engine writes an AOF in its own directory.
@@ -19,7 +19,7 @@ func aofTester(t *testing.T, dir string, fsync int32) *tester {
 	cfg.SetDir(dir, "")
 	cfg.AOF.Enabled.Store(true)
 	cfg.AOF.Fsync.Store(fsync)
-	cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
+	cfg.EnableDebugCommand.Store(config.DebugCommandYes)
 	if _, err := tt.E.LoadAppendOnly(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func aofTester(t *testing.T, dir string, fsync int32) *tester {
 // to the same digest.
 func TestAOFEngineRoundTrip(t *testing.T) {
 	dir := t.TempDir()
-	tt := aofTester(t, dir, engine.FsyncEverysec)
+	tt := aofTester(t, dir, config.FsyncEverysec)
 	for i := range 2000 {
 		tt.Expect(okReply, "SET", "k"+strconv.Itoa(i), strconv.Itoa(i), "EX", "1000")
 	}
@@ -71,7 +71,7 @@ func TestAOFEngineRoundTrip(t *testing.T) {
 	if err != nil || string(man) != "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
 		t.Fatalf("manifest %q, %v", man, err)
 	}
-	back := aofTester(t, dir, engine.FsyncAlways)
+	back := aofTester(t, dir, config.FsyncAlways)
 	if got := back.Do("DEBUG", "DIGEST"); got != digest {
 		t.Fatalf("loaded digest %q, want %q", got, digest)
 	}

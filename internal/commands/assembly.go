@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/limitkv/limitkv/internal/admin"
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/engine"
@@ -28,7 +29,7 @@ func init() {
 }
 
 // New returns an engine with empty databases and the whole command set.
-func New(cfg *engine.Config, clk clock.Clock, log *slog.Logger) *engine.Engine {
+func New(cfg *config.Config, clk clock.Clock, log *slog.Logger) *engine.Engine {
 	e := engine.New(cfg, clk, log)
 	scripting.Attach(e)
 	return e

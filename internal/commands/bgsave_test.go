@@ -14,7 +14,8 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/rdb"
 	"github.com/limitkv/limitkv/internal/resp"
@@ -163,7 +164,7 @@ func bgFill(t *testing.T, tt *tester, r *rand.Rand, keys int) {
 // re-encoded, which holds the value, its encoding and the deadline.
 func rdbContent(t *testing.T, file []byte) (aux []string, keys map[string]string) {
 	t.Helper()
-	rd, err := rdb.NewReader(bytes.NewReader(file), &rdb.ReaderOptions{Databases: engine.NumDBs})
+	rd, err := rdb.NewReader(bytes.NewReader(file), &rdb.ReaderOptions{Databases: config.NumDBs})
 	if err != nil {
 		t.Fatal(err)
 	}

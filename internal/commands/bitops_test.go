@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestBitopsCommands(t *testing.T) {

@@ -8,7 +8,8 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/admin"
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/clock"
 )
@@ -57,7 +58,7 @@ func TestPercentileSetting(t *testing.T) {
 		{"1  2", "", "Invalid latency-tracking-info-percentiles parameters"},
 		{"nan", "", "Invalid latency-tracking-info-percentiles parameters"},
 	} {
-		ps, err := engine.ParsePercentiles(c.in)
+		ps, err := config.ParsePercentiles(c.in)
 		if err != c.err {
 			t.Errorf("%q: error %q, want %q", c.in, err, c.err)
 			continue
@@ -67,7 +68,7 @@ func TestPercentileSetting(t *testing.T) {
 		}
 		var s []string
 		for _, p := range ps {
-			s = append(s, engine.FormatPercentile(p))
+			s = append(s, config.FormatPercentile(p))
 		}
 		if strings.Join(s, " ") != c.get {
 			t.Errorf("%q: reads back %q, want %q", c.in, strings.Join(s, " "), c.get)
@@ -123,8 +124,8 @@ func TestCommandClock(t *testing.T) {
 		{"manual", clock.NewManual(time.Unix(1_700_000_000, 0))},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg := engine.DefaultConfig()
-			cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
+			cfg := config.DefaultConfig()
+			cfg.EnableDebugCommand.Store(config.DebugCommandYes)
 			e := New(cfg, c.clk, nil)
 			tt := &tester{t: t, E: e, C: e.NewClient("127.0.0.1:1", "127.0.0.1:6379")}
 			do := tt.Do

@@ -4,7 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestConfigRewriteHook(t *testing.T) {
@@ -47,20 +48,20 @@ func TestApplyDirective(t *testing.T) {
 		{"appendfilename", []string{"a/b"}, "appendfilename can't be a path, just a filename", ""},
 		{"dbfilename", []string{"a/b"}, "dbfilename can't be a path, just a filename", ""},
 	} {
-		c := engine.DefaultConfig()
-		known, err := c.ApplyDirective(tc.name, tc.args, &engine.LoadState{})
+		c := config.DefaultConfig()
+		known, err := c.ApplyDirective(tc.name, tc.args, &config.LoadState{})
 		if !known || err != tc.err {
 			t.Errorf("%s %q: known %v, %q; want %q", tc.name, tc.args, known, err, tc.err)
 			continue
 		}
 		if err == "" {
-			p, _ := engine.ConfigLookup(tc.name)
+			p, _ := config.ConfigLookup(tc.name)
 			if got := p.Get(c); got != tc.get {
 				t.Errorf("%s %q: CONFIG GET %q, want %q", tc.name, tc.args, got, tc.get)
 			}
 		}
 	}
-	if known, _ := engine.DefaultConfig().ApplyDirective("nosuch", []string{"1"}, nil); known {
+	if known, _ := config.DefaultConfig().ApplyDirective("nosuch", []string{"1"}, nil); known {
 		t.Error("an unknown directive is known")
 	}
 }

@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/limitkv/limitkv/internal/admin"
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestDebugAllowed(t *testing.T) {
@@ -20,13 +21,13 @@ func TestDebugAllowed(t *testing.T) {
 		addr string
 		want bool
 	}{
-		{engine.DebugCommandNo, "127.0.0.1:5000", false},
-		{engine.DebugCommandYes, "10.1.2.3:5000", true},
-		{engine.DebugCommandLocal, "127.0.0.1:5000", true},
-		{engine.DebugCommandLocal, "[::1]:5000", true},
-		{engine.DebugCommandLocal, "127.0.0.2:5000", false}, // islocalClient compares the text
-		{engine.DebugCommandLocal, "10.1.2.3:5000", false},
-		{engine.DebugCommandLocal, "", false},
+		{config.DebugCommandNo, "127.0.0.1:5000", false},
+		{config.DebugCommandYes, "10.1.2.3:5000", true},
+		{config.DebugCommandLocal, "127.0.0.1:5000", true},
+		{config.DebugCommandLocal, "[::1]:5000", true},
+		{config.DebugCommandLocal, "127.0.0.2:5000", false}, // islocalClient compares the text
+		{config.DebugCommandLocal, "10.1.2.3:5000", false},
+		{config.DebugCommandLocal, "", false},
 	} {
 		tt := newTester(t)
 		tt.E.Cfg.EnableDebugCommand.Store(tc.mode)
@@ -46,8 +47,8 @@ func TestDebugSettingImmutable(t *testing.T) {
 	tt.Expect(array(bulk("enable-debug-command"), bulk("no")), "CONFIG", "GET", "enable-debug-command")
 	tt.Expect(errReply("ERR CONFIG SET failed (possibly related to argument 'enable-debug-command') - can't set immutable config"),
 		"CONFIG", "SET", "enable-debug-command", "yes")
-	p, _ := engine.ConfigLookup("enable-debug-command")
-	for v, want := range map[string]int32{"yes": engine.DebugCommandYes, "LOCAL": engine.DebugCommandLocal, "no": engine.DebugCommandNo} {
+	p, _ := config.ConfigLookup("enable-debug-command")
+	for v, want := range map[string]int32{"yes": config.DebugCommandYes, "LOCAL": config.DebugCommandLocal, "no": config.DebugCommandNo} {
 		store, msg := p.Parse(tt.E.Cfg, v)
 		if msg != "" {
 			t.Fatalf("%s: %s", v, msg)
@@ -66,7 +67,7 @@ func TestDebugSettingImmutable(t *testing.T) {
 // SET k 100, SET s hello, RPUSH l a b c, HSET h f v on an empty server).
 func TestDebugDigestKnown(t *testing.T) {
 	tt := newTester(t)
-	tt.E.Cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
+	tt.E.Cfg.EnableDebugCommand.Store(config.DebugCommandYes)
 	tt.Expect("+"+strings.Repeat("0", 40)+"\r\n", "DEBUG", "DIGEST")
 	tt.Do("SET", "k", "100")
 	tt.Do("SET", "s", "hello")
@@ -83,7 +84,7 @@ func TestDebugDigestKnown(t *testing.T) {
 
 func TestDebugSwitches(t *testing.T) {
 	tt := newTester(t)
-	tt.E.Cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
+	tt.E.Cfg.EnableDebugCommand.Store(config.DebugCommandYes)
 	tt.Expect(okReply, "DEBUG", "SET-ACTIVE-EXPIRE", "0")
 	if tt.E.ActiveExpireEnabled() {
 		t.Error("active expire still on")
@@ -156,7 +157,7 @@ func TestStopWritesOnBgsaveError(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gone")
 	os.Mkdir(dir, 0o755)
 	tt.E.Cfg.SetDir(dir, "")
-	tt.E.Cfg.SetSavePoints([]engine.SavePoint{{Seconds: 1, Changes: 1}})
+	tt.E.Cfg.SetSavePoints([]config.SavePoint{{Seconds: 1, Changes: 1}})
 	os.Remove(dir)
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
 	tt.E.WaitBgsave()
@@ -175,11 +176,11 @@ func TestStopWritesOnBgsaveError(t *testing.T) {
 // protected commands first; the arity error comes before both.
 func TestDebugRefusalBeforeAuth(t *testing.T) {
 	tt := newTester(t)
-	tt.E.Cfg.RequirePass.Store(engine.Ptr("pw"))
+	tt.E.Cfg.RequirePass.Store(config.Ptr("pw"))
 	tt.C.Authed.Store(false)
 	tt.Expect(errReply(engine.ErrDebugNotAllowed), "DEBUG", "DIGEST")
 	tt.Expect(errReply(engine.ErrWrongArgs("debug")), "DEBUG")
 	tt.Expect(errReply(engine.ErrNoAuth), "GET", "k")
-	tt.E.Cfg.EnableDebugCommand.Store(engine.DebugCommandYes)
+	tt.E.Cfg.EnableDebugCommand.Store(config.DebugCommandYes)
 	tt.Expect(errReply(engine.ErrNoAuth), "DEBUG", "DIGEST")
 }

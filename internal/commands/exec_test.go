@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/resp"
@@ -24,7 +25,7 @@ type tester struct {
 
 func newTester(t testing.TB) *tester {
 	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
-	cfg := engine.DefaultConfig()
+	cfg := config.DefaultConfig()
 	// Snapshots (SAVE, SHUTDOWN SAVE, fuzzed commands) stay out of the
 	// source tree.
 	cfg.SetDir(t.TempDir(), "")

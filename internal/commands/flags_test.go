@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // docFlags reads the flags of a COMMAND INFO entry of redisDocs.

@@ -12,7 +12,8 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/resp"
@@ -279,7 +280,7 @@ type fuzzEngine struct {
 }
 
 func newFuzzEngine(t *testing.T) *fuzzEngine {
-	cfg := engine.DefaultConfig()
+	cfg := config.DefaultConfig()
 	// Keep a single input cheap: no 512 MB strings, no 5 s scripts.
 	cfg.ProtoMaxBulkLen.Store(1 << 20)
 	cfg.BusyThreshold.Store(50)

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"testing"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
-	zsetcmd "github.com/limitkv/limitkv/internal/family/zsetcmd"
+	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/family/zsetcmd"
 
 	"github.com/limitkv/limitkv/internal/geo"
 	"github.com/limitkv/limitkv/internal/zset"

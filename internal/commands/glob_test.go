@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/glob"
 )
 
 // globOracle was produced by real Redis 7.0.15: for every pattern, the

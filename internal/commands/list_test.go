@@ -3,7 +3,7 @@ package commands
 import (
 	"testing"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 )
@@ -229,7 +230,7 @@ func TestMemoryOutputLimitsSet(t *testing.T) {
 		errValue = "Error in hard, soft or soft_seconds setting in buffer limit configuration."
 	)
 	dflt := "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60"
-	if got := engine.DefaultOutputLimits.String(); got != dflt {
+	if got := config.DefaultOutputLimits.String(); got != dflt {
 		t.Fatalf("default %q", got)
 	}
 	for _, tc := range []struct {
@@ -259,7 +260,7 @@ func TestMemoryOutputLimitsSet(t *testing.T) {
 		if tc.in != "" {
 			args = strings.Split(tc.in, " ")
 		}
-		got, err := engine.DefaultOutputLimits.Set(args)
+		got, err := config.DefaultOutputLimits.Set(args)
 		if err != tc.err || (err == "" && got.String() != tc.want) {
 			t.Errorf("%q: got %q, %q; want %q, %q", tc.in, got.String(), err, tc.want, tc.err)
 		}
@@ -267,16 +268,16 @@ func TestMemoryOutputLimitsSet(t *testing.T) {
 }
 
 func TestMemoryOutputLimitsConfig(t *testing.T) {
-	cfg := engine.DefaultConfig()
-	if cfg.OutputLimits() != engine.DefaultOutputLimits {
+	cfg := config.DefaultConfig()
+	if cfg.OutputLimits() != config.DefaultOutputLimits {
 		t.Fatal("a new config has not the default limits")
 	}
-	l, _ := engine.DefaultOutputLimits.Set([]string{"normal", "1mb", "0", "0"})
+	l, _ := config.DefaultOutputLimits.Set([]string{"normal", "1mb", "0", "0"})
 	cfg.SetOutputLimits(l)
 	if got := cfg.OutputLimits().Normal.Hard; got != 1<<20 {
 		t.Fatalf("hard %d", got)
 	}
-	if engine.DefaultConfig().OutputLimits() != engine.DefaultOutputLimits {
+	if config.DefaultConfig().OutputLimits() != config.DefaultOutputLimits {
 		t.Fatal("limits leaked to another config")
 	}
 }

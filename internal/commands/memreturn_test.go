@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // The quiet return fires only after quietFor without a command, and only

@@ -4,7 +4,8 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -19,7 +20,7 @@ func TestMonitorRepr(t *testing.T) {
 		{"\x00\x01\x1f\x7f\x80\xff", `"\x00\x01\x1f\x7f\x80\xff"`},
 		{"~ !", `"~ !"`},
 	} {
-		if got := string(engine.AppendRepr(nil, []byte(c.in))); got != c.want {
+		if got := string(config.AppendRepr(nil, []byte(c.in))); got != c.want {
 			t.Errorf("repr(%q) = %s, want %s", c.in, got, c.want)
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -24,17 +25,17 @@ func TestNotifyFlags(t *testing.T) {
 		{"x", "x"},
 		{"E\x00garbage", "E"}, // the C loop stops at NUL
 	} {
-		f, ok := engine.ParseNotifyFlags(c.in)
+		f, ok := config.ParseNotifyFlags(c.in)
 		if !ok {
 			t.Errorf("%q: refused", c.in)
 			continue
 		}
-		if got := engine.FormatNotifyFlags(f); got != c.canon {
+		if got := config.FormatNotifyFlags(f); got != c.canon {
 			t.Errorf("%q: canonical %q, want %q", c.in, got, c.canon)
 		}
 	}
 	for _, bad := range []string{"q", "K E", "AKEx!"} {
-		if _, ok := engine.ParseNotifyFlags(bad); ok {
+		if _, ok := config.ParseNotifyFlags(bad); ok {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -98,8 +99,8 @@ func TestNotifyOffAllocatesNothing(t *testing.T) {
 	x := &engine.Ctx{E: tt.E, C: tt.C, DB: tt.E.DB(0)}
 	key := []byte("k")
 	if n := testing.AllocsPerRun(100, func() {
-		x.Notify(engine.EvZSet, "zadd", key)
-		x.Notify(engine.EvGeneric, "expire", key)
+		x.Notify(config.EvZSet, "zadd", key)
+		x.Notify(config.EvGeneric, "expire", key)
 		x.KeyMiss(key)
 		x.Modified(key)
 	}); n != 0 {

@@ -15,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/rdb"
@@ -106,7 +107,7 @@ func respBulk(t testing.TB, r string) []byte {
 
 func allKeys(tt *tester) map[[2]string]bool {
 	keys := map[[2]string]bool{}
-	for i := range engine.NumDBs {
+	for i := range config.NumDBs {
 		tt.E.DB(i).ForEach(func(e *keyspace.Entry) bool {
 			keys[[2]string{strconv.Itoa(i), e.Key()}] = true
 			return true
@@ -195,7 +196,7 @@ func TestLoadRefusesDamagedFiles(t *testing.T) {
 			if tc.want != nil && !errors.Is(err, tc.want) {
 				t.Errorf("error %v, want %v", err, tc.want)
 			}
-			for i := range engine.NumDBs {
+			for i := range config.NumDBs {
 				if n := tt.E.DB(i).Len(); n != 0 {
 					t.Errorf("db %d kept %d keys of a refused file", i, n)
 				}
@@ -335,7 +336,7 @@ func TestFailedBgsaveRefusesWrites(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "gone")
 	os.Mkdir(dir, 0o755)
 	tt.E.Cfg.SetDir(dir, "")
-	tt.E.Cfg.SetSavePoints([]engine.SavePoint{{Seconds: 1, Changes: 1}})
+	tt.E.Cfg.SetSavePoints([]config.SavePoint{{Seconds: 1, Changes: 1}})
 	os.Remove(dir)
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
 	tt.E.WaitBgsave()
@@ -372,7 +373,7 @@ func TestShutdownSaves(t *testing.T) {
 	}
 	os.Remove(path)
 	tt.E.Persist.ShutdownDone = false
-	tt.E.Cfg.SetSavePoints([]engine.SavePoint{{Seconds: 3600, Changes: 1}})
+	tt.E.Cfg.SetSavePoints([]config.SavePoint{{Seconds: 3600, Changes: 1}})
 	tt.Do("SHUTDOWN", "NOSAVE")
 	<-stopped
 	if _, err := os.Stat(path); err == nil {
@@ -426,18 +427,18 @@ func TestConfigPersistenceSettings(t *testing.T) {
 func TestParseSave(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
-		want []engine.SavePoint
+		want []config.SavePoint
 		err  string
 	}{
-		{"", []engine.SavePoint{}, ""},
-		{engine.DefaultSave, []engine.SavePoint{{Seconds: 3600, Changes: 1}, {Seconds: 300, Changes: 100}, {Seconds: 60, Changes: 10000}}, ""},
-		{"1 0", []engine.SavePoint{{Seconds: 1, Changes: 0}}, ""},
+		{"", []config.SavePoint{}, ""},
+		{config.DefaultSave, []config.SavePoint{{Seconds: 3600, Changes: 1}, {Seconds: 300, Changes: 100}, {Seconds: 60, Changes: 10000}}, ""},
+		{"1 0", []config.SavePoint{{Seconds: 1, Changes: 0}}, ""},
 		{"0 1", nil, "Invalid save parameters"},
 		{"1 -1", nil, "Invalid save parameters"},
 		{"1", nil, "Invalid save parameters"},
 		{"a b", nil, "Invalid save parameters"},
 	} {
-		got, err := engine.ParseSave(tc.in)
+		got, err := config.ParseSave(tc.in)
 		if err != tc.err || (err == "" && !slices.Equal(got, tc.want)) {
 			t.Errorf("ParseSave(%q) = %v %q, want %v %q", tc.in, got, err, tc.want, tc.err)
 		}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
-	zsetcmd "github.com/limitkv/limitkv/internal/family/zsetcmd"
+	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/family/zsetcmd"
 )
 
 func TestRLCheckSeedContract(t *testing.T) {

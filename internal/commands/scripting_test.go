@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/admin"
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -57,7 +58,7 @@ func TestServerDBSizeFlush(t *testing.T) {
 	db1.Add([]byte("c"), []byte("3"))
 	tt.E.DB(15).Add([]byte("z"), []byte("3"))
 	tt.Expect(okReply, "FLUSHALL", "SYNC")
-	for i := range engine.NumDBs {
+	for i := range config.NumDBs {
 		if n := tt.E.DB(i).Len(); n != 0 {
 			t.Errorf("db%d has %d keys after FLUSHALL", i, n)
 		}
@@ -623,7 +624,7 @@ func TestServerMemtoull(t *testing.T) {
 		{"99999999999999999999", math.MaxUint64, true}, {"-1", 0, false}, {"+1", 0, false}, {" 1", 0, false},
 		{"1.5mb", 0, false}, {"1tb", 0, false}, {"1 kb", 0, false},
 	} {
-		got, ok := engine.Memtoull(tc.in)
+		got, ok := config.Memtoull(tc.in)
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("memtoull(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
 		}
@@ -705,7 +706,7 @@ func TestServerInfo(t *testing.T) {
 		t.Fatalf("INFO keyspace server: %q", r)
 	}
 	s := f["Server"]
-	if s["redis_version"] != engine.RedisVersion || s["limitkv_version"] != engine.LimitkvVersion || s["redis_mode"] != "standalone" ||
+	if s["redis_version"] != config.RedisVersion || s["limitkv_version"] != config.LimitkvVersion || s["redis_mode"] != "standalone" ||
 		s["tcp_port"] != "6379" || s["uptime_in_seconds"] != "90" || s["run_id"] != tt.E.RunID || s["server_time_usec"] != strconv.FormatInt(tt.Clock.Now().UnixMicro(), 10) {
 		t.Errorf("server section %v", s)
 	}

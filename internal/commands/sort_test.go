@@ -8,8 +8,8 @@ import (
 	"sort"
 	"testing"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
-	keycmd "github.com/limitkv/limitkv/internal/family/keycmd"
+	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/family/keycmd"
 )
 
 func TestSortWindow(t *testing.T) {

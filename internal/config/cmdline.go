@@ -7,8 +7,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
-
-	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // Cmdline is what redis-server's main makes of its arguments.
@@ -60,7 +58,7 @@ func ParseArgs(args []string) Cmdline {
 			}
 			opts.WriteString(a[2:])
 			opts.WriteString(" ")
-			words, _ := engine.SplitArgs(a)
+			words, _ := SplitArgs(a)
 			if len(words) == 1 {
 				// "--port": the value follows. "--save" with no value
 				// before the next option or at the end is save "".
@@ -75,7 +73,7 @@ func ParseArgs(args []string) Cmdline {
 				handledLast = true // "--port 6380" in one argument
 			}
 		default:
-			opts.WriteString(engine.QuoteArg(a))
+			opts.WriteString(QuoteArg(a))
 			opts.WriteString(" ")
 			handledLast = true
 		}
@@ -112,7 +110,7 @@ func Version() string {
 		bits = 32
 	}
 	return fmt.Sprintf("limitkv server v=%s sha=%s:%s malloc=%s bits=%d build=%s redis=%s",
-		engine.LimitkvVersion, sha, dirty, runtime.Version(), bits, build, engine.RedisVersion)
+		LimitkvVersion, sha, dirty, runtime.Version(), bits, build, RedisVersion)
 }
 
 func fnv64(s string) uint64 {

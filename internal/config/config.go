@@ -2,7 +2,7 @@
 // its own: a redis.conf file, config lines on stdin, and --name value
 // arguments appended to them as more lines (Redis's main and config.c
 // loadServerConfigFromString). Settings CONFIG GET/SET has go through its
-// table (engine.Config.ApplyDirective), so a value is accepted or refused
+// table (Config.ApplyDirective), so a value is accepted or refused
 // with the same text at start and at run time; the binary's own settings
 // (TLS, logs, the network front, ...) are kept in Settings.
 package config
@@ -14,8 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // Settings are what the binary applies itself: listeners, logs, process.
@@ -84,28 +82,28 @@ type Error struct {
 func (e *Error) Error() string {
 	if e.Line == 0 {
 		if e.Header {
-			return fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\n%s", engine.RedisVersion, e.Reason)
+			return fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\n%s", RedisVersion, e.Reason)
 		}
 		return e.Reason
 	}
 	return fmt.Sprintf("\n*** FATAL CONFIG FILE ERROR (Redis %s) ***\nReading the configuration file, at line %d\n>>> '%s'\n%s",
-		engine.RedisVersion, e.Line, e.Text, e.Reason)
+		RedisVersion, e.Line, e.Text, e.Reason)
 }
 
 // Loader applies config text to a Config and Settings.
 type Loader struct {
-	Cfg *engine.Config
+	Cfg *Config
 	Set *Settings
 
-	state engine.LoadState
+	state LoadState
 	depth int
 }
 
 // NewLoader returns a loader over Redis's defaults with save points on, as
 // redis-server starts without a file.
 func NewLoader() *Loader {
-	cfg := engine.DefaultConfig()
-	sp, _ := engine.ParseSave(engine.DefaultSave)
+	cfg := DefaultConfig()
+	sp, _ := ParseSave(DefaultSave)
 	cfg.SetSavePoints(sp)
 	s := DefaultSettings()
 	return &Loader{Cfg: cfg, Set: &s}
@@ -179,7 +177,7 @@ func (l *Loader) LoadString(text string) error {
 			continue
 		}
 		fail := func(reason string) error { return &Error{Line: i + 1, Text: line, Reason: reason} }
-		args, ok := engine.SplitArgs(line)
+		args, ok := SplitArgs(line)
 		if !ok {
 			return fail("Unbalanced quotes in configuration line")
 		}

@@ -1,10 +1,6 @@
 package config
 
 import (
-	// The command table (and the ACL table built from it) is installed by
-	// the assembly; Directives reads the default user from it.
-	"github.com/limitkv/limitkv/internal/acl"
-	_ "github.com/limitkv/limitkv/internal/commands"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/acl"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -33,7 +29,7 @@ func TestSplitArgs(t *testing.T) {
 		{`x 'ab`, nil},
 		{"", []string{}},
 	} {
-		got, ok := engine.SplitArgs(tc.in)
+		got, ok := SplitArgs(tc.in)
 		if tc.want == nil {
 			if ok {
 				t.Errorf("%q: %q, want unbalanced", tc.in, got)
@@ -122,7 +118,7 @@ dir `+dir+`
 		{"maxmemory", c.MaxMemory.Load(), int64(1 << 30)},
 		{"client-query-buffer-limit", c.QueryBufLimit.Load(), int64(2 << 20)},
 		{"protected-mode", c.ProtectedMode.Load(), false},
-		{"save", engine.FormatSave(c.SavePoints()), "3600 1 300 100"},
+		{"save", FormatSave(c.SavePoints()), "3600 1 300 100"},
 		{"requirepass", *c.RequirePass.Load(), "p w"},
 		{"zset alias", c.ZsetMaxListpackEntries.Load(), int64(7)},
 		{"maxclients: the command line after the include", c.MaxClients.Load(), int64(43)},
@@ -141,7 +137,7 @@ dir `+dir+`
 	}
 	// Without any save line Redis's default save points hold.
 	l, _ = load(t, "")
-	if got := engine.FormatSave(l.Cfg.SavePoints()); got != engine.DefaultSave {
+	if got := FormatSave(l.Cfg.SavePoints()); got != DefaultSave {
 		t.Errorf("default save %q", got)
 	}
 }
@@ -310,7 +306,7 @@ user default on #` + acl.HashPassword([]byte(`a b"c`)) + ` ~* &* +@all
 		t.Error("the rewritten file does not load back")
 	}
 	// Fewer save points: the second line is blanked.
-	c.SetSavePoints([]engine.SavePoint{{Seconds: 60, Changes: 5}})
+	c.SetSavePoints([]SavePoint{{Seconds: 60, Changes: 5}})
 	Rewrite(conf, c, l.Set)
 	b, _ = os.ReadFile(conf)
 	if !strings.Contains(string(b), "maxclients 77\nsave 60 5\n\nhz 10") {
@@ -319,3 +315,12 @@ user default on #` + acl.HashPassword([]byte(`a b"c`)) + ` ~* &* +@all
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Directives reads the default user through an ACL registry, which needs
+// the ACL's command table: the engine installs the real one; these tests
+// use an empty one (no user line here names a command).
+func init() {
+	if AclTable == nil {
+		AclTable = acl.NewTable(nil)
+	}
+}

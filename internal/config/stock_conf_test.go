@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/testredis"
 )
 
@@ -72,8 +71,8 @@ func TestStockConfsLoad(t *testing.T) {
 				if line == "" || line[0] == '#' {
 					continue
 				}
-				args, _ := engine.SplitArgs(line)
-				p, _ := engine.ConfigLookup(args[0])
+				args, _ := SplitArgs(line)
+				p, _ := ConfigLookup(args[0])
 				if p == nil {
 					t.Errorf("%q: not in the config table", line)
 					continue
@@ -83,7 +82,7 @@ func TestStockConfsLoad(t *testing.T) {
 					continue // several lines add up, or overridden by stockArgs
 				}
 				want := strings.Join(args[1:], " ")
-				if n, ok := engine.Memtoull(want); ok && strings.IndexFunc(want, func(r rune) bool { return r > '9' }) >= 0 {
+				if n, ok := Memtoull(want); ok && strings.IndexFunc(want, func(r rune) bool { return r > '9' }) >= 0 {
 					want = strconv.FormatUint(n, 10) // 64mb reads back in bytes
 				}
 				if got := p.Get(l.Cfg); got != want {
@@ -129,7 +128,7 @@ func TestStockConfsLikeRedis(t *testing.T) {
 				t.Fatal(err)
 			}
 			for k, v := range want {
-				p, _ := engine.ConfigLookup(k)
+				p, _ := ConfigLookup(k)
 				if p == nil {
 					t.Errorf("%s: limitkv has no such setting", k)
 					continue

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -42,8 +43,6 @@ const (
 	chanPattern
 	chanPublish
 )
-
-var AclTable *acl.Table
 
 // buildACLTable gives every command (subcommands too) its ACL id and
 // categories: Redis's own from commanddocs_gen.go, derived from the flags
@@ -88,15 +87,12 @@ func buildACLTable() {
 	for _, c := range All() {
 		top = append(top, mk(c))
 	}
-	AclTable = acl.NewTable(top)
+	config.AclTable = acl.NewTable(top)
 }
-
-// newACLRegistry is a fresh user set (the default user only).
-func newACLRegistry() *acl.Registry { return acl.NewRegistry(AclTable) }
 
 // users is the engine's ACL user set, which lives in its Config since
 // requirepass is the default user's password.
-func (e *Engine) Users() *acl.Registry { return e.Cfg.users() }
+func (e *Engine) Users() *acl.Registry { return e.Cfg.Users() }
 
 // aclKeys lists the keys of cmd in args with the access each needs
 // (Redis's getKeysFromCommandWithSpecs as ACL calls it).
@@ -377,7 +373,7 @@ func cmdACLSetUser(x *Ctx) {
 		x.E.dropRevokedSubscribers(x, u)
 	}
 	if u == reg.Default {
-		x.E.Cfg.syncDefaultAuth()
+		x.E.Cfg.SyncDefaultAuth()
 	}
 	x.W.OK()
 }
@@ -490,7 +486,7 @@ func (e *Engine) loadACLFile(x *Ctx, name string) error {
 			e.userGone(x, u)
 		}
 	}
-	e.Cfg.syncDefaultAuth()
+	e.Cfg.SyncDefaultAuth()
 	return nil
 }
 
@@ -536,7 +532,7 @@ func cmdACLCat(x *Ctx) {
 		x.W.Error(ErrSubcommandSyntax(x.Args))
 		return
 	}
-	names, ok := AclTable.InCategory(x.Arg(2))
+	names, ok := config.AclTable.InCategory(x.Arg(2))
 	if !ok {
 		x.W.Error("ERR Unknown category '" + string(Trunc(Cstr(x.Args[2]), 128)) + "'")
 		return
@@ -708,7 +704,7 @@ func (e *Engine) LoadACLAtStart() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	name := *e.Cfg.ACLFile.Load()
-	if name != "" && len(e.Cfg.aclPending) > 0 {
+	if name != "" && len(e.Cfg.AclPending) > 0 {
 		return errorf("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")
 	}
 	if err := e.loadConfigUsers(); err != nil {
@@ -723,46 +719,15 @@ func (e *Engine) LoadACLAtStart() error {
 	return nil
 }
 
-// appendConfigUser is ACLAppendUserForLoading: a "user <name> <rules>"
-// line of redis.conf, checked now and applied at start. Its error names
-// the word Redis names (it indexes the line with a rule's position).
-func (c *Config) appendConfigUser(args []string) string {
-	argv := append([]string{"user"}, args...)
-	for _, u := range c.aclPending {
-		if u[0] == args[0] {
-			return "Error in user declaration '" + argv[1] + "': Duplicate user found. A user can only be defined once in config files"
-		}
-	}
-	idx, msg := acl.CheckRules(AclTable, args[1:])
-	if msg != "" {
-		return "Error in user declaration '" + argv[min(idx, len(argv)-1)] + "': " + msg
-	}
-	c.aclPending = append(c.aclPending, args)
-	return ""
-}
-
-// userDirective is CONFIG REWRITE's "user" lines (rewriteConfigUserOption):
-// every user, unless an ACL file keeps them, which drops the file's lines.
-func (c *Config) userDirective() Directive {
-	d := Directive{Name: "user"}
-	if *c.ACLFile.Load() != "" {
-		return d
-	}
-	for _, u := range c.users().Users() {
-		d.Lines = append(d.Lines, "user "+u.Name+" "+u.Describe())
-	}
-	return d
-}
-
 // loadConfigUsers is ACLLoadConfiguredUsers.
 func (e *Engine) loadConfigUsers() error {
 	reg := e.Users()
-	for _, args := range e.Cfg.aclPending {
+	for _, args := range e.Cfg.AclPending {
 		if err := reg.LoadConfigUser(args[0], args[1:]); err != nil {
 			return err
 		}
 	}
-	e.Cfg.aclPending = nil
-	e.Cfg.syncDefaultAuth()
+	e.Cfg.AclPending = nil
+	e.Cfg.SyncDefaultAuth()
 	return nil
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"bufio"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/limitkv/limitkv/internal/aof"
@@ -29,35 +29,6 @@ import (
 // BGREWRITEAOF writes a new base from the fork-free snapshot a BGSAVE uses
 // (bgsave.go) while new writes go to a new incremental file, then swaps the
 // manifest atomically and removes the files it replaced.
-
-// AOFConfig are the AOF settings (CONFIG GET/SET, the config file).
-type AOFConfig struct {
-	Enabled        atomic.Bool  // appendonly
-	Fsync          atomic.Int32 // appendfsync: FsyncNo, FsyncAlways, FsyncEverysec
-	DirName        atomic.Pointer[string]
-	FileName       atomic.Pointer[string]
-	UseRDBPreamble atomic.Bool
-	LoadTruncated  atomic.Bool
-	RewritePerc    atomic.Int64 // auto-aof-rewrite-percentage
-	RewriteMinSize atomic.Int64 // auto-aof-rewrite-min-size
-}
-
-// appendfsync policies, as Redis's AOF_FSYNC_* values.
-const (
-	FsyncNo       = 0
-	FsyncAlways   = 1
-	FsyncEverysec = 2
-)
-
-func (c *AOFConfig) init() {
-	c.Fsync.Store(FsyncEverysec)
-	c.DirName.Store(Ptr("appendonlydir"))
-	c.FileName.Store(Ptr("appendonly.aof"))
-	c.UseRDBPreamble.Store(true)
-	c.LoadTruncated.Store(true)
-	c.RewritePerc.Store(100)
-	c.RewriteMinSize.Store(64 << 20)
-}
 
 // aof_state.
 const (
@@ -130,7 +101,7 @@ func (e *Engine) aofFlush(force bool) {
 			e.Log.Warn("Error writing to the AOF file: " + unwrapPath(err).Error())
 		}
 		a.writeErr = err
-		if policy == FsyncAlways {
+		if policy == config.FsyncAlways {
 			e.Log.Warn("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 			os.Exit(1)
 		}
@@ -146,12 +117,12 @@ func (e *Engine) aofFlush(force bool) {
 		a.buf = nil
 	}
 	switch policy {
-	case FsyncAlways:
+	case config.FsyncAlways:
 		if err := a.f.Sync(); err != nil {
 			e.Log.Warn("Can't persist AOF for fsync error when the AOF fsync policy is 'always': " + unwrapPath(err).Error() + ". Exiting...")
 			os.Exit(1)
 		}
-	case FsyncEverysec:
+	case config.FsyncEverysec:
 		a.unsynced = true
 	}
 }
@@ -176,7 +147,7 @@ func (e *Engine) aofSyncLoop(stop chan struct{}) {
 		e.mu.Lock()
 		e.aofFlush(false)
 		a := &e.aof
-		f, need := a.f, a.unsynced && e.Cfg.AOF.Fsync.Load() == FsyncEverysec
+		f, need := a.f, a.unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
 		a.unsynced = false
 		e.mu.Unlock()
 		if need && f != nil {

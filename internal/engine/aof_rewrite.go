@@ -263,7 +263,7 @@ func (e *Engine) WaitAOFRewrite() {
 // stopAppendOnly): turned on, the AOF waits for a rewrite that makes its
 // first base; turned off, the file is flushed, fsynced and closed and a
 // rewrite in progress stops. The error is CONFIG SET's text.
-func (e *Engine) aofConfigApplied() string {
+func (e *Engine) AofConfigApplied() string {
 	a := &e.aof
 	on := e.Cfg.AOF.Enabled.Load()
 	switch {

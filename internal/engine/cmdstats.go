@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"sort"
 	"strconv"
 	"strings"
@@ -247,7 +248,7 @@ func (e *Engine) afterReject(cmd *Command, msg string) {
 // resetCmdStats is CONFIG RESETSTAT's part: command, error and latency
 // statistics (not the slow log nor the latency monitor, as in Redis), and
 // the RL decisions the metrics endpoint counts.
-func (e *Engine) resetCmdStats() {
+func (e *Engine) ResetCmdStats() {
 	o := &e.Obs
 	clear(o.Cmds)
 	o.errs = nil
@@ -312,7 +313,7 @@ func InfoLatencyStats(x *Ctx, b *InfoBuf) {
 	if !x.E.Cfg.Obs.LatencyTracking.Load() {
 		return
 	}
-	pcts := x.E.Cfg.Obs.percentiles()
+	pcts := x.E.Cfg.Obs.Percentiles()
 	x.E.StatsInOrder(func(c *Command, st *CmdStat) {
 		if st.Hist == nil {
 			return
@@ -323,7 +324,7 @@ func InfoLatencyStats(x *Ctx, b *InfoBuf) {
 				v = append(v, ',')
 			}
 			v = append(v, 'p')
-			v = append(v, FormatPercentile(p)...)
+			v = append(v, config.FormatPercentile(p)...)
 			v = append(v, '=')
 			v = strconv.AppendFloat(v, float64(st.Hist.ValueAtPercentile(p))/1000, 'f', 3, 64)
 		}

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/glob"
 
 	"github.com/limitkv/limitkv/internal/num"
 

@@ -1,42 +1,12 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"crypto/rand"
 	"encoding/hex"
 	"net"
-	"strings"
 	"sync/atomic"
 )
-
-// enable-debug-command's values (Redis's protected_action_enum).
-const (
-	DebugCommandNo    int32 = iota // refused to every client (the default)
-	DebugCommandYes                // allowed
-	DebugCommandLocal              // allowed to loopback clients only
-)
-
-// ParseDebugCommandSetting reads enable-debug-command's value (any case).
-func ParseDebugCommandSetting(v string) (int32, bool) {
-	switch strings.ToLower(v) {
-	case "no":
-		return DebugCommandNo, true
-	case "yes":
-		return DebugCommandYes, true
-	case "local":
-		return DebugCommandLocal, true
-	}
-	return 0, false
-}
-
-func formatDebugCommandSetting(v int32) string {
-	switch v {
-	case DebugCommandYes:
-		return "yes"
-	case DebugCommandLocal:
-		return "local"
-	}
-	return "no"
-}
 
 // errDebugNotAllowed is processCommand's refusal of a protected command.
 const ErrDebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-command option is set to \"local\", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server."
@@ -45,9 +15,9 @@ const ErrDebugNotAllowed = "ERR DEBUG command not allowed. If the enable-debug-c
 // clients whose peer address is 127.0.0.1 or ::1, as islocalClient.
 func (e *Engine) debugAllowed(c *Client) bool {
 	switch e.Cfg.EnableDebugCommand.Load() {
-	case DebugCommandYes:
+	case config.DebugCommandYes:
 		return true
-	case DebugCommandLocal:
+	case config.DebugCommandLocal:
 		host, _, err := net.SplitHostPort(c.Addr)
 		if err != nil {
 			host = c.Addr
@@ -87,7 +57,7 @@ func (e *Engine) CronPaused() bool { return e.Debug.CronPaused.Load() }
 // atoi is C's atoi: leading spaces, a sign and digits; anything else ends
 // the number (0 if there is none).
 func Atoi(b []byte) int {
-	n, _ := strtoll(string(leadingInt(Cstr(b))))
+	n, _ := config.Strtoll(string(leadingInt(Cstr(b))))
 	return int(int32(n))
 }
 

@@ -13,6 +13,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"log/slog"
 	"runtime/debug"
 	"sync"
@@ -22,16 +23,6 @@ import (
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/resp"
-)
-
-// NumDBs is the number of databases SELECT can choose, as Redis's default.
-const NumDBs = 16
-
-// Version is what limitkv reports as redis_version, so clients enable the
-// Redis 7.0 features it implements.
-const (
-	RedisVersion   = "7.0.15"
-	LimitkvVersion = "0.1.0"
 )
 
 // Stats are the counters INFO reports. Guarded by the engine lock except
@@ -54,13 +45,13 @@ type Engine struct {
 	mu sync.Mutex
 
 	Clock clock.Clock
-	Cfg   *Config
+	Cfg   *config.Config
 	Log   *slog.Logger
 	Stats Stats
 	Start time.Time
 	RunID string
 
-	Dbs     [NumDBs]*keyspace.DB
+	Dbs     [config.NumDBs]*keyspace.DB
 	Clients map[int64]*Client
 	nextID  atomic.Int64
 
@@ -129,7 +120,7 @@ type WaitKey struct {
 }
 
 // New returns an engine with empty databases.
-func New(cfg *Config, clk clock.Clock, log *slog.Logger) *Engine {
+func New(cfg *config.Config, clk clock.Clock, log *slog.Logger) *Engine {
 	if Table == nil {
 		panic("engine: no command table installed (make engines with internal/commands.New)")
 	}

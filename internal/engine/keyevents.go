@@ -1,28 +1,13 @@
 package engine
 
+import (
+	"github.com/limitkv/limitkv/internal/config"
+)
+
 // Key events: what a command tells the rest of the server about the keys
 // it changed, in the places Redis calls signalModifiedKey and
 // notifyKeyspaceEvent. Handlers call these explicitly, once the change is
 // made; nothing is inferred from replies.
-
-// EventClass is a class of keyspace notification, as the letters of
-// notify-keyspace-events name them.
-type EventClass uint16
-
-const (
-	EvGeneric EventClass = 1 << iota // g: DEL, EXPIRE, RENAME, ...
-	EvString                         // $
-	EvList                           // l
-	EvSet                            // s
-	EvHash                           // h
-	EvZSet                           // z
-	EvExpired                        // x
-	EvEvicted                        // e
-	EvStream                         // t
-	EvKeyMiss                        // m
-	EvModule                         // d
-	EvNew                            // n
-)
 
 // Modified is Redis's signalModifiedKey: key's value (or its TTL) changed in
 // the client's selected database.
@@ -32,7 +17,7 @@ func (x *Ctx) Modified(key []byte) { x.E.Prop.changes++; x.E.KeyModified(x.C.DB,
 
 // Notify is Redis's notifyKeyspaceEvent for key in the client's selected
 // database.
-func (x *Ctx) Notify(class EventClass, event string, key []byte) {
+func (x *Ctx) Notify(class config.EventClass, event string, key []byte) {
 	x.E.NotifyKeyspace(class, event, key, x.C.DB)
 }
 

@@ -22,10 +22,6 @@ import (
 // LOADING (go-redis, redis-py, Lettuce do) connect to a restarting server
 // and wait for its data rather than failing to connect.
 
-// loadYieldBytes is Redis's loading-process-events-interval-bytes default.
-// (The setting is honoured, as is key-load-delay.)
-const loadYieldBytes = 2 << 20
-
 // ErrLoadAborted is what LoadFile returns when a shutdown (SHUTDOWN, or
 // ShutdownSave at SIGTERM) stopped the load: the server is to exit
 // without saving the half-loaded dataset.

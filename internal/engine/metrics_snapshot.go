@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"sort"
 	"strconv"
 )
@@ -92,7 +93,7 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 		NetInput:                st.NetInput.Load(),
 		NetOutput:               st.NetOutput.Load(),
 		Errors:                  make(map[string]int64, len(e.Obs.errs)),
-		PercentileRanks:         append([]float64(nil), e.Cfg.Obs.percentiles()...),
+		PercentileRanks:         append([]float64(nil), e.Cfg.Obs.Percentiles()...),
 		RDBChangesSinceLastSave: e.Persist.Dirty,
 		RDBLastSaveTime:         e.Persist.LastSave.Unix(),
 		RDBBgsaveInProgress:     e.Persist.BgRunning,
@@ -103,7 +104,7 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 			s.BlockedClients++
 		}
 	}
-	for i := range NumDBs {
+	for i := range config.NumDBs {
 		db := e.Dbs[i]
 		s.ExpiredKeys += db.Expired
 		if n := db.Len(); n > 0 {

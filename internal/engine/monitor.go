@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"strconv"
 	"strings"
 	"sync"
@@ -190,7 +191,7 @@ func (e *Engine) feedMonitors(c *Client, args [][]byte) {
 		if i > 0 {
 			b = append(b, ' ')
 		}
-		b = AppendRepr(b, a)
+		b = config.AppendRepr(b, a)
 	}
 	b = append(b, '\r', '\n')
 	s.line = b
@@ -200,35 +201,6 @@ func (e *Engine) feedMonitors(c *Client, args [][]byte) {
 		}
 		e.push(m, func(w *resp.Writer) { w.Raw(b) })
 	}
-}
-
-// appendRepr quotes a as Redis's sdscatrepr.
-func AppendRepr(b, a []byte) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, ch := range a {
-		switch ch {
-		case '\\', '"':
-			b = append(b, '\\', ch)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\a':
-			b = append(b, '\\', 'a')
-		case '\b':
-			b = append(b, '\\', 'b')
-		default:
-			if ch >= ' ' && ch <= '~' {
-				b = append(b, ch)
-			} else {
-				b = append(b, '\\', 'x', hex[ch>>4], hex[ch&15])
-			}
-		}
-	}
-	return append(b, '"')
 }
 
 var redactedArg = []byte("(redacted)")
@@ -248,7 +220,7 @@ func (e *Engine) redacted(x *Ctx) [][]byte {
 			return args
 		}
 		for j := 2; j+1 < len(args); j += 2 {
-			if p, _ := ConfigLookup(string(args[j])); p != nil && p.sensitive {
+			if p, _ := config.ConfigLookup(string(args[j])); p != nil && p.Sensitive {
 				hide = append(hide, j+1)
 			}
 		}

@@ -8,8 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
+
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -23,91 +23,6 @@ import (
 // package's neutral model (both ways, for every type), writing a snapshot
 // of all databases and loading one at start. The commands that use it
 // (SAVE, BGSAVE, DUMP, RESTORE, ...) are in rdb_cmds.go.
-
-// SavePoint is one pair of the save setting: snapshot when at least Changes
-// writes happened and more than Seconds passed since the last save.
-type SavePoint struct{ Seconds, Changes int64 }
-
-// DefaultSave is Redis's save setting when it runs without a config file.
-const DefaultSave = "3600 1 300 100 60 10000"
-
-// ParseSave reads the save setting as Redis's CONFIG SET and config file do:
-// pairs of seconds (>= 1) and changes (>= 0); "" means none. The error is
-// Redis's text.
-func ParseSave(v string) ([]SavePoint, string) {
-	args := strings.Split(v, " ")
-	if v == "" {
-		args = nil
-	}
-	if len(args)%2 != 0 {
-		return nil, "Invalid save parameters"
-	}
-	sp := make([]SavePoint, 0, len(args)/2)
-	for j := 0; j < len(args); j += 2 {
-		secs, ok1 := strtoll(args[j])
-		changes, ok2 := strtoll(args[j+1])
-		if !ok1 || !ok2 || secs < 1 || changes < 0 {
-			return nil, "Invalid save parameters"
-		}
-		// Redis keeps changes in an int.
-		sp = append(sp, SavePoint{Seconds: secs, Changes: int64(int32(changes))})
-	}
-	return sp, ""
-}
-
-// FormatSave is CONFIG GET save's form of sp.
-func FormatSave(sp []SavePoint) string {
-	var b []byte
-	for i, p := range sp {
-		if i > 0 {
-			b = append(b, ' ')
-		}
-		b = strconv.AppendInt(b, p.Seconds, 10)
-		b = append(b, ' ')
-		b = strconv.AppendInt(b, p.Changes, 10)
-	}
-	return string(b)
-}
-
-// SavePoints returns the save setting.
-func (c *Config) SavePoints() []SavePoint { return *c.savePoints.Load() }
-
-// SetSavePoints replaces the save setting.
-func (c *Config) SetSavePoints(sp []SavePoint) { c.savePoints.Store(&sp) }
-
-// SetDir sets dir (made absolute) and, if name is not empty, dbfilename.
-func (c *Config) SetDir(dir, name string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	c.Dir.Store(&abs)
-	if name != "" {
-		if filepath.Base(name) != name {
-			return errors.New("dbfilename can't be a path, just a filename")
-		}
-		c.DBFilename.Store(&name)
-	}
-	return nil
-}
-
-// RDBPath is where SAVE writes and the server loads from.
-func (c *Config) RDBPath() string { return filepath.Join(*c.Dir.Load(), *c.DBFilename.Load()) }
-
-// rdbLimits are the encoding thresholds the rdb package applies: the
-// reader reports the encoding Redis would hold a loaded value in, and the
-// writer splits list nodes as a list of this fill would.
-func (c *Config) RdbLimits() rdb.Limits {
-	return rdb.Limits{
-		SetMaxIntsetEntries:    int(c.SetMaxIntsetEntries.Load()),
-		HashMaxListpackEntries: int(c.HashMaxListpackEntries.Load()),
-		HashMaxListpackValue:   int(c.HashMaxListpackValue.Load()),
-		ZSetMaxListpackEntries: int(c.ZsetMaxListpackEntries.Load()),
-		ZSetMaxListpackValue:   int(c.ZsetMaxListpackValue.Load()),
-		ListMaxListpackSize:    int(c.ListMaxListpackSize.Load()),
-		ListPackedThreshold:    int(c.ListPackedThreshold.Load()),
-	}
-}
 
 // toRDB converts values to the rdb model. Members are copied into one arena
 // that is reset for every value: the core packages' iterators hand out
@@ -199,7 +114,7 @@ func (t *ToRDB) Value(e *keyspace.Entry) *rdb.Value {
 // same encoding in all but contrived cases; where it does not, the value
 // keeps the encoding the insertions produced, which is the one limitkv
 // would have built for these elements anyway.
-func (c *Config) fromRDB(v *rdb.Value) (any, error) {
+func fromRDB(c *config.Config, v *rdb.Value) (any, error) {
 	switch v.Type {
 	case rdb.TypeString:
 		return append([]byte(nil), v.String...), nil
@@ -245,7 +160,7 @@ func (e *Engine) writerOptions() rdb.WriterOptions {
 	return rdb.WriterOptions{
 		NoCompression: !e.Cfg.RDBCompression.Load(),
 		NoChecksum:    !e.Cfg.RDBChecksum.Load(),
-		RedisVersion:  RedisVersion,
+		RedisVersion:  config.RedisVersion,
 		CTime:         e.Clock.Now(),
 		UsedMem:       int64(e.UsedMemory()),
 		Limits:        e.Cfg.RdbLimits(),
@@ -431,7 +346,7 @@ func (e *Engine) Load(r io.Reader, merge bool) (LoadStats, error) {
 	var st LoadStats
 	rd, err := rdb.NewReader(r, &rdb.ReaderOptions{
 		MaxStringLen: e.Cfg.ProtoMaxBulkLen.Load(),
-		Databases:    NumDBs,
+		Databases:    config.NumDBs,
 		SkipChecksum: !e.Cfg.RDBChecksum.Load() || e.Debug.SkipChecksum,
 		Limits:       e.Cfg.RdbLimits(),
 	})
@@ -463,7 +378,7 @@ func (e *Engine) Load(r io.Reader, merge bool) (LoadStats, error) {
 		} else if old != nil {
 			return st, fmt.Errorf("%w: RDB has duplicated key '%s' in DB %d", rdb.ErrCorrupt, ent.Key, ent.DB)
 		}
-		val, err := e.Cfg.fromRDB(&ent.Value)
+		val, err := fromRDB(e.Cfg, &ent.Value)
 		if err != nil {
 			return st, fmt.Errorf("key '%s' in DB %d: %w", ent.Key, ent.DB, err)
 		}

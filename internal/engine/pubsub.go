@@ -1,9 +1,10 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"time"
 
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/glob"
 
 	"github.com/limitkv/limitkv/internal/pubsub"
 	"github.com/limitkv/limitkv/internal/resp"
@@ -326,7 +327,7 @@ func OutputUsage(pending int) uint64 { return uint64(max(pending-replyBufSize, 0
 // OutputLimit is the client-output-buffer-limit class that applies to c now:
 // pubsub while it listens to anything, as Redis's getClientType. Call with
 // the lock held.
-func (e *Engine) OutputLimit(c *Client) OutputLimit {
+func (e *Engine) OutputLimit(c *Client) config.OutputLimit {
 	l := e.Cfg.OutputLimits()
 	if c.repl != nil {
 		return l.Replica

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"bytes"
 	"errors"
 	"io"
@@ -417,7 +418,7 @@ func cmdRestore(x *Ctx) {
 		}
 		return
 	}
-	val, err := cfg.fromRDB(v)
+	val, err := fromRDB(cfg, v)
 	if err != nil {
 		x.W.Error(errBadDataFormat)
 		return
@@ -435,7 +436,7 @@ func cmdRestore(x *Ctx) {
 		if !deleted {
 		} else {
 			x.Modified(key)
-			x.Notify(EvGeneric, "del", key)
+			x.Notify(config.EvGeneric, "del", key)
 			x.Rewrite(ArgDel, key)
 		}
 		x.W.OK()
@@ -456,6 +457,6 @@ func cmdRestore(x *Ctx) {
 	db.SetLRUOrLFU(ent, freq, idle, x.Now)
 	x.SignalReadyIn(x.C.DB, ent)
 	x.Modified(key)
-	x.Notify(EvGeneric, "restore", key)
+	x.Notify(config.EvGeneric, "restore", key)
 	x.W.OK()
 }

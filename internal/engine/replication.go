@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"bytes"
 	"io"
 	"math"
@@ -136,7 +137,7 @@ func (e *Engine) unsetMaster() {
 	r := &e.Repl
 	r.host, r.port, r.state = "", 0, replNone
 	r.downSince = time.Time{}
-	e.Cfg.Replicaof.Store(Ptr(""))
+	e.Cfg.Replicaof.Store(config.Ptr(""))
 	r.Replid2, r.SecondOffset = r.replid, r.Offset+1
 	r.replid = NewReplID()
 	e.Debug.ReplID = r.replid
@@ -209,8 +210,8 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 	e.mu.Lock()
 	e.Repl.state = replConnecting
 	opts := repl.Options{
-		ListeningPort: e.Cfg.announcedPort(),
-		AnnounceIP:    e.Cfg.announcedIP(),
+		ListeningPort: e.Cfg.AnnouncedPort(),
+		AnnounceIP:    e.Cfg.AnnouncedIP(),
 		MasterAuth:    *e.Cfg.MasterAuth.Load(),
 		MasterUser:    *e.Cfg.MasterUser.Load(),
 		Timeout:       time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second,
@@ -532,7 +533,7 @@ func (e *Engine) InfoReplica(b *InfoBuf) {
 		ro = 1
 	}
 	b.I("slave_read_only", ro)
-	b.I("replica_announced", e.Cfg.replicaAnnounced())
+	b.I("replica_announced", e.Cfg.ReplicaAnnounced())
 }
 
 // deniesStale is processCommand's is_denystale_command: what a replica

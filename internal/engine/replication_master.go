@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"bytes"
 	"errors"
 	"math"
@@ -745,7 +746,7 @@ func replInfoOf(aux []rdb.AuxField) *rdb.ReplInfo {
 // at, so its first PSYNC asks to continue from there. Call with the lock
 // held, at start.
 func (e *Engine) restoreReplInfo(ri *rdb.ReplInfo) {
-	if ri == nil || *e.Cfg.Replicaof.Load() == "" || ri.StreamDB < 0 || ri.StreamDB >= NumDBs {
+	if ri == nil || *e.Cfg.Replicaof.Load() == "" || ri.StreamDB < 0 || ri.StreamDB >= config.NumDBs {
 		return
 	}
 	r := &e.Repl

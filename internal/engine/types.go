@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/list"
@@ -159,7 +160,7 @@ func CardGeneric[T collection](x *Ctx) {
 // removeGeneric is HDEL, SREM and ZREM: remove each named element,
 // dropping the key once it is empty (as Redis, which stops there), and
 // count the removed ones. Removing nothing is no change for WATCH.
-func RemoveGeneric[T collection](x *Ctx, class EventClass, event string, remove func(T, []byte) bool) {
+func RemoveGeneric[T collection](x *Ctx, class config.EventClass, event string, remove func(T, []byte) bool) {
 	e, v, ok := WriteAs[T](x, x.Args[1])
 	if !ok {
 		return
@@ -183,7 +184,7 @@ func RemoveGeneric[T collection](x *Ctx, class EventClass, event string, remove 
 		x.Modified(x.Args[1])
 		x.Notify(class, event, x.Args[1])
 		if keyRemoved {
-			x.Notify(EvGeneric, "del", x.Args[1])
+			x.Notify(config.EvGeneric, "del", x.Args[1])
 		}
 	}
 	x.W.Int(int64(deleted))

@@ -21,6 +21,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/engine"
 )
 
@@ -119,11 +120,11 @@ func gather(s engine.MetricsSnapshot) *families {
 	f.put(dRDBInProgress, b2f(s.RDBBgsaveInProgress))
 	f.put(dRDBLastOK, b2f(s.RDBLastBgsaveOK))
 	// Every database, empty ones at 0, as redis_exporter fills them in.
-	var keys, expiring [engine.NumDBs]int64
+	var keys, expiring [config.NumDBs]int64
 	for _, db := range s.DBs {
 		keys[db.DB], expiring[db.DB] = db.Keys, db.Expiring
 	}
-	for i := range engine.NumDBs {
+	for i := range config.NumDBs {
 		name := "db" + strconv.Itoa(i)
 		f.put(dDBKeys, float64(keys[i]), name)
 		f.put(dDBExpiring, float64(expiring[i]), name)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -48,7 +49,7 @@ func scrape(t *testing.T, addr string) string {
 // labels for what it has, limitkv's RL decisions, and values that follow
 // the traffic.
 func TestScrape(t *testing.T) {
-	e := commands.New(engine.DefaultConfig(), nil, nil)
+	e := commands.New(config.DefaultConfig(), nil, nil)
 	c := e.NewClient("127.0.0.1:1", "127.0.0.1:6379")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -125,7 +126,7 @@ func TestScrape(t *testing.T) {
 // TestRLLimitLabelBounded: a client choosing a new limit per call must not
 // grow the label set without end.
 func TestRLLimitLabelBounded(t *testing.T) {
-	e := commands.New(engine.DefaultConfig(), nil, nil)
+	e := commands.New(config.DefaultConfig(), nil, nil)
 	c := e.NewClient("127.0.0.1:1", "127.0.0.1:6379")
 	for i := range 300 {
 		run(e, c, "RL.CHECK", "k", "1000", "60000", strconv.Itoa(i+1), "*")

@@ -11,11 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limitkv/limitkv/internal/config"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-
-	"github.com/limitkv/limitkv/internal/engine"
 )
 
 func parse(t *testing.T, text string) map[string]*dto.MetricFamily {
@@ -104,8 +103,8 @@ func TestParsedByExpfmt(t *testing.T) {
 			t.Errorf("%s has no series {%s}", w.family, w.labels)
 		}
 	}
-	if n := len(mfs["redis_db_keys"].Metric); n != engine.NumDBs {
-		t.Errorf("%d redis_db_keys series, want %d", n, engine.NumDBs)
+	if n := len(mfs["redis_db_keys"].Metric); n != config.NumDBs {
+		t.Errorf("%d redis_db_keys series, want %d", n, config.NumDBs)
 	}
 	// Commands with calls or errors only: hist|only has neither.
 	if n := len(mfs["redis_commands_total"].Metric); n != 5 {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/glob"
 
 	"github.com/limitkv/limitkv/internal/sdsargs"
 

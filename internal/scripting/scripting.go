@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/lua"
 	"github.com/limitkv/limitkv/internal/num"

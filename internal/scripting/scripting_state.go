@@ -1,7 +1,7 @@
 package scripting
 
 import (
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/lua"
 )
 

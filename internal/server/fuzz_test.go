@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/engine"
 )
 
@@ -56,7 +57,7 @@ func FuzzServerStream(f *testing.F) {
 	// keep watching the socket (it once stopped after one byte and hung).
 	f.Add([]byte("BZPOPMIN nokey 0\r\nPING\r\n"), uint8(23))
 	f.Fuzz(func(t *testing.T, data []byte, split uint8) {
-		cfg := engine.DefaultConfig()
+		cfg := config.DefaultConfig()
 		cfg.BusyThreshold.Store(50)
 		cfg.ProtoMaxBulkLen.Store(1 << 20)
 		s := startServer(t, cfg, nil)

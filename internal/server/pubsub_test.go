@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
 )
 
 // The Pub/Sub push path on both fronts: messages reach subscribers idle in
@@ -78,9 +78,9 @@ func testPubSubOrder(t *testing.T, s *testServer) {
 }
 
 func testPubSubStuck(t *testing.T, s *testServer) {
-	lim, _ := engine.DefaultOutputLimits.Set(strings.Fields("pubsub 256kb 0 0"))
+	lim, _ := config.DefaultOutputLimits.Set(strings.Fields("pubsub 256kb 0 0"))
 	s.cfg.SetOutputLimits(lim)
-	defer s.cfg.SetOutputLimits(engine.DefaultOutputLimits)
+	defer s.cfg.SetOutputLimits(config.DefaultOutputLimits)
 
 	stuck := dial(t, s.addr)
 	stuck.do("SUBSCRIBE", "flood")
@@ -138,9 +138,9 @@ func testPubSubStuck(t *testing.T, s *testServer) {
 }
 
 func testPubSubSoft(t *testing.T, s *testServer) {
-	lim, _ := engine.DefaultOutputLimits.Set(strings.Fields("pubsub 0 128kb 1"))
+	lim, _ := config.DefaultOutputLimits.Set(strings.Fields("pubsub 0 128kb 1"))
 	s.cfg.SetOutputLimits(lim)
-	defer s.cfg.SetOutputLimits(engine.DefaultOutputLimits)
+	defer s.cfg.SetOutputLimits(config.DefaultOutputLimits)
 	stuck := dial(t, s.addr)
 	stuck.nc.(*net.TCPConn).SetReadBuffer(4 << 10)
 	stuck.do("SUBSCRIBE", "soft")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/engine"
 )
 
@@ -24,13 +25,13 @@ import (
 type testServer struct {
 	*Server
 	addr string
-	cfg  *engine.Config
+	cfg  *config.Config
 }
 
-func startServer(t testing.TB, cfg *engine.Config, wrap func(net.Listener) net.Listener, setup ...func(*Server)) *testServer {
+func startServer(t testing.TB, cfg *config.Config, wrap func(net.Listener) net.Listener, setup ...func(*Server)) *testServer {
 	t.Helper()
 	if cfg == nil {
-		cfg = engine.DefaultConfig()
+		cfg = config.DefaultConfig()
 	}
 	// A SAVE (the fuzzer sends one now and then) writes here, not into the
 	// package directory.
@@ -263,7 +264,7 @@ func TestServerProtectedMode(t *testing.T) {
 		}
 	})
 	t.Run("password set: remote clients may authenticate", func(t *testing.T) {
-		cfg := engine.DefaultConfig()
+		cfg := config.DefaultConfig()
 		pass := "s3cret"
 		cfg.RequirePass.Store(&pass)
 		s := startServer(t, cfg, fromRemote)
@@ -279,7 +280,7 @@ func TestServerProtectedMode(t *testing.T) {
 		}
 	})
 	t.Run("protected-mode no", func(t *testing.T) {
-		cfg := engine.DefaultConfig()
+		cfg := config.DefaultConfig()
 		cfg.ProtectedMode.Store(false)
 		s := startServer(t, cfg, fromRemote)
 		if r := dial(t, s.addr).do("PING"); r != "+PONG\r\n" {
@@ -309,7 +310,7 @@ func TestServerProtectedMode(t *testing.T) {
 }
 
 func TestServerMaxClients(t *testing.T) {
-	cfg := engine.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.MaxClients.Store(3)
 	s := startServer(t, cfg, nil)
 	var cs []*client
@@ -437,7 +438,7 @@ func TestServerOutputHardLimit(t *testing.T) {
 	s := startServer(t, nil, nil)
 	setBig(t, s.addr, "big", 2<<20)
 	setBig(t, s.addr, "small", 100<<10)
-	lim, _ := engine.DefaultOutputLimits.Set(strings.Fields("normal 1mb 0 0"))
+	lim, _ := config.DefaultOutputLimits.Set(strings.Fields("normal 1mb 0 0"))
 	s.cfg.SetOutputLimits(lim)
 
 	c := dial(t, s.addr)
@@ -480,9 +481,9 @@ func TestServerOutputSoftLimit(t *testing.T) {
 		}
 	})
 	t.Run("dropped after soft seconds", func(t *testing.T) {
-		lim, _ := engine.DefaultOutputLimits.Set(strings.Fields("normal 0 256kb 1"))
+		lim, _ := config.DefaultOutputLimits.Set(strings.Fields("normal 0 256kb 1"))
 		s.cfg.SetOutputLimits(lim)
-		defer s.cfg.SetOutputLimits(engine.DefaultOutputLimits)
+		defer s.cfg.SetOutputLimits(config.DefaultOutputLimits)
 		c := dial(t, s.addr)
 		// A small receive window, so that the kernel cannot hold most of
 		// the 40 MB itself (on a loaded machine its buffers grew enough to
@@ -501,9 +502,9 @@ func TestServerOutputSoftLimit(t *testing.T) {
 		alive(t, s.addr)
 	})
 	t.Run("a client that keeps reading is not dropped", func(t *testing.T) {
-		lim, _ := engine.DefaultOutputLimits.Set(strings.Fields("normal 0 256kb 1"))
+		lim, _ := config.DefaultOutputLimits.Set(strings.Fields("normal 0 256kb 1"))
 		s.cfg.SetOutputLimits(lim)
-		defer s.cfg.SetOutputLimits(engine.DefaultOutputLimits)
+		defer s.cfg.SetOutputLimits(config.DefaultOutputLimits)
 		c := dial(t, s.addr)
 		go c.nc.Write(pipeline)
 		for i := range 40 {
@@ -634,7 +635,7 @@ func TestServerVanishingClients(t *testing.T) {
 }
 
 func TestServerCloseWithStuckClients(t *testing.T) {
-	cfg := engine.DefaultConfig()
+	cfg := config.DefaultConfig()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

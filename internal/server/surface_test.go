@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/engine"
 )
 
@@ -23,7 +24,7 @@ func TestServerUnixSocketClient(t *testing.T) {
 	if err != nil {
 		t.Skip("no unix sockets:", err)
 	}
-	srv := New(commands.New(engine.DefaultConfig(), nil, nil), nil)
+	srv := New(commands.New(config.DefaultConfig(), nil, nil), nil)
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	nc, err := net.Dial("unix", path)

@@ -9,13 +9,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/testpki"
 	"github.com/redis/go-redis/v9"
 )
 
 // startTLS serves a fresh engine on a TLS listener with tls-auth-clients auth.
-func startTLS(t testing.TB, p *testpki.PKI, auth string, cfg *engine.Config, setup ...func(*Server)) *testServer {
+func startTLS(t testing.TB, p *testpki.PKI, auth string, cfg *config.Config, setup ...func(*Server)) *testServer {
 	t.Helper()
 	tcfg, err := TLSConfig(TLSOptions{CertFile: p.ServerCert, KeyFile: p.ServerKey, CAFile: p.CAFile, AuthClients: auth})
 	if err != nil {
@@ -150,7 +150,7 @@ func TestTLSServing(t *testing.T) {
 
 func TestTLSMaxClients(t *testing.T) {
 	p := testpki.New(t)
-	cfg := engine.DefaultConfig()
+	cfg := config.DefaultConfig()
 	cfg.MaxClients.Store(1)
 	s := startTLS(t, p, "yes", cfg)
 	first, err := tls.Dial("tcp", s.addr, p.ClientTLS(p.Client))

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
-	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -52,7 +52,7 @@ func TestUnixSocketListener(t *testing.T) {
 			if err != nil || st.Mode()&os.ModeSocket == 0 || st.Mode().Perm() != tc.perm {
 				t.Fatalf("socket file: %v %v, want a socket with %v", st.Mode(), err, tc.perm)
 			}
-			srv := New(commands.New(engine.DefaultConfig(), nil, nil), nil)
+			srv := New(commands.New(config.DefaultConfig(), nil, nil), nil)
 			srv.Front = tc.front
 			served := make(chan error, 1)
 			go func() { served <- srv.Serve(ln) }()

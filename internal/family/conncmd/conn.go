@@ -3,7 +3,8 @@ package conncmd
 import (
 	"strings"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/num"
 )
@@ -54,7 +55,7 @@ func cmdSelect(x *engine.Ctx) {
 		x.W.Error(engine.ErrNotInt)
 		return
 	}
-	if n < 0 || n >= engine.NumDBs {
+	if n < 0 || n >= config.NumDBs {
 		x.W.Error(engine.ErrDBIndex)
 		return
 	}
@@ -135,7 +136,7 @@ func cmdHello(x *engine.Ctx) {
 	x.W.BulkString("server")
 	x.W.BulkString("redis")
 	x.W.BulkString("version")
-	x.W.BulkString(engine.RedisVersion)
+	x.W.BulkString(config.RedisVersion)
 	x.W.BulkString("proto")
 	x.W.Int(int64(x.C.Resp()))
 	x.W.BulkString("id")

@@ -4,7 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // Server administration: DBSIZE, FLUSHDB, FLUSHALL, TIME, SHUTDOWN, and the
@@ -24,7 +25,6 @@ var ServerCommands = []*engine.Command{
 	{Name: "shutdown", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagNoMulti | engine.FlagAllowBusy,
 		Group: "server", Handler: cmdShutdown},
 	engine.CommandCommand,
-	engine.ConfigCommand,
 }
 
 func cmdDBSize(x *engine.Ctx) { x.W.Int(int64(x.DB.Len())) }
@@ -64,7 +64,7 @@ func cmdFlushAll(x *engine.Ctx) {
 	x.E.AbortBgsaveLocked()
 	x.Dirty() // forceCommandPropagation: even an empty server's flush
 	x.E.TrackingFlushed()
-	for i := range engine.NumDBs {
+	for i := range config.NumDBs {
 		x.E.Persist.Dirty += int64(x.E.DB(i).Len())
 		x.E.DB(i).Flush()
 	}

@@ -6,8 +6,9 @@ import (
 	"math/rand/v2"
 	"strconv"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/glob"
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -125,7 +126,7 @@ func hsetGeneric(x *engine.Ctx, hmset bool) {
 		}
 	}
 	x.Modified(args[1])
-	x.Notify(engine.EvHash, "hset", args[1])
+	x.Notify(config.EvHash, "hset", args[1])
 	if hmset {
 		x.W.OK()
 		return
@@ -147,7 +148,7 @@ func cmdHSetNX(x *engine.Ctx) {
 	h.Set(x.Args[2], x.Args[3], lim)
 	x.W.Int(1)
 	x.Modified(x.Args[1])
-	x.Notify(engine.EvHash, "hset", x.Args[1])
+	x.Notify(config.EvHash, "hset", x.Args[1])
 }
 
 func cmdHIncrBy(x *engine.Ctx) {
@@ -176,7 +177,7 @@ func cmdHIncrBy(x *engine.Ctx) {
 	h.Set(x.Args[2], strconv.AppendInt(buf[:0], value, 10), x.E.Cfg.HashLimits())
 	x.W.Int(value)
 	x.Modified(x.Args[1])
-	x.Notify(engine.EvHash, "hincrby", x.Args[1])
+	x.Notify(config.EvHash, "hincrby", x.Args[1])
 }
 
 // cmdHIncrByFloat adds in x87 long double and stores the sum as Redis
@@ -212,7 +213,7 @@ func cmdHIncrByFloat(x *engine.Ctx) {
 	h.Set(x.Args[2], v, x.E.Cfg.HashLimits())
 	x.W.Bulk(v)
 	x.Modified(x.Args[1])
-	x.Notify(engine.EvHash, "hincrbyfloat", x.Args[1])
+	x.Notify(config.EvHash, "hincrbyfloat", x.Args[1])
 	x.Rewrite(engine.ArgHSet, x.Args[1], x.Args[2], v) // the result, as INCRBYFLOAT
 }
 
@@ -506,4 +507,4 @@ func hrandWithCount(x *engine.Ctx, l int64, withValues bool) {
 
 func cmdHLen(x *engine.Ctx) { engine.CardGeneric[*hash.Hash](x) }
 
-func cmdHDel(x *engine.Ctx) { engine.RemoveGeneric(x, engine.EvHash, "hdel", (*hash.Hash).Delete) }
+func cmdHDel(x *engine.Ctx) { engine.RemoveGeneric(x, config.EvHash, "hdel", (*hash.Hash).Delete) }

@@ -3,7 +3,8 @@ package keycmd
 import (
 	"math"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
@@ -133,12 +134,12 @@ func expireGeneric(x *engine.Ctx, basetime int64, seconds bool) {
 	if when <= x.Now {
 		x.DB.Remove(e)
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvGeneric, "del", x.Args[1])
+		x.Notify(config.EvGeneric, "del", x.Args[1])
 		x.Rewrite(engine.ArgDel, x.Args[1]) // an explicit DEL, as Redis replicates it
 	} else {
 		x.DB.SetExpiry(e, when)
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvGeneric, "expire", x.Args[1])
+		x.Notify(config.EvGeneric, "expire", x.Args[1])
 		if x.Propagating() {
 			// PEXPIREAT with the absolute time, the flags kept; a PEXPIREAT
 			// keeps its name as spelled (a script's "pexpireat"), as Redis
@@ -186,7 +187,7 @@ func cmdPersist(x *engine.Ctx) {
 	e := x.DB.Get(x.Args[1], x.Now)
 	if e != nil && x.DB.Persist(e) {
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvGeneric, "persist", x.Args[1])
+		x.Notify(config.EvGeneric, "persist", x.Args[1])
 		x.W.Int(1)
 		return
 	}

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"strconv"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/glob"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
@@ -97,7 +98,7 @@ func cmdDel(x *engine.Ctx) {
 	for _, k := range x.Args[1:] {
 		if x.DB.Delete(k, x.Now) {
 			x.Modified(k)
-			x.Notify(engine.EvGeneric, "del", k)
+			x.Notify(config.EvGeneric, "del", k)
 			n++
 		}
 	}
@@ -250,8 +251,8 @@ func renameGeneric(x *engine.Ctx, nx bool) {
 	x.SignalReadyIn(x.C.DB, ne)
 	x.Modified(src)
 	x.Modified(dst)
-	x.Notify(engine.EvGeneric, "rename_from", src)
-	x.Notify(engine.EvGeneric, "rename_to", dst)
+	x.Notify(config.EvGeneric, "rename_from", src)
+	x.Notify(config.EvGeneric, "rename_to", dst)
 	if nx {
 		x.W.Int(1)
 	} else {
@@ -273,7 +274,7 @@ func cmdCopy(x *engine.Ctx) {
 				x.W.Error(msg)
 				return
 			}
-			if n < 0 || n >= engine.NumDBs {
+			if n < 0 || n >= config.NumDBs {
 				x.W.Error(engine.ErrDBIndex)
 				return
 			}
@@ -310,7 +311,7 @@ func cmdCopy(x *engine.Ctx) {
 	x.SignalReadyIn(dbid, ne)
 	x.E.KeyModified(dbid, dst, x.C)
 	x.Dirty()
-	x.E.NotifyKeyspace(engine.EvGeneric, "copy_to", dst, dbid)
+	x.E.NotifyKeyspace(config.EvGeneric, "copy_to", dst, dbid)
 	x.W.Int(1)
 }
 
@@ -320,7 +321,7 @@ func cmdMove(x *engine.Ctx) {
 		x.W.Error(msg)
 		return
 	}
-	if dbid < 0 || dbid >= engine.NumDBs {
+	if dbid < 0 || dbid >= config.NumDBs {
 		x.W.Error(engine.ErrDBIndex)
 		return
 	}
@@ -343,8 +344,8 @@ func cmdMove(x *engine.Ctx) {
 	x.SignalReadyIn(dbid, ne)
 	x.Modified(key)
 	x.E.KeyModified(dbid, key, x.C)
-	x.Notify(engine.EvGeneric, "move_from", key)
-	x.E.NotifyKeyspace(engine.EvGeneric, "move_to", key, dbid)
+	x.Notify(config.EvGeneric, "move_from", key)
+	x.E.NotifyKeyspace(config.EvGeneric, "move_to", key, dbid)
 	x.W.Int(1)
 }
 
@@ -442,7 +443,7 @@ func cmdSwapDB(x *engine.Ctx) {
 		x.W.Error(engine.ErrSwapDBSecond)
 		return
 	}
-	if a < 0 || a >= engine.NumDBs || b < 0 || b >= engine.NumDBs {
+	if a < 0 || a >= config.NumDBs || b < 0 || b >= config.NumDBs {
 		x.W.Error(engine.ErrDBIndex)
 		return
 	}

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"sort"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/hash"
 	"github.com/limitkv/limitkv/internal/list"
@@ -278,10 +279,10 @@ func sortGeneric(x *engine.Ctx, readonly bool) {
 			x.SignalReady(o.store)
 		}
 		x.Modified(o.store)
-		x.Notify(engine.EvList, "sortstore", o.store)
+		x.Notify(config.EvList, "sortstore", o.store)
 	} else if x.DB.Delete(o.store, x.Now) { // watchers learn it through keyDeleted
 		x.Modified(o.store)
-		x.Notify(engine.EvGeneric, "del", o.store)
+		x.Notify(config.EvGeneric, "del", o.store)
 	}
 	x.W.Int(int64(n))
 }

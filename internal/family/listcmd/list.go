@@ -1,7 +1,8 @@
 package listcmd
 
 import (
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/num"
@@ -122,7 +123,7 @@ func listCreate(x *engine.Ctx, key []byte) (*keyspace.Entry, *list.List) {
 // emptied list, then signalModifiedKey, which a blocked client being
 // served skips (the push that woke it signalled the key).
 func lRemoved(x *engine.Ctx, e *keyspace.Entry, l *list.List, key []byte, front bool) {
-	x.Notify(engine.EvList, popEvent(front), key)
+	x.Notify(config.EvList, popEvent(front), key)
 	lDelIfEmpty(x, e, l, key)
 	if x.C.Blocked == nil {
 		x.Modified(key)
@@ -135,7 +136,7 @@ func lRemoved(x *engine.Ctx, e *keyspace.Entry, l *list.List, key []byte, front 
 func lDelIfEmpty(x *engine.Ctx, e *keyspace.Entry, l *list.List, key []byte) {
 	if l.Len() == 0 {
 		x.DB.Remove(e)
-		x.Notify(engine.EvGeneric, "del", key)
+		x.Notify(config.EvGeneric, "del", key)
 	}
 }
 
@@ -183,7 +184,7 @@ func pushGeneric(x *engine.Ctx, front, xx bool) {
 		lpush(l, v, front)
 	}
 	x.Modified(key)
-	x.Notify(engine.EvList, pushEvent(front), key)
+	x.Notify(config.EvList, pushEvent(front), key)
 	x.W.Int(int64(l.Len()))
 }
 
@@ -211,7 +212,7 @@ func cmdLInsert(x *engine.Ctx) {
 		return
 	}
 	x.Modified(args[1])
-	x.Notify(engine.EvList, "linsert", args[1])
+	x.Notify(config.EvList, "linsert", args[1])
 	x.W.Int(int64(l.Len()))
 }
 
@@ -253,7 +254,7 @@ func cmdLSet(x *engine.Ctx) {
 		return
 	}
 	x.Modified(x.Args[1])
-	x.Notify(engine.EvList, "lset", x.Args[1])
+	x.Notify(config.EvList, "lset", x.Args[1])
 	x.W.OK()
 }
 
@@ -397,7 +398,7 @@ func cmdLTrim(x *engine.Ctx) {
 	}
 	l.DeleteRange(0, int(ltrim))
 	l.DeleteRange(l.Len()-int(rtrim), int(rtrim))
-	x.Notify(engine.EvList, "ltrim", x.Args[1])
+	x.Notify(config.EvList, "ltrim", x.Args[1])
 	lDelIfEmpty(x, e, l, x.Args[1])
 	x.Modified(x.Args[1])
 	if ltrim+rtrim == 0 {
@@ -537,7 +538,7 @@ func cmdLRem(x *engine.Ctx) {
 	if removed == 0 {
 	} else {
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvList, "lrem", x.Args[1])
+		x.Notify(config.EvList, "lrem", x.Args[1])
 	}
 	lDelIfEmpty(x, e, l, x.Args[1])
 	x.W.Int(int64(removed))

@@ -3,7 +3,8 @@ package listcmd
 import (
 	"time"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/list"
@@ -72,7 +73,7 @@ func lmoveGeneric(x *engine.Ctx, from, to bool) {
 	}
 	x.Modified(dst)
 	lpush(dl, v, to)
-	x.Notify(engine.EvList, pushEvent(to), dst)
+	x.Notify(config.EvList, pushEvent(to), dst)
 	x.W.Bulk(v)
 	// The source's pop: listElementsRemoved's order, except that a
 	// blocked client being served does not signal it.

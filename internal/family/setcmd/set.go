@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strconv"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/glob"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
@@ -118,7 +119,7 @@ func cmdSAdd(x *engine.Ctx) {
 	if added == 0 {
 	} else {
 		x.Modified(key)
-		x.Notify(engine.EvSet, "sadd", key)
+		x.Notify(config.EvSet, "sadd", key)
 	}
 	x.W.Int(int64(added))
 }
@@ -176,10 +177,10 @@ func cmdSMove(x *engine.Ctx) {
 		x.W.Int(0)
 		return
 	}
-	x.Notify(engine.EvSet, "srem", src)
+	x.Notify(config.EvSet, "srem", src)
 	if ss.Len() == 0 {
 		x.DB.Remove(se)
-		x.Notify(engine.EvGeneric, "del", src)
+		x.Notify(config.EvGeneric, "del", src)
 	}
 	if ds == nil {
 		ds = set.NewFor(m)
@@ -188,7 +189,7 @@ func cmdSMove(x *engine.Ctx) {
 	x.Modified(src)
 	if ds.Add(m, maxIntset(x)) {
 		x.Modified(dst)
-		x.Notify(engine.EvSet, "sadd", dst)
+		x.Notify(config.EvSet, "sadd", dst)
 	}
 	x.W.Int(1)
 }
@@ -221,12 +222,12 @@ func cmdSPop(x *engine.Ctx) {
 	var buf [64]byte
 	m := s.Random(buf[:0])
 	s.Remove(m)
-	x.Notify(engine.EvSet, "spop", args[1])
+	x.Notify(config.EvSet, "spop", args[1])
 	x.W.Bulk(m)
 	x.Rewrite(engine.ArgSRem, args[1], m) // the member drawn, not the draw
 	if s.Len() == 0 {
 		x.DB.Remove(e)
-		x.Notify(engine.EvGeneric, "del", args[1])
+		x.Notify(config.EvGeneric, "del", args[1])
 	}
 	x.Modified(args[1])
 }
@@ -247,7 +248,7 @@ func spopWithCount(x *engine.Ctx) {
 		return
 	}
 	count, size := uint64(l), uint64(s.Len())
-	x.Notify(engine.EvSet, "spop", key)
+	x.Notify(config.EvSet, "spop", key)
 	if count >= size {
 		// Redis answers with SUNION of the set (a lookup that counts a
 		// hit), so the reply is in the order of a freshly built set.
@@ -255,7 +256,7 @@ func spopWithCount(x *engine.Ctx) {
 		res := setUnion([]*set.Set{s}, maxIntset(x))
 		replyMembers(x.W, res)
 		x.DB.Remove(e)
-		x.Notify(engine.EvGeneric, "del", key)
+		x.Notify(config.EvGeneric, "del", key)
 		x.Modified(key)
 		x.Rewrite(engine.ArgDel, key)
 		return
@@ -474,4 +475,4 @@ func sortBySize(sets []*set.Set, desc bool) {
 
 func cmdSCard(x *engine.Ctx) { engine.CardGeneric[*set.Set](x) }
 
-func cmdSRem(x *engine.Ctx) { engine.RemoveGeneric(x, engine.EvSet, "srem", (*set.Set).Remove) }
+func cmdSRem(x *engine.Ctx) { engine.RemoveGeneric(x, config.EvSet, "srem", (*set.Set).Remove) }

@@ -1,7 +1,8 @@
 package setcmd
 
 import (
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/set"
 )
@@ -228,7 +229,7 @@ func setStoreResult(x *engine.Ctx, dst []byte, res *set.Set, event string) {
 		x.W.Int(0)
 		if x.DB.Delete(dst, x.Now) {
 			x.Modified(dst)
-			x.Notify(engine.EvGeneric, "del", dst)
+			x.Notify(config.EvGeneric, "del", dst)
 		}
 		return
 	}
@@ -236,5 +237,5 @@ func setStoreResult(x *engine.Ctx, dst []byte, res *set.Set, event string) {
 	x.DB.Set(dst, res, false)
 	x.Modified(dst)
 	x.W.Int(int64(res.Len()))
-	x.Notify(engine.EvSet, event, dst)
+	x.Notify(config.EvSet, event, dst)
 }

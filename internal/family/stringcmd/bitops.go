@@ -2,7 +2,8 @@ package stringcmd
 
 import (
 	"github.com/limitkv/limitkv/internal/bitops"
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
 )
@@ -117,7 +118,7 @@ func cmdSetBit(x *engine.Ctx) {
 	if !grown && old == (on == 1) {
 	} else {
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvString, "setbit", x.Args[1])
+		x.Notify(config.EvString, "setbit", x.Args[1])
 	}
 	if old {
 		x.W.Int(1)
@@ -342,13 +343,13 @@ func cmdBitOp(x *engine.Ctx) {
 		// The deletion, if there was a key, is reported by keyDeleted.
 		if x.DB.Delete(dest, x.Now) {
 			x.Modified(dest)
-			x.Notify(engine.EvGeneric, "del", dest)
+			x.Notify(config.EvGeneric, "del", dest)
 		}
 	} else {
 		x.DB.Get(dest, x.Now) // lazy expiry, as lookupKeyWrite
 		x.DB.Set(dest, res, false).Enc = keyspace.EncRaw
 		x.Modified(dest)
-		x.Notify(engine.EvString, "set", dest)
+		x.Notify(config.EvString, "set", dest)
 	}
 	x.W.Int(int64(len(res)))
 }
@@ -507,7 +508,7 @@ func bitfieldGeneric(x *engine.Ctx, readOnly bool) {
 	if changes == 0 {
 	} else {
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvString, "setbit", x.Args[1])
+		x.Notify(config.EvString, "setbit", x.Args[1])
 	}
 }
 

@@ -3,7 +3,8 @@ package stringcmd
 import (
 	"math/rand/v2"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/hll"
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -95,7 +96,7 @@ func cmdPFAdd(x *engine.Ctx) {
 	}
 	hll.Invalidate(v)
 	x.Modified(key)
-	x.Notify(engine.EvString, "pfadd", key)
+	x.Notify(config.EvString, "pfadd", key)
 	x.W.Int(1)
 }
 
@@ -182,7 +183,7 @@ func cmdPFMerge(x *engine.Ctx) {
 	// Only the destination is signalled, not the sources the key
 	// positions name.
 	x.Modified(dst)
-	x.Notify(engine.EvString, "pfadd", dst)
+	x.Notify(config.EvString, "pfadd", dst)
 	x.W.OK()
 }
 

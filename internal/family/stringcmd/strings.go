@@ -5,7 +5,8 @@ import (
 	"math/big"
 	"strconv"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
@@ -245,12 +246,12 @@ func strSetGeneric(x *engine.Ctx, flags uint16, key, val, expire []byte) int {
 	}
 	// With an expiry the old deadline is replaced below, not removed first.
 	e = strStore(x, key, strCopy(val), flags&(strKeepTTL|strAnyExpire) != 0)
-	x.Notify(engine.EvString, "set", key)
+	x.Notify(config.EvString, "set", key)
 	if flags&strAnyExpire != 0 {
 		// A deadline already past is kept as is: the key then expires
 		// lazily, as in Redis (SET still answers OK).
 		x.DB.SetExpiry(e, at)
-		x.Notify(engine.EvGeneric, "expire", key)
+		x.Notify(config.EvGeneric, "expire", key)
 		// SET key value PXAT ms, whatever the form (SETEX, SET EX ... GET).
 		x.Rewrite(engine.ArgSet, key, val, engine.ArgPXAT, engine.MsArg(at))
 	}
@@ -311,7 +312,7 @@ func cmdGetSet(x *engine.Ctx) {
 		return
 	}
 	strStore(x, x.Args[1], strCopy(x.Args[2]), false)
-	x.Notify(engine.EvString, "set", x.Args[1])
+	x.Notify(config.EvString, "set", x.Args[1])
 	x.Rewrite(engine.ArgSet, x.Args[1], x.Args[2])
 }
 
@@ -320,7 +321,7 @@ func cmdGetDel(x *engine.Ctx) {
 	if ok && e != nil {
 		x.DB.Remove(e)
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvGeneric, "del", x.Args[1])
+		x.Notify(config.EvGeneric, "del", x.Args[1])
 		x.Rewrite(engine.ArgDel, x.Args[1])
 	}
 }
@@ -353,17 +354,17 @@ func cmdGetEx(x *engine.Ctx) {
 		// (checkAlreadyExpired), unlike SET, which leaves it to expire.
 		x.DB.Remove(e)
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvGeneric, "del", x.Args[1])
+		x.Notify(config.EvGeneric, "del", x.Args[1])
 		x.Rewrite(engine.ArgDel, x.Args[1])
 	case flags&strAnyExpire != 0:
 		x.DB.SetExpiry(e, at)
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvGeneric, "expire", x.Args[1])
+		x.Notify(config.EvGeneric, "expire", x.Args[1])
 		x.Rewrite(engine.ArgPexpireat, x.Args[1], engine.MsArg(at))
 	case flags&strPersist != 0:
 		if x.DB.Persist(e) {
 			x.Modified(x.Args[1])
-			x.Notify(engine.EvGeneric, "persist", x.Args[1])
+			x.Notify(config.EvGeneric, "persist", x.Args[1])
 			x.Rewrite(engine.ArgPersist, x.Args[1])
 		}
 	}
@@ -425,7 +426,7 @@ func strMSetAll(x *engine.Ctx) {
 		key := x.Args[j]
 		x.DB.Get(key, x.Now) // lazy expiry and access time, as lookupKeyWrite
 		strStore(x, key, strCopy(x.Args[j+1]), false)
-		x.Notify(engine.EvString, "set", key)
+		x.Notify(config.EvString, "set", key)
 	}
 }
 
@@ -491,7 +492,7 @@ func strIncrDecr(x *engine.Ctx, incr int64) {
 		e.Enc = keyspace.EncAuto // an integer object again, even after APPEND
 	}
 	x.Modified(key)
-	x.Notify(engine.EvString, "incrby", key)
+	x.Notify(config.EvString, "incrby", key)
 	x.W.Int(value)
 }
 
@@ -531,7 +532,7 @@ func cmdIncrByFloat(x *engine.Ctx) {
 	}
 	e.Enc = keyspace.EncEmbstr // created without integer detection
 	x.Modified(key)
-	x.Notify(engine.EvString, "incrbyfloat", key)
+	x.Notify(config.EvString, "incrbyfloat", key)
 	x.W.Bulk(v)
 	// The result, not the increment: float formatting must not drift.
 	x.Rewrite(engine.ArgSet, key, v, engine.ArgKeepTTL)
@@ -556,7 +557,7 @@ func cmdAppend(x *engine.Ctx) {
 	if e == nil {
 		x.DB.Add(key, strCopy(add))
 		x.Modified(key)
-		x.Notify(engine.EvString, "append", key)
+		x.Notify(config.EvString, "append", key)
 		x.W.Int(int64(len(add)))
 		return
 	}
@@ -572,7 +573,7 @@ func cmdAppend(x *engine.Ctx) {
 	e.Val = v
 	e.Enc = keyspace.EncRaw // modified in place, even by an empty append
 	x.Modified(key)
-	x.Notify(engine.EvString, "append", key)
+	x.Notify(config.EvString, "append", key)
 	x.W.Int(int64(len(v)))
 }
 
@@ -675,6 +676,6 @@ func cmdSetRange(x *engine.Ctx) {
 	}
 	e.Enc = keyspace.EncRaw
 	x.Modified(key)
-	x.Notify(engine.EvString, "setrange", key)
+	x.Notify(config.EvString, "setrange", key)
 	x.W.Int(int64(len(v)))
 }

@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strconv"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/geo"
 	"github.com/limitkv/limitkv/internal/num"
@@ -636,6 +637,6 @@ func geoStore(x *engine.Ctx, dst []byte, pts []geoPoint, byDist bool) {
 func geoStoreDelete(x *engine.Ctx, dst []byte) {
 	if x.DB.Delete(dst, x.Now) {
 		x.Modified(dst)
-		x.Notify(engine.EvGeneric, "del", dst)
+		x.Notify(config.EvGeneric, "del", dst)
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/zset"
@@ -226,11 +227,11 @@ func rlCheck(x *engine.Ctx, r *rlRequest, peek bool) (res rlResult, wrongType bo
 			rlPropagate(x, rlZremrange, r.key, zero, engine.MsArg(r.now-r.window))
 			res.changed = true
 			x.Modified(r.key)
-			x.Notify(engine.EvZSet, "zremrangebyscore", r.key)
+			x.Notify(config.EvZSet, "zremrangebyscore", r.key)
 		}
 		if pruned && z.Len() == 0 {
 			x.DB.Remove(ent)
-			x.Notify(engine.EvGeneric, "del", r.key)
+			x.Notify(config.EvGeneric, "del", r.key)
 			ent, z = nil, nil
 		} else {
 			count = int64(z.Len())
@@ -267,7 +268,7 @@ func rlCheck(x *engine.Ctx, r *rlRequest, peek bool) (res rlResult, wrongType bo
 	// its members already there with this score (made-up members are
 	// always new). Asked only when someone listens or reads the stream.
 	prop := x.Propagating()
-	track := !r.autoMember && (prop || x.E.Observed(engine.EvZSet))
+	track := !r.autoMember && (prop || x.E.Observed(config.EvZSet))
 	zaddEvent := !track
 	changes := func(m string) {
 		if track && !zaddEvent {
@@ -317,12 +318,12 @@ func rlCheck(x *engine.Ctx, r *rlRequest, peek bool) (res rlResult, wrongType bo
 	}
 	if zaddEvent {
 		x.Modified(r.key)
-		x.Notify(engine.EvZSet, "zadd", r.key)
+		x.Notify(config.EvZSet, "zadd", r.key)
 	}
 	x.DB.SetExpiry(ent, x.Now+r.window+1000)
 	// The seed's PEXPIRE key window+1000.
 	x.Modified(r.key)
-	x.Notify(engine.EvGeneric, "expire", r.key)
+	x.Notify(config.EvGeneric, "expire", r.key)
 	x.SignalReady(r.key)
 	res.changed = true
 	res.count = int64(z.Len())

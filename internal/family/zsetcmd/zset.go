@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strconv"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
-	glob "github.com/limitkv/limitkv/internal/glob"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/glob"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
@@ -265,7 +266,7 @@ parsed:
 	var score float64
 	// The plain form needs no lookup before Add: its reply counts only
 	// additions, and nobody watches, tracks or listens for updates.
-	plain := flags == 0 && x.E.Watching == 0 && x.E.Trk.Clients == 0 && !x.E.Observed(engine.EvZSet)
+	plain := flags == 0 && x.E.Watching == 0 && x.E.Trk.Clients == 0 && !x.E.Observed(config.EvZSet)
 	lim := x.E.Cfg.ZsetLimits()
 	for j := si; j < len(args); j += 2 {
 		score, _ = num.ParseFloat(args[j])
@@ -312,9 +313,9 @@ parsed:
 		if added+updated > 0 {
 			x.Modified(key)
 			if incr {
-				x.Notify(engine.EvZSet, "zincr", key)
+				x.Notify(config.EvZSet, "zincr", key)
 			} else {
-				x.Notify(engine.EvZSet, "zadd", key)
+				x.Notify(config.EvZSet, "zadd", key)
 			}
 		}
 	}()
@@ -497,9 +498,9 @@ func zremrangeGeneric(x *engine.Ctx, kind int) {
 	if deleted == 0 {
 	} else {
 		x.Modified(x.Args[1])
-		x.Notify(engine.EvZSet, zremrangeEvents[kind], x.Args[1])
+		x.Notify(config.EvZSet, zremrangeEvents[kind], x.Args[1])
 		if s.Len() == 0 {
-			x.Notify(engine.EvGeneric, "del", x.Args[1])
+			x.Notify(config.EvGeneric, "del", x.Args[1])
 		}
 	}
 	x.W.Int(int64(deleted))
@@ -751,5 +752,5 @@ func cmdZScan(x *engine.Ctx) {
 func cmdZCard(x *engine.Ctx) { engine.CardGeneric[*zset.Set](x) }
 
 func cmdZRem(x *engine.Ctx) {
-	engine.RemoveGeneric(x, engine.EvZSet, "zrem", func(s *zset.Set, m []byte) bool { return s.Remove(engine.Zview(m)) })
+	engine.RemoveGeneric(x, config.EvZSet, "zrem", func(s *zset.Set, m []byte) bool { return s.Remove(engine.Zview(m)) })
 }

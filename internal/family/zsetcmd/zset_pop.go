@@ -1,7 +1,8 @@
 package zsetcmd
 
 import (
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/zset"
@@ -64,9 +65,9 @@ func zpopMinMax(x *engine.Ctx, max bool) {
 func zpop(x *engine.Ctx, e *keyspace.Entry, s *zset.Set, max bool, n int, nested bool, key []byte) {
 	if n > 0 {
 		if max {
-			x.Notify(engine.EvZSet, "zpopmax", key)
+			x.Notify(config.EvZSet, "zpopmax", key)
 		} else {
-			x.Notify(engine.EvZSet, "zpopmin", key)
+			x.Notify(config.EvZSet, "zpopmin", key)
 		}
 		x.Modified(key)
 	}
@@ -84,7 +85,7 @@ func zpop(x *engine.Ctx, e *keyspace.Entry, s *zset.Set, max bool, n int, nested
 	}
 	if s.Len() == 0 {
 		x.DB.Remove(e)
-		x.Notify(engine.EvGeneric, "del", key)
+		x.Notify(config.EvGeneric, "del", key)
 	}
 }
 

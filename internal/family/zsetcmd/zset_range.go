@@ -3,7 +3,8 @@ package zsetcmd
 import (
 	"math"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/zset"
@@ -214,7 +215,7 @@ func zstoreResult(x *engine.Ctx, dst []byte, res *zset.Set, event string) {
 		x.W.Int(0)
 		if x.DB.Delete(dst, x.Now) {
 			x.Modified(dst)
-			x.Notify(engine.EvGeneric, "del", dst)
+			x.Notify(config.EvGeneric, "del", dst)
 		}
 		return
 	}
@@ -225,5 +226,5 @@ func zstoreResult(x *engine.Ctx, dst []byte, res *zset.Set, event string) {
 	}
 	x.Modified(dst)
 	x.W.Int(int64(res.Len()))
-	x.Notify(engine.EvZSet, event, dst)
+	x.Notify(config.EvZSet, event, dst)
 }

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/set"

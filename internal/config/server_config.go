@@ -1,4 +1,4 @@
-package engine
+package config
 
 import (
 	"math"
@@ -47,7 +47,7 @@ type Config struct {
 	// since requirepass is the default user's password. authNeeded is the
 	// default user's NeedsAuth, for the connection code outside the lock.
 	aclUsers    *acl.Registry
-	aclPending  [][]string // redis.conf's "user" lines, loaded at start
+	AclPending  [][]string // redis.conf's "user" lines, loaded at start
 	appliedPass atomic.Pointer[string]
 	authNeeded  atomic.Bool
 	// Replication (replication.go): masterauth, masteruser, repl-timeout,
@@ -217,21 +217,21 @@ func (c *Config) AuthRequired() bool {
 // ACLUpdateDefaultUserPassword: a value stored since the last call becomes
 // the default user's only password (nopass for ""). Call with the engine
 // lock held.
-func (c *Config) users() *acl.Registry {
+func (c *Config) Users() *acl.Registry {
 	if c.aclUsers == nil {
 		c.aclUsers = newACLRegistry()
 	}
 	if p := c.RequirePass.Load(); p != c.appliedPass.Load() {
 		c.aclUsers.SetDefaultPassword(*p)
 		c.appliedPass.Store(p)
-		c.syncDefaultAuth()
+		c.SyncDefaultAuth()
 	}
 	return c.aclUsers
 }
 
 // syncDefaultAuth publishes the default user's NeedsAuth to AuthRequired
 // after its password or state changed.
-func (c *Config) syncDefaultAuth() { c.authNeeded.Store(c.aclUsers.Default.NeedsAuth()) }
+func (c *Config) SyncDefaultAuth() { c.authNeeded.Store(c.aclUsers.Default.NeedsAuth()) }
 
 // ParseMemory reads a size as redis.conf does (memtoull): a plain number of
 // bytes, or a number with k, kb, m, mb, g, gb (any case; k=1000, kb=1024).

@@ -1,4 +1,4 @@
-package engine
+package config
 
 import (
 	"math"
@@ -66,22 +66,22 @@ func (c *Config) Stored(name string) string {
 
 func (c *Config) initStored() {
 	c.stored = map[string]*atomic.Pointer[string]{}
-	for i := range configParams {
-		p := &configParams[i]
+	for i := range ConfigParams {
+		p := &ConfigParams[i]
 		if p.storedDef != nil {
 			v := *p.storedDef
 			var ap atomic.Pointer[string]
 			ap.Store(&v)
-			c.stored[p.name] = &ap
+			c.stored[p.Name] = &ap
 		}
 	}
 }
 
 // storedParam is the common part: Get reads the stored text, and parse's
 // canonical text is what is stored.
-func storedParam(name, alias, def string, parse func(v string) (string, string)) configParam {
-	return configParam{
-		name: name, alias: alias, storedDef: &def,
+func storedParam(name, alias, def string, parse func(v string) (string, string)) ConfigParam {
+	return ConfigParam{
+		Name: name, Alias: alias, storedDef: &def,
 		Get: func(c *Config) string { return *c.storedValue(name).Load() },
 		Parse: func(c *Config, v string) (func(), string) {
 			canon, err := parse(v)
@@ -93,7 +93,7 @@ func storedParam(name, alias, def string, parse func(v string) (string, string))
 	}
 }
 
-func sBool(name, alias string, def bool) configParam {
+func sBool(name, alias string, def bool) ConfigParam {
 	d := "no"
 	if def {
 		d = "yes"
@@ -111,7 +111,7 @@ func sBool(name, alias string, def bool) configParam {
 
 // sString is a string setting; nullIfEmpty is EMPTY_STRING_IS_NULL: an
 // empty value writes no line in CONFIG REWRITE.
-func sString(name, alias, def string, nullIfEmpty bool, valid func(string) string) configParam {
+func sString(name, alias, def string, nullIfEmpty bool, valid func(string) string) ConfigParam {
 	p := storedParam(name, alias, def, func(v string) (string, string) {
 		if valid != nil {
 			if err := valid(v); err != "" {
@@ -132,7 +132,7 @@ func sString(name, alias, def string, nullIfEmpty bool, valid func(string) strin
 
 // sEnum is an enum setting; a multi one (MULTI_ARG_CONFIG) is a set of
 // flags, shown in the enum's order (configEnumGetName), "default" for none.
-func sEnum(name, alias, def string, values []string, multi bool) configParam {
+func sEnum(name, alias, def string, values []string, multi bool) ConfigParam {
 	p := storedParam(name, alias, def, func(v string) (string, string) {
 		words := []string{v}
 		if multi {
@@ -179,7 +179,7 @@ func sEnum(name, alias, def string, values []string, multi bool) configParam {
 
 // sNum is a numeric setting shown as Redis shows it: bytes for memory
 // settings, octal for OCTAL_CONFIG, "N%" for a percentage.
-func sNum(name, alias string, spec numSpec, def int64) configParam {
+func sNum(name, alias string, spec numSpec, def int64) ConfigParam {
 	p := storedParam(name, alias, spec.format(def), func(v string) (string, string) {
 		n, err := spec.parseNumber(v)
 		if err != "" {
@@ -212,15 +212,15 @@ func (s numSpec) format(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-func immutable(p configParam) configParam { p.immutable = true; return p }
+func immutable(p ConfigParam) ConfigParam { p.Immutable = true; return p }
 
 // tlsFixed refuses CONFIG SET to another value than the one the binary
 // started with while TLS is on (tls-port set): Redis reconfigures TLS at
 // run time (applyTlsCfg), limitkv's listener takes its files at start.
 // With TLS off, Redis only stores the value, and so does limitkv.
-func tlsFixed(p configParam) configParam {
+func tlsFixed(p ConfigParam) ConfigParam {
 	get := p.Get
-	p.check = func(c *Config, v string) string {
+	p.Check = func(c *Config, v string) string {
 		if c.Stored("tls-port") != "0" && v != get(c) {
 			return errTLS
 		}
@@ -231,8 +231,8 @@ func tlsFixed(p configParam) configParam {
 
 // tlsNeedsCert: turning TLS on for links without a certificate fails in
 // Redis's tlsConfigure, with errTLS.
-func tlsNeedsCert(p configParam) configParam {
-	p.check = func(c *Config, v string) string {
+func tlsNeedsCert(p ConfigParam) ConfigParam {
+	p.Check = func(c *Config, v string) string {
 		if strings.EqualFold(v, "yes") && c.Stored("tls-cert-file") == "" {
 			return errTLS
 		}
@@ -243,10 +243,10 @@ func tlsNeedsCert(p configParam) configParam {
 
 // tlsPort: a TLS listener needs the certificate the binary loaded at
 // start; without one Redis's applyTLSPort fails with errTLS too.
-func tlsPort() configParam {
+func tlsPort() ConfigParam {
 	p := sNum("tls-port", "", numSpec{lo: 0, hi: 65535}, 0)
 	get := p.Get
-	p.check = func(c *Config, v string) string {
+	p.Check = func(c *Config, v string) string {
 		if n, _ := num.ParseInt([]byte(v)); strconv.FormatInt(n, 10) != get(c) {
 			if get(c) == "0" {
 				return errTLS
@@ -262,7 +262,7 @@ var protectedActions = []string{"no", "yes", "local"}
 
 const errTLS = "Unable to update TLS configuration. Check server logs."
 
-var redisOnlyParams = []configParam{
+var redisOnlyParams = []ConfigParam{
 	// Bool configs.
 	immutable(sBool("daemonize", "", false)),
 	immutable(sBool("io-threads-do-reads", "", false)),
@@ -390,7 +390,7 @@ var minusHundred int64 = -100
 
 // activeDefrag is isValidActiveDefrag on a Redis built without jemalloc's
 // defragmentation hint (Debian's): the Go runtime has none either.
-func activeDefrag() configParam {
+func activeDefrag() ConfigParam {
 	return storedParam("activedefrag", "", "no", func(v string) (string, string) {
 		switch strings.ToLower(v) {
 		case "yes":
@@ -403,7 +403,7 @@ func activeDefrag() configParam {
 }
 
 // hzParam: Redis caps hz to 1..500 after setting it (updateHZ).
-func hzParam() configParam {
+func hzParam() ConfigParam {
 	spec := numSpec{lo: 0, hi: intMax}
 	return storedParam("hz", "", "10", func(v string) (string, string) {
 		n, err := spec.parseNumber(v)
@@ -417,7 +417,7 @@ func hzParam() configParam {
 
 // oomScoreAdjValues is setConfigOOMScoreAdjValuesOption: three integers in
 // -2000..2000.
-func oomScoreAdjValues() configParam {
+func oomScoreAdjValues() ConfigParam {
 	p := storedParam("oom-score-adj-values", "", "0 200 800", func(v string) (string, string) {
 		words := strings.Split(v, " ")
 		if len(words) != 3 {
@@ -425,7 +425,7 @@ func oomScoreAdjValues() configParam {
 		}
 		out := make([]string, 3)
 		for i, w := range words {
-			n, ok := strtoll(w)
+			n, ok := Strtoll(w)
 			if !ok || n < -2000 || n > 2000 {
 				return "", "Invalid oom-score-adj-values, elements must be between -2000 and 2000."
 			}
@@ -491,4 +491,4 @@ func validProcTitle(v string) string {
 	return ""
 }
 
-func init() { configParams = append(configParams, redisOnlyParams...) }
+func init() { ConfigParams = append(ConfigParams, redisOnlyParams...) }

@@ -1,4 +1,4 @@
-package engine
+package config
 
 import "sync/atomic"
 
@@ -22,18 +22,18 @@ func (r *ReplConfig) init() {
 	r.Announced.Store(true)
 }
 
-var replConfigParams = []configParam{
+var replConfigParams = []ConfigParam{
 	{
 		// IMMUTABLE_CONFIG: redis.conf and the command line set it
 		// (ApplyDirective), REPLICAOF changes it; CONFIG GET reads
 		// "host port" on a replica, "" on a master.
-		name: "replicaof", alias: "slaveof", immutable: true, multi: true,
+		Name: "replicaof", Alias: "slaveof", Immutable: true, multi: true,
 		Get: func(c *Config) string { return *c.Replicaof.Load() },
 		// Directives writes replicaof's line itself.
 		rewrite: func(*Config) []string { return nil },
 	},
 	{
-		name: "replica-announce-ip", alias: "slave-announce-ip",
+		Name: "replica-announce-ip", Alias: "slave-announce-ip",
 		Get: func(c *Config) string { return *c.Repl.AnnounceIP.Load() },
 		// EMPTY_STRING_IS_NULL: an unset address writes no line.
 		rewrite: func(c *Config) []string {
@@ -52,21 +52,21 @@ var replConfigParams = []configParam{
 		func(c *Config, b bool) { c.Repl.Announced.Store(b) }),
 }
 
-func init() { configParams = append(configParams, replConfigParams...) }
+func init() { ConfigParams = append(ConfigParams, replConfigParams...) }
 
 // announcedPort and announcedIP are what the replica link tells the
 // master in REPLCONF listening-port and ip-address.
-func (c *Config) announcedPort() int {
+func (c *Config) AnnouncedPort() int {
 	if p := c.Repl.AnnouncePort.Load(); p != 0 {
 		return int(p)
 	}
 	return c.Port
 }
 
-func (c *Config) announcedIP() string { return *c.Repl.AnnounceIP.Load() }
+func (c *Config) AnnouncedIP() string { return *c.Repl.AnnounceIP.Load() }
 
 // replicaAnnounced is INFO's replica_announced.
-func (c *Config) replicaAnnounced() int64 {
+func (c *Config) ReplicaAnnounced() int64 {
 	if c.Repl.Announced.Load() {
 		return 1
 	}

@@ -1,48 +1,30 @@
-package engine
+package config
 
 import (
 	"math"
-	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
-	glob "github.com/limitkv/limitkv/internal/glob"
-
 	"github.com/limitkv/limitkv/internal/num"
 )
-
-// CONFIG GET/SET/RESETSTAT/REWRITE/HELP for the settings limitkv has, with
-// Redis 7.0's parsing rules and error texts. Some settings exist only so
-// that clients probing them get Redis's answer: databases and appendonly
-// are fixed, and port and bind cannot move a listening server.
-var ConfigCommand = &Command{
-	Name: "config", Arity: -2, Group: "server",
-	Sub: map[string]*Command{
-		"get":       {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdConfigGet},
-		"set":       {Arity: -4, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdConfigSet},
-		"resetstat": {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdConfigResetStat},
-		"rewrite":   {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdConfigRewrite},
-		"help":      {Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdConfigHelp},
-	},
-}
 
 // configParam is one setting. parse validates a value and returns the
 // function that stores it; apply-time failures (a port or address limitkv
 // cannot move to) come from check, run after every value parsed, as Redis
 // runs its apply functions after setting all values.
-type configParam struct {
-	name      string
-	alias     string
-	immutable bool
-	hidden    bool // HIDDEN_CONFIG: not matched by CONFIG GET's patterns
+type ConfigParam struct {
+	Name      string
+	Alias     string
+	Immutable bool
+	Hidden    bool // HIDDEN_CONFIG: not matched by CONFIG GET's patterns
 	// protected settings (dir, dbfilename) are refused by CONFIG SET, as
 	// Redis 7.0 refuses them with enable-protected-configs no, its default.
-	protected bool
+	Protected bool
 	Get       func(c *Config) string
 	Parse     func(c *Config, v string) (store func(), errstr string)
-	check     func(c *Config, v string) string
+	Check     func(c *Config, v string) string
 
 	// multi settings take several words in redis.conf (MULTI_ARG_CONFIG):
 	// "save 3600 1 300 100" is the value "3600 1 300 100".
@@ -59,7 +41,7 @@ type configParam struct {
 	storedDef *string
 	// sensitive settings (SENSITIVE_CONFIG) have their values redacted
 	// from the slow log and MONITOR by CONFIG SET.
-	sensitive bool
+	Sensitive bool
 }
 
 // Numeric settings in Redis's terms: MEMORY_CONFIG values accept units, and
@@ -79,9 +61,9 @@ const (
 )
 
 // strParam is a free-form string setting.
-func strParam(name string, field func(c *Config) *atomic.Pointer[string]) configParam {
-	return configParam{
-		name:    name,
+func strParam(name string, field func(c *Config) *atomic.Pointer[string]) ConfigParam {
+	return ConfigParam{
+		Name:    name,
 		Get:     func(c *Config) string { return *field(c).Load() },
 		rewrite: func(c *Config) []string { return []string{name + " " + QuoteArg(*field(c).Load())} },
 		Parse: func(c *Config, v string) (func(), string) {
@@ -90,9 +72,9 @@ func strParam(name string, field func(c *Config) *atomic.Pointer[string]) config
 	}
 }
 
-func hide(p configParam) configParam { p.hidden = true; return p }
+func hide(p ConfigParam) ConfigParam { p.Hidden = true; return p }
 
-func sensitive(p configParam) configParam { p.sensitive = true; return p }
+func sensitive(p ConfigParam) ConfigParam { p.Sensitive = true; return p }
 
 // intMinSigned is INT_MIN, the lower bound of signed int settings, stored in
 // numSpec.lo as its two's complement.
@@ -202,13 +184,13 @@ func Memtoull(p string) (uint64, bool) {
 	return val * mul, true
 }
 
-func numParam(name, alias string, spec numSpec, load func(*Config) int64, store func(*Config, int64)) configParam {
+func numParam(name, alias string, spec numSpec, load func(*Config) int64, store func(*Config, int64)) ConfigParam {
 	var rewrite func(c *Config) []string
 	if spec.memory {
 		rewrite = func(c *Config) []string { return []string{name + " " + formatMemory(load(c))} }
 	}
-	return configParam{
-		name: name, alias: alias, rewrite: rewrite,
+	return ConfigParam{
+		Name: name, Alias: alias, rewrite: rewrite,
 		Get: func(c *Config) string { return strconv.FormatInt(load(c), 10) },
 		Parse: func(c *Config, v string) (func(), string) {
 			n, err := spec.parseNumber(v)
@@ -221,14 +203,14 @@ func numParam(name, alias string, spec numSpec, load func(*Config) int64, store 
 }
 
 // aliased gives p an alias (replica-* settings keep their slave-* names).
-func aliased(p configParam, alias string) configParam {
-	p.alias = alias
+func aliased(p ConfigParam, alias string) ConfigParam {
+	p.Alias = alias
 	return p
 }
 
-func boolParam(name string, load func(*Config) bool, store func(*Config, bool)) configParam {
-	return configParam{
-		name: name,
+func boolParam(name string, load func(*Config) bool, store func(*Config, bool)) ConfigParam {
+	return ConfigParam{
+		Name: name,
 		Get: func(c *Config) string {
 			if load(c) {
 				return "yes"
@@ -252,9 +234,9 @@ var maxmemoryPolicies = []string{
 	"allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction",
 }
 
-var configParams = []configParam{
+var ConfigParams = []ConfigParam{
 	{
-		name: "bind", multi: true,
+		Name: "bind", multi: true,
 		Get: func(c *Config) string { return c.Bind },
 		start: func(c *Config, v string) string {
 			if len(strings.Split(v, " ")) > 16 {
@@ -269,7 +251,7 @@ var configParams = []configParam{
 			}
 			return func() {}, ""
 		},
-		check: func(c *Config, v string) string {
+		Check: func(c *Config, v string) string {
 			if v != c.Bind {
 				return "Failed to bind to specified addresses."
 			}
@@ -277,7 +259,7 @@ var configParams = []configParam{
 		},
 	},
 	{
-		name: "port",
+		Name: "port",
 		Get:  func(c *Config) string { return strconv.Itoa(c.Port) },
 		start: func(c *Config, v string) string {
 			n, err := numSpec{lo: 0, hi: 65535}.parseNumber(v)
@@ -293,7 +275,7 @@ var configParams = []configParam{
 			}
 			return func() {}, ""
 		},
-		check: func(c *Config, v string) string {
+		Check: func(c *Config, v string) string {
 			if n, _ := num.ParseInt([]byte(v)); n != int64(c.Port) {
 				return "Unable to listen on this port"
 			}
@@ -304,7 +286,7 @@ var configParams = []configParam{
 	sensitive(strParam("masteruser", func(c *Config) *atomic.Pointer[string] { return &c.MasterUser })),
 	{
 		// Immutable as in Redis: the ACL file is read at start and by ACL LOAD.
-		name: "aclfile", immutable: true,
+		Name: "aclfile", Immutable: true,
 		Get: func(c *Config) string { return *c.ACLFile.Load() },
 		Parse: func(c *Config, v string) (func(), string) {
 			return func() { c.ACLFile.Store(&v) }, ""
@@ -313,7 +295,7 @@ var configParams = []configParam{
 	numParam("acllog-max-len", "", numSpec{lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.ACLLogMaxLen.Load() }, func(c *Config, n int64) { c.ACLLogMaxLen.Store(n) }),
 	{
-		name: "requirepass", sensitive: true,
+		Name: "requirepass", Sensitive: true,
 		Get:     func(c *Config) string { return *c.RequirePass.Load() },
 		rewrite: func(c *Config) []string { return []string{"requirepass " + QuoteArg(*c.RequirePass.Load())} },
 		Parse: func(c *Config, v string) (func(), string) {
@@ -343,7 +325,7 @@ var configParams = []configParam{
 			c.MaxMemory.Store(n)
 		}),
 	{
-		name: "client-output-buffer-limit", multi: true,
+		Name: "client-output-buffer-limit", multi: true,
 		Get: func(c *Config) string { return c.OutputLimits().String() },
 		Parse: func(c *Config, v string) (func(), string) {
 			var args []string
@@ -358,7 +340,7 @@ var configParams = []configParam{
 		},
 	},
 	{
-		name: "maxmemory-policy",
+		Name: "maxmemory-policy",
 		Get:  func(c *Config) string { return *c.MaxMemoryPolicy.Load() },
 		Parse: func(c *Config, v string) (func(), string) {
 			lv := strings.ToLower(v)
@@ -425,7 +407,7 @@ var configParams = []configParam{
 	numParam("tracking-table-max-keys", "", numSpec{unsigned: true, lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.TrackingTableMaxKeys.Load() }, func(c *Config, n int64) { c.TrackingTableMaxKeys.Store(n) }),
 	{
-		name: "notify-keyspace-events",
+		Name: "notify-keyspace-events",
 		Get:  func(c *Config) string { return FormatNotifyFlags(int(c.NotifyEvents.Load())) },
 		Parse: func(c *Config, v string) (func(), string) {
 			f, ok := ParseNotifyFlags(v)
@@ -436,7 +418,7 @@ var configParams = []configParam{
 		},
 	},
 	{
-		name: "databases", immutable: true,
+		Name: "databases", Immutable: true,
 		Get: func(*Config) string { return strconv.Itoa(NumDBs) },
 		start: func(c *Config, v string) string {
 			n, err := numSpec{lo: 1, hi: intMax}.parseNumber(v)
@@ -447,7 +429,7 @@ var configParams = []configParam{
 		},
 	},
 	{
-		name: "save", multi: true,
+		Name: "save", multi: true,
 		Get:     func(c *Config) string { return FormatSave(c.SavePoints()) },
 		rewrite: rewriteSave,
 		Parse: func(c *Config, v string) (func(), string) {
@@ -458,7 +440,7 @@ var configParams = []configParam{
 			return func() { c.SetSavePoints(sp) }, ""
 		},
 	},
-	{name: "dir", protected: true, Get: func(c *Config) string { return *c.Dir.Load() }, start: startDir,
+	{Name: "dir", Protected: true, Get: func(c *Config) string { return *c.Dir.Load() }, start: startDir,
 		rewrite: func(c *Config) []string { return []string{"dir " + QuoteArg(*c.Dir.Load())} },
 		// With enable-protected-configs: the directory must exist, as
 		// Redis's chdir.
@@ -468,7 +450,7 @@ var configParams = []configParam{
 			}
 			return func() { startDir(c, v) }, ""
 		}},
-	{name: "dbfilename", protected: true, Get: func(c *Config) string { return *c.DBFilename.Load() }, start: startDBFilename,
+	{Name: "dbfilename", Protected: true, Get: func(c *Config) string { return *c.DBFilename.Load() }, start: startDBFilename,
 		rewrite: func(c *Config) []string { return []string{"dbfilename " + QuoteArg(*c.DBFilename.Load())} },
 		Parse: func(c *Config, v string) (func(), string) {
 			if filepath.Base(v) != v {
@@ -478,7 +460,7 @@ var configParams = []configParam{
 		}},
 	boolParam("rdbcompression", func(c *Config) bool { return c.RDBCompression.Load() }, func(c *Config, b bool) { c.RDBCompression.Store(b) }),
 	{
-		name: "rdbchecksum", immutable: true,
+		Name: "rdbchecksum", Immutable: true,
 		Get: func(c *Config) string {
 			if c.RDBChecksum.Load() {
 				return "yes"
@@ -499,7 +481,7 @@ var configParams = []configParam{
 	{
 		// Immutable: CONFIG SET refuses it before parse runs; parse is for
 		// setting it at start (flags, a config file).
-		name: "enable-debug-command", immutable: true,
+		Name: "enable-debug-command", Immutable: true,
 		Get: func(c *Config) string { return formatDebugCommandSetting(c.EnableDebugCommand.Load()) },
 		Parse: func(c *Config, v string) (func(), string) {
 			m, ok := ParseDebugCommandSetting(v)
@@ -514,7 +496,7 @@ var configParams = []configParam{
 	boolParam("appendonly", func(c *Config) bool { return c.AOF.Enabled.Load() },
 		func(c *Config, b bool) { c.AOF.Enabled.Store(b) }),
 	{
-		name: "appendfsync",
+		Name: "appendfsync",
 		Get: func(c *Config) string {
 			return [...]string{FsyncNo: "no", FsyncAlways: "always", FsyncEverysec: "everysec"}[c.AOF.Fsync.Load()]
 		},
@@ -528,7 +510,7 @@ var configParams = []configParam{
 		},
 	},
 	{
-		name: "appenddirname", immutable: true,
+		Name: "appenddirname", Immutable: true,
 		Get: func(c *Config) string { return *c.AOF.DirName.Load() },
 		Parse: func(c *Config, v string) (func(), string) {
 			if v == "" || strings.ContainsRune(v, '/') || v == "." || v == ".." {
@@ -538,7 +520,7 @@ var configParams = []configParam{
 		},
 	},
 	{
-		name: "appendfilename", immutable: true,
+		Name: "appendfilename", Immutable: true,
 		Get: func(c *Config) string { return *c.AOF.FileName.Load() },
 		Parse: func(c *Config, v string) (func(), string) {
 			if v == "" || strings.ContainsRune(v, '/') || v == "." || v == ".." {
@@ -550,7 +532,7 @@ var configParams = []configParam{
 	{
 		// The base is always written as an RDB (the snapshot's encoder);
 		// bases made of commands (a Redis with "no") load all the same.
-		name: "aof-use-rdb-preamble",
+		Name: "aof-use-rdb-preamble",
 		Get:  func(c *Config) string { return "yes" },
 		Parse: func(c *Config, v string) (func(), string) {
 			switch strings.ToLower(v) {
@@ -573,7 +555,7 @@ var configParams = []configParam{
 // strtoll is C's strtoll(s, &end, 10) followed by Redis's check that it
 // consumed all of s: leading spaces and a sign are accepted, and an empty
 // string reads as 0.
-func strtoll(s string) (int64, bool) {
+func Strtoll(s string) (int64, bool) {
 	t := strings.TrimLeft(s, " \t\n\v\f\r")
 	neg := false
 	if t != "" && (t[0] == '+' || t[0] == '-') {
@@ -600,218 +582,15 @@ func strtoll(s string) (int64, bool) {
 
 // configLookup finds a setting by its name or alias, any case, and returns
 // the canonical spelling of the one that matched.
-func ConfigLookup(name string) (*configParam, string) {
-	for i := range configParams {
-		p := &configParams[i]
-		if strings.EqualFold(name, p.name) {
-			return p, p.name
+func ConfigLookup(name string) (*ConfigParam, string) {
+	for i := range ConfigParams {
+		p := &ConfigParams[i]
+		if strings.EqualFold(name, p.Name) {
+			return p, p.Name
 		}
-		if p.alias != "" && strings.EqualFold(name, p.alias) {
-			return p, p.alias
+		if p.Alias != "" && strings.EqualFold(name, p.Alias) {
+			return p, p.Alias
 		}
 	}
 	return nil, ""
 }
-
-func cmdConfigGet(x *Ctx) {
-	type match struct {
-		key string
-		p   *configParam
-	}
-	var out []match
-	seen := func(k string) bool {
-		for _, m := range out {
-			if strings.EqualFold(m.key, k) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, a := range x.Args[2:] {
-		pat := string(a)
-		if !strings.ContainsAny(pat, "[*?") {
-			if seen(pat) {
-				continue
-			}
-			if p, _ := ConfigLookup(pat); p != nil {
-				out = append(out, match{pat, p})
-			}
-			continue
-		}
-		for i := range configParams {
-			p := &configParams[i]
-			if p.hidden {
-				continue // hidden settings need their exact name, as in Redis
-			}
-			for _, k := range []string{p.name, p.alias} {
-				if k != "" && !seen(k) && glob.Match(a, k, true) {
-					out = append(out, match{k, p})
-				}
-			}
-		}
-	}
-	x.W.Map(len(out))
-	for _, m := range out {
-		x.W.BulkString(m.key)
-		x.W.BulkString(m.p.Get(x.E.Cfg))
-	}
-}
-
-// cmdConfigSet validates every pair before storing any, so a failed CONFIG
-// SET changes nothing, as Redis restores its backup on any failure.
-func cmdConfigSet(x *Ctx) {
-	args := x.Args
-	if len(args)%2 != 0 {
-		x.W.Error(ErrSyntax)
-		return
-	}
-	cfg := x.E.Cfg
-	n := (len(args) - 2) / 2
-	params := make([]*configParam, n)
-	names := make([]string, n)
-	var unknown, errArg, errStr string
-	failed := false
-	for i := range n {
-		raw := string(args[2+2*i])
-		p, canon := ConfigLookup(raw)
-		if p == nil {
-			if !failed {
-				unknown = raw
-				failed = true
-			}
-			continue
-		}
-		if failed {
-			continue
-		}
-		if p.immutable {
-			errArg, errStr, failed = raw, "can't set immutable config", true
-			continue
-		}
-		if p.protected && !protectedAllowed(cfg.Stored("enable-protected-configs"), x.C) {
-			errArg, errStr, failed = raw, "can't set protected config", true
-			continue
-		}
-		for j := range i {
-			if params[j] == p && names[j] == canon {
-				errArg, errStr, failed = raw, "duplicate parameter", true
-				break
-			}
-		}
-		params[i], names[i] = p, canon
-	}
-	fail := func() {
-		if unknown != "" {
-			x.W.Error(ErrConfigSetUnknown + unknown + "'")
-		} else {
-			x.W.Error("ERR CONFIG SET failed (possibly related to argument '" + errArg + "') - " + errStr)
-		}
-	}
-	if failed {
-		fail()
-		return
-	}
-	stores := make([]func(), n)
-	for i := range n {
-		store, err := params[i].Parse(cfg, string(args[3+2*i]))
-		if err != "" {
-			errArg, errStr = names[i], err
-			fail()
-			return
-		}
-		stores[i] = store
-	}
-	for i := range n {
-		if params[i].check == nil {
-			continue
-		}
-		if err := params[i].check(cfg, string(args[3+2*i])); err != "" {
-			errArg, errStr = params[i].name, err
-			fail()
-			return
-		}
-	}
-	for _, s := range stores {
-		s()
-	}
-	if err := x.E.aofConfigApplied(); err != "" {
-		errArg, errStr = "appendonly", err
-		fail()
-		return
-	}
-	x.W.OK()
-}
-
-// protectedAllowed is allowProtectedAction for enable-protected-configs
-// (and enable-module-command's kind): "local" admits loopback clients.
-func protectedAllowed(setting string, c *Client) bool {
-	switch setting {
-	case "yes":
-		return true
-	case "local":
-		if c == nil {
-			return false
-		}
-		host, _, err := net.SplitHostPort(c.Addr)
-		if err != nil {
-			host = c.Addr
-		}
-		return host == "127.0.0.1" || host == "::1"
-	}
-	return false
-}
-
-func cmdConfigResetStat(x *Ctx) {
-	e := x.E
-	st := &e.Stats
-	st.Commands = 0
-	st.Connections.Store(0)
-	st.RejectedConns.Store(0)
-	st.KeyspaceHits, st.KeyspaceMisses = 0, 0
-	st.EvictedKeys = 0
-	st.NetInput.Store(0)
-	st.NetOutput.Store(0)
-	st.ExpiredStalePerc = 0
-	st.ExpireCycleMicros = 0
-	for i := range NumDBs {
-		e.DB(i).Expired = 0
-	}
-	e.MemPeak = 0
-	e.Ops = OpsSample{}
-	e.resetCmdStats()
-	x.W.OK()
-}
-
-// cmdConfigRewrite rewrites the file the server started from through the
-// hook the binary installs (internal/config); servers started without a
-// file (embedded ones, a binary given only flags) have none.
-func cmdConfigRewrite(x *Ctx) {
-	rw := x.E.Cfg.Rewrite
-	if rw == nil {
-		x.W.Error(ErrNoConfigFile)
-		return
-	}
-	if err := rw(); err != nil {
-		x.E.Log.Warn("CONFIG REWRITE failed", "err", err)
-		x.W.Error("ERR Rewriting config file: " + err.Error())
-		return
-	}
-	x.E.Log.Info("CONFIG REWRITE executed with success.")
-	x.W.OK()
-}
-
-var configHelp = []string{
-	"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"GET <pattern>",
-	"    Return parameters matching the glob-like <pattern> and their values.",
-	"SET <directive> <value>",
-	"    Set the configuration <directive> to <value>.",
-	"RESETSTAT",
-	"    Reset statistics reported by the INFO command.",
-	"REWRITE",
-	"    Rewrite the configuration file.",
-	"HELP",
-	"    Prints this help.",
-}
-
-func cmdConfigHelp(x *Ctx) { WriteHelp(x, configHelp) }

@@ -1,4 +1,4 @@
-package engine
+package config
 
 import (
 	"strconv"
@@ -27,7 +27,7 @@ func (o *ObsConfig) init() {
 }
 
 // percentiles is latency-tracking-info-percentiles.
-func (o *ObsConfig) percentiles() []float64 {
+func (o *ObsConfig) Percentiles() []float64 {
 	if p := o.pcts.Load(); p != nil {
 		return *p
 	}
@@ -65,7 +65,7 @@ func ParsePercentiles(v string) ([]float64, string) {
 	return out, ""
 }
 
-var obsConfigParams = []configParam{
+var obsConfigParams = []ConfigParam{
 	numParam("slowlog-log-slower-than", "", numSpec{lo: uint64(minusOne), hi: longMax},
 		func(c *Config) int64 { return c.Obs.SlowlogSlowerThan.Load() }, func(c *Config, n int64) { c.Obs.SlowlogSlowerThan.Store(n) }),
 	numParam("slowlog-max-len", "", numSpec{unsigned: true, lo: 0, hi: longMax},
@@ -75,9 +75,9 @@ var obsConfigParams = []configParam{
 	boolParam("latency-tracking", func(c *Config) bool { return c.Obs.LatencyTracking.Load() },
 		func(c *Config, b bool) { c.Obs.LatencyTracking.Store(b) }),
 	{
-		name: "latency-tracking-info-percentiles", multi: true,
+		Name: "latency-tracking-info-percentiles", multi: true,
 		Get: func(c *Config) string {
-			ps := c.Obs.percentiles()
+			ps := c.Obs.Percentiles()
 			s := make([]string, len(ps))
 			for i, p := range ps {
 				s[i] = FormatPercentile(p)
@@ -92,7 +92,7 @@ var obsConfigParams = []configParam{
 			return func() { c.Obs.pcts.Store(&ps) }, ""
 		},
 		rewrite: func(c *Config) []string {
-			ps := c.Obs.percentiles()
+			ps := c.Obs.Percentiles()
 			if len(ps) == 0 {
 				return []string{`latency-tracking-info-percentiles ""`}
 			}
@@ -105,7 +105,7 @@ var obsConfigParams = []configParam{
 	},
 }
 
-func init() { configParams = append(configParams, obsConfigParams...) }
+func init() { ConfigParams = append(ConfigParams, obsConfigParams...) }
 
 // minusOne is slowlog-log-slower-than's lower bound, stored in numSpec.lo
 // as its two's complement.

@@ -1,4 +1,4 @@
-package engine
+package config
 
 import (
 	"os"
@@ -62,7 +62,7 @@ func (c *Config) ApplyDirective(name string, args []string, st *LoadState) (know
 	default:
 		v = strings.Join(args, " ")
 	}
-	if p.name == "save" && st != nil {
+	if p.Name == "save" && st != nil {
 		sp, err := ParseSave(v)
 		if err != "" {
 			return true, err
@@ -112,7 +112,7 @@ func CanonicalConfigName(name string) string {
 	if p == nil {
 		return ""
 	}
-	return p.name
+	return p.Name
 }
 
 // Directives returns every setting's redis.conf lines, in table order, as
@@ -121,29 +121,29 @@ func CanonicalConfigName(name string) string {
 func (c *Config) Directives() []Directive {
 	def := DefaultConfig()
 	def.Dir.Store(Ptr(""))
-	out := make([]Directive, 0, len(configParams))
-	for i := range configParams {
-		p := &configParams[i]
-		switch p.name {
+	out := make([]Directive, 0, len(ConfigParams))
+	for i := range ConfigParams {
+		p := &ConfigParams[i]
+		switch p.Name {
 		case "databases", "rdbchecksum":
 			if p.Get(c) == p.Get(def) {
 				continue
 			}
 		}
-		lines := []string{p.name + " " + p.Get(c)}
+		lines := []string{p.Name + " " + p.Get(c)}
 		if p.rewrite != nil {
 			lines = p.rewrite(c)
 		}
-		d := Directive{Name: p.name, Lines: lines, Default: p.Get(c) == p.Get(def)}
-		if p.name == "save" {
+		d := Directive{Name: p.Name, Lines: lines, Default: p.Get(c) == p.Get(def)}
+		if p.Name == "save" {
 			d.Default = false // Redis always writes save (rewriteConfigSaveOption)
 		}
-		if p.name == "bind" {
+		if p.Name == "bind" {
 			// Against Redis's default, not limitkv's loopback one: the
 			// file then keeps the address for redis-server too.
 			d.Default = c.Bind == "* -::*"
 		}
-		if p.name == "client-output-buffer-limit" {
+		if p.Name == "client-output-buffer-limit" {
 			d.Lines, d.Force = rewriteOutputLimits(c)
 		}
 		out = append(out, d)
