@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/limitkv/limitkv/internal/config"
 	"os"
 	"path/filepath"
 	"slices"

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/limitkv/limitkv/internal/config"
 	"io"
 	"os"
 	"path/filepath"

@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"crypto/rand"
 	"encoding/hex"
+	"github.com/limitkv/limitkv/internal/config"
 	"net"
 	"sync/atomic"
 )

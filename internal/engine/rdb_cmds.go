@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"bytes"
 	"errors"
+	"github.com/limitkv/limitkv/internal/config"
 	"io"
 	"os"
 	"strconv"

@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"bytes"
+	"github.com/limitkv/limitkv/internal/config"
 	"io"
 	"math"
 	"net"
