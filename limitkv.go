@@ -16,6 +16,7 @@ import (
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/server"
 )
@@ -98,20 +99,20 @@ func Start(opts Options) (*Server, error) {
 		clk = opts.Clock
 	}
 	eng := commands.New(cfg, clk, opts.Logger)
-	if _, err := eng.OpenAtStart(); err != nil {
-		eng.CloseAtExit()
+	if _, err := durability.OpenAtStart(eng); err != nil {
+		durability.CloseAtExit(eng)
 		return nil, fmt.Errorf("limitkv: %w", err)
 	}
 	if !cfg.AOF.Enabled.Load() && (opts.Dir != "" || opts.Save != "") {
 		// Before listening: a server that cannot load its data must not
 		// serve an empty dataset in its place.
-		if _, err := eng.LoadFile(cfg.RDBPath()); err != nil {
+		if _, err := durability.LoadFile(eng, cfg.RDBPath()); err != nil {
 			return nil, fmt.Errorf("limitkv: %w", err)
 		}
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		eng.CloseAtExit()
+		durability.CloseAtExit(eng)
 		return nil, fmt.Errorf("limitkv: listen: %w", err)
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok {
@@ -154,8 +155,8 @@ func (s *Server) Addr() string { return s.ln.Addr().String() }
 func (s *Server) Close() error {
 	err := s.srv.Close()
 	<-s.done
-	serr := s.eng.ShutdownSave()
-	s.eng.CloseAtExit()
+	serr := durability.ShutdownSave(s.eng)
+	durability.CloseAtExit(s.eng)
 	if serr != nil {
 		return fmt.Errorf("limitkv: saving on close: %w", serr)
 	}

@@ -26,6 +26,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/gctune"
 	"github.com/limitkv/limitkv/internal/metrics"
@@ -175,8 +176,8 @@ func run(args []string) error {
 	// With appendonly yes the AOF is the dataset, loaded before the server
 	// listens (the RDB, below, while it serves LOADING).
 	aofOn := cfg.AOF.Enabled.Load()
-	found, err := eng.OpenAtStart()
-	defer eng.CloseAtExit()
+	found, err := durability.OpenAtStart(eng)
+	defer durability.CloseAtExit(eng)
 	if err != nil {
 		return err
 	}
@@ -193,7 +194,7 @@ func run(args []string) error {
 		for s := range sig {
 			// As Redis at SIGTERM: save when save points are set, and
 			// keep running if that fails.
-			if err := eng.ShutdownSave(); err != nil {
+			if err := durability.ShutdownSave(eng); err != nil {
 				log.Error("Errors trying to shut down the server. Check the logs for more information.", "err", err)
 				continue
 			}
@@ -228,10 +229,10 @@ func run(args []string) error {
 	// Load while serving, as Redis: clients get the LOADING error until
 	// the data is in. A file that cannot be read stops the start (and is
 	// left as it is) rather than leaving an empty server.
-	var st engine.LoadStats
+	var st durability.LoadStats
 	var loadErr error
 	if !aofOn {
-		st, loadErr = eng.LoadFile(cfg.RDBPath())
+		st, loadErr = durability.LoadFile(eng, cfg.RDBPath())
 	}
 	switch {
 	case errors.Is(loadErr, engine.ErrLoadAborted):

@@ -1,10 +1,12 @@
 package admin
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
-	"github.com/limitkv/limitkv/internal/engine"
 	"net"
 	"strings"
+
+	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/glob"
 )
@@ -145,7 +147,7 @@ func cmdConfigSet(x *engine.Ctx) {
 	for _, s := range stores {
 		s()
 	}
-	if err := x.E.AofConfigApplied(); err != "" {
+	if err := durability.AofConfigApplied(x.E); err != "" {
 		errArg, errStr = "appendonly", err
 		fail()
 		return

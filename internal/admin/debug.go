@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/glob"
@@ -261,8 +262,8 @@ func debugObject(x *engine.Ctx) {
 		refcount = 1<<31 - 1
 	}
 	var conv engine.ToRDB
-	rv := conv.Value(ent)
-	payload, err := rdb.EncodeDump(rv, x.DumpOptions())
+	rv := durability.RDBValue(&conv, ent)
+	payload, err := rdb.EncodeDump(rv, x.E.Cfg.DumpOptions())
 	if err != nil {
 		x.W.Error(engine.ErrInternal)
 		return
@@ -302,7 +303,7 @@ func debugListpack(x *engine.Ctx) {
 		return
 	}
 	var conv engine.ToRDB
-	rv := conv.Value(ent)
+	rv := durability.RDBValue(&conv, ent)
 	x.E.Log.Info("DEBUG LISTPACK", "key", string(x.Args[2]), "type", rv.Type.String(), "entries", listpackEntries(ent))
 	x.W.Simple("Listpack structure printed on stdout")
 }
@@ -329,7 +330,7 @@ func debugQuicklist(x *engine.Ctx) {
 		return
 	}
 	var conv engine.ToRDB
-	rv := conv.Value(ent)
+	rv := durability.RDBValue(&conv, ent)
 	nodes, size := rdb.QuicklistShape(rv.List, x.E.Cfg.RdbLimits())
 	x.E.Log.Info("DEBUG QUICKLIST", "key", string(x.Args[2]), "count", l.Len(), "nodes", nodes, "size", size)
 	x.W.Simple("Quicklist structure printed on stdout")
@@ -499,7 +500,7 @@ func debugReload(x *engine.Ctx) {
 	if save {
 		// rdbSave, as SAVE's, but without SAVE's refusal while a
 		// background save runs.
-		if err := e.SaveLocked(); err != nil {
+		if err := durability.SaveLocked(e); err != nil {
 			x.W.Error("ERR")
 			return
 		}
@@ -526,7 +527,7 @@ func reloadFile(e *engine.Engine, path string, merge bool) error {
 		return err
 	}
 	defer f.Close()
-	st, err := e.Load(bufio.NewReaderSize(f, 1<<20), merge)
+	st, err := durability.Load(e, bufio.NewReaderSize(f, 1<<20), merge)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -209,14 +210,14 @@ func infoMemory(x *engine.Ctx, b *engine.InfoBuf) {
 	i64("rss_overhead_bytes", rss, ms.HeapSys-ms.HeapReleased)
 	b.F("mem_fragmentation_ratio", ratio(rss, used), 2)
 	i64("mem_fragmentation_bytes", rss, used)
-	b.I("mem_not_counted_for_evict", int64(x.E.ReplOutputBytes()))
+	b.I("mem_not_counted_for_evict", int64(durability.ReplOutputBytes(x.E)))
 	backlog := int64(0)
 	if bl := x.E.Repl.Backlog; bl != nil {
 		backlog = int64(bl.Size())
 	}
 	b.I("mem_replication_backlog", backlog)
-	b.I("mem_total_replication_buffers", backlog+int64(x.E.ReplOutputBytes()))
-	b.I("mem_clients_slaves", int64(x.E.ReplOutputBytes()))
+	b.I("mem_total_replication_buffers", backlog+int64(durability.ReplOutputBytes(x.E)))
+	b.I("mem_clients_slaves", int64(durability.ReplOutputBytes(x.E)))
 	b.I("mem_clients_normal", int64(len(x.E.Clients))*engine.ClientBaseMem)
 	b.I("mem_cluster_links", 0)
 	b.I("mem_aof_buffer", 0)
@@ -282,7 +283,7 @@ func infoPersistence(x *engine.Ctx, b *engine.InfoBuf) {
 		bg = "1"
 		cur = strconv.FormatInt(int64(x.E.Clock.Now().Sub(p.BgStart)/time.Second), 10)
 	}
-	processed, total := p.SaveProgress()
+	processed, total := durability.SaveProgress(p)
 	perc := "0.00"
 	if total > 0 {
 		perc = strconv.FormatFloat(float64(processed)/float64(total)*100, 'f', 2, 64)
@@ -310,10 +311,10 @@ func infoPersistence(x *engine.Ctx, b *engine.InfoBuf) {
 	} {
 		b.Kv(kv[0], kv[1])
 	}
-	x.E.AofInfo(b, false)
+	durability.AofInfo(x.E, b, false)
 	b.Kv("module_fork_in_progress", "0")
 	b.Kv("module_fork_last_cow_size", "0")
-	x.E.AofInfo(b, true)
+	durability.AofInfo(x.E, b, true)
 	if x.E.StartLoad.On {
 		x.E.LoadingInfo(b)
 	}
@@ -394,11 +395,11 @@ func infoStats(x *engine.Ctx, b *engine.InfoBuf) {
 func infoReplication(x *engine.Ctx, b *engine.InfoBuf) {
 	r := &x.E.Repl
 	if x.E.IsReplica() {
-		x.E.InfoReplica(b)
+		durability.InfoReplica(x.E, b)
 	} else {
 		b.Kv("role", "master")
 	}
-	x.E.InfoReplicas(b)
+	durability.InfoReplicas(x.E, b)
 	b.Kv("master_failover_state", "no-failover")
 	b.Kv("master_replid", x.E.ReplicationID())
 	replid2 := r.Replid2

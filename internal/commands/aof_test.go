@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 )
 
 // aofTester is a tester whose engine writes an AOF in its own directory.
@@ -20,13 +21,13 @@ func aofTester(t *testing.T, dir string, fsync int32) *tester {
 	cfg.AOF.Enabled.Store(true)
 	cfg.AOF.Fsync.Store(fsync)
 	cfg.EnableDebugCommand.Store(config.DebugCommandYes)
-	if _, err := tt.E.LoadAppendOnly(); err != nil {
+	if _, err := durability.LoadAppendOnly(tt.E); err != nil {
 		t.Fatal(err)
 	}
-	if err := tt.E.StartAppendOnly(); err != nil {
+	if err := durability.StartAppendOnly(tt.E); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { tt.E.StopAppendOnly(); tt.E.WaitAOFRewrite() })
+	t.Cleanup(func() { durability.StopAppendOnly(tt.E); durability.WaitAOFRewrite(tt.E) })
 	return tt
 }
 
@@ -56,7 +57,7 @@ func TestAOFEngineRoundTrip(t *testing.T) {
 	tt.Expect("+Background append only file rewriting started\r\n", "BGREWRITEAOF")
 	tt.Expect(errReply("ERR Background append only file rewriting already in progress"), "BGREWRITEAOF")
 	wg.Wait()
-	tt.E.WaitAOFRewrite()
+	durability.WaitAOFRewrite(tt.E)
 	info := tt.Do("INFO", "persistence")
 	for _, want := range []string{"aof_enabled:1", "aof_rewrite_in_progress:0", "aof_last_bgrewrite_status:ok", "aof_rewrites:1", "aof_last_write_status:ok"} {
 		if !strings.Contains(info, want+"\r\n") {
@@ -66,7 +67,7 @@ func TestAOFEngineRoundTrip(t *testing.T) {
 	tt.Expect(okReply, "SET", "after", "1")
 	time.Sleep(1100 * time.Millisecond) // one everysec turn
 	digest := tt.Do("DEBUG", "DIGEST")
-	tt.E.StopAppendOnly()
+	durability.StopAppendOnly(tt.E)
 	man, err := os.ReadFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
 	if err != nil || string(man) != "file appendonly.aof.2.base.rdb seq 2 type b\nfile appendonly.aof.2.incr.aof seq 2 type i\n" {
 		t.Fatalf("manifest %q, %v", man, err)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/admin"
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/engine"
@@ -22,7 +23,7 @@ import (
 )
 
 func init() {
-	engine.Install(admin.Commands, scripting.ScriptCommands, scripting.FunctionCommands, conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
+	engine.Install(admin.Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands, conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
 		keycmd.ExpireCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, zsetcmd.ZsetCommands,
 		zsetcmd.RateLimitCommands, stringcmd.HllCommands, hashcmd.HashCommands, listcmd.ListCommands,
 		setcmd.SetCommands, zsetcmd.GeoCommands, keycmd.SortCommands)
@@ -32,5 +33,6 @@ func init() {
 func New(cfg *config.Config, clk clock.Clock, log *slog.Logger) *engine.Engine {
 	e := engine.New(cfg, clk, log)
 	scripting.Attach(e)
+	durability.Attach(e)
 	return e
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/rdb"
@@ -248,10 +249,10 @@ func bgsaveRun(t *testing.T, seed uint64) {
 
 	var atStart bytes.Buffer
 	tt.E.Lock()
-	if _, err := tt.E.WriteSnapshot(&atStart); err != nil {
+	if _, err := durability.WriteSnapshot(tt.E, &atStart); err != nil {
 		t.Fatal(err)
 	}
-	if err := tt.E.BgsaveLocked(); err != nil {
+	if err := durability.BgsaveLocked(tt.E); err != nil {
 		t.Fatal(err)
 	}
 	tt.E.Unlock()
@@ -301,7 +302,7 @@ func bgsaveRun(t *testing.T, seed uint64) {
 			tt.E.RehashActively(time.Millisecond)
 		}
 	}()
-	tt.E.WaitBgsave()
+	durability.WaitBgsave(tt.E)
 	close(stop)
 	wg.Wait()
 
@@ -347,7 +348,7 @@ func bgsaveRun(t *testing.T, seed uint64) {
 	// The writers really did change the dataset meanwhile.
 	var now bytes.Buffer
 	tt.E.Lock()
-	tt.E.WriteSnapshot(&now)
+	durability.WriteSnapshot(tt.E, &now)
 	tt.E.Unlock()
 	if _, after := rdbContent(t, now.Bytes()); fmt.Sprint(after) == fmt.Sprint(want) {
 		t.Error("the dataset did not change during the save: the test proves nothing")
@@ -398,7 +399,7 @@ func TestBgsaveInProgress(t *testing.T) {
 		}
 	}
 	close(release)
-	tt.E.WaitBgsave()
+	durability.WaitBgsave(tt.E)
 	tt.Do("GET", "k3")
 	tt.Expect(integer(0), "OBJECT", "IDLETIME", "k3")
 	info = tt.Do("INFO", "persistence")
@@ -443,7 +444,7 @@ func TestBgsaveAborted(t *testing.T) {
 			}
 			var w resp.Writer
 			tt.E.Lock()
-			if err := tt.E.BgsaveLocked(); err != nil {
+			if err := durability.BgsaveLocked(tt.E); err != nil {
 				t.Fatal(err)
 			}
 			// In the same lock hold: the walk has not even started.
@@ -454,7 +455,7 @@ func TestBgsaveAborted(t *testing.T) {
 			}
 			tt.E.Exec(tt.C, args, &w)
 			tt.E.Unlock()
-			tt.E.WaitBgsave()
+			durability.WaitBgsave(tt.E)
 			if tt.E.Persist.ShutdownDone {
 				// After a shutdown nothing runs (it would be lost with
 				// the process): look at the state as it was left.

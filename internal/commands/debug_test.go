@@ -12,6 +12,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/admin"
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 )
 
@@ -137,7 +138,7 @@ func TestCommitFileFailingWriter(t *testing.T) {
 	if err := os.WriteFile(path, []byte("previous"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := engine.CommitFile(dir, "dump.rdb", "temp-1.rdb", func(w io.Writer) error {
+	err := durability.CommitFile(dir, "dump.rdb", "temp-1.rdb", func(w io.Writer) error {
 		w.Write(make([]byte, 2<<20)) // past the buffer: reaches the file
 		return &os.PathError{Op: "write", Path: "temp-1.rdb", Err: syscall.ENOSPC}
 	}, nil)
@@ -160,7 +161,7 @@ func TestStopWritesOnBgsaveError(t *testing.T) {
 	tt.E.Cfg.SetSavePoints([]config.SavePoint{{Seconds: 1, Changes: 1}})
 	os.Remove(dir)
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
-	tt.E.WaitBgsave()
+	durability.WaitBgsave(tt.E)
 	tt.Expect(errReply(engine.ErrMisconf), "SET", "k", "v")
 	tt.Expect(okReply, "CONFIG", "SET", "stop-writes-on-bgsave-error", "no")
 	tt.Expect(okReply, "SET", "k", "v")

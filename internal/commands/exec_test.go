@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/clock"
@@ -30,7 +31,7 @@ func newTester(t testing.TB) *tester {
 	// source tree.
 	cfg.SetDir(t.TempDir(), "")
 	e := New(cfg, clk, nil)
-	t.Cleanup(e.WaitBgsave) // before the directory is removed
+	t.Cleanup(func() { durability.WaitBgsave(e) }) // before the directory is removed
 	return &tester{t: t, E: e, C: e.NewClient("127.0.0.1:1", "127.0.0.1:6379"), Clock: clk}
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/rdb"
 )
 
@@ -27,7 +28,7 @@ func TestFunctionsPersist(t *testing.T) {
 	a.Expect(okReply, "SAVE")
 
 	b := newTester(t)
-	if _, err := b.E.LoadFile(filepath.Join(dir, "dump.rdb")); err != nil {
+	if _, err := durability.LoadFile(b.E, filepath.Join(dir, "dump.rdb")); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := b.Do("FUNCTION", "LIST", "WITHCODE"), a.Do("FUNCTION", "LIST", "WITHCODE"); got != want {
@@ -54,7 +55,7 @@ func TestFunctionsBadLibraryFailsLoad(t *testing.T) {
 		}
 		f.Close()
 		tt := newTester(t)
-		if _, err := tt.E.LoadFile(path); err == nil {
+		if _, err := durability.LoadFile(tt.E, path); err == nil {
 			t.Errorf("%q: loaded", code)
 		}
 		tt.Expect("*0\r\n", "FUNCTION", "LIST")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/clock"
@@ -288,7 +289,7 @@ func newFuzzEngine(t *testing.T) *fuzzEngine {
 	cfg.SetDir(t.TempDir(), "")
 	watch := &panicWatch{}
 	e := New(cfg, clock.NewManual(time.Unix(1_700_000_000, 0)), slog.New(watch))
-	t.Cleanup(e.WaitBgsave) // before the directory is removed
+	t.Cleanup(func() { durability.WaitBgsave(e) }) // before the directory is removed
 	fz := &fuzzEngine{t: t, e: e, c: e.NewClient("127.0.0.1:1", "127.0.0.1:6379"), watch: watch}
 	// Nobody else could send SCRIPT KILL: a script past the threshold is
 	// stopped at its first busy tick, whatever it wrote.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -36,7 +37,7 @@ func TestBgsaveLockHold(t *testing.T) {
 	start := time.Now()
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
 	reply := time.Since(start)
-	tt.E.WaitBgsave()
+	durability.WaitBgsave(tt.E)
 	total := time.Since(start)
 	st, _ := os.Stat(tt.E.Cfg.RDBPath())
 	bg := tt.E.Persist.LastWalk

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -126,7 +127,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 	b := newTester(t)
 	b.Clock.Set(a.Clock.Now())
-	st, err := b.E.LoadFile(filepath.Join(dir, "dump.rdb"))
+	st, err := durability.LoadFile(b.E, filepath.Join(dir, "dump.rdb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 	// Keys whose deadline passed by the time the file is loaded are dropped.
 	c := newTester(t)
 	c.Clock.Set(a.Clock.Now().Add(600 * time.Second))
-	st, err = c.E.LoadFile(filepath.Join(dir, "dump.rdb"))
+	st, err = durability.LoadFile(c.E, filepath.Join(dir, "dump.rdb"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 
 func TestLoadMissingFileIsEmpty(t *testing.T) {
 	tt := newTester(t)
-	if st, err := tt.E.LoadFile(filepath.Join(t.TempDir(), "dump.rdb")); err != nil || st.Keys != 0 {
+	if st, err := durability.LoadFile(tt.E, filepath.Join(t.TempDir(), "dump.rdb")); err != nil || st.Keys != 0 {
 		t.Fatalf("%+v %v", st, err)
 	}
 }
@@ -189,7 +190,7 @@ func TestLoadRefusesDamagedFiles(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "dump.rdb")
 			os.WriteFile(path, tc.data, 0o644)
 			tt := newTester(t)
-			_, err := tt.E.LoadFile(path)
+			_, err := durability.LoadFile(tt.E, path)
 			if err == nil {
 				t.Fatal("loaded a damaged file")
 			}
@@ -255,7 +256,7 @@ func TestCrashBeforeRenameKeepsPreviousFile(t *testing.T) {
 		}()
 		tt.E.Lock()
 		defer tt.E.Unlock()
-		tt.E.SaveLocked()
+		durability.SaveLocked(tt.E)
 	}()
 	if !tempSeen {
 		t.Error("no temp file was written before the rename")
@@ -265,7 +266,7 @@ func TestCrashBeforeRenameKeepsPreviousFile(t *testing.T) {
 		t.Fatal("dump.rdb changed before the rename")
 	}
 	fresh := newTester(t)
-	if _, err := fresh.E.LoadFile(filepath.Join(dir, "dump.rdb")); err != nil {
+	if _, err := durability.LoadFile(fresh.E, filepath.Join(dir, "dump.rdb")); err != nil {
 		t.Fatal(err)
 	}
 	fresh.Expect(bulk("old"), "GET", "k")
@@ -273,14 +274,14 @@ func TestCrashBeforeRenameKeepsPreviousFile(t *testing.T) {
 
 func TestCommitFileFailures(t *testing.T) {
 	dir := t.TempDir()
-	err := engine.CommitFile(dir, "dump.rdb", "tmp.rdb", func(w io.Writer) error { return fmt.Errorf("boom") }, nil)
+	err := durability.CommitFile(dir, "dump.rdb", "tmp.rdb", func(w io.Writer) error { return fmt.Errorf("boom") }, nil)
 	if err == nil || !strings.Contains(err.Error(), "Write error saving DB on disk(rdbSaveRio): boom") {
 		t.Errorf("fill error: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "tmp.rdb")); err == nil {
 		t.Error("temp file left after a failed write")
 	}
-	err = engine.CommitFile(filepath.Join(dir, "missing"), "dump.rdb", "tmp.rdb", func(io.Writer) error { return nil }, nil)
+	err = durability.CommitFile(filepath.Join(dir, "missing"), "dump.rdb", "tmp.rdb", func(io.Writer) error { return nil }, nil)
 	if err == nil || !strings.Contains(err.Error(), "Failed opening the temp RDB file tmp.rdb") || !strings.Contains(err.Error(), "no such file or directory") {
 		t.Errorf("missing dir: %v", err)
 	}
@@ -297,14 +298,14 @@ func TestSavePointsAndBgsave(t *testing.T) {
 		{[]string{"BGSAVE", "SCHEDULE", "x"}, errReply(engine.ErrSyntax)},
 		{[]string{"SET", "a", "1"}, okReply},
 	})
-	tt.E.PersistCron()
+	durability.PersistCron(tt.E)
 	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err == nil {
 		t.Fatal("saved before a save point was reached")
 	}
 	tt.Do("SET", "b", "2")
 	tt.Clock.Add(11 * time.Second)
-	tt.E.PersistCron()
-	tt.E.WaitBgsave()
+	durability.PersistCron(tt.E)
+	durability.WaitBgsave(tt.E)
 	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err != nil {
 		t.Fatalf("no save after the save point: %v", err)
 	}
@@ -317,12 +318,12 @@ func TestSavePointsAndBgsave(t *testing.T) {
 	tt.Expect(integer(tt.Clock.Now().Unix()), "LASTSAVE")
 
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
-	tt.E.WaitBgsave()
+	durability.WaitBgsave(tt.E)
 	tt.Expect(okReply, "MULTI")
 	tt.Expect("+QUEUED\r\n", "BGSAVE")
 	tt.Expect(array("+Background saving scheduled\r\n"), "EXEC")
-	tt.E.PersistCron()
-	tt.E.WaitBgsave()
+	durability.PersistCron(tt.E)
+	durability.WaitBgsave(tt.E)
 	if info := tt.Do("INFO", "persistence"); !strings.Contains(info, "rdb_saves:3\r\n") {
 		t.Errorf("the scheduled BGSAVE did not run: %s", info)
 	}
@@ -339,7 +340,7 @@ func TestFailedBgsaveRefusesWrites(t *testing.T) {
 	tt.E.Cfg.SetSavePoints([]config.SavePoint{{Seconds: 1, Changes: 1}})
 	os.Remove(dir)
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
-	tt.E.WaitBgsave()
+	durability.WaitBgsave(tt.E)
 	tt.Expect(errReply(engine.ErrMisconf), "SET", "k", "v")
 	tt.Expect(errReply(engine.ErrMisconf), "PING")
 	tt.Expect("$-1\r\n", "GET", "k")
@@ -380,7 +381,7 @@ func TestShutdownSaves(t *testing.T) {
 		t.Fatal("SHUTDOWN NOSAVE saved")
 	}
 	tt.E.Persist.ShutdownDone = false
-	if err := tt.E.ShutdownSave(); err != nil {
+	if err := durability.ShutdownSave(tt.E); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
@@ -395,7 +396,7 @@ func TestShutdownSaves(t *testing.T) {
 	if tt.C.CloseAfterReply {
 		t.Error("a refused SHUTDOWN closes the connection")
 	}
-	if err := tt.E.ShutdownSave(); err == nil {
+	if err := durability.ShutdownSave(tt.E); err == nil {
 		t.Error("ShutdownSave into a missing dir succeeded")
 	}
 	tt.Do("SHUTDOWN", "FORCE")
@@ -528,7 +529,7 @@ func TestKill9DuringSave(t *testing.T) {
 				t.Fatal("dump.rdb changed by a save killed before its rename")
 			}
 			fresh := newTester(t)
-			if _, err := fresh.E.LoadFile(filepath.Join(dir, "dump.rdb")); err != nil {
+			if _, err := durability.LoadFile(fresh.E, filepath.Join(dir, "dump.rdb")); err != nil {
 				t.Fatal(err)
 			}
 			fresh.Expect(bulk("old"), "GET", "k0")
@@ -555,7 +556,7 @@ func TestSaveWritesUnreclaimedExpiredKeys(t *testing.T) {
 	}
 	b := newTester(t)
 	b.Clock.Set(tt.Clock.Now())
-	st, err := b.E.LoadFile(filepath.Join(dir, "dump.rdb"))
+	st, err := durability.LoadFile(b.E, filepath.Join(dir, "dump.rdb"))
 	if err != nil || st.Keys != 1 || st.Expired != 1 {
 		t.Fatalf("load: %+v %v", st, err)
 	}

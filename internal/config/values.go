@@ -455,3 +455,9 @@ func strtollSat(s string) (int64, bool) {
 
 // DefaultSave is Redis's save setting when it runs without a config file.
 const DefaultSave = "3600 1 300 100 60 10000"
+
+// DumpOptions are what DUMP, FUNCTION DUMP and MIGRATE encode with:
+// rdbcompression and the payload limits.
+func (c *Config) DumpOptions() rdb.DumpOptions {
+	return rdb.DumpOptions{NoCompression: !c.RDBCompression.Load(), Limits: c.RdbLimits()}
+}

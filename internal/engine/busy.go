@@ -133,8 +133,8 @@ func (x *Ctx) BusyTick(function, first bool) bool {
 	if f := x.C.WhileBusy; f != nil {
 		f()
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	runtime.Gosched()
-	e.mu.Lock()
+	e.Mu.Lock()
 	return b.Kill || b.abort.Load()
 }

@@ -66,12 +66,12 @@ type Client struct {
 	WhileBusy func()
 
 	WakeCh   chan struct{}
-	Blocked  *blockState
+	Blocked  *BlockState
 	InScript bool
 	IsMaster bool        // the replication master's client: obeyed, never refused
-	repl     *replica    // set once the connection is a replica (SYNC/PSYNC)
-	replConf replicaConf // what its REPLCONF said before
-	woff     int64       // the stream's offset after its last propagated write (WAIT)
+	Repl     *Replica    // set once the connection is a replica (SYNC/PSYNC)
+	ReplConf replicaConf // what its REPLCONF said before
+	Woff     int64       // the stream's offset after its last propagated write (WAIT)
 	ctx      Ctx         // reused by Exec for this client's commands
 }
 
@@ -86,18 +86,18 @@ func (e *Engine) NewClient(addr, laddr string) *Client {
 		LastActive: now,
 		WakeCh:     make(chan struct{}, 1),
 	}
-	e.mu.Lock()
+	e.Mu.Lock()
 	e.SetDefaultAuth(c)
 	e.Clients[c.ID] = c
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	return c
 }
 
 // RemoveClient forgets c when its connection ends. Call without the lock.
 func (e *Engine) RemoveClient(c *Client) {
-	e.mu.Lock()
+	e.Mu.Lock()
 	e.RemoveClientLocked(c)
-	e.mu.Unlock()
+	e.Mu.Unlock()
 }
 
 // RemoveClientLocked is RemoveClient with the lock already held.
@@ -111,19 +111,19 @@ func (e *Engine) RemoveClientLocked(c *Client) {
 // client whose connection may still be writing it. Doing it twice is
 // harmless (the connection's RemoveClient after a KILL).
 func (e *Engine) DetachClient(c *Client) {
-	e.unblock(c)
+	e.Unblock(c)
 	e.UnwatchAll(c)
 	e.DropSubscriptions(c)
 	e.StopMonitor(c)
 	e.DisableTracking(c)
-	e.dropReplica(c)
+	e.Dur.ClientGone(c)
 	delete(e.Clients, c.ID)
 }
 
 // NumClients is the number of connected clients.
 func (e *Engine) NumClients() int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	return len(e.Clients)
 }
 
@@ -152,17 +152,17 @@ func (m *MultiState) Queue(cmd *Command, args [][]byte) {
 }
 
 // blockState is what a blocked client waits for.
-type blockState struct {
+type BlockState struct {
 	keys     []string
 	db       int
 	Deadline time.Time // zero: forever
 	args     [][]byte
-	w        *resp.Writer
+	W        *resp.Writer
 	// postponed: held back by CLIENT PAUSE (client_pause.go), not
 	// waiting for keys; the connection runs the command again.
 	postponed bool
 	// wait is set for WAIT: it is served by replicas' ACKs, not keys.
-	wait *waitState
+	Wait *WaitState
 }
 
 // Block tells the executor that the command found nothing to serve and the
@@ -174,7 +174,7 @@ func (x *Ctx) Block(keys [][]byte, timeout time.Duration) bool {
 	if x.C.Multi != nil || x.C.InScript {
 		return false
 	}
-	b := &blockState{db: x.C.DB, args: x.Args, w: x.W}
+	b := &BlockState{db: x.C.DB, args: x.Args, W: x.W}
 	for _, k := range keys {
 		b.keys = append(b.keys, string(k))
 	}
@@ -183,7 +183,7 @@ func (x *Ctx) Block(keys [][]byte, timeout time.Duration) bool {
 		// duration even when a test clock stands still.
 		b.Deadline = time.Now().Add(timeout)
 	}
-	x.block = b
+	x.Blocking = b
 	return true
 }
 
@@ -201,14 +201,14 @@ func (x *Ctx) SignalReady(key []byte) {
 
 func (e *Engine) RegisterBlocked(x *Ctx) {
 	c := x.C
-	c.Blocked = x.block
-	for _, k := range x.block.keys {
-		wk := WaitKey{x.block.db, k}
+	c.Blocked = x.Blocking
+	for _, k := range x.Blocking.keys {
+		wk := WaitKey{x.Blocking.db, k}
 		e.Waiting[wk] = append(e.Waiting[wk], c)
 	}
 }
 
-func (e *Engine) unblock(c *Client) {
+func (e *Engine) Unblock(c *Client) {
 	b := c.Blocked
 	if b == nil {
 		return
@@ -246,23 +246,23 @@ func (e *Engine) serveBlocked() {
 			if b == nil {
 				continue
 			}
-			x := Ctx{E: e, C: c, W: b.w, Args: b.args, DB: e.Dbs[b.db], Now: e.NowMs(), ReadyKey: k.Key, Rerun: true}
+			x := Ctx{E: e, C: c, W: b.W, Args: b.args, DB: e.Dbs[b.db], Now: e.NowMs(), ReadyKey: k.Key, Rerun: true}
 			x.Cmd = Lookup(b.args[0])
-			mark := b.w.Len()
+			mark := b.W.Len()
 			e.Call(&x)
-			if x.block != nil {
+			if x.Blocking != nil {
 				continue // still nothing for it (another waiter took it, or wrong type)
 			}
-			c.blockedReplyDone(b.w, mark)
-			e.unblock(c)
-			c.notify()
+			c.BlockedReplyDone(b.W, mark)
+			e.Unblock(c)
+			c.NotifyOutput()
 		}
 	}
 	e.Ready = e.Ready[:0]
 }
 
 // notify tells c's connection that it has output to write unasked.
-func (c *Client) notify() {
+func (c *Client) NotifyOutput() {
 	if c.Notify != nil {
 		c.Notify()
 		return
@@ -302,29 +302,29 @@ func (e *Engine) TimeoutBlocked(c *Client) bool {
 	if b == nil {
 		return false
 	}
-	e.unblock(c)
-	mark := b.w.Len()
-	if b.wait != nil {
-		e.waitTimeoutReply(b, b.w)
+	e.Unblock(c)
+	mark := b.W.Len()
+	if b.Wait != nil {
+		e.Dur.WaitTimeoutReply(b, b.W)
 	} else {
-		b.w.NullArray()
+		b.W.NullArray()
 	}
-	c.blockedReplyDone(b.w, mark)
+	c.BlockedReplyDone(b.W, mark)
 	return true
 }
 
 // AbandonBlocked forgets c's wait without a reply (its connection went
 // away). Call with the lock held.
-func (e *Engine) AbandonBlocked(c *Client) { e.unblock(c) }
+func (e *Engine) AbandonBlocked(c *Client) { e.Unblock(c) }
 
 // WaitBlocked waits, without the lock, until c is served, its timeout passes,
 // or done is closed (the connection went away). On timeout it writes the
 // null reply Redis gives. It reports whether the client was served or timed
 // out (false: abandoned).
 func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
-	e.mu.Lock()
+	e.Mu.Lock()
 	b := c.Blocked
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if b == nil {
 		return true
 	}
@@ -339,24 +339,24 @@ func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
 		case <-c.WakeCh:
 			// A push to the client wakes it too: go on waiting unless
 			// the command was served.
-			e.mu.Lock()
+			e.Mu.Lock()
 			still := c.Blocked == b
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			if !still {
 				return true
 			}
 			continue
 		case <-timeout:
 		case <-done:
-			e.mu.Lock()
-			e.unblock(c)
-			e.mu.Unlock()
+			e.Mu.Lock()
+			e.Unblock(c)
+			e.Mu.Unlock()
 			return false
 		}
 		break
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	if !e.TimeoutBlocked(c) { // served just as the timer fired
 		select {
 		case <-c.WakeCh:

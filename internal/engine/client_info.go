@@ -32,7 +32,7 @@ func ClientTypeByName(name string) (int, bool) {
 }
 
 func ClientType(c *Client) int {
-	if c.repl != nil {
+	if c.Repl != nil {
 		return clientTypeSlave
 	}
 	if c.IsMaster {
@@ -83,7 +83,7 @@ func (x *Ctx) AppendClientInfo(b []byte, c *Client) []byte {
 	if c.Cs.Monitor {
 		flags = append(flags, 'O')
 	}
-	if c.repl != nil {
+	if c.Repl != nil {
 		flags = append(flags, 'S')
 	}
 	if c.IsMaster {
@@ -209,7 +209,7 @@ func (e *Engine) KillClient(c *Client) {
 		c.OnKill()
 	}
 	if c.Blocked != nil {
-		e.unblock(c)
+		e.Unblock(c)
 		select {
 		case c.WakeCh <- struct{}{}:
 		default:

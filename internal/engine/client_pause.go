@@ -25,13 +25,13 @@ import (
 // timeout) through a timer, where Redis's cron notices it within 100 ms.
 
 const (
-	pauseOff = iota
-	pauseWrite
+	PauseOff = iota
+	PauseWrite
 	pauseAll
 )
 
 type pauseState struct {
-	kind    int   // in force now
+	Kind    int   // in force now
 	Set     bool  // CLIENT PAUSE's pause exists (it may have expired)
 	setKind int   // its kind
 	endMs   int64 // and end (Unix ms)
@@ -39,7 +39,7 @@ type pauseState struct {
 	Waiting []*Client // postponed, in arrival order
 }
 
-func nowMsReal() int64 { return time.Now().UnixMilli() }
+func NowMsReal() int64 { return time.Now().UnixMilli() }
 
 func CmdClientPause(x *Ctx) {
 	kind := pauseAll
@@ -50,7 +50,7 @@ func CmdClientPause(x *Ctx) {
 	if len(x.Args) == 4 {
 		switch strings.ToLower(x.Arg(3)) {
 		case "write":
-			kind = pauseWrite
+			kind = PauseWrite
 		case "all":
 		default:
 			x.W.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
@@ -68,9 +68,9 @@ func CmdClientPause(x *Ctx) {
 	}
 	end := int64(0)
 	if ms > 0 {
-		end = ms + nowMsReal() // wraps past the int64 range, as Redis's does
+		end = ms + NowMsReal() // wraps past the int64 range, as Redis's does
 	}
-	x.E.pauseClients(end, kind)
+	x.E.PauseClients(end, kind)
 	x.W.OK()
 }
 
@@ -83,7 +83,7 @@ func CmdClientUnpause(x *Ctx) {
 	x.W.OK()
 }
 
-func (e *Engine) pauseClients(endMs int64, kind int) {
+func (e *Engine) PauseClients(endMs int64, kind int) {
 	p := &e.Cs.Pause
 	if p.Set {
 		p.setKind = max(p.setKind, kind)
@@ -99,41 +99,41 @@ func (e *Engine) pauseClients(endMs int64, kind int) {
 // than the one left are released to try again.
 func (e *Engine) UpdatePause() {
 	p := &e.Cs.Pause
-	old := p.kind
-	if p.Set && p.endMs < nowMsReal() {
+	old := p.Kind
+	if p.Set && p.endMs < NowMsReal() {
 		p.Set = false
 	}
-	p.kind = pauseOff
+	p.Kind = PauseOff
 	if p.Set {
-		p.kind = p.setKind
+		p.Kind = p.setKind
 	}
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil
 	}
 	if p.Set {
-		wait := time.Duration(p.endMs-nowMsReal()+1) * time.Millisecond
-		if p.endMs-nowMsReal() > math.MaxInt64/int64(time.Millisecond)-1 {
+		wait := time.Duration(p.endMs-NowMsReal()+1) * time.Millisecond
+		if p.endMs-NowMsReal() > math.MaxInt64/int64(time.Millisecond)-1 {
 			wait = math.MaxInt64
 		}
 		p.timer = time.AfterFunc(wait, func() {
-			e.mu.Lock()
-			defer e.mu.Unlock()
+			e.Mu.Lock()
+			defer e.Mu.Unlock()
 			e.UpdatePause()
 		})
 	}
-	frozen := p.kind != pauseOff
+	frozen := p.Kind != PauseOff
 	for _, db := range e.Dbs {
 		db.KeepExpired = frozen || e.IsReplica()
 	}
 	e.Cs.updateGate()
-	if p.kind < old {
+	if p.Kind < old {
 		waiting := p.Waiting
 		p.Waiting = nil
 		for _, c := range waiting {
 			if b := c.Blocked; b != nil && b.postponed {
 				c.Blocked = nil
-				c.notify()
+				c.NotifyOutput()
 			}
 		}
 	}
@@ -141,24 +141,24 @@ func (e *Engine) UpdatePause() {
 
 // paused reports whether a pause is in force now, ending one whose time
 // has come. Call with the lock held.
-func (e *Engine) paused() bool {
+func (e *Engine) Paused() bool {
 	p := &e.Cs.Pause
-	if p.kind == pauseOff {
+	if p.Kind == PauseOff {
 		return false
 	}
-	if p.endMs < nowMsReal() {
+	if p.endMs < NowMsReal() {
 		e.UpdatePause()
 	}
-	return p.kind != pauseOff
+	return p.Kind != PauseOff
 }
 
 // postpone holds x's command back if the pause in force covers it.
 func (e *Engine) postpone(x *Ctx, cmd *Command) bool {
 	c := x.C
-	if c.Cs.Monitor || !e.paused() {
+	if c.Cs.Monitor || !e.Paused() {
 		return false
 	}
-	if e.Cs.Pause.kind == pauseWrite {
+	if e.Cs.Pause.Kind == PauseWrite {
 		_, w, mr := e.effectiveFlags(c, cmd, x.Args)
 		if cmd.Name == "exec" && c.Multi != nil {
 			for _, q := range c.Multi.cmds {
@@ -170,7 +170,7 @@ func (e *Engine) postpone(x *Ctx, cmd *Command) bool {
 			return false
 		}
 	}
-	c.Blocked = &blockState{postponed: true, args: x.Args, w: x.W}
+	c.Blocked = &BlockState{postponed: true, args: x.Args, W: x.W}
 	e.Cs.Pause.Waiting = append(e.Cs.Pause.Waiting, c)
 	return true
 }

@@ -92,7 +92,7 @@ func (c *Client) keepPush(w *resp.Writer, from int) {
 
 // blockedReplyDone ends a blocked command's reply: suppressed from mark on
 // if the client's replies are, and the SKIP it carried is spent.
-func (c *Client) blockedReplyDone(w *resp.Writer, mark int) {
+func (c *Client) BlockedReplyDone(w *resp.Writer, mark int) {
 	if c.Cs.Reply == 0 {
 		return
 	}
@@ -147,14 +147,14 @@ func CmdClientUnblock(x *Ctx) {
 		return
 	}
 	b := t.Blocked
-	e.unblock(t)
-	mark := b.w.Len()
+	e.Unblock(t)
+	mark := b.W.Len()
 	if asError {
-		b.w.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
+		b.W.Error("UNBLOCKED client unblocked via CLIENT UNBLOCK")
 	} else {
-		b.w.NullArray()
+		b.W.NullArray()
 	}
-	t.blockedReplyDone(b.w, mark)
-	t.notify()
+	t.BlockedReplyDone(b.W, mark)
+	t.NotifyOutput()
 	x.W.Int(1)
 }

@@ -1,11 +1,12 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/hdr"
 )

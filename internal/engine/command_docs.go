@@ -782,3 +782,33 @@ func SortGetKeys(args [][]byte, readonly bool) []keyRef {
 	}
 	return keys
 }
+
+// migrateGetKeys is Redis's migrateGetKeys, which COMMAND GETKEYS uses
+// since MIGRATE's key specs are incomplete: the key argument, or with
+// KEYS the names after it (none if the key argument is not empty).
+func migrateGetKeys(args [][]byte) []keyRef {
+	first, n := 3, 1
+	if len(args) > 6 {
+	scan:
+		for i := 6; i < len(args); i++ {
+			switch {
+			case CEqualFold(args[i], "keys"):
+				if len(args[3]) > 0 {
+					n = 0
+				} else {
+					first, n = i+1, len(args)-i-1
+				}
+				break scan
+			case CEqualFold(args[i], "auth"):
+				i++
+			case CEqualFold(args[i], "auth2"):
+				i += 2
+			}
+		}
+	}
+	keys := make([]keyRef, 0, n)
+	for i := range n {
+		keys = append(keys, keyRef{first + i, []string{"RW", "access", "delete"}})
+	}
+	return keys
+}

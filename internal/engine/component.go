@@ -1,6 +1,9 @@
 package engine
 
-import "github.com/limitkv/limitkv/internal/lua"
+import (
+	"github.com/limitkv/limitkv/internal/lua"
+	"github.com/limitkv/limitkv/internal/resp"
+)
 
 // Scripting is what the engine and the other components ask of the
 // scripting component (EVAL and FUNCTION), which keeps its state behind it.
@@ -17,4 +20,32 @@ type Scripting interface {
 	LoadFunctions(codes [][]byte) error
 	// DropFunctions empties the libraries (a full resync's payload replaces them).
 	DropFunctions()
+}
+
+// Durability is what the engine asks of the component that copies the
+// dataset out of memory: RDB snapshots, the AOF and replication. Their
+// status fields (Persist, Repl) are the engine's, as Redis keeps them in
+// its server struct; their logic and commands are the component's.
+type Durability interface {
+	// FlushAOF writes what the batch appended to the AOF
+	// (flushAppendOnlyFile in beforeSleep).
+	FlushAOF(force bool)
+	// NoGoodReplicas: min-replicas-to-write is not met.
+	NoGoodReplicas() bool
+	// ReplOutputBytes is what the replicas' output buffers hold, which
+	// maxmemory does not count.
+	ReplOutputBytes() uint64
+	// ClientGone forgets a connection that was a replica.
+	ClientGone(c *Client)
+	// RequestAcks sends REPLCONF GETACK after a command that asked for it (WAIT).
+	RequestAcks()
+	// Cron is the component's share of serverCron: save points, AOF
+	// rewrites and fsyncs, the replication link and its pings.
+	Cron()
+	// AbortBgsave stops a background save (FLUSHALL's killRDBChild).
+	AbortBgsave()
+	// Save saves the dataset at once (SAVE; FLUSHALL with save points).
+	Save() error
+	// WaitTimeoutReply answers a WAIT that timed out.
+	WaitTimeoutReply(b *BlockState, w *resp.Writer)
 }

@@ -3,9 +3,10 @@ package engine
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"github.com/limitkv/limitkv/internal/config"
 	"net"
 	"sync/atomic"
+
+	"github.com/limitkv/limitkv/internal/config"
 )
 
 // errDebugNotAllowed is processCommand's refusal of a protected command.
@@ -43,7 +44,7 @@ type debugState struct {
 	ReplyPeakReset    int64
 	ReplyResizing     bool
 
-	migrate migrateSockets // MIGRATE's cached connections (migrate.go)
+	Migrate MigrateSockets // MIGRATE's cached connections (migrate.go)
 }
 
 // ActiveExpireEnabled reports whether the cron should reclaim expired keys

@@ -13,12 +13,13 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"log/slog"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/keyspace"
@@ -42,7 +43,7 @@ type Stats struct {
 
 // Engine is the whole server state behind the executor lock.
 type Engine struct {
-	mu sync.Mutex
+	Mu sync.Mutex
 
 	Clock clock.Clock
 	Cfg   *config.Config
@@ -87,16 +88,18 @@ type Engine struct {
 	Watching int
 	x        *engineExt // WATCH state (transactions.go)
 	// Scripts is the scripting component (EVAL, FUNCTION).
-	Scripts    Scripting
-	Persist    persistState // snapshots (rdb_cmds.go)
+	Scripts Scripting
+	// Dur is the durability component: RDB, AOF, replication.
+	Dur        Durability
+	Persist    PersistState // snapshots (rdb_cmds.go)
 	Memory     *memState    // maxmemory accounting (memory.go)
 	ps         pubsubState  // Pub/Sub registries (pubsub.go)
 	Debug      debugState   // DEBUG's switches (debug.go)
 	BusyScript busyState    // a script running past busy-reply-threshold (busy.go)
 	Cs         surface      // MONITOR and CLIENT PAUSE (monitor.go, client_pause.go)
 
-	loadingKeys bool      // an RDB load is adding keys: no "new" events (notify.go)
-	StartLoad   loadState // the load at start (loading.go)
+	LoadingKeys bool      // an RDB load is adding keys: no "new" events (notify.go)
+	StartLoad   LoadState // the load at start (loading.go)
 	Repl        replState // the link to a master (replication.go)
 
 	Trk trackingState // client-side caching (tracking.go)
@@ -111,7 +114,7 @@ type Engine struct {
 	lastCmd  *Command
 
 	Prop propState // the write stream (propagate.go)
-	aof  aofState  // the append-only file, its first reader (aof.go)
+	Aof  aofState  // the append-only file, its first reader (aof.go)
 }
 
 type WaitKey struct {
@@ -146,19 +149,18 @@ func New(cfg *config.Config, clk clock.Clock, log *slog.Logger) *Engine {
 		e.resyncWall()
 	}
 	e.Persist.init(e.Start)
-	e.aof.lastRwSecs, e.aof.lastRwOK = -1, true
+	e.Aof.LastRwSecs, e.Aof.LastRwOK = -1, true
 	e.ps.init()
 	for i := range e.Dbs {
 		e.Dbs[i] = keyspace.New()
 		e.Dbs[i].Access = &cfg.Access
 		e.BindDB(i)
 	}
-	e.presetConfiguredMaster()
 	return e
 }
 
 // Lock takes the executor lock. Connections hold it for a batch.
-func (e *Engine) Lock() { e.mu.Lock() }
+func (e *Engine) Lock() { e.Mu.Lock() }
 
 // Unlock releases the executor lock. BCAST invalidations collected during
 // the batch go out first, as Redis sends them once per event-loop turn.
@@ -166,7 +168,7 @@ func (e *Engine) Lock() { e.mu.Lock() }
 // beforeSleep): the connection hands replies to the socket only after
 // this, so with appendfsync always no client sees a reply before its write
 // is on disk.
-func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.aofFlush(false); e.mu.Unlock() }
+func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.Dur.FlushAOF(false); e.Mu.Unlock() }
 
 // DB returns database i. Call with the lock held.
 func (e *Engine) DB(i int) *keyspace.DB { return e.Dbs[i] }
@@ -244,7 +246,7 @@ type Ctx struct {
 	Args  [][]byte
 	Cmd   *Command
 
-	block *blockState // set by Block
+	Blocking *BlockState // set by Block
 	// readyKey is, when a blocked client's command is re-run to serve it,
 	// the key whose write woke it: Redis serves the client from that key.
 	ReadyKey string
@@ -392,11 +394,11 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrMisconf)
 		return e.closing(c)
 	}
-	if e.Cfg.MinReplicasToWrite.Load() > 0 && !c.IsMaster && writesData(c, cmd) && e.NoGoodReplicas() {
+	if e.Cfg.MinReplicasToWrite.Load() > 0 && !c.IsMaster && writesData(c, cmd) && e.Dur.NoGoodReplicas() {
 		e.rejectCmd(x, cmd, ErrNoReplicas)
 		return e.closing(c)
 	}
-	if e.Repl.host != "" && e.replicaDenies(c, cmd) {
+	if e.Repl.Host != "" && e.replicaDenies(c, cmd) {
 		e.rejectCmd(x, cmd, errReadOnlyReplica)
 		return e.closing(c)
 	}
@@ -404,7 +406,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return e.closing(c)
 	}
-	if e.Repl.host != "" && e.Repl.state != replConnected && !c.IsMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
+	if e.Repl.Host != "" && e.Repl.State != ReplConnected && !c.IsMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
 		e.rejectCmd(x, cmd, errMasterDown)
 		return e.closing(c)
 	}
@@ -441,11 +443,11 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	// processCommand's c->woff, what WAIT waits for: the stream's offset
 	// after the client's last command; a WAIT's request for ACKs goes
 	// after it, as Redis sends it before sleeping.
-	c.woff = e.Repl.Offset
-	if e.Repl.getAck {
-		e.requestAcks()
+	c.Woff = e.Repl.Offset
+	if e.Repl.GetAck {
+		e.Dur.RequestAcks()
 	}
-	if x.block != nil {
+	if x.Blocking != nil {
 		e.RegisterBlocked(x)
 		return Blocked
 	}
@@ -555,12 +557,12 @@ func (e *Engine) Call(x *Ctx) {
 // clients at most one budget of delay per cycle. It reports whether work was
 // left for the next cycle.
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.BusyScript.On || e.StartLoad.On || e.Repl.host != "" { // a replica waits for its master's DEL
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	if e.BusyScript.On || e.StartLoad.On || e.Repl.Host != "" { // a replica waits for its master's DEL
 		return false // keys must not expire behind a running script's back, or before the load drops them
 	}
-	if e.Cs.Pause.kind != pauseOff && e.paused() {
+	if e.Cs.Pause.Kind != PauseOff && e.Paused() {
 		return false // a pause keeps the dataset as it is
 	}
 	start := time.Now()
@@ -603,8 +605,8 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 // 16 MB) stayed next to its replacement for as long as the traffic took to
 // walk it. A resize that drops a big table hands the memory back.
 func (e *Engine) RehashActively(budget time.Duration) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	if e.BusyScript.On {
 		return
 	}

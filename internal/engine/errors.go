@@ -11,6 +11,8 @@ import (
 // Redis 7.0's error replies, word for word. Every handler answers from here so
 // the texts live in one place.
 const (
+	ErrNoReplicas = "NOREPLICAS Not enough good replicas to write."
+
 	ErrSyntax          = "ERR syntax error"
 	ErrWrongType       = "WRONGTYPE Operation against a key holding the wrong kind of value"
 	ErrNotInt          = "ERR value is not an integer or out of range"

@@ -204,12 +204,12 @@ type rdbAccess struct {
 	now      int64
 }
 
-func (e *Engine) rdbAccessNow() rdbAccess {
+func (e *Engine) RdbAccessNow() rdbAccess {
 	p := *e.Cfg.MaxMemoryPolicy.Load()
 	return rdbAccess{lru: strings.HasSuffix(p, "-lru"), lfu: strings.HasSuffix(p, "-lfu"), decay: e.Cfg.Access.DecayTime, now: e.NowMs()}
 }
 
-func (a rdbAccess) set(k *keyspace.Entry, r *rdb.Entry) {
+func (a rdbAccess) Set(k *keyspace.Entry, r *rdb.Entry) {
 	if a.lru {
 		r.LRUIdle, r.HasLRUIdle = uint64(k.IdleMs(a.now)/1000), true
 	}
@@ -220,7 +220,7 @@ func (a rdbAccess) set(k *keyspace.Entry, r *rdb.Entry) {
 
 // loadedAccess sets a loaded key's access field from its IDLE or FREQ
 // record, as rdbLoadRio does.
-func loadedAccess(db *keyspace.DB, k *keyspace.Entry, ent *rdb.Entry, now int64) {
+func LoadedAccess(db *keyspace.DB, k *keyspace.Entry, ent *rdb.Entry, now int64) {
 	freq, idle := int64(-1), int64(-1)
 	if ent.HasLFUFreq {
 		freq = int64(ent.LFUFreq)

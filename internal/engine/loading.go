@@ -29,41 +29,41 @@ var ErrLoadAborted = errors.New("shutdown requested while loading")
 
 // loadState is the load in progress, for the LOADING error and INFO
 // persistence's loading_* fields. Guarded by the engine lock.
-type loadState struct {
+type LoadState struct {
 	On      bool
-	abort   bool  // a shutdown arrived: stop at the next chunk
-	start   int64 // unix seconds
-	total   int64 // the file's size
+	Abort   bool  // a shutdown arrived: stop at the next chunk
+	Start   int64 // unix seconds
+	Total   int64 // the file's size
 	usedMem int64 // its used-mem aux field, once read
-	read    *countingReader
-	br      *bufio.Reader
+	Read    *CountingReader
+	Br      *bufio.Reader
 	yielded int64 // bytes loaded at the last yield
 }
 
-type countingReader struct {
-	r io.Reader
-	n int64
+type CountingReader struct {
+	R io.Reader
+	N int64
 }
 
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
+func (c *CountingReader) Read(p []byte) (int, error) {
+	n, err := c.R.Read(p)
+	c.N += int64(n)
 	return n, err
 }
 
 // loaded is how much of the file the parser has consumed (what bufio read
 // ahead is not loaded yet).
-func (l *loadState) loaded() int64 {
-	if l.read == nil {
+func (l *LoadState) loaded() int64 {
+	if l.Read == nil {
 		return 0
 	}
-	return l.read.n - int64(l.br.Buffered())
+	return l.Read.N - int64(l.Br.Buffered())
 }
 
 // loadYield lets the clients waiting for the lock run, once per
 // loadYieldBytes of the file. Only the load at start yields: DEBUG RELOAD
 // runs inside a command, with the lock its caller holds.
-func (e *Engine) loadYield(rd *rdb.Reader) error {
+func (e *Engine) LoadYield(rd *rdb.Reader) error {
 	l := &e.StartLoad
 	if d := e.Cfg.KeyLoadDelay.Load(); d != 0 {
 		debugDelay(d)
@@ -77,13 +77,13 @@ func (e *Engine) loadYield(rd *rdb.Reader) error {
 			}
 		}
 		l.yielded = n
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		// The loader has held the lock long enough for Go's mutex to
 		// be in starvation mode, so the waiters get it first.
 		runtime.Gosched()
-		e.mu.Lock()
+		e.Mu.Lock()
 	}
-	if l.abort {
+	if l.Abort {
 		return ErrLoadAborted
 	}
 	return nil
@@ -107,8 +107,8 @@ func loadingDenied(c *Client, cmd *Command) bool {
 
 // Loading reports whether the server is loading its file at start.
 func (e *Engine) Loading() bool {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	return e.StartLoad.On
 }
 
@@ -120,20 +120,20 @@ func (e *Engine) LoadingInfo(b *InfoBuf) {
 	perc := 0.0
 	remaining := int64(1)
 	switch {
-	case l.total > 0:
-		perc = float64(loaded) / float64(l.total) * 100
-		remaining = l.total - loaded
+	case l.Total > 0:
+		perc = float64(loaded) / float64(l.Total) * 100
+		remaining = l.Total - loaded
 	case l.usedMem > 0:
 		perc = min(float64(loaded)/float64(l.usedMem)*100, 99.99)
 		remaining = max(l.usedMem-loaded, 1)
 	}
-	elapsed := e.Clock.Now().Unix() - l.start
+	elapsed := e.Clock.Now().Unix() - l.Start
 	eta := int64(1) // Redis's "fake 1 second figure" before a second has passed
 	if elapsed != 0 {
 		eta = elapsed * remaining / (loaded + 1)
 	}
-	b.Kv("loading_start_time", strconv.FormatInt(l.start, 10))
-	b.Kv("loading_total_bytes", strconv.FormatInt(l.total, 10))
+	b.Kv("loading_start_time", strconv.FormatInt(l.Start, 10))
+	b.Kv("loading_total_bytes", strconv.FormatInt(l.Total, 10))
 	b.Kv("loading_rdb_used_mem", strconv.FormatInt(l.usedMem, 10))
 	b.Kv("loading_loaded_bytes", strconv.FormatInt(loaded, 10))
 	b.Kv("loading_loaded_perc", strconv.FormatFloat(perc, 'f', 2, 64))

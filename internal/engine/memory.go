@@ -229,7 +229,7 @@ func (e *Engine) UsedMemory() uint64 {
 func (e *Engine) memoryAvailable() bool { return e.CheckMemory(true) }
 
 func (e *Engine) CheckMemory(mayWait bool) bool {
-	if e.Cs.Pause.kind != pauseOff && e.paused() {
+	if e.Cs.Pause.Kind != PauseOff && e.Paused() {
 		return true // nothing is evicted during a pause, nor refused
 	}
 	limit := uint64(e.Cfg.MaxMemory.Load())
@@ -245,7 +245,7 @@ func (e *Engine) CheckMemory(mayWait bool) bool {
 	evicting := policy != "noeviction"
 	// Replicas' output does not count (freeMemoryGetNotCountedMemory):
 	// evicting keys to make room for the stream would feed it more DELs.
-	nc := e.ReplOutputBytes()
+	nc := e.Dur.ReplOutputBytes()
 	counted := func() uint64 { u := m.Used(evicting); return u - min(u, nc) }
 	used := counted()
 	if used <= limit {
@@ -280,14 +280,14 @@ func (e *Engine) CheckMemory(mayWait bool) bool {
 	if mayWait && (m.Heap > m.Live+limit/32 || keys < m.keysAtGC) {
 		done := m.collect(e, true)
 		m.keysAtGC = keys
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		t := time.NewTimer(gcWaitMax)
 		select {
 		case <-done:
 		case <-t.C:
 		}
 		t.Stop()
-		e.mu.Lock()
+		e.Mu.Lock()
 		m.read(true)
 		if used = counted(); used <= limit {
 			return true

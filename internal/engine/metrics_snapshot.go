@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"sort"
 	"strconv"
+
+	"github.com/limitkv/limitkv/internal/config"
 )
 
 // What a metrics scrape reads (internal/metrics): a copy of the counters
@@ -73,8 +74,8 @@ type MetricsSnapshot struct {
 // MetricsSnapshot copies the counters a scrape exposes. It takes the lock
 // for the copy only.
 func (e *Engine) MetricsSnapshot() MetricsSnapshot {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	st := &e.Stats
 	s := MetricsSnapshot{
 		UptimeSeconds:           int64(e.Clock.Now().Sub(e.Start).Seconds()),

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/lua"
 	"github.com/limitkv/limitkv/internal/resp"
@@ -40,7 +41,7 @@ type surface struct {
 	Gate     int
 }
 
-func (s *surface) updateGate() { s.Gate = len(s.Monitors) + s.Pause.kind }
+func (s *surface) updateGate() { s.Gate = len(s.Monitors) + s.Pause.Kind }
 
 // clientSurface is a client's share: monitoring, CLIENT REPLY, NO-EVICT.
 type clientSurface struct {

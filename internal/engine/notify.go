@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"strconv"
 	"unsafe"
+
+	"github.com/limitkv/limitkv/internal/config"
 )
 
 // Keyspace notifications, as Redis's notify.c: with notify-keyspace-events
@@ -70,7 +71,7 @@ func (e *Engine) BindDB(i int) {
 	db.OnNew = func(key string) {
 		// dbAdd's event; keys an RDB load brings in are not announced
 		// (dbAddRDBLoad).
-		if !e.loadingKeys {
+		if !e.LoadingKeys {
 			e.NotifyKeyspace(config.EvNew, "new", bkey(key), i)
 		}
 	}

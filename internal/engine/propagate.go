@@ -64,13 +64,13 @@ func (e *Engine) propagateCall(x *Ctx, before uint64) {
 	if !p.Stream.Active() {
 		return
 	}
-	if !x.noProp && x.block == nil && p.changes != before && x.Cmd.Name != "exec" {
+	if !x.noProp && x.Blocking == nil && p.changes != before && x.Cmd.Name != "exec" {
 		args := x.Args
 		if x.propArgs != nil {
 			args = x.propArgs
 		}
 		p.Stream.Add(x.C.DB, args...)
-	} else if x.toRepl && !x.noProp && x.block == nil {
+	} else if x.toRepl && !x.noProp && x.Blocking == nil {
 		p.Stream.AddTo(propagate.ToReplicas, x.C.DB, x.Args...)
 	}
 	if p.depth == 0 {

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"github.com/limitkv/limitkv/internal/config"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/glob"
 
@@ -274,7 +275,7 @@ func (e *Engine) push(c *Client, frame func(w *resp.Writer)) {
 	}
 	mark := c.Out.Len()
 	frame(c.Out)
-	if e.overOutputLimit(c) {
+	if e.OverOutputLimit(c) {
 		// Not even this frame reaches it: Redis closes such a client
 		// without writing what it could not hold.
 		c.Out.Truncate(mark)
@@ -282,13 +283,13 @@ func (e *Engine) push(c *Client, frame func(w *resp.Writer)) {
 		return
 	}
 	c.keepPush(c.Out, mark)
-	c.notify()
+	c.NotifyOutput()
 }
 
 // overOutputLimit reports whether c's unsent output breaks its class's
 // client-output-buffer-limit now, keeping the time it went over the soft
 // limit, as Redis's checkClientOutputBufferLimits. Call with the lock held.
-func (e *Engine) overOutputLimit(c *Client) bool {
+func (e *Engine) OverOutputLimit(c *Client) bool {
 	lim := e.OutputLimit(c)
 	unsent := c.Out.Len()
 	if c.Unsent != nil {
@@ -329,7 +330,7 @@ func OutputUsage(pending int) uint64 { return uint64(max(pending-replyBufSize, 0
 // the lock held.
 func (e *Engine) OutputLimit(c *Client) config.OutputLimit {
 	l := e.Cfg.OutputLimits()
-	if c.repl != nil {
+	if c.Repl != nil {
 		return l.Replica
 	}
 	if c.InPubSub() {
@@ -339,7 +340,7 @@ func (e *Engine) OutputLimit(c *Client) config.OutputLimit {
 }
 
 func (e *Engine) outputClass(c *Client) string {
-	if c.repl != nil {
+	if c.Repl != nil {
 		return "replica"
 	}
 	if c.InPubSub() {

@@ -108,9 +108,9 @@ var Table map[string]*Command
 func Install(families ...[]*Command) {
 	Table = make(map[string]*Command)
 	own := [][]*Command{
-		transactionCommands, persistCommands, aofCommands,
-		pubsubCommands, migrateCommands, {monitorCommand}, replicationCommands,
-		replicationMasterCommands, aclCommands,
+		transactionCommands,
+		pubsubCommands, {monitorCommand},
+		aclCommands,
 	}
 	for _, family := range append(own, families...) {
 		for _, c := range family {

@@ -407,7 +407,7 @@ func functionCounts(e *engine.Engine) (funcs, libs int) {
 }
 
 func cmdFunctionDump(x *engine.Ctx) {
-	x.W.Bulk(rdb.EncodeFunctionDump(functionCodes(x.E), x.DumpOptions()))
+	x.W.Bulk(rdb.EncodeFunctionDump(functionCodes(x.E), x.E.Cfg.DumpOptions()))
 }
 
 func cmdFunctionRestore(x *engine.Ctx) {

@@ -291,7 +291,7 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 		// Once the script has written it cannot fail on the disk state.
 		return nil, "-" + engine.ErrMisconf
 	}
-	if cmd.Flags&engine.FlagWrite != 0 && h.x.E.Cfg.MinReplicasToWrite.Load() > 0 && !h.x.C.IsMaster && h.x.E.NoGoodReplicas() {
+	if cmd.Flags&engine.FlagWrite != 0 && h.x.E.Cfg.MinReplicasToWrite.Load() > 0 && !h.x.C.IsMaster && h.x.E.Dur.NoGoodReplicas() {
 		return nil, "-" + engine.ErrNoReplicas
 	}
 	if h.oom && cmd.Flags&engine.FlagDenyOOM != 0 {

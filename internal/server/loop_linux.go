@@ -523,7 +523,7 @@ func (l *loop) execute() {
 	}
 	// The turn's writes reach the AOF (fsynced with appendfsync always)
 	// before any of its replies reach a socket, as in Redis's beforeSleep.
-	e.FlushAOF()
+	e.Dur.FlushAOF(false)
 	for _, c := range l.dirty {
 		c.inDirty = false
 		if !c.closed {

@@ -248,8 +248,7 @@ func (s *Server) cron() {
 				s.closeIdle()
 				s.tickLoop()
 				s.E.RehashActively(rehashBudget)
-				s.E.PersistCron()
-				s.E.ReplicationCron()
+				s.E.Dur.Cron()
 			}
 		}
 	}

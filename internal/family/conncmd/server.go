@@ -22,8 +22,6 @@ var ServerCommands = []*engine.Command{
 	{Name: "time", Arity: 1, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, Group: "server", Handler: cmdTime},
 	// FlagNoMulti makes the dispatcher run SHUTDOWN even inside MULTI, so the
 	// handler can refuse it there as Redis's no-multi flag does.
-	{Name: "shutdown", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagNoMulti | engine.FlagAllowBusy,
-		Group: "server", Handler: cmdShutdown},
 	engine.CommandCommand,
 }
 
@@ -61,7 +59,7 @@ func cmdFlushAll(x *engine.Ctx) {
 		return
 	}
 	// flushAllDataAndResetRDB kills a background save (killRDBChild).
-	x.E.AbortBgsaveLocked()
+	x.E.Dur.AbortBgsave()
 	x.Dirty() // forceCommandPropagation: even an empty server's flush
 	x.E.TrackingFlushed()
 	for i := range config.NumDBs {
@@ -71,7 +69,7 @@ func cmdFlushAll(x *engine.Ctx) {
 	// flushAllDataAndResetRDB: with save points set, the now empty
 	// dataset is saved at once, so a restart does not bring the keys back.
 	if len(x.E.Cfg.SavePoints()) > 0 {
-		x.E.SaveLocked()
+		x.E.Dur.Save()
 	}
 	x.W.OK()
 }
@@ -81,75 +79,4 @@ func cmdTime(x *engine.Ctx) {
 	x.W.Array(2)
 	x.W.BulkString(strconv.FormatInt(now.Unix(), 10))
 	x.W.BulkString(strconv.FormatInt(int64(now.Nanosecond()/1000), 10))
-}
-
-// cmdShutdown parses the options as Redis 7.0 does and saves as
-// prepareForShutdown does: with save points set unless NOSAVE, or with
-// SAVE; a failed save refuses the shutdown unless FORCE. There are no
-// replicas to wait for, so a shutdown never stays "in progress" for ABORT
-// to cancel, and NOW changes nothing.
-func cmdShutdown(x *engine.Ctx) {
-	if x.C.Multi != nil {
-		x.C.Multi.Dirty = true
-		x.W.Error(engine.ErrNotInMulti)
-		return
-	}
-	var nosave, save, abort, other, force bool
-	for _, a := range x.Args[1:] {
-		switch strings.ToLower(string(a)) {
-		case "nosave":
-			nosave = true
-		case "save":
-			save = true
-		case "now":
-			other = true
-		case "force":
-			other, force = true, true
-		case "abort":
-			abort = true
-		default:
-			x.W.Error(engine.ErrSyntax)
-			return
-		}
-	}
-	if (abort && (nosave || save || other)) || (nosave && save) {
-		x.W.Error(engine.ErrSyntax)
-		return
-	}
-	if abort {
-		if !x.E.AbortShutdownWait() {
-			x.W.Error(engine.ErrNoShutdown)
-			return
-		}
-		x.W.OK()
-		return
-	}
-	// Only SHUTDOWN NOSAVE may stop a server busy with a script: the
-	// script's writes are half done, nothing may be saved.
-	if x.E.BusyScript.On && !nosave {
-		x.W.Error(x.E.BusyScript.BusyError())
-		return
-	}
-	stop := x.E.Shutdown
-	if stop == nil {
-		x.W.Error(engine.ErrShutdownFailed)
-		return
-	}
-	if x.E.BusyScript.On {
-		x.E.AbortScripts()
-	}
-	x.E.Log.Warn("user requested shutdown", "client", x.C.ID, "addr", x.C.Addr)
-	if deadline, wait := x.E.BeginShutdownWait(other); wait && x.Block(nil, 0) {
-		// The replicas catch up first; the client waits for the outcome.
-		go x.E.FinishShutdownAfterWait(x.C, deadline, save, nosave, force, stop)
-		return
-	}
-	if err := x.E.ShutdownSaveLocked(save, nosave, force); err != nil {
-		x.W.Error(engine.ErrShutdownFailed)
-		return
-	}
-	// Redis exits without replying. The hook may block (it may signal a
-	// channel the main goroutine reads), and we hold the executor lock.
-	x.C.CloseAfterReply = true
-	go stop()
 }

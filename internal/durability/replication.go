@@ -1,8 +1,7 @@
-package engine
+package durability
 
 import (
 	"bytes"
-	"github.com/limitkv/limitkv/internal/config"
 	"io"
 	"math"
 	"net"
@@ -10,6 +9,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/engine"
+
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/repl"
@@ -25,62 +28,21 @@ import (
 // deadline reads as missing to everyone but the master), and INFO
 // replication and ROLE describe the link.
 
-var replicationCommands = []*Command{
-	{Name: "replicaof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale, Group: "server", Handler: cmdReplicaOf},
-	{Name: "slaveof", Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagStale, Group: "server", Handler: cmdReplicaOf},
-	{Name: "role", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast, Group: "server", Handler: cmdRole},
-	{Name: "replconf", Arity: -1, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale | FlagAllowBusy, Group: "server", Handler: cmdReplconf},
+var replicationCommands = []*engine.Command{
+	{Name: "replicaof", Arity: 3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale, Group: "server", Handler: cmdReplicaOf},
+	{Name: "slaveof", Arity: 3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagStale, Group: "server", Handler: cmdReplicaOf},
+	{Name: "role", Arity: 1, Flags: engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagFast, Group: "server", Handler: cmdRole},
+	{Name: "replconf", Arity: -1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale | engine.FlagAllowBusy, Group: "server", Handler: cmdReplconf},
 }
 
-const (
-	errReadOnlyReplica = "READONLY You can't write against a read only replica."
-	errInvalidPort     = "ERR Invalid master port"
-	errMasterDown      = "MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."
-)
-
-// Link states, as ROLE names them.
-const (
-	replNone       = ""
-	replConnect    = "connect"
-	replConnecting = "connecting"
-	replSync       = "sync"
-	replConnected  = "connected"
-)
-
-type replState struct {
-	masterState // serving replicas (replication_master.go)
-
-	host  string // masterhost: "" on a master
-	port  int
-	state string
-
-	replid, Replid2 string
-	Offset          int64 // master_repl_offset: bytes of the stream applied
-	SecondOffset    int64
-	synced          bool // replid/offset name data the master can continue from
-
-	master     *Client // the master's client while the link is up
-	streamDB   int     // the master client's database when the link broke (a partial resync continues in it)
-	masterSend func(args ...string) error
-	lastIO     time.Time
-	downSince  time.Time // repl_down_since: when a connected link was lost (zero: not since the last sync)
-	stop       chan struct{}
-	done       chan struct{}
-	fullSyncs  int64
-}
-
-// IsReplica reports whether the server replicates a master. Call with the
-// lock held.
-func (e *Engine) IsReplica() bool { return e.Repl.host != "" }
-
-func cmdReplicaOf(x *Ctx) {
+func cmdReplicaOf(x *engine.Ctx) {
 	e := x.E
 	// redis.conf's replicaof makes the server a replica from the start,
 	// so a REPLICAOF before the first cron tick acts on that role.
-	e.startConfiguredMaster()
-	if CEqualFold(x.Args[1], "no") && CEqualFold(x.Args[2], "one") {
+	startConfiguredMaster(e)
+	if engine.CEqualFold(x.Args[1], "no") && engine.CEqualFold(x.Args[2], "one") {
 		if e.IsReplica() {
-			e.unsetMaster()
+			unsetMaster(e)
 			e.Log.Info("MASTER MODE enabled (user request)", "client", x.C.Addr)
 		}
 		x.W.OK()
@@ -88,15 +50,15 @@ func cmdReplicaOf(x *Ctx) {
 	}
 	port, ok := num.ParseInt(x.Args[2])
 	if !ok || port < 0 || port > 65535 {
-		x.W.Error(errInvalidPort)
+		x.W.Error(engine.ErrInvalidPort)
 		return
 	}
 	host := string(x.Args[1])
-	if e.IsReplica() && strings.EqualFold(e.Repl.host, host) && e.Repl.port == int(port) {
+	if e.IsReplica() && strings.EqualFold(e.Repl.Host, host) && e.Repl.Port == int(port) {
 		x.W.Simple("OK Already connected to specified master")
 		return
 	}
-	e.setMaster(host, int(port))
+	setMaster(e, host, int(port))
 	e.Log.Info("REPLICAOF enabled (user request)", "master", net.JoinHostPort(host, strconv.Itoa(int(port))), "client", x.C.Addr)
 	x.W.OK()
 }
@@ -104,97 +66,97 @@ func cmdReplicaOf(x *Ctx) {
 // setMaster is replicationSetMaster: drop the link to any previous master
 // and start the one to host:port. The data stays until the sync replaces
 // it.
-func (e *Engine) setMaster(host string, port int) {
+func setMaster(e *engine.Engine, host string, port int) {
 	r := &e.Repl
-	if r.master != nil {
-		r.downSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
+	if r.Master != nil {
+		r.DownSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
 	}
-	e.stopLink()
-	if !r.synced {
+	stopLink(e)
+	if !r.Synced {
 		// This master's own history becomes what a partial resync with
 		// the new master may continue from (Redis caches itself as the
 		// master: replicationCacheMasterUsingMyself).
-		r.replid, r.synced = e.ReplicationID(), true
+		r.Replid, r.Synced = e.ReplicationID(), true
 	}
-	r.host, r.port, r.state = host, port, replConnect
+	r.Host, r.Port, r.State = host, port, engine.ReplConnect
 	hp := host + " " + strconv.Itoa(port)
 	e.Cfg.Replicaof.Store(&hp)
-	e.setReplicaExpiry(true)
+	setReplicaExpiry(e, true)
 	// Our replicas resync with us, and learn of the change (they may
 	// still continue partially).
-	e.disconnectReplicas()
-	e.answerWaiters()
+	disconnectReplicas(e)
+	answerWaiters(e)
 	stop, done := make(chan struct{}), make(chan struct{})
-	r.stop, r.done = stop, done
-	go e.replicate(host, port, stop, done)
+	r.Stop, r.Done = stop, done
+	go replicate(e, host, port, stop, done)
 }
 
 // unsetMaster is replicationUnsetMaster: the server becomes a master with
 // its data, and a new replication id, keeping the old one for replicas
 // that continue from it (replid2, second_repl_offset).
-func (e *Engine) unsetMaster() {
-	e.stopLink()
+func unsetMaster(e *engine.Engine) {
+	stopLink(e)
 	r := &e.Repl
-	r.host, r.port, r.state = "", 0, replNone
-	r.downSince = time.Time{}
+	r.Host, r.Port, r.State = "", 0, engine.ReplNone
+	r.DownSince = time.Time{}
 	e.Cfg.Replicaof.Store(config.Ptr(""))
-	r.Replid2, r.SecondOffset = r.replid, r.Offset+1
-	r.replid = NewReplID()
-	e.Debug.ReplID = r.replid
-	e.setReplicaExpiry(false)
+	r.Replid2, r.SecondOffset = r.Replid, r.Offset+1
+	r.Replid = engine.NewReplID()
+	e.Debug.ReplID = r.Replid
+	setReplicaExpiry(e, false)
 	// Replicas reconnect and continue from replid2; our own writes now
 	// feed the stream, which says its database first.
-	e.disconnectReplicas()
+	disconnectReplicas(e)
 	if r.Backlog == nil {
-		e.createBacklog()
+		createBacklog(e)
 	}
-	r.enc.Reset()
+	r.Enc.Reset()
 }
 
 // stopLink ends the replication goroutine and waits for it, with the lock
 // held (it takes the lock itself only between network reads).
-func (e *Engine) stopLink() {
+func stopLink(e *engine.Engine) {
 	r := &e.Repl
-	if r.stop == nil {
+	if r.Stop == nil {
 		return
 	}
-	close(r.stop)
-	done := r.done
-	r.stop, r.done = nil, nil
-	e.mu.Unlock()
+	close(r.Stop)
+	done := r.Done
+	r.Stop, r.Done = nil, nil
+	e.Mu.Unlock()
 	<-done
-	e.mu.Lock()
-	r.master = nil
+	e.Mu.Lock()
+	r.Master = nil
 }
 
 // setReplicaExpiry switches lazy and active expiry to a replica's rules.
-func (e *Engine) setReplicaExpiry(on bool) {
+func setReplicaExpiry(e *engine.Engine, on bool) {
 	for _, db := range e.Dbs {
-		db.KeepExpired = on || e.Cs.Pause.kind != pauseOff
+		db.KeepExpired = on || e.Cs.Pause.Kind != engine.PauseOff
 	}
 }
 
 // replicate keeps the link to the master until stop is closed: connect,
 // sync, apply the stream; on any failure, wait a second and reconnect
 // (replicationCron's retry), asking for a partial resync.
-func (e *Engine) replicate(host string, port int, stop, done chan struct{}) {
+func replicate(e *engine.Engine, host string, port int, stop, done chan struct{}) {
 	defer close(done)
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	for {
-		err := e.syncOnce(addr, stop)
+		err := syncOnce(e, addr, stop)
 		select {
 		case <-stop:
 			return
 		default:
 		}
-		e.mu.Lock()
-		if e.Repl.stop == stop {
-			if e.Repl.master != nil {
-				e.Repl.downSince = e.Clock.Now()
+		e.Mu.Lock()
+		if e.Repl.Stop == stop {
+			if e.Repl.Master != nil {
+				e.Repl.DownSince = e.Clock.Now()
 			}
-			e.Repl.state, e.Repl.master = replConnect, nil
+			e.Repl.State, e.Repl.Master = engine.ReplConnect, nil
 		}
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if err != nil {
 			e.Log.Warn("replication link to master failed", "master", addr, "err", err)
 		}
@@ -206,9 +168,9 @@ func (e *Engine) replicate(host string, port int, stop, done chan struct{}) {
 	}
 }
 
-func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
-	e.mu.Lock()
-	e.Repl.state = replConnecting
+func syncOnce(e *engine.Engine, addr string, stop chan struct{}) error {
+	e.Mu.Lock()
+	e.Repl.State = engine.ReplConnecting
 	opts := repl.Options{
 		ListeningPort: e.Cfg.AnnouncedPort(),
 		AnnounceIP:    e.Cfg.AnnouncedIP(),
@@ -216,7 +178,7 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 		MasterUser:    *e.Cfg.MasterUser.Load(),
 		Timeout:       time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second,
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	link, err := repl.Dial(addr, opts)
 	if err != nil {
 		return err
@@ -233,13 +195,13 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 		}
 	}()
 
-	e.mu.Lock()
-	e.Repl.state = replSync
+	e.Mu.Lock()
+	e.Repl.State = engine.ReplSync
 	replid, offset := "?", int64(-1)
-	if e.Repl.synced {
-		replid, offset = e.Repl.replid, e.Repl.Offset+1
+	if e.Repl.Synced {
+		replid, offset = e.Repl.Replid, e.Repl.Offset+1
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	s, err := link.PSync(replid, offset)
 	if err != nil {
 		return err
@@ -256,55 +218,55 @@ func (e *Engine) syncOnce(addr string, stop chan struct{}) error {
 		if _, err := io.Copy(&buf, payload); err != nil {
 			return err
 		}
-		e.mu.Lock()
-		err = e.loadFromMaster(&buf)
+		e.Mu.Lock()
+		err = loadFromMaster(e, &buf)
 		if err == nil {
 			r := &e.Repl
-			r.replid, r.Replid2, r.SecondOffset = s.ReplID, strings.Repeat("0", 40), -1
-			r.Offset, r.synced = s.Offset, true
-			r.fullSyncs++
+			r.Replid, r.Replid2, r.SecondOffset = s.ReplID, strings.Repeat("0", 40), -1
+			r.Offset, r.Synced = s.Offset, true
+			r.FullSyncs++
 			e.Debug.ReplID = s.ReplID
 			// A new history: our replicas must sync again, and the backlog
 			// starts with the master's next byte, ready for a promotion.
-			e.disconnectReplicas()
-			e.createBacklog()
+			disconnectReplicas(e)
+			createBacklog(e)
 		}
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		if err != nil {
 			return err
 		}
 	} else {
-		e.mu.Lock()
-		if s.ReplID != "" && s.ReplID != e.Repl.replid {
+		e.Mu.Lock()
+		if s.ReplID != "" && s.ReplID != e.Repl.Replid {
 			r := &e.Repl
-			r.Replid2, r.SecondOffset = r.replid, r.Offset+1
-			r.replid = s.ReplID
+			r.Replid2, r.SecondOffset = r.Replid, r.Offset+1
+			r.Replid = s.ReplID
 			e.Debug.ReplID = s.ReplID
-			e.disconnectReplicas() // they learn the new id on reconnecting
+			disconnectReplicas(e) // they learn the new id on reconnecting
 		}
 		if e.Repl.Backlog == nil {
-			e.createBacklog()
+			createBacklog(e)
 		}
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		e.Log.Info("Successful partial resynchronization with master")
 	}
 	db := 0 // a full sync's stream starts with SELECT
 	if !s.Full {
-		e.mu.Lock()
-		db = e.Repl.streamDB // the master does not say it again
-		e.mu.Unlock()
+		e.Mu.Lock()
+		db = e.Repl.StreamDB // the master does not say it again
+		e.Mu.Unlock()
 	}
-	return e.applyStream(link, stop, db)
+	return applyStream(e, link, stop, db)
 }
 
 // loadFromMaster replaces the data with the master's payload. Call with
 // the lock held.
-func (e *Engine) loadFromMaster(r io.Reader) error {
+func loadFromMaster(e *engine.Engine, r io.Reader) error {
 	for _, db := range e.Dbs {
 		db.Flush()
 	}
 	e.Scripts.DropFunctions() // the payload's libraries replace ours
-	if _, err := e.Load(r, false); err != nil {
+	if _, err := Load(e, r, false); err != nil {
 		for _, db := range e.Dbs {
 			db.Flush()
 		}
@@ -315,7 +277,7 @@ func (e *Engine) loadFromMaster(r io.Reader) error {
 
 // applyStream runs the master's commands as the master client and answers
 // REPLCONF GETACK, sending REPLCONF ACK <offset> every second too.
-func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error {
+func applyStream(e *engine.Engine, link *repl.Link, stop chan struct{}, db int) error {
 	var sendMu sync.Mutex
 	send := func(args ...string) error {
 		sendMu.Lock()
@@ -324,21 +286,21 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 	}
 	c := e.NewClient(link.RemoteAddr(), link.LocalAddr())
 	defer func() {
-		e.mu.Lock()
-		e.Repl.streamDB = c.DB
+		e.Mu.Lock()
+		e.Repl.StreamDB = c.DB
 		e.RemoveClientLocked(c)
-		e.mu.Unlock()
+		e.Mu.Unlock()
 	}()
-	e.mu.Lock()
+	e.Mu.Lock()
 	c.DB = db
 	// The master is obeyed: no password, ACL, OOM or read-only rule
 	// applies to it (Redis's mustObeyClient; its user is the superuser).
 	c.IsMaster, c.User = true, nil
 	c.Authed.Store(true)
 	r := &e.Repl
-	r.master, r.masterSend, r.state, r.lastIO = c, send, replConnected, e.Clock.Now()
-	r.downSince = time.Time{}
-	e.mu.Unlock()
+	r.Master, r.MasterSend, r.State, r.LastIO = c, send, engine.ReplConnected, e.Clock.Now()
+	r.DownSince = time.Time{}
+	e.Mu.Unlock()
 
 	acks := time.NewTicker(time.Second)
 	defer acks.Stop()
@@ -348,9 +310,9 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 		for {
 			select {
 			case <-acks.C:
-				e.mu.Lock()
+				e.Mu.Lock()
 				off := e.Repl.Offset
-				e.mu.Unlock()
+				e.Mu.Unlock()
 				send("REPLCONF", "ACK", strconv.FormatInt(off, 10))
 			case <-ackDone:
 				return
@@ -364,24 +326,24 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 	for {
 		cmds, err := rd.ReadBatch(lim)
 		if len(cmds) > 0 {
-			e.mu.Lock()
-			e.Repl.lastIO = e.Clock.Now()
+			e.Mu.Lock()
+			e.Repl.LastIO = e.Clock.Now()
 			for _, args := range cmds {
 				if len(args) == 0 {
 					continue
 				}
 				size := repl.CommandSize(args)
-				if len(args) >= 2 && CEqualFold(args[0], "replconf") && CEqualFold(args[1], "getack") {
+				if len(args) >= 2 && engine.CEqualFold(args[0], "replconf") && engine.CEqualFold(args[1], "getack") {
 					// The ACK is of what came before the GETACK.
 					send("REPLCONF", "ACK", strconv.FormatInt(e.Repl.Offset, 10))
-					e.replProxy(args, size)
+					replProxy(e, args, size)
 					continue
 				}
-				e.applyMasterCommand(c, args, &w)
-				e.replProxy(args, size)
+				applyMasterCommand(e, c, args, &w)
+				replProxy(e, args, size)
 				w.Reset(0)
 			}
-			e.mu.Unlock()
+			e.Mu.Unlock()
 		}
 		if err != nil {
 			return err
@@ -391,7 +353,7 @@ func (e *Engine) applyStream(link *repl.Link, stop chan struct{}, db int) error 
 
 // applyMasterCommand runs one command of the master's stream: keys past
 // their deadline are still there for it (the master's DEL removes them).
-func (e *Engine) applyMasterCommand(c *Client, args [][]byte, w *resp.Writer) {
+func applyMasterCommand(e *engine.Engine, c *engine.Client, args [][]byte, w *resp.Writer) {
 	for _, db := range e.Dbs {
 		db.NoExpire = true
 	}
@@ -404,89 +366,65 @@ func (e *Engine) applyMasterCommand(c *Client, args [][]byte, w *resp.Writer) {
 	}
 }
 
-// replicaDenies is processCommand's read-only replica rule.
-func (e *Engine) replicaDenies(c *Client, cmd *Command) bool {
-	if e.Repl.host == "" || c.IsMaster || !e.Cfg.ReplicaReadOnly.Load() {
-		return false
-	}
-	return writesData(c, cmd)
-}
-
-// writesData is processCommand's is_write_command: a write, or an EXEC
-// whose queue holds one.
-func writesData(c *Client, cmd *Command) bool {
-	if cmd.Flags&FlagWrite != 0 {
-		return true
-	}
-	if cmd.Name == "exec" && c.Multi != nil {
-		for _, q := range c.Multi.cmds {
-			if q.cmd.Flags&FlagWrite != 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func cmdRole(x *Ctx) {
+func cmdRole(x *engine.Ctx) {
 	e, r := x.E, &x.E.Repl
 	if !e.IsReplica() {
 		x.W.Array(3)
 		x.W.BulkString("master")
 		x.W.Int(r.Offset)
-		e.roleReplicas(x.W)
+		roleReplicas(e, x.W)
 		return
 	}
 	x.W.Array(5)
 	x.W.BulkString("slave")
-	x.W.BulkString(r.host)
-	x.W.Int(int64(r.port))
-	x.W.BulkString(r.state)
+	x.W.BulkString(r.Host)
+	x.W.Int(int64(r.Port))
+	x.W.BulkString(r.State)
 	off := int64(-1)
-	if r.master != nil {
+	if r.Master != nil {
 		off = r.Offset
 	}
 	x.W.Int(off)
 }
 
 // cmdReplconf is REPLCONF as a replica's master or a client sends it.
-func cmdReplconf(x *Ctx) {
+func cmdReplconf(x *engine.Ctx) {
 	if len(x.Args)%2 == 0 {
-		x.W.Error(ErrSyntax)
+		x.W.Error(engine.ErrSyntax)
 		return
 	}
-	conf := &x.C.replConf
+	conf := &x.C.ReplConf
 	for i := 1; i < len(x.Args); i += 2 {
 		switch opt, val := x.Args[i], x.Args[i+1]; {
-		case CEqualFold(opt, "listening-port"):
+		case engine.CEqualFold(opt, "listening-port"):
 			port, ok := num.ParseInt(val)
 			if !ok || port < math.MinInt32 || port > math.MaxInt32 {
-				x.W.Error(ErrNotInt)
+				x.W.Error(engine.ErrNotInt)
 				return
 			}
-			conf.port = int(int32(port))
-		case CEqualFold(opt, "ip-address"):
+			conf.Port = int(int32(port))
+		case engine.CEqualFold(opt, "ip-address"):
 			if len(val) >= 46 { // NET_HOST_STR_LEN
 				x.W.Error("ERR REPLCONF ip-address provided by replica instance is too long: " + strconv.Itoa(len(val)) + " bytes")
 				return
 			}
-			conf.ip = string(val)
-		case CEqualFold(opt, "capa"):
+			conf.Ip = string(val)
+		case engine.CEqualFold(opt, "capa"):
 			switch {
-			case CEqualFold(val, "eof"):
-				conf.capaEOF = true
-			case CEqualFold(val, "psync2"):
-				conf.capaPsync2 = true
+			case engine.CEqualFold(val, "eof"):
+				conf.CapaEOF = true
+			case engine.CEqualFold(val, "psync2"):
+				conf.CapaPsync2 = true
 			}
-		case CEqualFold(opt, "rdb-only"), CEqualFold(opt, "rdb-filter-only"):
-		case CEqualFold(opt, "ack"):
+		case engine.CEqualFold(opt, "rdb-only"), engine.CEqualFold(opt, "rdb-filter-only"):
+		case engine.CEqualFold(opt, "ack"):
 			// A replica's ACK (and only a replica's) counts; it is never
 			// answered.
 			if off, ok := num.ParseInt(val); ok {
-				x.E.replconfAck(x.C, off)
+				replconfAck(x.E, x.C, off)
 			}
 			return
-		case CEqualFold(opt, "getack"):
+		case engine.CEqualFold(opt, "getack"):
 			return // no reply, as Redis (only a master's GETACK gets one, in the stream)
 		default:
 			x.W.Error("ERR Unrecognized REPLCONF option: " + string(x.Args[i]))
@@ -498,32 +436,32 @@ func cmdReplconf(x *Ctx) {
 
 // infoReplica writes INFO replication's lines for a replica, as Redis
 // prints them.
-func (e *Engine) InfoReplica(b *InfoBuf) {
+func InfoReplica(e *engine.Engine, b *engine.InfoBuf) {
 	r := &e.Repl
 	b.Kv("role", "slave")
-	b.Kv("master_host", r.host)
-	b.I("master_port", int64(r.port))
+	b.Kv("master_host", r.Host)
+	b.I("master_port", int64(r.Port))
 	status := "down"
-	if r.state == replConnected {
+	if r.State == engine.ReplConnected {
 		status = "up"
 	}
 	b.Kv("master_link_status", status)
 	lastIO := int64(-1)
-	if r.master != nil {
-		lastIO = int64(e.Clock.Now().Sub(r.lastIO) / time.Second)
+	if r.Master != nil {
+		lastIO = int64(e.Clock.Now().Sub(r.LastIO) / time.Second)
 	}
 	b.I("master_last_io_seconds_ago", lastIO)
 	sync := int64(0)
-	if r.state == replSync {
+	if r.State == engine.ReplSync {
 		sync = 1
 	}
 	b.I("master_sync_in_progress", sync)
 	b.I("slave_read_repl_offset", r.Offset)
 	b.I("slave_repl_offset", r.Offset)
-	if r.state != replConnected {
+	if r.State != engine.ReplConnected {
 		down := int64(-1)
-		if !r.downSince.IsZero() {
-			down = int64(e.Clock.Now().Sub(r.downSince) / time.Second)
+		if !r.DownSince.IsZero() {
+			down = int64(e.Clock.Now().Sub(r.DownSince) / time.Second)
 		}
 		b.I("master_link_down_since_seconds", down)
 	}
@@ -534,20 +472,4 @@ func (e *Engine) InfoReplica(b *InfoBuf) {
 	}
 	b.I("slave_read_only", ro)
 	b.I("replica_announced", e.Cfg.ReplicaAnnounced())
-}
-
-// deniesStale is processCommand's is_denystale_command: what a replica
-// with a broken link refuses when replica-serve-stale-data is no.
-func deniesStale(c *Client, cmd *Command) bool {
-	if cmd.Flags&FlagStale == 0 {
-		return true
-	}
-	if cmd.Name == "exec" && c.Multi != nil {
-		for _, q := range c.Multi.cmds {
-			if q.cmd.Flags&FlagStale == 0 {
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -1,4 +1,4 @@
-package engine
+package durability
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/engine"
+
 	"github.com/limitkv/limitkv/internal/aof"
 	"github.com/limitkv/limitkv/internal/rdb"
 )
@@ -17,24 +19,24 @@ import (
 // aof fields (aof.c's rewriteAppendOnlyFileBackground,
 // backgroundRewriteDoneHandler, startAppendOnly, stopAppendOnly).
 
-var aofCommands = []*Command{
-	{Name: "bgrewriteaof", Arity: 1, Flags: FlagAdmin | FlagNoScript, Group: "server", Handler: cmdBgrewriteaof},
+var aofCommands = []*engine.Command{
+	{Name: "bgrewriteaof", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript, Group: "server", Handler: cmdBgrewriteaof},
 }
 
 var errAOFChildActive = errors.New("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 
-func cmdBgrewriteaof(x *Ctx) {
+func cmdBgrewriteaof(x *engine.Ctx) {
 	e := x.E
-	a := &e.aof
+	a := &e.Aof
 	switch {
-	case a.rw != nil:
+	case a.Rw != nil:
 		x.W.Error("ERR Background append only file rewriting already in progress")
-	case e.rdbChildBusy() || x.C.Multi != nil:
-		a.scheduled = true
-		a.rwFailures = 0
+	case rdbChildBusy(e) || x.C.Multi != nil:
+		a.Scheduled = true
+		a.RwFailures = 0
 		x.W.Simple("Background append only file rewriting scheduled")
 	default:
-		if err := e.aofRewriteLocked(); err != nil {
+		if err := aofRewriteLocked(e); err != nil {
 			x.W.Error("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
 			return
 		}
@@ -44,16 +46,16 @@ func cmdBgrewriteaof(x *Ctx) {
 
 // aofManifest is the manifest as on disk (aofLoadManifestFromDisk), read
 // at the first need when the AOF was off at start.
-func (e *Engine) aofManifest() (*aof.Manifest, error) {
-	a := &e.aof
-	if a.man != nil {
-		return a.man, nil
+func aofManifest(e *engine.Engine) (*aof.Manifest, error) {
+	a := &e.Aof
+	if a.Man != nil {
+		return a.Man, nil
 	}
 	prefix := *e.Cfg.AOF.FileName.Load()
-	data, err := os.ReadFile(filepath.Join(e.aofDir(), aof.ManifestName(prefix)))
+	data, err := os.ReadFile(filepath.Join(aofDir(e), aof.ManifestName(prefix)))
 	if errors.Is(err, os.ErrNotExist) {
-		a.man = aof.New(prefix)
-		return a.man, nil
+		a.Man = aof.New(prefix)
+		return a.Man, nil
 	}
 	if err != nil {
 		return nil, err
@@ -62,7 +64,7 @@ func (e *Engine) aofManifest() (*aof.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.man = m
+	a.Man = m
 	return m, nil
 }
 
@@ -70,25 +72,25 @@ func (e *Engine) aofManifest() (*aof.Manifest, error) {
 // goes to the current file, new writes go to a new incremental file (a
 // temporary one while the AOF waits for its first base), and a goroutine
 // writes the snapshot as the new base.
-func (e *Engine) aofRewriteLocked() error {
-	a := &e.aof
-	if e.rdbChildBusy() || a.rw != nil {
+func aofRewriteLocked(e *engine.Engine) error {
+	a := &e.Aof
+	if rdbChildBusy(e) || a.Rw != nil {
 		return errors.New("a background save is running")
 	}
-	man, err := e.aofManifest()
+	man, err := aofManifest(e)
 	if err != nil {
 		e.Log.Warn("Can't read the AOF manifest: " + err.Error())
 		return err
 	}
-	dir := e.aofDir()
-	a.dir = dir
+	dir := aofDir(e)
+	a.Dir = dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		e.Log.Warn("Can't open or create append-only dir " + dir + ": " + unwrapPath(err).Error())
 		return err
 	}
-	e.aofFlush(true)
-	switch a.state {
-	case aofOn:
+	aofFlush(e, true)
+	switch a.State {
+	case engine.AofOn:
 		// openNewIncrAofForAppend: the new file and the manifest naming it
 		// both, or neither.
 		next := man.Clone()
@@ -104,57 +106,57 @@ func (e *Engine) aofRewriteLocked() error {
 			os.Remove(filepath.Join(dir, name))
 			return err
 		}
-		old := a.f
-		a.f, a.man = f, next
-		a.enc.Reset()
+		old := a.F
+		a.F, a.Man = f, next
+		a.Enc.Reset()
 		old.Sync() // aof_background_fsync_and_close
 		old.Close()
-	case aofWaitRewrite:
+	case engine.AofWaitRewrite:
 		name := aof.TempIncrName(man.Prefix)
 		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_TRUNC|os.O_CREATE, 0o644)
 		if err != nil {
 			e.Log.Warn("Can't open the append-only file " + name + ": " + unwrapPath(err).Error())
 			return err
 		}
-		if a.f != nil {
-			a.f.Close()
+		if a.F != nil {
+			a.F.Close()
 		}
-		a.f = f
-		a.enc.Reset()
+		a.F = f
+		a.Enc.Reset()
 	}
-	opts := e.writerOptions()
+	opts := writerOptions(e)
 	opts.AOFBase = true
-	rw := &aofRewrite{bg: e.beginBgSnapshot(opts), start: time.Now(), done: make(chan struct{})}
+	rw := &engine.AofRewrite{Bg: beginBgSnapshot(e, opts), Start: time.Now(), Done: make(chan struct{})}
 	// Redis names it after the child's pid; a number per rewrite here, so
 	// an aborted one still closing its file never shares it with the next.
-	a.rwSeq++
-	rw.tmp = filepath.Join(dir, "temp-rewriteaof-bg-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(a.rwSeq, 10)+".aof")
-	a.rw = rw
-	a.scheduled = false
-	a.rewrites++
+	a.RwSeq++
+	rw.Tmp = filepath.Join(dir, "temp-rewriteaof-bg-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(a.RwSeq, 10)+".aof")
+	a.Rw = rw
+	a.Scheduled = false
+	a.Rewrites++
 	e.Log.Info("Background append only file rewriting started")
 	go func() {
-		defer close(rw.done)
-		err := e.writeRewrite(rw)
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if a.rw != rw {
+		defer close(rw.Done)
+		err := writeRewrite(e, rw)
+		e.Mu.Lock()
+		defer e.Mu.Unlock()
+		if a.Rw != rw {
 			return // stopped (appendonly no) meanwhile
 		}
-		e.aofRewriteDone(rw, err)
+		aofRewriteDone(e, rw, err)
 	}()
 	return nil
 }
 
 // writeRewrite writes the snapshot to the rewrite's temporary file and
 // fsyncs it, without the lock but for the walk's slices.
-func (e *Engine) writeRewrite(rw *aofRewrite) error {
-	f, err := os.OpenFile(rw.tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+func writeRewrite(e *engine.Engine, rw *engine.AofRewrite) error {
+	f, err := os.OpenFile(rw.Tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	err = e.streamBgsave(rw.bg, bw)
+	err = streamBgsave(e, rw.Bg, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -170,42 +172,42 @@ func (e *Engine) writeRewrite(rw *aofRewrite) error {
 // aofRewriteDone is backgroundRewriteDoneHandler: the new base gets its
 // name, the incremental files it covers become history, the manifest is
 // swapped in one rename, and the history files go. Call with the lock.
-func (e *Engine) aofRewriteDone(rw *aofRewrite, err error) {
-	a := &e.aof
-	a.rw = nil
-	for _, d := range rw.bg.dbs {
-		d.snap.Abort()
+func aofRewriteDone(e *engine.Engine, rw *engine.AofRewrite, err error) {
+	a := &e.Aof
+	a.Rw = nil
+	for _, d := range rw.Bg.Dbs {
+		d.Snap.Abort()
 	}
-	e.freezeAccess(false)
-	a.lastRwSecs = int64(time.Since(rw.start) / time.Second)
+	freezeAccess(e, false)
+	a.LastRwSecs = int64(time.Since(rw.Start) / time.Second)
 	fail := func(err error) {
 		e.Log.Warn("Background AOF rewrite terminated with error: " + err.Error())
-		os.Remove(rw.tmp)
-		if a.state == aofWaitRewrite {
-			e.Log.Info("Removing the temp incr aof file " + aof.TempIncrName(a.man.Prefix) + " in the background")
-			if a.f != nil {
-				a.f.Close()
-				a.f = nil
+		os.Remove(rw.Tmp)
+		if a.State == engine.AofWaitRewrite {
+			e.Log.Info("Removing the temp incr aof file " + aof.TempIncrName(a.Man.Prefix) + " in the background")
+			if a.F != nil {
+				a.F.Close()
+				a.F = nil
 			}
-			os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
-			a.scheduled = true // the AOF still waits for its base
+			os.Remove(filepath.Join(a.Dir, aof.TempIncrName(a.Man.Prefix)))
+			a.Scheduled = true // the AOF still waits for its base
 		}
-		a.lastRwOK = false
-		a.rwFailures++
+		a.LastRwOK = false
+		a.RwFailures++
 	}
 	if err != nil {
 		fail(err)
 		return
 	}
-	dir := a.dir
-	next := a.man.Clone()
+	dir := a.Dir
+	next := a.Man.Clone()
 	base := next.NewBase(true)
-	if err := os.Rename(rw.tmp, filepath.Join(dir, base)); err != nil {
-		fail(fmt.Errorf("Error trying to rename the temporary AOF base file %s into %s: %w", filepath.Base(rw.tmp), base, unwrapPath(err)))
+	if err := os.Rename(rw.Tmp, filepath.Join(dir, base)); err != nil {
+		fail(fmt.Errorf("Error trying to rename the temporary AOF base file %s into %s: %w", filepath.Base(rw.Tmp), base, unwrapPath(err)))
 		return
 	}
 	var incr string
-	if a.state == aofWaitRewrite {
+	if a.State == engine.AofWaitRewrite {
 		incr = next.NewIncr()
 		if err := os.Rename(filepath.Join(dir, aof.TempIncrName(next.Prefix)), filepath.Join(dir, incr)); err != nil {
 			os.Remove(filepath.Join(dir, base))
@@ -213,7 +215,7 @@ func (e *Engine) aofRewriteDone(rw *aofRewrite, err error) {
 			return
 		}
 	}
-	next.IncrHistory(a.f != nil)
+	next.IncrHistory(a.F != nil)
 	if err := next.Write(dir); err != nil {
 		if incr != "" {
 			os.Rename(filepath.Join(dir, incr), filepath.Join(dir, aof.TempIncrName(next.Prefix)))
@@ -222,9 +224,9 @@ func (e *Engine) aofRewriteDone(rw *aofRewrite, err error) {
 		fail(err)
 		return
 	}
-	a.man = next
-	if a.state == aofWaitRewrite {
-		a.state = aofOn
+	a.Man = next
+	if a.State == engine.AofWaitRewrite {
+		a.State = engine.AofOn
 	}
 	// aofDelHistoryFiles
 	if len(next.History) > 0 {
@@ -238,22 +240,22 @@ func (e *Engine) aofRewriteDone(rw *aofRewrite, err error) {
 			e.Log.Warn(err.Error())
 		}
 	}
-	a.currentSize = e.aofFilesSize()
-	a.baseSize = a.currentSize
-	a.lastRwOK = true
-	a.rwFailures = 0
+	a.CurrentSize = aofFilesSize(e)
+	a.BaseSize = a.CurrentSize
+	a.LastRwOK = true
+	a.RwFailures = 0
 	e.Log.Info("Background AOF rewrite terminated with success")
 	e.Log.Info("Background AOF rewrite finished successfully")
 }
 
 // WaitAOFRewrite waits for a rewrite in progress to end. Call without the lock.
-func (e *Engine) WaitAOFRewrite() {
-	e.mu.Lock()
+func WaitAOFRewrite(e *engine.Engine) {
+	e.Mu.Lock()
 	var done chan struct{}
-	if e.aof.rw != nil {
-		done = e.aof.rw.done
+	if e.Aof.Rw != nil {
+		done = e.Aof.Rw.Done
 	}
-	e.mu.Unlock()
+	e.Mu.Unlock()
 	if done != nil {
 		<-done
 	}
@@ -263,135 +265,135 @@ func (e *Engine) WaitAOFRewrite() {
 // stopAppendOnly): turned on, the AOF waits for a rewrite that makes its
 // first base; turned off, the file is flushed, fsynced and closed and a
 // rewrite in progress stops. The error is CONFIG SET's text.
-func (e *Engine) AofConfigApplied() string {
-	a := &e.aof
+func AofConfigApplied(e *engine.Engine) string {
+	a := &e.Aof
 	on := e.Cfg.AOF.Enabled.Load()
 	switch {
-	case on && a.state == aofOff:
-		if _, err := e.aofManifest(); err != nil {
+	case on && a.State == engine.AofOff:
+		if _, err := aofManifest(e); err != nil {
 			e.Cfg.AOF.Enabled.Store(false)
 			return "Unable to turn on AOF. Check server logs."
 		}
-		a.dir = e.aofDir()
-		a.state = aofWaitRewrite
-		e.aofAttachStream()
-		if e.rdbChildBusy() {
-			a.scheduled = true
+		a.Dir = aofDir(e)
+		a.State = engine.AofWaitRewrite
+		aofAttachStream(e)
+		if rdbChildBusy(e) {
+			a.Scheduled = true
 			e.Log.Warn("AOF was enabled but there is already another background operation. An AOF background was scheduled to start when possible.")
-		} else if a.rw != nil {
+		} else if a.Rw != nil {
 			// A BGREWRITEAOF of the AOF that was off: its base would not
 			// cover the writes from now on. Redis kills it and starts over.
-			e.aofKillRewrite()
-			if err := e.aofRewriteLocked(); err != nil {
-				e.aofDetachStream()
-				a.state = aofOff
+			aofKillRewrite(e)
+			if err := aofRewriteLocked(e); err != nil {
+				aofDetachStream(e)
+				a.State = engine.AofOff
 				e.Cfg.AOF.Enabled.Store(false)
 				return "Unable to turn on AOF. Check server logs."
 			}
-		} else if err := e.aofRewriteLocked(); err != nil {
+		} else if err := aofRewriteLocked(e); err != nil {
 			e.Log.Warn("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation. Check the above logs for more info about the error.")
-			e.aofDetachStream()
-			a.state = aofOff
+			aofDetachStream(e)
+			a.State = engine.AofOff
 			e.Cfg.AOF.Enabled.Store(false)
 			return "Unable to turn on AOF. Check server logs."
 		}
-	case !on && a.state != aofOff:
-		e.stopAppendOnlyLocked()
+	case !on && a.State != engine.AofOff:
+		stopAppendOnlyLocked(e)
 	}
 	return ""
 }
 
-func (e *Engine) aofKillRewrite() {
-	a := &e.aof
-	if a.rw == nil {
+func aofKillRewrite(e *engine.Engine) {
+	a := &e.Aof
+	if a.Rw == nil {
 		return
 	}
-	rw := a.rw
-	rw.bg.aborted.Store(true)
-	for _, d := range rw.bg.dbs {
-		d.snap.Abort()
+	rw := a.Rw
+	rw.Bg.Aborted.Store(true)
+	for _, d := range rw.Bg.Dbs {
+		d.Snap.Abort()
 	}
-	e.freezeAccess(false)
-	os.Remove(rw.tmp)
-	a.rw = nil
+	freezeAccess(e, false)
+	os.Remove(rw.Tmp)
+	a.Rw = nil
 	e.Log.Info("Killing running AOF rewrite child")
 }
 
 // aofAttachStream makes the AOF a reader of the write stream, with the
 // everysec goroutine, without a file yet (the rewrite opens it).
-func (e *Engine) aofAttachStream() {
-	a := &e.aof
-	a.enc.Reset()
+func aofAttachStream(e *engine.Engine) {
+	a := &e.Aof
+	a.Enc.Reset()
 	e.Prop.Stream.Attach(a)
-	a.stop = make(chan struct{})
-	go e.aofSyncLoop(a.stop)
+	a.Stop = make(chan struct{})
+	go aofSyncLoop(e, a.Stop)
 }
 
-func (e *Engine) aofDetachStream() {
-	a := &e.aof
+func aofDetachStream(e *engine.Engine) {
+	a := &e.Aof
 	e.Prop.Stream.Detach(a)
-	close(a.stop)
-	if a.f != nil {
-		a.f.Close()
-		a.f = nil
+	close(a.Stop)
+	if a.F != nil {
+		a.F.Close()
+		a.F = nil
 	}
 }
 
 // aofCron is serverCron's AOF part: a scheduled rewrite once nothing else
 // runs, and the automatic rewrite past auto-aof-rewrite-percentage growth
 // over the size of the last base (from auto-aof-rewrite-min-size).
-func (e *Engine) aofCron() {
-	a := &e.aof
-	if a.rw != nil || e.rdbChildBusy() || e.BusyScript.On {
+func aofCron(e *engine.Engine) {
+	a := &e.Aof
+	if a.Rw != nil || rdbChildBusy(e) || e.BusyScript.On {
 		return
 	}
-	if a.scheduled {
-		e.aofRewriteLocked()
+	if a.Scheduled {
+		aofRewriteLocked(e)
 		return
 	}
 	perc := e.Cfg.AOF.RewritePerc.Load()
-	if a.state != aofOn || perc == 0 || a.currentSize <= e.Cfg.AOF.RewriteMinSize.Load() {
+	if a.State != engine.AofOn || perc == 0 || a.CurrentSize <= e.Cfg.AOF.RewriteMinSize.Load() {
 		return
 	}
-	base := a.baseSize
+	base := a.BaseSize
 	if base == 0 {
 		base = 1
 	}
-	if growth := a.currentSize*100/base - 100; growth >= perc {
+	if growth := a.CurrentSize*100/base - 100; growth >= perc {
 		e.Log.Info(fmt.Sprintf("Starting automatic rewriting of AOF on %d%% growth", growth))
-		e.aofRewriteLocked()
+		aofRewriteLocked(e)
 	}
 }
 
 // aofInfo writes INFO persistence's aof fields: the always-present ones,
 // or (tail) those shown only with appendonly yes.
-func (e *Engine) AofInfo(b *InfoBuf, tail bool) {
-	a := &e.aof
+func AofInfo(e *engine.Engine, b *engine.InfoBuf, tail bool) {
+	a := &e.Aof
 	if tail {
 		if !e.Cfg.AOF.Enabled.Load() {
 			return
 		}
-		b.I("aof_current_size", a.currentSize)
-		b.I("aof_base_size", a.baseSize)
-		b.I("aof_pending_rewrite", b2i(a.scheduled))
-		b.I("aof_buffer_length", int64(len(a.buf)))
+		b.I("aof_current_size", a.CurrentSize)
+		b.I("aof_base_size", a.BaseSize)
+		b.I("aof_pending_rewrite", b2i(a.Scheduled))
+		b.I("aof_buffer_length", int64(len(a.Buf)))
 		b.I("aof_pending_bio_fsync", 0)
-		b.I("aof_delayed_fsync", a.delayed)
+		b.I("aof_delayed_fsync", a.Delayed)
 		return
 	}
 	cur := int64(-1)
-	if a.rw != nil {
-		cur = int64(time.Since(a.rw.start) / time.Second)
+	if a.Rw != nil {
+		cur = int64(time.Since(a.Rw.Start) / time.Second)
 	}
-	b.I("aof_enabled", b2i(a.state != aofOff))
-	b.I("aof_rewrite_in_progress", b2i(a.rw != nil))
-	b.I("aof_rewrite_scheduled", b2i(a.scheduled))
-	b.I("aof_last_rewrite_time_sec", a.lastRwSecs)
+	b.I("aof_enabled", b2i(a.State != engine.AofOff))
+	b.I("aof_rewrite_in_progress", b2i(a.Rw != nil))
+	b.I("aof_rewrite_scheduled", b2i(a.Scheduled))
+	b.I("aof_last_rewrite_time_sec", a.LastRwSecs)
 	b.I("aof_current_rewrite_time_sec", cur)
-	b.Kv("aof_last_bgrewrite_status", okErr(a.lastRwOK))
-	b.I("aof_rewrites", a.rewrites)
-	b.I("aof_rewrites_consecutive_failures", a.rwFailures)
-	b.Kv("aof_last_write_status", okErr(a.writeErr == nil))
+	b.Kv("aof_last_bgrewrite_status", okErr(a.LastRwOK))
+	b.I("aof_rewrites", a.Rewrites)
+	b.I("aof_rewrites_consecutive_failures", a.RwFailures)
+	b.Kv("aof_last_write_status", okErr(a.WriteErr == nil))
 	b.I("aof_last_cow_size", 0)
 }
 
@@ -410,7 +412,7 @@ func okErr(ok bool) string {
 }
 
 // writeBase writes the dataset as an RDB-preamble base. Call with the lock.
-func (e *Engine) writeBase(w interface{ Write([]byte) (int, error) }, opts rdb.WriterOptions) error {
-	_, err := e.writeSnapshotWith(w, opts)
+func writeBase(e *engine.Engine, w interface{ Write([]byte) (int, error) }, opts rdb.WriterOptions) error {
+	_, err := writeSnapshotWith(e, w, opts)
 	return err
 }

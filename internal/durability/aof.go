@@ -1,15 +1,18 @@
-package engine
+package durability
 
 import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/limitkv/limitkv/internal/config"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/engine"
+
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/aof"
 	"github.com/limitkv/limitkv/internal/propagate"
@@ -30,112 +33,61 @@ import (
 // (bgsave.go) while new writes go to a new incremental file, then swaps the
 // manifest atomically and removes the files it replaced.
 
-// aof_state.
-const (
-	aofOff = iota
-	aofOn
-	aofWaitRewrite // turned on: writes wait in a temporary file for the first base
-)
-
-type aofState struct {
-	state int
-	man   *aof.Manifest
-	dir   string // absolute appenddirname
-	f     *os.File
-	enc   propagate.Encoder
-	buf   []byte // aof_buf
-
-	currentSize int64 // aof_current_size
-	baseSize    int64 // aof_rewrite_base_size
-	unsynced    bool  // written since the last fsync (everysec)
-	writeErr    error // the last write's error (aof_last_write_status)
-	delayed     int64 // aof_delayed_fsync
-	stop        chan struct{}
-
-	rw         *aofRewrite
-	scheduled  bool
-	lastRwSecs int64 // -1: none yet
-	lastRwOK   bool
-	rewrites   int64
-	rwFailures int64
-	rwSeq      int64 // numbers the rewrites' temporary files
-}
-
-type aofRewrite struct {
-	bg    *bgSave
-	start time.Time
-	tmp   string // the new base being written
-	done  chan struct{}
-}
-
-// Target makes the stream feed the AOF what is for it (PROPAGATE_AOF).
-func (a *aofState) Target() propagate.Target { return propagate.ToAOF }
-
-// Feed is the AOF's side of the stream (feedAppendOnlyFile).
-// Until the first rewrite opens a file (appendonly just turned on, the
-// rewrite not started yet) there is nowhere to write: the rewrite's
-// snapshot will have those writes.
-func (a *aofState) Feed(op propagate.Op) {
-	if a.f != nil {
-		a.buf = a.enc.Append(a.buf, op)
-	}
-}
-
-func (e *Engine) aofDir() string {
+func aofDir(e *engine.Engine) string {
 	return filepath.Join(*e.Cfg.Dir.Load(), *e.Cfg.AOF.DirName.Load())
 }
 
 // aofFlush is flushAppendOnlyFile: the buffer to the current file, and
 // with appendfsync always an fsync before any reply goes. Call with the
 // lock held.
-func (e *Engine) aofFlush(force bool) {
-	a := &e.aof
-	if len(a.buf) == 0 || a.f == nil {
+func aofFlush(e *engine.Engine, force bool) {
+	a := &e.Aof
+	if len(a.Buf) == 0 || a.F == nil {
 		return
 	}
-	n, err := a.f.Write(a.buf)
-	a.currentSize += int64(n)
+	n, err := a.F.Write(a.Buf)
+	a.CurrentSize += int64(n)
 	policy := e.Cfg.AOF.Fsync.Load()
 	if err != nil {
-		if a.writeErr == nil {
+		if a.WriteErr == nil {
 			e.Log.Warn("Error writing to the AOF file: " + unwrapPath(err).Error())
 		}
-		a.writeErr = err
+		a.WriteErr = err
 		if policy == config.FsyncAlways {
 			e.Log.Warn("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 			os.Exit(1)
 		}
-		a.buf = append(a.buf[:0], a.buf[n:]...)
+		a.Buf = append(a.Buf[:0], a.Buf[n:]...)
 		return
 	}
-	if a.writeErr != nil {
+	if a.WriteErr != nil {
 		e.Log.Warn("AOF write error looks solved, Redis can write again.")
-		a.writeErr = nil
+		a.WriteErr = nil
 	}
-	a.buf = a.buf[:0]
-	if cap(a.buf) > 4<<20 {
-		a.buf = nil
+	a.Buf = a.Buf[:0]
+	if cap(a.Buf) > 4<<20 {
+		a.Buf = nil
 	}
 	switch policy {
 	case config.FsyncAlways:
-		if err := a.f.Sync(); err != nil {
+		if err := a.F.Sync(); err != nil {
 			e.Log.Warn("Can't persist AOF for fsync error when the AOF fsync policy is 'always': " + unwrapPath(err).Error() + ". Exiting...")
 			os.Exit(1)
 		}
 	case config.FsyncEverysec:
-		a.unsynced = true
+		a.Unsynced = true
 	}
 }
 
 // FlushAOF writes (and with appendfsync always fsyncs) what the write
 // stream gave the AOF, for a front that writes replies with the lock held:
 // call it before the first reply goes. Call with the lock held.
-func (e *Engine) FlushAOF() { e.aofFlush(false) }
+func FlushAOF(e *engine.Engine) { aofFlush(e, false) }
 
 // aofSyncLoop is the everysec fsync (Redis's bio thread): once a second it
 // writes what is buffered (keys the expiry cycle removed, say) and fsyncs
 // without the lock.
-func (e *Engine) aofSyncLoop(stop chan struct{}) {
+func aofSyncLoop(e *engine.Engine, stop chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -144,12 +96,12 @@ func (e *Engine) aofSyncLoop(stop chan struct{}) {
 			return
 		case <-t.C:
 		}
-		e.mu.Lock()
-		e.aofFlush(false)
-		a := &e.aof
-		f, need := a.f, a.unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
-		a.unsynced = false
-		e.mu.Unlock()
+		e.Mu.Lock()
+		aofFlush(e, false)
+		a := &e.Aof
+		f, need := a.F, a.Unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
+		a.Unsynced = false
+		e.Mu.Unlock()
 		if need && f != nil {
 			f.Sync() // a file closed by a rewrite meanwhile was synced first
 		}
@@ -161,9 +113,9 @@ func (e *Engine) aofSyncLoop(stop chan struct{}) {
 // reports whether an AOF existed. A torn tail of the last file is cut off
 // with aof-load-truncated yes (logged as Redis does); anything else that
 // is wrong is an error and the server must not start. Call before serving.
-func (e *Engine) LoadAppendOnly() (bool, error) {
+func LoadAppendOnly(e *engine.Engine) (bool, error) {
 	prefix := *e.Cfg.AOF.FileName.Load()
-	dir := e.aofDir()
+	dir := aofDir(e)
 	man := aof.New(prefix)
 	data, err := os.ReadFile(filepath.Join(dir, aof.ManifestName(prefix)))
 	switch {
@@ -176,7 +128,7 @@ func (e *Engine) LoadAppendOnly() (bool, error) {
 			return false, err
 		}
 	}
-	e.aof.man = man
+	e.Aof.Man = man
 	var files []string
 	if man.Base != nil {
 		files = append(files, man.Base.Name)
@@ -201,14 +153,14 @@ func (e *Engine) LoadAppendOnly() (bool, error) {
 	}
 	c := e.NewClient("", "")
 	defer e.RemoveClient(c)
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	cmds := e.Stats.Commands
 	defer func() { e.Stats.Commands = cmds }()
 	for i, name := range files {
 		start := time.Now()
 		last := i == len(files)-1
-		truncated, err := e.loadAOFFile(c, dir, name, last)
+		truncated, err := loadAOFFile(e, c, dir, name, last)
 		if err != nil {
 			for _, db := range e.Dbs {
 				db.Flush()
@@ -223,33 +175,33 @@ func (e *Engine) LoadAppendOnly() (bool, error) {
 			e.Log.Info(fmt.Sprintf("DB loaded from %s file %s: %.3f seconds", kind, name, time.Since(start).Seconds()))
 		}
 	}
-	e.aof.currentSize = total
+	e.Aof.CurrentSize = total
 	if man.Base != nil {
 		if st, err := os.Stat(filepath.Join(dir, man.Base.Name)); err == nil {
-			e.aof.baseSize = st.Size()
+			e.Aof.BaseSize = st.Size()
 		}
 	}
 	return true, nil
 }
 
 // loadAOFFile is loadSingleAppendOnlyFile.
-func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated bool, err error) {
+func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool) (truncated bool, err error) {
 	path := filepath.Join(dir, name)
 	f, err := os.Open(path)
 	if err != nil {
 		return false, fmt.Errorf("Fatal error: can't open the append log file %s for reading: %w", name, unwrapPath(err))
 	}
 	defer f.Close()
-	cr := &countingReader{r: f}
+	cr := &engine.CountingReader{R: f}
 	br := bufio.NewReaderSize(cr, 1<<20)
 	var start int64
 	if sig, _ := br.Peek(5); string(sig) == "REDIS" {
 		e.Log.Info("Reading RDB base file on AOF loading...")
-		if _, err := e.Load(br, false); err != nil {
+		if _, err := Load(e, br, false); err != nil {
 			e.Log.Warn("Error reading the RDB base file " + name + ", AOF loading aborted")
 			return false, fmt.Errorf("loading %s: %w", name, err)
 		}
-		start = cr.n - int64(br.Buffered())
+		start = cr.N - int64(br.Buffered())
 	}
 	rd := aof.NewReader(br, start)
 	w := &resp.Writer{}
@@ -262,7 +214,7 @@ func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated 
 		if err == io.EOF {
 			if inMulti {
 				e.Log.Warn("Revert incomplete MULTI/EXEC transaction in AOF file " + name)
-				return e.aofTruncate(path, name, beforeMulti, last)
+				return aofTruncate(e, path, name, beforeMulti, last)
 			}
 			return false, nil
 		}
@@ -271,7 +223,7 @@ func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated 
 			if inMulti {
 				off = beforeMulti
 			}
-			return e.aofTruncate(path, name, off, last)
+			return aofTruncate(e, path, name, off, last)
 		}
 		if errors.Is(err, aof.ErrFormat) {
 			e.Log.Warn("Bad file format reading the append only file " + name + ": make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>")
@@ -281,9 +233,9 @@ func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated 
 			e.Log.Warn("Unrecoverable error reading the append only file " + name + ": " + err.Error())
 			return false, err
 		}
-		cmd := Lookup(args[0])
+		cmd := engine.Lookup(args[0])
 		if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
-			cmd = LookupSub(cmd, args[1])
+			cmd = engine.LookupSub(cmd, args[1])
 		}
 		if cmd == nil {
 			e.Log.Warn("Unknown command '" + string(args[0]) + "' reading the append only file " + name)
@@ -295,12 +247,12 @@ func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated 
 		case cmd.Name == "exec" && inMulti:
 			inMulti = false
 			for _, q := range queued {
-				e.aofRun(c, q, w)
+				aofRun(e, c, q, w)
 			}
 		case inMulti:
 			queued = append(queued, args)
 		default:
-			e.aofRun(c, args, w)
+			aofRun(e, c, args, w)
 		}
 		w.Reset(0)
 	}
@@ -308,15 +260,15 @@ func (e *Engine) loadAOFFile(c *Client, dir, name string, last bool) (truncated 
 
 // aofRun runs one loaded command on the loading client, without the
 // checks a network command passes (Redis calls cmd->proc directly).
-func (e *Engine) aofRun(c *Client, args [][]byte, w *resp.Writer) {
-	cmd := Lookup(args[0])
+func aofRun(e *engine.Engine, c *engine.Client, args [][]byte, w *resp.Writer) {
+	cmd := engine.Lookup(args[0])
 	if cmd.Sub != nil && len(args) >= 2 {
-		cmd = LookupSub(cmd, args[1])
+		cmd = engine.LookupSub(cmd, args[1])
 	}
-	if !ArityOK(cmd.Arity, len(args)) {
+	if !engine.ArityOK(cmd.Arity, len(args)) {
 		return // Redis's proc would answer an error and change nothing
 	}
-	x := Ctx{E: e, C: c, W: w, DB: e.Dbs[c.DB], Now: e.NowMs(), Args: args, Cmd: cmd}
+	x := engine.Ctx{E: e, C: c, W: w, DB: e.Dbs[c.DB], Now: e.NowMs(), Args: args, Cmd: cmd}
 	e.Call(&x)
 	w.Reset(0)
 }
@@ -324,7 +276,7 @@ func (e *Engine) aofRun(c *Client, args [][]byte, w *resp.Writer) {
 // aofTruncate is the uxeof path: with aof-load-truncated the last file is
 // cut after its last complete command; otherwise, or for a file that is
 // not the last, loading fails.
-func (e *Engine) aofTruncate(path, name string, off int64, last bool) (bool, error) {
+func aofTruncate(e *engine.Engine, path, name string, off int64, last bool) (bool, error) {
 	if e.Cfg.AOF.LoadTruncated.Load() {
 		e.Log.Warn("!!! Warning: short read while loading the AOF file " + name + "!!!")
 		e.Log.Warn(fmt.Sprintf("!!! Truncating the AOF %s at offset %d !!!", name, off))
@@ -347,35 +299,35 @@ func (e *Engine) aofTruncate(path, name string, off int64, last bool) (bool, err
 // after loading, a base file for a dataset that has none, the last
 // incremental file opened for appending (made if there is none), the
 // manifest persisted. Call before serving.
-func (e *Engine) StartAppendOnly() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func StartAppendOnly(e *engine.Engine) error {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	if !e.Cfg.AOF.Enabled.Load() {
 		return nil
 	}
-	a := &e.aof
-	a.dir = e.aofDir()
-	if a.man == nil {
-		a.man = aof.New(*e.Cfg.AOF.FileName.Load())
+	a := &e.Aof
+	a.Dir = aofDir(e)
+	if a.Man == nil {
+		a.Man = aof.New(*e.Cfg.AOF.FileName.Load())
 	}
-	if err := os.MkdirAll(a.dir, 0o755); err != nil {
-		return fmt.Errorf("Can't open or create append-only dir %s: %w", a.dir, unwrapPath(err))
+	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
+		return fmt.Errorf("Can't open or create append-only dir %s: %w", a.Dir, unwrapPath(err))
 	}
-	if a.man.Base == nil && len(a.man.Incr) == 0 {
-		name := a.man.NewBase(e.Cfg.AOF.UseRDBPreamble.Load())
-		if err := e.writeBaseLocked(name); err != nil {
+	if a.Man.Base == nil && len(a.Man.Incr) == 0 {
+		name := a.Man.NewBase(e.Cfg.AOF.UseRDBPreamble.Load())
+		if err := writeBaseLocked(e, name); err != nil {
 			return err
 		}
 		e.Log.Info("Creating AOF base file " + name + " on server start")
 	}
-	existing := len(a.man.Incr) > 0
-	name := a.man.LastIncr()
-	f, err := os.OpenFile(filepath.Join(a.dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	existing := len(a.Man.Incr) > 0
+	name := a.Man.LastIncr()
+	f, err := os.OpenFile(filepath.Join(a.Dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("Can't open the append-only file %s: %w", name, unwrapPath(err))
 	}
-	if a.man.Modified {
-		if err := a.man.Write(a.dir); err != nil {
+	if a.Man.Modified {
+		if err := a.Man.Write(a.Dir); err != nil {
 			f.Close()
 			return err
 		}
@@ -385,45 +337,45 @@ func (e *Engine) StartAppendOnly() error {
 	} else {
 		e.Log.Info("Creating AOF incr file " + name + " on server start")
 	}
-	e.aofAttach(f, aofOn)
-	if a.currentSize == 0 {
-		a.currentSize = e.aofFilesSize()
-		a.baseSize = a.currentSize
+	aofAttach(e, f, engine.AofOn)
+	if a.CurrentSize == 0 {
+		a.CurrentSize = aofFilesSize(e)
+		a.BaseSize = a.CurrentSize
 	}
 	return nil
 }
 
 // aofAttach makes f the file writes go to and the AOF a reader of the
 // stream.
-func (e *Engine) aofAttach(f *os.File, state int) {
-	e.aofAttachStream()
-	e.aof.f, e.aof.state = f, state
+func aofAttach(e *engine.Engine, f *os.File, state int) {
+	aofAttachStream(e)
+	e.Aof.F, e.Aof.State = f, state
 }
 
 // writeBaseLocked writes the dataset as base file name synchronously
 // (rewriteAppendOnlyFile at start, where the dataset is what was loaded).
-func (e *Engine) writeBaseLocked(name string) error {
-	dir := e.aofDir()
+func writeBaseLocked(e *engine.Engine, name string) error {
+	dir := aofDir(e)
 	tmp := "temp-rewriteaof-" + strconv.Itoa(os.Getpid()) + ".aof"
-	opts := e.writerOptions()
+	opts := writerOptions(e)
 	opts.AOFBase = true
 	return CommitFile(dir, name, tmp, func(w io.Writer) error {
-		return e.writeBase(w, opts)
+		return writeBase(e, w, opts)
 	}, nil)
 }
 
-func (e *Engine) aofFilesSize() int64 {
-	a := &e.aof
+func aofFilesSize(e *engine.Engine) int64 {
+	a := &e.Aof
 	var n int64
 	names := []string{}
-	if a.man.Base != nil {
-		names = append(names, a.man.Base.Name)
+	if a.Man.Base != nil {
+		names = append(names, a.Man.Base.Name)
 	}
-	for _, ai := range a.man.Incr {
+	for _, ai := range a.Man.Incr {
 		names = append(names, ai.Name)
 	}
 	for _, name := range names {
-		if st, err := os.Stat(filepath.Join(a.dir, name)); err == nil {
+		if st, err := os.Stat(filepath.Join(a.Dir, name)); err == nil {
 			n += st.Size()
 		}
 	}
@@ -432,30 +384,30 @@ func (e *Engine) aofFilesSize() int64 {
 
 // StopAppendOnly closes the AOF at shutdown: what is buffered is written
 // and fsynced (Redis's flushAppendOnlyFile(1) and fsync in prepareForShutdown).
-func (e *Engine) StopAppendOnly() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.stopAppendOnlyLocked()
+func StopAppendOnly(e *engine.Engine) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	stopAppendOnlyLocked(e)
 }
 
-func (e *Engine) stopAppendOnlyLocked() {
-	a := &e.aof
-	if a.state == aofOff {
+func stopAppendOnlyLocked(e *engine.Engine) {
+	a := &e.Aof
+	if a.State == engine.AofOff {
 		return
 	}
-	e.aofFlush(true)
-	if a.f != nil {
-		a.f.Sync()
-		a.f.Close()
-		a.f = nil
+	aofFlush(e, true)
+	if a.F != nil {
+		a.F.Sync()
+		a.F.Close()
+		a.F = nil
 	}
-	e.aofKillRewrite()
-	if a.state == aofWaitRewrite && a.man != nil {
+	aofKillRewrite(e)
+	if a.State == engine.AofWaitRewrite && a.Man != nil {
 		// killAppendOnlyChild's aofDelTempIncrAofFile: nothing refers to it.
-		os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
+		os.Remove(filepath.Join(a.Dir, aof.TempIncrName(a.Man.Prefix)))
 	}
 	e.Prop.Stream.Detach(a)
-	close(a.stop)
-	a.state = aofOff
-	a.buf = a.buf[:0]
+	close(a.Stop)
+	a.State = engine.AofOff
+	a.Buf = a.Buf[:0]
 }

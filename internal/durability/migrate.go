@@ -1,4 +1,4 @@
-package engine
+package durability
 
 import (
 	"bufio"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/propagate"
 
@@ -22,9 +24,9 @@ import (
 // every other client waits, for at most the timeout per operation.
 // RESTORE-ASKING is RESTORE for a cluster's importing node; without a
 // cluster it is plain RESTORE, as in Redis.
-var migrateCommands = []*Command{
-	{Name: "migrate", Arity: -6, Flags: FlagWrite, FirstKey: 3, LastKey: 3, Step: 1, Group: "generic", Handler: cmdMigrate},
-	{Name: "restore-asking", Arity: -4, Flags: FlagWrite | FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "server", Handler: cmdRestore},
+var migrateCommands = []*engine.Command{
+	{Name: "migrate", Arity: -6, Flags: engine.FlagWrite, FirstKey: 3, LastKey: 3, Step: 1, Group: "generic", Handler: cmdMigrate},
+	{Name: "restore-asking", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "server", Handler: cmdRestore},
 }
 
 // Redis's texts.
@@ -42,41 +44,29 @@ const (
 	migrateSocketMax = 64
 )
 
-// migrateSocket is a cached connection to a target. The engine lock
-// guards it, the idle timer included.
-type migrateSocket struct {
-	nc     net.Conn
-	br     *bufio.Reader
-	lastDB int64 // -1: SELECT before the next RESTORE
-	idle   *time.Timer
-}
-
-// migrateSockets is the engine's cache, by "host:port" as given.
-type migrateSockets map[string]*migrateSocket
-
-func (e *Engine) migrateCache() migrateSockets {
-	if e.Debug.migrate == nil {
-		e.Debug.migrate = make(migrateSockets)
+func migrateCache(e *engine.Engine) engine.MigrateSockets {
+	if e.Debug.Migrate == nil {
+		e.Debug.Migrate = make(engine.MigrateSockets)
 	}
-	return e.Debug.migrate
+	return e.Debug.Migrate
 }
 
 // migrateGetSocket is migrateGetSocket: the cached connection, or a new
 // one (dropping a random one when the cache is full).
-func (e *Engine) migrateGetSocket(host, port []byte, timeout time.Duration) (*migrateSocket, bool) {
-	cache := e.migrateCache()
+func migrateGetSocket(e *engine.Engine, host, port []byte, timeout time.Duration) (*engine.MigrateSocket, bool) {
+	cache := migrateCache(e)
 	name := string(host) + ":" + string(port)
 	if cs := cache[name]; cs != nil {
-		cs.idle.Reset(migrateSocketTTL)
+		cs.Idle.Reset(migrateSocketTTL)
 		return cs, true
 	}
 	if len(cache) >= migrateSocketMax {
 		for k := range cache { // map order is random enough
-			e.migrateCloseSocket(k)
+			migrateCloseSocket(e, k)
 			break
 		}
 	}
-	nc, err := net.DialTimeout("tcp", net.JoinHostPort(string(Cstr(host)), strconv.Itoa(Atoi(port))), timeout)
+	nc, err := net.DialTimeout("tcp", net.JoinHostPort(string(engine.Cstr(host)), strconv.Itoa(engine.Atoi(port))), timeout)
 	if err != nil {
 		// Redis's blocking connect only fails when the address does not
 		// resolve; a refused or timed-out connection counts as made, and
@@ -93,31 +83,31 @@ func (e *Engine) migrateGetSocket(host, port []byte, timeout time.Duration) (*mi
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	cs := &migrateSocket{nc: nc, br: bufio.NewReader(nc), lastDB: -1}
-	cs.idle = time.AfterFunc(migrateSocketTTL, func() {
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if e.Debug.migrate[name] == cs {
-			e.migrateCloseSocket(name)
+	cs := &engine.MigrateSocket{Nc: nc, Br: bufio.NewReader(nc), LastDB: -1}
+	cs.Idle = time.AfterFunc(migrateSocketTTL, func() {
+		e.Mu.Lock()
+		defer e.Mu.Unlock()
+		if e.Debug.Migrate[name] == cs {
+			migrateCloseSocket(e, name)
 		}
 	})
 	cache[name] = cs
 	return cs, true
 }
 
-func (e *Engine) migrateCloseSocket(name string) {
-	if cs := e.Debug.migrate[name]; cs != nil {
-		cs.idle.Stop()
-		cs.nc.Close()
-		delete(e.Debug.migrate, name)
+func migrateCloseSocket(e *engine.Engine, name string) {
+	if cs := e.Debug.Migrate[name]; cs != nil {
+		cs.Idle.Stop()
+		cs.Nc.Close()
+		delete(e.Debug.Migrate, name)
 	}
 }
 
 // readLine is syncReadLine: one line without its CRLF, within timeout. An
 // empty line is an error too (Redis tests the length for > 0).
-func (cs *migrateSocket) readLine(timeout time.Duration) (string, error) {
-	cs.nc.SetReadDeadline(time.Now().Add(timeout))
-	line, err := cs.br.ReadSlice('\n')
+func readLine(cs *engine.MigrateSocket, timeout time.Duration) (string, error) {
+	cs.Nc.SetReadDeadline(time.Now().Add(timeout))
+	line, err := cs.Br.ReadSlice('\n')
 	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 		return "", err
 	}
@@ -142,7 +132,7 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-func cmdMigrate(x *Ctx) {
+func cmdMigrate(x *engine.Ctx) {
 	args := x.Args
 	var copyOpt, replace bool
 	var username, password []byte
@@ -150,25 +140,25 @@ func cmdMigrate(x *Ctx) {
 	for j := 6; j < len(args); j++ {
 		more := len(args) - 1 - j
 		switch {
-		case CEqualFold(args[j], "copy"):
+		case engine.CEqualFold(args[j], "copy"):
 			copyOpt = true
-		case CEqualFold(args[j], "replace"):
+		case engine.CEqualFold(args[j], "replace"):
 			replace = true
-		case CEqualFold(args[j], "auth"):
+		case engine.CEqualFold(args[j], "auth"):
 			if more < 1 {
-				x.W.Error(ErrSyntax)
+				x.W.Error(engine.ErrSyntax)
 				return
 			}
 			j++
 			password = args[j]
-		case CEqualFold(args[j], "auth2"):
+		case engine.CEqualFold(args[j], "auth2"):
 			if more < 2 {
-				x.W.Error(ErrSyntax)
+				x.W.Error(engine.ErrSyntax)
 				return
 			}
 			username, password = args[j+1], args[j+2]
 			j += 2
-		case CEqualFold(args[j], "keys"):
+		case engine.CEqualFold(args[j], "keys"):
 			if len(args[3]) != 0 {
 				x.W.Error(errMigrateKeysNotEmpty)
 				return
@@ -176,18 +166,18 @@ func cmdMigrate(x *Ctx) {
 			firstKey, numKeys = j+1, len(args)-j-1
 			j = len(args)
 		default:
-			x.W.Error(ErrSyntax)
+			x.W.Error(engine.ErrSyntax)
 			return
 		}
 	}
 	timeoutMs, ok1 := num.ParseInt(args[5])
 	if !ok1 {
-		x.W.Error(ErrNotInt)
+		x.W.Error(engine.ErrNotInt)
 		return
 	}
 	dbid, ok2 := num.ParseInt(args[4])
 	if !ok2 {
-		x.W.Error(ErrNotInt)
+		x.W.Error(engine.ErrNotInt)
 		return
 	}
 	if timeoutMs <= 0 {
@@ -214,7 +204,7 @@ func cmdMigrate(x *Ctx) {
 	name := string(args[1]) + ":" + string(args[2])
 	mayRetry := true
 	for {
-		cs, ok := e.migrateGetSocket(args[1], args[2], timeout)
+		cs, ok := migrateGetSocket(e, args[1], args[2], timeout)
 		if !ok {
 			x.W.Error(errMigrateConnect)
 			return
@@ -227,12 +217,12 @@ func cmdMigrate(x *Ctx) {
 				cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("AUTH"), password})
 			}
 		}
-		sel := cs.lastDB != dbid
+		sel := cs.LastDB != dbid
 		if sel {
 			cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("SELECT"), strconv.AppendInt(nil, dbid, 10)})
 		}
 		var sent []item
-		var conv ToRDB
+		var conv engine.ToRDB
 		for _, it := range items {
 			var ttl int64
 			if exp := it.ent.Expiry(); exp != keyspace.NoExpiry {
@@ -242,9 +232,9 @@ func cmdMigrate(x *Ctx) {
 				}
 				ttl = max(ttl, 1)
 			}
-			payload, err := rdb.EncodeDump(conv.Value(it.ent), x.DumpOptions())
+			payload, err := rdb.EncodeDump(RDBValue(&conv, it.ent), x.E.Cfg.DumpOptions())
 			if err != nil {
-				x.W.Error(ErrInternal)
+				x.W.Error(engine.ErrInternal)
 				return
 			}
 			restore := [][]byte{[]byte("RESTORE"), it.key, strconv.AppendInt(nil, ttl, 10), payload}
@@ -258,8 +248,8 @@ func cmdMigrate(x *Ctx) {
 		writeErr, sockErr := false, error(nil)
 		for pos := 0; pos < len(cmd); {
 			n := min(len(cmd)-pos, 64<<10)
-			cs.nc.SetWriteDeadline(time.Now().Add(timeout))
-			if _, err := cs.nc.Write(cmd[pos : pos+n]); err != nil {
+			cs.Nc.SetWriteDeadline(time.Now().Add(timeout))
+			if _, err := cs.Nc.Write(cmd[pos : pos+n]); err != nil {
 				writeErr, sockErr = true, err
 				break
 			}
@@ -267,15 +257,15 @@ func cmdMigrate(x *Ctx) {
 		}
 		var authReply, selReply string
 		if sockErr == nil && password != nil {
-			authReply, sockErr = cs.readLine(timeout)
+			authReply, sockErr = readLine(cs, timeout)
 		}
 		if sockErr == nil && sel {
-			selReply, sockErr = cs.readLine(timeout)
+			selReply, sockErr = readLine(cs, timeout)
 		}
 		if sockErr != nil {
 			// socket_err before any RESTORE reply: reconnect once unless
 			// it was a timeout.
-			e.migrateCloseSocket(name)
+			migrateCloseSocket(e, name)
 			if !isTimeout(sockErr) && mayRetry {
 				mayRetry = false
 				continue
@@ -294,7 +284,7 @@ func cmdMigrate(x *Ctx) {
 		deleted := int64(0)
 		var migrated [][]byte
 		for ; j < len(sent); j++ {
-			line, err := cs.readLine(timeout)
+			line, err := readLine(cs, timeout)
 			if err != nil {
 				readErr = err
 				break
@@ -310,7 +300,7 @@ func cmdMigrate(x *Ctx) {
 			}
 			if bad != "" {
 				if targetErr == "" {
-					cs.lastDB = -1
+					cs.LastDB = -1
 					targetErr = "ERR Target instance replied with error: " + bad[1:]
 				}
 				continue
@@ -320,7 +310,7 @@ func cmdMigrate(x *Ctx) {
 					deleted++
 					// Propagated as DEL of the keys the target took.
 					if len(migrated) == 0 {
-						migrated = append(migrated, ArgDel)
+						migrated = append(migrated, engine.ArgDel)
 					}
 					migrated = append(migrated, sent[j].key)
 				}
@@ -332,12 +322,12 @@ func cmdMigrate(x *Ctx) {
 			x.Rewrite(migrated...)
 		}
 		if targetErr == "" && readErr != nil && j == 0 && mayRetry && !isTimeout(readErr) {
-			e.migrateCloseSocket(name)
+			migrateCloseSocket(e, name)
 			mayRetry = false
 			continue
 		}
 		if readErr != nil {
-			e.migrateCloseSocket(name)
+			migrateCloseSocket(e, name)
 			if targetErr == "" {
 				x.W.Error(errMigrateRead)
 				return
@@ -347,38 +337,8 @@ func cmdMigrate(x *Ctx) {
 			x.W.Error(targetErr)
 			return
 		}
-		cs.lastDB = dbid
+		cs.LastDB = dbid
 		x.W.OK()
 		return
 	}
-}
-
-// migrateGetKeys is Redis's migrateGetKeys, which COMMAND GETKEYS uses
-// since MIGRATE's key specs are incomplete: the key argument, or with
-// KEYS the names after it (none if the key argument is not empty).
-func migrateGetKeys(args [][]byte) []keyRef {
-	first, n := 3, 1
-	if len(args) > 6 {
-	scan:
-		for i := 6; i < len(args); i++ {
-			switch {
-			case CEqualFold(args[i], "keys"):
-				if len(args[3]) > 0 {
-					n = 0
-				} else {
-					first, n = i+1, len(args)-i-1
-				}
-				break scan
-			case CEqualFold(args[i], "auth"):
-				i++
-			case CEqualFold(args[i], "auth2"):
-				i += 2
-			}
-		}
-	}
-	keys := make([]keyRef, 0, n)
-	for i := range n {
-		keys = append(keys, keyRef{first + i, []string{"RW", "access", "delete"}})
-	}
-	return keys
 }

@@ -1,4 +1,4 @@
-package engine
+package durability
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/config"
 
@@ -24,28 +26,17 @@ import (
 // of all databases and loading one at start. The commands that use it
 // (SAVE, BGSAVE, DUMP, RESTORE, ...) are in rdb_cmds.go.
 
-// toRDB converts values to the rdb model. Members are copied into one arena
-// that is reset for every value: the core packages' iterators hand out
-// slices valid only during the callback, and the rdb writer encodes each
-// value before the next is converted, so one reused arena costs no
-// allocation per key once it has grown.
-type ToRDB struct {
-	arena []byte
-	spans []int // end offsets of the elements in arena, for the value being built
-	v     rdb.Value
-}
-
-func (t *ToRDB) add(b []byte) {
-	t.arena = append(t.arena, b...)
-	t.spans = append(t.spans, len(t.arena))
+func add(t *engine.ToRDB, b []byte) {
+	t.Arena = append(t.Arena, b...)
+	t.Spans = append(t.Spans, len(t.Arena))
 }
 
 // elems cuts arena into the elements added since the reset.
-func (t *ToRDB) elems(dst [][]byte) [][]byte {
+func elems(t *engine.ToRDB, dst [][]byte) [][]byte {
 	dst = dst[:0]
 	start := 0
-	for _, end := range t.spans {
-		dst = append(dst, t.arena[start:end:end])
+	for _, end := range t.Spans {
+		dst = append(dst, t.Arena[start:end:end])
 		start = end
 	}
 	return dst
@@ -54,33 +45,33 @@ func (t *ToRDB) elems(dst [][]byte) [][]byte {
 // value converts e's value; the result is valid until the next call. The
 // Encoding is what OBJECT ENCODING reports for it, so the writer picks the
 // RDB type Redis would write for the same object.
-func (t *ToRDB) Value(e *keyspace.Entry) *rdb.Value {
-	t.arena, t.spans = t.arena[:0], t.spans[:0]
-	v := &t.v
+func RDBValue(t *engine.ToRDB, e *keyspace.Entry) *rdb.Value {
+	t.Arena, t.Spans = t.Arena[:0], t.Spans[:0]
+	v := &t.V
 	switch val := e.Val.(type) {
 	case []byte:
 		*v = rdb.Value{Type: rdb.TypeString, Encoding: rdb.EncodingRaw, String: val}
 	case *list.List:
-		val.Each(0, false, func(_ int, b []byte) bool { t.add(b); return true })
-		*v = rdb.Value{Type: rdb.TypeList, Encoding: rdb.EncodingQuicklist, List: t.elems(v.List)}
+		val.Each(0, false, func(_ int, b []byte) bool { add(t, b); return true })
+		*v = rdb.Value{Type: rdb.TypeList, Encoding: rdb.EncodingQuicklist, List: elems(t, v.List)}
 	case *set.Set:
-		val.Each(func(m []byte) bool { t.add(m); return true })
+		val.Each(func(m []byte) bool { add(t, m); return true })
 		enc := rdb.EncodingHashtable
 		if val.IsIntset() {
 			enc = rdb.EncodingIntset
 		}
-		*v = rdb.Value{Type: rdb.TypeSet, Encoding: enc, Set: t.elems(v.Set)}
+		*v = rdb.Value{Type: rdb.TypeSet, Encoding: enc, Set: elems(t, v.Set)}
 	case *zset.Set:
 		zs := v.ZSet[:0]
 		// stop past the end is clamped: no separate Len walk.
 		val.RangeByRank(0, math.MaxInt, false, func(m []byte, score float64) bool {
-			t.add(m)
+			add(t, m)
 			zs = append(zs, rdb.ZMember{Score: score})
 			return true
 		})
 		start := 0
-		for i, end := range t.spans {
-			zs[i].Member = t.arena[start:end:end]
+		for i, end := range t.Spans {
+			zs[i].Member = t.Arena[start:end:end]
 			start = end
 		}
 		enc := rdb.EncodingListpack
@@ -89,12 +80,12 @@ func (t *ToRDB) Value(e *keyspace.Entry) *rdb.Value {
 		}
 		*v = rdb.Value{Type: rdb.TypeZSet, Encoding: enc, ZSet: zs}
 	case *hash.Hash:
-		val.ForEach(func(f, x []byte) bool { t.add(f); t.add(x); return true })
+		val.ForEach(func(f, x []byte) bool { add(t, f); add(t, x); return true })
 		hs := v.Hash[:0]
 		start := 0
-		for i := 0; i+1 < len(t.spans); i += 2 {
-			mid, end := t.spans[i], t.spans[i+1]
-			hs = append(hs, rdb.HashField{Field: t.arena[start:mid:mid], Value: t.arena[mid:end:end]})
+		for i := 0; i+1 < len(t.Spans); i += 2 {
+			mid, end := t.Spans[i], t.Spans[i+1]
+			hs = append(hs, rdb.HashField{Field: t.Arena[start:mid:mid], Value: t.Arena[mid:end:end]})
 			start = end
 		}
 		enc := rdb.EncodingListpack
@@ -156,7 +147,7 @@ func fromRDB(c *config.Config, v *rdb.Value) (any, error) {
 }
 
 // writerOptions are the rdb writer's settings for this engine's config.
-func (e *Engine) writerOptions() rdb.WriterOptions {
+func writerOptions(e *engine.Engine) rdb.WriterOptions {
 	return rdb.WriterOptions{
 		NoCompression: !e.Cfg.RDBCompression.Load(),
 		NoChecksum:    !e.Cfg.RDBChecksum.Load(),
@@ -174,13 +165,13 @@ func (e *Engine) writerOptions() rdb.WriterOptions {
 // the keyspace without touching it (no access times, no lazy expiry), so a
 // snapshot changes nothing observable. It returns the number of keys
 // written.
-func (e *Engine) WriteSnapshot(w io.Writer) (int, error) {
-	return e.writeSnapshotWith(w, e.writerOptions())
+func WriteSnapshot(e *engine.Engine, w io.Writer) (int, error) {
+	return writeSnapshotWith(e, w, writerOptions(e))
 }
 
 // writeSnapshotWith is writeSnapshot with the writer's options given (an
 // AOF base carries the aof-base aux field).
-func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, error) {
+func writeSnapshotWith(e *engine.Engine, w io.Writer, opts rdb.WriterOptions) (int, error) {
 	wr, err := rdb.NewWriter(w, opts)
 	if err != nil {
 		return 0, err
@@ -190,10 +181,10 @@ func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, er
 			return 0, err
 		}
 	}
-	var conv ToRDB
+	var conv engine.ToRDB
 	var ent rdb.Entry
 	var key []byte
-	access := e.rdbAccessNow()
+	access := e.RdbAccessNow()
 	n := 0
 	for i, db := range e.Dbs {
 		if db.Len() == 0 {
@@ -205,11 +196,11 @@ func (e *Engine) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, er
 		db.ForEach(func(k *keyspace.Entry) bool {
 			exp := k.Expiry()
 			key = append(key[:0], k.Key()...)
-			ent = rdb.Entry{DB: i, Key: key, Value: *conv.Value(k)}
+			ent = rdb.Entry{DB: i, Key: key, Value: *RDBValue(&conv, k)}
 			if exp != keyspace.NoExpiry {
 				ent.Expire, ent.HasExpire = exp, true
 			}
-			access.set(k, &ent)
+			access.Set(k, &ent)
 			err = wr.WriteEntry(&ent)
 			n++
 			return err == nil
@@ -301,7 +292,7 @@ type LoadStats struct {
 // start). Any error leaves the databases empty, and the file is never
 // written to. The server may already serve: meanwhile its clients get the
 // LOADING error (loading.go).
-func (e *Engine) LoadFile(path string) (LoadStats, error) {
+func LoadFile(e *engine.Engine, path string) (LoadStats, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return LoadStats{}, nil
@@ -310,17 +301,17 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 		return LoadStats{}, err
 	}
 	defer f.Close()
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	cr := &countingReader{r: f}
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	cr := &engine.CountingReader{R: f}
 	br := bufio.NewReaderSize(cr, 1<<20)
-	e.StartLoad = loadState{On: true, start: e.Clock.Now().Unix(), read: cr, br: br}
+	e.StartLoad = engine.LoadState{On: true, Start: e.Clock.Now().Unix(), Read: cr, Br: br}
 	if fi, err := f.Stat(); err == nil {
-		e.StartLoad.total = fi.Size()
+		e.StartLoad.Total = fi.Size()
 	}
-	defer func() { e.StartLoad = loadState{} }()
-	st, err := e.Load(br, false)
-	if errors.Is(err, ErrLoadAborted) {
+	defer func() { e.StartLoad = engine.LoadState{} }()
+	st, err := Load(e, br, false)
+	if errors.Is(err, engine.ErrLoadAborted) {
 		for _, db := range e.Dbs {
 			db.Flush()
 		}
@@ -333,16 +324,16 @@ func (e *Engine) LoadFile(path string) (LoadStats, error) {
 		return LoadStats{}, fmt.Errorf("loading %s: %w", path, err)
 	}
 	e.Persist.LoadKeys, e.Persist.LoadExpired = st.Keys, st.Expired
-	e.restoreReplInfo(st.Repl)
+	restoreReplInfo(e, st.Repl)
 	return st, nil
 }
 
 // load reads an RDB stream into the databases. With merge (DEBUG RELOAD
 // MERGE) a key of the stream replaces one already there; otherwise that
 // is an error.
-func (e *Engine) Load(r io.Reader, merge bool) (LoadStats, error) {
-	e.loadingKeys = true
-	defer func() { e.loadingKeys = false }()
+func Load(e *engine.Engine, r io.Reader, merge bool) (LoadStats, error) {
+	e.LoadingKeys = true
+	defer func() { e.LoadingKeys = false }()
 	var st LoadStats
 	rd, err := rdb.NewReader(r, &rdb.ReaderOptions{
 		MaxStringLen: e.Cfg.ProtoMaxBulkLen.Load(),
@@ -364,7 +355,7 @@ func (e *Engine) Load(r io.Reader, merge bool) (LoadStats, error) {
 			return st, err
 		}
 		if e.StartLoad.On {
-			if err := e.loadYield(rd); err != nil {
+			if err := e.LoadYield(rd); err != nil {
 				return st, err
 			}
 		}
@@ -386,7 +377,7 @@ func (e *Engine) Load(r io.Reader, merge bool) (LoadStats, error) {
 		if ent.HasExpire {
 			db.SetExpiry(k, ent.Expire)
 		}
-		loadedAccess(db, k, ent, now)
+		engine.LoadedAccess(db, k, ent, now)
 		st.Keys++
 	}
 }

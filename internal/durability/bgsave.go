@@ -1,12 +1,13 @@
-package engine
+package durability
 
 import (
 	"errors"
 	"io"
 	"os"
 	"strconv"
-	"sync/atomic"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/rdb"
@@ -41,194 +42,154 @@ const (
 
 var errBgAborted = errors.New("background save aborted")
 
-// bgSave is a background save in progress. Everything but aborted is
-// guarded by the engine lock.
-type bgSave struct {
-	opts      rdb.WriterOptions
-	dbs       []*bgDB           // the databases that had keys at the start, in order
-	functions [][]byte          // the function libraries at the start (FUNCTION2 records)
-	enc       *rdb.EntryEncoder // used without the lock, by the goroutine only
-	conv      ToRDB
-	access    rdbAccess
-	total     int64    // keys at the start
-	saved     int64    // keys copied out so far
-	spare     *bgBatch // an emptied batch, for the next swap
-	aborted   atomic.Bool
-	tmp       string
-	walkStats
-}
-
-// walkStats are what the walk's slices cost the lock: their number, total
-// and longest hold (for the log and TestBgsaveLockHold).
-type walkStats struct {
-	Slices         int
-	Held, MaxSlice time.Duration
-}
-
-type bgDB struct {
-	index         int
-	keys, expires uint64
-	snap          *keyspace.Snapshot
-	batch         *bgBatch // keys copied out and not yet encoded
-}
-
-// bgBatch holds keys copied out of the keyspace: their bytes in arena
-// chunks, which are kept and reused from batch to batch like the records.
-type bgBatch struct {
-	recs   []rdb.Entry
-	n      int // recs in use
-	chunks [][]byte
-	cur    int // chunk being filled
-}
-
 const bgArenaChunk = 256 << 10
 
 // alloc returns n bytes of arena.
-func (b *bgBatch) alloc(n int) []byte {
+func alloc(b *engine.BgBatch, n int) []byte {
 	for {
-		if b.cur == len(b.chunks) {
-			b.chunks = append(b.chunks, make([]byte, 0, max(bgArenaChunk, n)))
+		if b.Cur == len(b.Chunks) {
+			b.Chunks = append(b.Chunks, make([]byte, 0, max(bgArenaChunk, n)))
 		}
-		c := b.chunks[b.cur]
+		c := b.Chunks[b.Cur]
 		if cap(c)-len(c) >= n {
 			start := len(c)
-			b.chunks[b.cur] = c[:start+n]
+			b.Chunks[b.Cur] = c[:start+n]
 			return c[start : start+n : start+n]
 		}
 		if len(c) == 0 { // too small even empty: make room
-			b.chunks[b.cur] = make([]byte, 0, n)
+			b.Chunks[b.Cur] = make([]byte, 0, n)
 			continue
 		}
-		b.cur++
+		b.Cur++
 	}
 }
 
-func (b *bgBatch) copyOf(p []byte) []byte {
-	d := b.alloc(len(p))
+func copyOf(b *engine.BgBatch, p []byte) []byte {
+	d := alloc(b, len(p))
 	copy(d, p)
 	return d
 }
 
 // next returns the next record slot, its slices emptied for reuse.
-func (b *bgBatch) next() *rdb.Entry {
-	if b.n == len(b.recs) {
-		b.recs = append(b.recs, rdb.Entry{})
+func next(b *engine.BgBatch) *rdb.Entry {
+	if b.N == len(b.Recs) {
+		b.Recs = append(b.Recs, rdb.Entry{})
 	}
-	r := &b.recs[b.n]
-	b.n++
+	r := &b.Recs[b.N]
+	b.N++
 	v := &r.Value
 	*r = rdb.Entry{DB: r.DB, Value: rdb.Value{List: v.List[:0], Set: v.Set[:0], ZSet: v.ZSet[:0], Hash: v.Hash[:0]}}
 	return r
 }
 
 // reset empties the batch, keeping its records and chunks for reuse.
-func (b *bgBatch) reset() {
-	b.n, b.cur = 0, 0
-	for i := range b.chunks {
-		b.chunks[i] = b.chunks[i][:0]
+func reset(b *engine.BgBatch) {
+	b.N, b.Cur = 0, 0
+	for i := range b.Chunks {
+		b.Chunks[i] = b.Chunks[i][:0]
 	}
 }
 
 // record copies k out into d's batch. It runs under the lock, from the
 // walk or from whatever command reached k's bucket first.
-func (bg *bgSave) record(d *bgDB, k *keyspace.Entry) {
-	bg.saved++
-	b := d.batch
-	r := b.next()
-	r.DB = d.index
+func record(bg *engine.BgSave, d *engine.BgDB, k *keyspace.Entry) {
+	bg.Saved++
+	b := d.Batch
+	r := next(b)
+	r.DB = d.Index
 	key := k.Key()
-	r.Key = b.alloc(len(key))
+	r.Key = alloc(b, len(key))
 	copy(r.Key, key)
 	if exp := k.Expiry(); exp != keyspace.NoExpiry {
 		r.Expire, r.HasExpire = exp, true
 	}
-	bg.access.set(k, r)
-	v := bg.conv.Value(k)
+	bg.Access.Set(k, r)
+	v := RDBValue(&bg.Conv, k)
 	out := &r.Value
 	out.Type, out.Encoding = v.Type, v.Encoding
 	switch v.Type {
 	case rdb.TypeString:
-		out.String = b.copyOf(v.String)
+		out.String = copyOf(b, v.String)
 	case rdb.TypeList:
 		for _, el := range v.List {
-			out.List = append(out.List, b.copyOf(el))
+			out.List = append(out.List, copyOf(b, el))
 		}
 	case rdb.TypeSet:
 		for _, el := range v.Set {
-			out.Set = append(out.Set, b.copyOf(el))
+			out.Set = append(out.Set, copyOf(b, el))
 		}
 	case rdb.TypeZSet:
 		for _, m := range v.ZSet {
-			out.ZSet = append(out.ZSet, rdb.ZMember{Member: b.copyOf(m.Member), Score: m.Score})
+			out.ZSet = append(out.ZSet, rdb.ZMember{Member: copyOf(b, m.Member), Score: m.Score})
 		}
 	case rdb.TypeHash:
 		for _, f := range v.Hash {
-			out.Hash = append(out.Hash, rdb.HashField{Field: b.copyOf(f.Field), Value: b.copyOf(f.Value)})
+			out.Hash = append(out.Hash, rdb.HashField{Field: copyOf(b, f.Field), Value: copyOf(b, f.Value)})
 		}
 	}
 	// The string value itself, not a copy, is what conv keeps: let it go.
-	bg.conv.v.String = nil
+	bg.Conv.V.String = nil
 }
 
 // bgsaveLocked is rdbSaveBackground: it takes the point in time (the
 // start of every database's snapshot, and the file's aux fields and
 // RESIZEDB hints as a SAVE now would write them) and starts the goroutine
 // that walks and writes. The lock is held only for that start.
-func (e *Engine) BgsaveLocked() error {
+func BgsaveLocked(e *engine.Engine) error {
 	p := &e.Persist
-	if e.aof.rw != nil {
+	if e.Aof.Rw != nil {
 		return errAOFChildActive // one snapshot at a time, as Redis's one child
 	}
-	if e.Repl.syncing != nil {
-		return errors.New(ErrBgsaveInProgress)
+	if e.Repl.Syncing != nil {
+		return errors.New(engine.ErrBgsaveInProgress)
 	}
 	start := time.Now()
-	opts := e.writerOptions()
-	opts.Repl = e.saveReplInfo()
-	bg := e.beginBgSnapshot(opts)
+	opts := writerOptions(e)
+	opts.Repl = saveReplInfo(e)
+	bg := beginBgSnapshot(e, opts)
 	p.LastLockHold = time.Since(start)
 	p.Saves++
-	p.dirtyAtBg = p.Dirty
-	p.lastBgTry = e.Clock.Now()
-	p.BgRunning, p.BgStart = true, p.lastBgTry
-	p.bg = bg
-	p.bgSeq++
-	bg.tmp = "temp-" + strconv.Itoa(os.Getpid()) + "-bg" + strconv.FormatInt(p.bgSeq, 10) + ".rdb"
+	p.DirtyAtBg = p.Dirty
+	p.LastBgTry = e.Clock.Now()
+	p.BgRunning, p.BgStart = true, p.LastBgTry
+	p.Bg = bg
+	p.BgSeq++
+	bg.Tmp = "temp-" + strconv.Itoa(os.Getpid()) + "-bg" + strconv.FormatInt(p.BgSeq, 10) + ".rdb"
 	done := make(chan struct{})
-	p.bgDone = done
+	p.BgDone = done
 	dir, name := *e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load()
 	hook := p.BeforeRename
 	e.Log.Info("Background saving started", "lock_held", p.LastLockHold)
 	go func() {
 		defer close(done)
 		renaming := false
-		err := CommitFile(dir, name, bg.tmp, func(w io.Writer) error { return e.streamBgsave(bg, w) }, func() error {
+		err := CommitFile(dir, name, bg.Tmp, func(w io.Writer) error { return streamBgsave(e, bg, w) }, func() error {
 			if hook != nil {
 				hook()
 			}
 			// The rename and a synchronous save's file are ordered by
 			// fileMu: an abort that came first wins.
-			p.fileMu.Lock()
+			p.FileMu.Lock()
 			renaming = true
-			if bg.aborted.Load() {
+			if bg.Aborted.Load() {
 				return errBgAborted
 			}
 			return nil
 		})
 		if renaming {
-			p.fileMu.Unlock()
+			p.FileMu.Unlock()
 		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if bg.aborted.Load() {
+		e.Mu.Lock()
+		defer e.Mu.Unlock()
+		if bg.Aborted.Load() {
 			return // abortBgsaveLocked has settled the state
 		}
-		for _, d := range bg.dbs {
-			d.snap.Abort() // after a write error the walk may not be done
+		for _, d := range bg.Dbs {
+			d.Snap.Abort() // after a write error the walk may not be done
 		}
-		p.bg = nil
+		p.Bg = nil
 		p.BgRunning = false
-		e.freezeAccess(false)
+		freezeAccess(e, false)
 		p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
 		if err != nil {
 			e.Log.Warn(err.Error())
@@ -237,8 +198,8 @@ func (e *Engine) BgsaveLocked() error {
 			return
 		}
 		e.Log.Info("Background saving terminated with success", "slices", bg.Slices, "lock_held", bg.Held, "longest_slice", bg.MaxSlice)
-		p.LastWalk = bg.walkStats
-		p.Dirty -= p.dirtyAtBg
+		p.LastWalk = bg.WalkStats
+		p.Dirty -= p.DirtyAtBg
 		p.LastSave = e.Clock.Now()
 		p.LastBgOK = true
 	}()
@@ -248,64 +209,64 @@ func (e *Engine) BgsaveLocked() error {
 // beginBgSnapshot takes the point in time of a background save (or of an
 // AOF rewrite's base): the function libraries and every database's
 // snapshot. Call with the lock held.
-func (e *Engine) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
-	bg := &bgSave{opts: opts, spare: &bgBatch{}, access: e.rdbAccessNow()}
-	bg.enc = rdb.NewEntryEncoder(bg.opts)
-	bg.functions = e.Scripts.FunctionCodes() // the libraries at the instant, as SAVE writes them
+func beginBgSnapshot(e *engine.Engine, opts rdb.WriterOptions) *engine.BgSave {
+	bg := &engine.BgSave{Opts: opts, Spare: &engine.BgBatch{}, Access: e.RdbAccessNow()}
+	bg.Enc = rdb.NewEntryEncoder(bg.Opts)
+	bg.Functions = e.Scripts.FunctionCodes() // the libraries at the instant, as SAVE writes them
 	for i, db := range e.Dbs {
 		if db.Len() == 0 {
 			continue
 		}
-		d := &bgDB{index: i, keys: uint64(db.Len()), expires: uint64(db.ExpiresLen()), batch: &bgBatch{}}
-		bg.total += int64(db.Len())
-		d.snap = db.BeginSnapshot(func(k *keyspace.Entry) { bg.record(d, k) })
-		bg.dbs = append(bg.dbs, d)
+		d := &engine.BgDB{Index: i, Keys: uint64(db.Len()), Expires: uint64(db.ExpiresLen()), Batch: &engine.BgBatch{}}
+		bg.Total += int64(db.Len())
+		d.Snap = db.BeginSnapshot(func(k *keyspace.Entry) { record(bg, d, k) })
+		bg.Dbs = append(bg.Dbs, d)
 	}
-	e.freezeAccess(true)
+	freezeAccess(e, true)
 	return bg
 }
 
 // streamBgsave writes the file: header, then per database its SELECTDB and
 // RESIZEDB and the keys the walk (and the commands ahead of it) copied
 // out, slice by slice, encoded without the lock, then EOF and the checksum.
-func (e *Engine) streamBgsave(bg *bgSave, w io.Writer) error {
-	wr, err := rdb.NewWriter(w, bg.opts)
+func streamBgsave(e *engine.Engine, bg *engine.BgSave, w io.Writer) error {
+	wr, err := rdb.NewWriter(w, bg.Opts)
 	if err != nil {
 		return err
 	}
-	for _, code := range bg.functions {
+	for _, code := range bg.Functions {
 		if err := wr.WriteFunction(code); err != nil {
 			return err
 		}
 	}
 	var buf []byte
 	var seen int64 // commands run when the last slice ended
-	for _, d := range bg.dbs {
-		if err := wr.SelectDB(d.index, d.keys, d.expires); err != nil {
+	for _, d := range bg.Dbs {
+		if err := wr.SelectDB(d.Index, d.Keys, d.Expires); err != nil {
 			return err
 		}
 		for complete := false; !complete; {
-			e.mu.Lock()
-			if bg.aborted.Load() {
-				e.mu.Unlock()
+			e.Mu.Lock()
+			if bg.Aborted.Load() {
+				e.Mu.Unlock()
 				return errBgAborted
 			}
 			busy := e.Stats.Commands != seen
 			start := time.Now()
 			for !complete && time.Since(start) < bgSlice {
-				_, complete = d.snap.Walk(bgSliceBuckets)
+				_, complete = d.Snap.Walk(bgSliceBuckets)
 			}
 			held := time.Since(start)
 			bg.Slices++
 			bg.Held += held
 			bg.MaxSlice = max(bg.MaxSlice, held)
 			seen = e.Stats.Commands
-			batch := d.batch
-			d.batch, bg.spare = bg.spare, nil
-			e.mu.Unlock()
+			batch := d.Batch
+			d.Batch, bg.Spare = bg.Spare, nil
+			e.Mu.Unlock()
 
-			for i := range batch.recs[:batch.n] {
-				if buf, err = bg.enc.Append(buf, &batch.recs[i]); err != nil {
+			for i := range batch.Recs[:batch.N] {
+				if buf, err = bg.Enc.Append(buf, &batch.Recs[i]); err != nil {
 					return err
 				}
 				if len(buf) >= bgChunk {
@@ -315,10 +276,10 @@ func (e *Engine) streamBgsave(bg *bgSave, w io.Writer) error {
 					buf = buf[:0]
 				}
 			}
-			batch.reset()
-			e.mu.Lock()
-			bg.spare = batch
-			e.mu.Unlock()
+			reset(batch)
+			e.Mu.Lock()
+			bg.Spare = batch
+			e.Mu.Unlock()
 			if busy && !complete {
 				time.Sleep(bgPause)
 			}
@@ -334,35 +295,35 @@ func (e *Engine) streamBgsave(bg *bgSave, w io.Writer) error {
 // abortBgsaveLocked is killRDBChild and the done handler of a child killed
 // with SIGUSR1: the walk stops, the temporary file goes, the last
 // status stays as it was.
-func (e *Engine) AbortBgsaveLocked() {
+func AbortBgsaveLocked(e *engine.Engine) {
 	p := &e.Persist
-	if !p.BgRunning || p.bg == nil {
+	if !p.BgRunning || p.Bg == nil {
 		return
 	}
-	bg := p.bg
-	bg.aborted.Store(true)
-	for _, d := range bg.dbs {
-		d.snap.Abort()
+	bg := p.Bg
+	bg.Aborted.Store(true)
+	for _, d := range bg.Dbs {
+		d.Snap.Abort()
 	}
-	os.Remove(bg.tmp) // the goroutine's open file goes with its last close
-	p.bg = nil
+	os.Remove(bg.Tmp) // the goroutine's open file goes with its last close
+	p.Bg = nil
 	p.BgRunning = false
-	e.freezeAccess(false)
+	freezeAccess(e, false)
 	p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
 	e.Log.Warn("Background saving terminated by signal 10")
 }
 
 // saveProgress is INFO's current_save_keys_processed and _total.
-func (p *persistState) SaveProgress() (processed, total int64) {
-	if p.bg == nil {
+func SaveProgress(p *engine.PersistState) (processed, total int64) {
+	if p.Bg == nil {
 		return 0, 0
 	}
-	return min(p.bg.saved, p.bg.total), p.bg.total
+	return min(p.Bg.Saved, p.Bg.Total), p.Bg.Total
 }
 
 // freezeAccess is Redis's rule that lookups do not update access times
 // while a child process runs (lookupKey's hasActiveChildProcess check).
-func (e *Engine) freezeAccess(on bool) {
+func freezeAccess(e *engine.Engine, on bool) {
 	for _, db := range e.Dbs {
 		db.FreezeAccess = on
 	}
@@ -371,4 +332,4 @@ func (e *Engine) freezeAccess(on bool) {
 // rdbChildBusy is Redis's "an RDB child is running": a background save, or
 // the snapshot of a replica's full sync (replication_master.go), which
 // Redis makes with the same child.
-func (e *Engine) rdbChildBusy() bool { return e.Persist.BgRunning || e.Repl.syncing != nil }
+func rdbChildBusy(e *engine.Engine) bool { return e.Persist.BgRunning || e.Repl.Syncing != nil }

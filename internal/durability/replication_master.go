@@ -1,14 +1,17 @@
-package engine
+package durability
 
 import (
 	"bytes"
 	"errors"
-	"github.com/limitkv/limitkv/internal/config"
 	"math"
 	"net"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/engine"
+
+	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/propagate"
@@ -41,16 +44,15 @@ import (
 // $<length> otherwise), and a replica is never made to wait
 // repl-diskless-sync-delay, since each sync takes its own snapshot.
 
-var replicationMasterCommands = []*Command{
-	{Name: "sync", Arity: 1, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, Group: "server", Handler: cmdSync},
-	{Name: "psync", Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagNoMulti, Group: "server", Handler: cmdSync},
-	{Name: "wait", Arity: 3, Flags: FlagNoScript, Group: "generic", Handler: cmdWait},
+var replicationMasterCommands = []*engine.Command{
+	{Name: "sync", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti, Group: "server", Handler: cmdSync},
+	{Name: "psync", Arity: -3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti, Group: "server", Handler: cmdSync},
+	{Name: "wait", Arity: 3, Flags: engine.FlagNoScript, Group: "generic", Handler: cmdWait},
 }
 
 const (
 	errNoMasterLink = "NOMASTERLINK Can't SYNC while not connected with my master"
 	errWaitReplica  = "ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."
-	ErrNoReplicas   = "NOREPLICAS Not enough good replicas to write."
 
 	// replSendWindow is how much of an RDB a replica's output buffer may
 	// hold unsent before the sender waits, and replSendChunk the piece it
@@ -59,83 +61,19 @@ const (
 	replSendChunk  = 256 << 10
 )
 
-// A replica's states, as INFO names them (replstateToString).
-const (
-	replicaWaitStart = iota // waits for a snapshot to start
-	replicaWaitEnd          // its snapshot is being made; the stream is kept for it
-	replicaSendBulk         // its RDB is going out
-	replicaOnline           // it gets the stream as it happens
-)
-
-// IsReplica reports whether the connection is a replica (it sent SYNC or
-// PSYNC). Call with the lock held.
-func (c *Client) IsReplica() bool { return c.repl != nil }
-
-// replicaConf is what a connection said with REPLCONF before its SYNC.
-type replicaConf struct {
-	port       int
-	ip         string
-	capaEOF    bool
-	capaPsync2 bool
-}
-
-// replica is a connection that asked for the stream (CLIENT_SLAVE).
-type replica struct {
-	c       *Client
-	conf    replicaConf
-	state   int
-	psync   bool // PSYNC: it sends ACKs (SYNC's old protocol does not)
-	ackOff  int64
-	ackTime time.Time
-	pending []byte // the stream since its snapshot, until its RDB is out
-	// streamOnAck: online after an EOF-marked payload, but the stream is
-	// held in pending until its first ACK (repl_start_cmd_stream_on_ack):
-	// bytes right after the mark would hide it from a replica that looks
-	// for the mark at the end of a read, as Redis's does.
-	streamOnAck bool
-}
-
-// masterState is the master side's part of replState.
-type masterState struct {
-	replicas  []*replica
-	Backlog   *repl.Backlog
-	enc       propagate.Encoder // the stream's selected database (slaveseldb)
-	feed      *replFeed
-	syncing   *bgSave // the snapshot being made for waiting replicas
-	waiters   []*Client
-	lastPing  time.Time // the last keepalive PING (repl-ping-replica-period)
-	lastTick  time.Time // the last once-a-second pass (newlines, timeouts)
-	noneSince time.Time // since when no replica is connected (repl-backlog-ttl)
-	proxyBuf  []byte
-	getAck    bool // a WAIT asked for ACKs
-	// A shutdown waiting for lagging replicas (shutdown-timeout), and
-	// SHUTDOWN ABORT's request to stop it.
-	shutdownWaiting, shutdownAbort bool
-	// startChecked: redis.conf's replicaof has been acted on.
-	startChecked bool
-
-	SyncFull, SyncPartialOK, SyncPartialErr int64
-}
-
-// replFeed is the replication stream's propagate.Reader.
-type replFeed struct {
-	e   *Engine
-	buf []byte
-}
-
 // Feed encodes op; Flushed hands the flush's bytes on in one piece.
 func (f *replFeed) Feed(op propagate.Op) {
 	if f.e.IsReplica() {
 		return // a replica proxies its master's bytes instead
 	}
-	f.buf = f.e.Repl.enc.Append(f.buf, op)
+	f.buf = f.e.Repl.Enc.Append(f.buf, op)
 }
 
 func (f *replFeed) Flushed() {
 	if len(f.buf) == 0 {
 		return
 	}
-	f.e.replFeedBytes(f.buf)
+	replFeedBytes(f.e, f.buf)
 	f.buf = f.buf[:0]
 	if cap(f.buf) > 1<<20 {
 		f.buf = nil
@@ -144,33 +82,33 @@ func (f *replFeed) Flushed() {
 
 // replFeedBytes appends p to the stream: the backlog, every replica that
 // gets it, and the offset. Call with the lock held.
-func (e *Engine) replFeedBytes(p []byte) {
+func replFeedBytes(e *engine.Engine, p []byte) {
 	r := &e.Repl
 	if r.Backlog != nil {
 		r.Backlog.Write(p)
 	}
 	r.Offset += int64(len(p))
-	var over []*replica
-	for _, rp := range r.replicas {
+	var over []*engine.Replica
+	for _, rp := range r.Replicas {
 		switch {
-		case rp.state == replicaOnline && !rp.streamOnAck:
-			rp.c.Out.Raw(p)
-			if e.overOutputLimit(rp.c) {
+		case rp.State == engine.ReplicaOnline && !rp.StreamOnAck:
+			rp.C.Out.Raw(p)
+			if e.OverOutputLimit(rp.C) {
 				over = append(over, rp)
 				continue
 			}
-			rp.c.notify()
-		case rp.state != replicaWaitStart:
-			rp.pending = append(rp.pending, p...)
-			if lim := e.OutputLimit(rp.c); lim.Hard > 0 && uint64(len(rp.pending)) > lim.Hard {
+			rp.C.NotifyOutput()
+		case rp.State != engine.ReplicaWaitStart:
+			rp.Pending = append(rp.Pending, p...)
+			if lim := e.OutputLimit(rp.C); lim.Hard > 0 && uint64(len(rp.Pending)) > lim.Hard {
 				over = append(over, rp)
 			}
 		}
 	}
 	for _, rp := range over {
-		e.Log.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.", "client", rp.c.ID, "addr", rp.c.Addr, "class", "replica")
-		e.KillClient(rp.c)
-		e.dropReplica(rp.c)
+		e.Log.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.", "client", rp.C.ID, "addr", rp.C.Addr, "class", "replica")
+		e.KillClient(rp.C)
+		dropReplica(e, rp.C)
 	}
 }
 
@@ -178,45 +116,45 @@ func (e *Engine) replFeedBytes(p []byte) {
 // command it applied from its master goes on, as the master sent it, to
 // its backlog and its own replicas. size is the command's length on the
 // wire, which its re-encoding has (the master sends RESP arrays).
-func (e *Engine) replProxy(args [][]byte, size int64) {
+func replProxy(e *engine.Engine, args [][]byte, size int64) {
 	r := &e.Repl
-	if r.Backlog == nil && len(r.replicas) == 0 {
+	if r.Backlog == nil && len(r.Replicas) == 0 {
 		r.Offset += size
 		return
 	}
-	r.proxyBuf = propagate.AppendCommand(r.proxyBuf[:0], args)
-	e.replFeedBytes(r.proxyBuf)
-	if cap(r.proxyBuf) > 1<<20 {
-		r.proxyBuf = nil
+	r.ProxyBuf = propagate.AppendCommand(r.ProxyBuf[:0], args)
+	replFeedBytes(e, r.ProxyBuf)
+	if cap(r.ProxyBuf) > 1<<20 {
+		r.ProxyBuf = nil
 	}
 }
 
 // createBacklog is createReplicationBacklog: empty, its first byte the
 // next of the stream, and the stream read from now on.
-func (e *Engine) createBacklog() {
+func createBacklog(e *engine.Engine) {
 	r := &e.Repl
 	r.Backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), r.Offset+1)
-	if r.feed == nil {
-		r.feed = &replFeed{e: e}
-		e.Prop.Stream.Attach(r.feed)
+	if r.Feed == nil {
+		r.Feed = &replFeed{e: e}
+		e.Prop.Stream.Attach(r.Feed)
 	}
-	r.enc.Reset()
+	r.Enc.Reset()
 }
 
 // freeBacklog is freeReplicationBacklog (repl-backlog-ttl passed with no
 // replica): the stream is no longer recorded.
-func (e *Engine) freeBacklog() {
+func freeBacklog(e *engine.Engine) {
 	r := &e.Repl
 	r.Backlog = nil
-	if r.feed != nil {
-		e.Prop.Stream.Detach(r.feed)
-		r.feed = nil
+	if r.Feed != nil {
+		e.Prop.Stream.Detach(r.Feed)
+		r.Feed = nil
 	}
 }
 
-func cmdSync(x *Ctx) {
+func cmdSync(x *engine.Ctx) {
 	e, c, r := x.E, x.C, &x.E.Repl
-	if c.repl != nil {
+	if c.Repl != nil {
 		return // already a replica: ignored, as Redis
 	}
 	if c.Out == nil || c.Unsent == nil {
@@ -225,18 +163,18 @@ func cmdSync(x *Ctx) {
 		x.W.Error("ERR SYNC and PSYNC need a network connection")
 		return
 	}
-	if e.IsReplica() && r.state != replConnected {
+	if e.IsReplica() && r.State != engine.ReplConnected {
 		x.W.Error(errNoMasterLink)
 		return
 	}
-	psync := CEqualFold(x.Args[0], "psync")
+	psync := engine.CEqualFold(x.Args[0], "psync")
 	if psync {
 		off, ok := num.ParseInt(x.Args[2])
 		if !ok {
-			x.W.Error(ErrNotInt)
+			x.W.Error(engine.ErrNotInt)
 			return
 		}
-		if e.tryPartialResync(x, off) {
+		if tryPartialResync(e, x, off) {
 			r.SyncPartialOK++
 			return
 		}
@@ -245,26 +183,26 @@ func cmdSync(x *Ctx) {
 		}
 	}
 	r.SyncFull++
-	rp := &replica{c: c, conf: c.replConf, state: replicaWaitStart, psync: psync, ackTime: e.Clock.Now()}
-	c.repl = rp
-	r.replicas = append(r.replicas, rp)
+	rp := &engine.Replica{C: c, Conf: c.ReplConf, State: engine.ReplicaWaitStart, Psync: psync, AckTime: e.Clock.Now()}
+	c.Repl = rp
+	r.Replicas = append(r.Replicas, rp)
 	e.Log.Info("Replica asks for synchronization", "addr", c.Addr)
-	if len(r.replicas) == 1 && r.Backlog == nil {
+	if len(r.Replicas) == 1 && r.Backlog == nil {
 		// A backlog made from nothing has no history to continue: a new
 		// replication id, and no second one.
-		e.Debug.ReplID = NewReplID()
-		r.replid = e.Debug.ReplID
+		e.Debug.ReplID = engine.NewReplID()
+		r.Replid = e.Debug.ReplID
 		r.Replid2, r.SecondOffset = "", -1
-		e.createBacklog()
-		e.Log.Info("Replication backlog created", "replid", r.replid)
+		createBacklog(e)
+		e.Log.Info("Replication backlog created", "replid", r.Replid)
 	}
-	e.startReplSync()
+	startReplSync(e)
 }
 
 // tryPartialResync is masterTryPartialResynchronization: +CONTINUE and the
 // backlog from off, if the replica's history is ours and the backlog still
 // holds it.
-func (e *Engine) tryPartialResync(x *Ctx, off int64) bool {
+func tryPartialResync(e *engine.Engine, x *engine.Ctx, off int64) bool {
 	r := &e.Repl
 	id := string(x.Args[1])
 	cur := e.ReplicationID()
@@ -276,10 +214,10 @@ func (e *Engine) tryPartialResync(x *Ctx, off int64) bool {
 		return false
 	}
 	c := x.C
-	rp := &replica{c: c, conf: c.replConf, state: replicaOnline, psync: true, ackTime: e.Clock.Now()}
-	c.repl = rp
-	r.replicas = append(r.replicas, rp)
-	if rp.conf.capaPsync2 {
+	rp := &engine.Replica{C: c, Conf: c.ReplConf, State: engine.ReplicaOnline, Psync: true, AckTime: e.Clock.Now()}
+	c.Repl = rp
+	r.Replicas = append(r.Replicas, rp)
+	if rp.Conf.CapaPsync2 {
 		x.W.Simple("CONTINUE " + cur)
 	} else {
 		x.W.Simple("CONTINUE")
@@ -294,14 +232,14 @@ func (e *Engine) tryPartialResync(x *Ctx, off int64) bool {
 // startReplSync starts a snapshot for the replicas waiting for one, if no
 // other snapshot runs (Redis's one child at a time: they wait for the next
 // cron otherwise). Call with the lock held.
-func (e *Engine) startReplSync() {
+func startReplSync(e *engine.Engine) {
 	r := &e.Repl
-	if r.syncing != nil || e.Persist.BgRunning || e.aof.rw != nil || e.StartLoad.On {
+	if r.Syncing != nil || e.Persist.BgRunning || e.Aof.Rw != nil || e.StartLoad.On {
 		return
 	}
-	var group []*replica
-	for _, rp := range r.replicas {
-		if rp.state == replicaWaitStart {
+	var group []*engine.Replica
+	for _, rp := range r.Replicas {
+		if rp.State == engine.ReplicaWaitStart {
 			group = append(group, rp)
 		}
 	}
@@ -309,61 +247,61 @@ func (e *Engine) startReplSync() {
 		return
 	}
 	id := e.ReplicationID()
-	opts := e.writerOptions()
+	opts := writerOptions(e)
 	opts.Repl = &rdb.ReplInfo{ID: id, Offset: r.Offset}
-	bg := e.beginBgSnapshot(opts)
-	r.syncing = bg
+	bg := beginBgSnapshot(e, opts)
+	r.Syncing = bg
 	// The next command after the point in time says its database: the
 	// replicas' selected one is unknown after the load.
-	r.enc.Reset()
+	r.Enc.Reset()
 	line := []byte("+FULLRESYNC " + id + " " + strconv.FormatInt(r.Offset, 10) + "\r\n")
 	for _, rp := range group {
-		rp.state = replicaWaitEnd
-		if rp.psync {
-			rp.c.Out.Raw(line)
-			rp.c.notify()
+		rp.State = engine.ReplicaWaitEnd
+		if rp.Psync {
+			rp.C.Out.Raw(line)
+			rp.C.NotifyOutput()
 		}
 	}
 	e.Log.Info("Starting BGSAVE for SYNC", "replicas", len(group), "offset", r.Offset)
-	go e.makeReplRDB(bg, group)
+	go makeReplRDB(e, bg, group)
 }
 
 // makeReplRDB writes the snapshot into memory and hands it to each replica
 // of the group.
-func (e *Engine) makeReplRDB(bg *bgSave, group []*replica) {
+func makeReplRDB(e *engine.Engine, bg *engine.BgSave, group []*engine.Replica) {
 	var buf bytes.Buffer
-	err := e.streamBgsave(bg, &buf)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, d := range bg.dbs {
-		d.snap.Abort() // after an error the walk may not be done
+	err := streamBgsave(e, bg, &buf)
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	for _, d := range bg.Dbs {
+		d.Snap.Abort() // after an error the walk may not be done
 	}
-	e.freezeAccess(false)
-	e.Repl.syncing = nil
+	freezeAccess(e, false)
+	e.Repl.Syncing = nil
 	payload := buf.Bytes()
 	for _, rp := range group {
-		if rp.c.repl != rp {
+		if rp.C.Repl != rp {
 			continue // gone meanwhile
 		}
 		if err != nil {
 			e.Log.Warn("SYNC failed: BGSAVE for replication failed", "err", err)
-			e.KillClient(rp.c)
+			e.KillClient(rp.C)
 			continue
 		}
-		rp.state = replicaSendBulk
-		go e.sendReplRDB(rp, payload)
+		rp.State = engine.ReplicaSendBulk
+		go sendReplRDB(e, rp, payload)
 	}
 	e.Log.Info("Background RDB transfer started", "bytes", len(payload))
-	e.startReplSync() // replicas that came in meanwhile
+	startReplSync(e) // replicas that came in meanwhile
 }
 
 // sendReplRDB writes payload to the replica a window at a time, then what
 // the stream held for it, and puts it online.
-func (e *Engine) sendReplRDB(rp *replica, payload []byte) {
+func sendReplRDB(e *engine.Engine, rp *engine.Replica, payload []byte) {
 	var head, tail []byte
-	eof := rp.conf.capaEOF && e.Cfg.ReplDisklessSync.Load()
+	eof := rp.Conf.CapaEOF && e.Cfg.ReplDisklessSync.Load()
 	if eof {
-		mark := NewReplID()
+		mark := engine.NewReplID()
 		head, tail = []byte("$EOF:"+mark+"\r\n"), []byte(mark)
 	} else {
 		head = []byte("$" + strconv.Itoa(len(payload)) + "\r\n")
@@ -379,94 +317,94 @@ func (e *Engine) sendReplRDB(rp *replica, payload []byte) {
 	}
 	for _, piece := range pieces {
 		for {
-			e.mu.Lock()
-			if rp.c.repl != rp || rp.c.Out == nil || rp.c.Killed {
-				e.mu.Unlock()
+			e.Mu.Lock()
+			if rp.C.Repl != rp || rp.C.Out == nil || rp.C.Killed {
+				e.Mu.Unlock()
 				return
 			}
-			if rp.c.Unsent == nil || rp.c.Unsent() < replSendWindow {
-				rp.c.Out.Raw(piece)
-				rp.c.notify()
-				e.mu.Unlock()
+			if rp.C.Unsent == nil || rp.C.Unsent() < replSendWindow {
+				rp.C.Out.Raw(piece)
+				rp.C.NotifyOutput()
+				e.Mu.Unlock()
 				break
 			}
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			time.Sleep(time.Millisecond)
 		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if rp.c.repl != rp || rp.c.Out == nil {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
+	if rp.C.Repl != rp || rp.C.Out == nil {
 		return
 	}
-	rp.state, rp.ackTime = replicaOnline, e.Clock.Now()
-	if eof && rp.psync {
-		rp.streamOnAck = true // the stream follows its first ACK
-		rp.c.notify()
-		e.Log.Info("Streamed RDB transfer with replica succeeded: waiting for REPLCONF ACK from replica to enable streaming", "addr", rp.c.Addr)
+	rp.State, rp.AckTime = engine.ReplicaOnline, e.Clock.Now()
+	if eof && rp.Psync {
+		rp.StreamOnAck = true // the stream follows its first ACK
+		rp.C.NotifyOutput()
+		e.Log.Info("Streamed RDB transfer with replica succeeded: waiting for REPLCONF ACK from replica to enable streaming", "addr", rp.C.Addr)
 		return
 	}
-	rp.c.Out.Raw(rp.pending)
-	rp.pending = nil
-	rp.c.notify()
-	e.Log.Info("Synchronization with replica succeeded", "addr", rp.c.Addr)
+	rp.C.Out.Raw(rp.Pending)
+	rp.Pending = nil
+	rp.C.NotifyOutput()
+	e.Log.Info("Synchronization with replica succeeded", "addr", rp.C.Addr)
 }
 
 // dropReplica forgets a replica whose connection ended. Call with the lock
 // held.
-func (e *Engine) dropReplica(c *Client) {
+func dropReplica(e *engine.Engine, c *engine.Client) {
 	r := &e.Repl
-	rp := c.repl
+	rp := c.Repl
 	if rp == nil {
 		return
 	}
-	c.repl = nil
-	for i, o := range r.replicas {
+	c.Repl = nil
+	for i, o := range r.Replicas {
 		if o == rp {
-			r.replicas = append(r.replicas[:i], r.replicas[i+1:]...)
+			r.Replicas = append(r.Replicas[:i], r.Replicas[i+1:]...)
 			break
 		}
 	}
-	if len(r.replicas) == 0 {
-		r.noneSince = e.Clock.Now()
+	if len(r.Replicas) == 0 {
+		r.NoneSince = e.Clock.Now()
 	}
 	e.Log.Info("Connection with replica lost", "addr", c.Addr)
 }
 
 // disconnectReplicas is disconnectSlaves: they reconnect and learn the new
 // replication id (a partial resync may still take them on).
-func (e *Engine) disconnectReplicas() {
-	for _, rp := range append([]*replica(nil), e.Repl.replicas...) {
-		e.KillClient(rp.c)
-		e.dropReplica(rp.c)
+func disconnectReplicas(e *engine.Engine) {
+	for _, rp := range append([]*engine.Replica(nil), e.Repl.Replicas...) {
+		e.KillClient(rp.C)
+		dropReplica(e, rp.C)
 	}
 }
 
 // replconfAck records a replica's REPLCONF ACK and answers the WAITs it
 // satisfies. Call with the lock held.
-func (e *Engine) replconfAck(c *Client, off int64) {
-	rp := c.repl
+func replconfAck(e *engine.Engine, c *engine.Client, off int64) {
+	rp := c.Repl
 	if rp == nil {
 		return
 	}
-	if off > rp.ackOff {
-		rp.ackOff = off
+	if off > rp.AckOff {
+		rp.AckOff = off
 	}
-	rp.ackTime = e.Clock.Now()
-	if rp.streamOnAck && rp.state == replicaOnline {
-		rp.streamOnAck = false
-		rp.c.Out.Raw(rp.pending)
-		rp.pending = nil
-		rp.c.notify()
+	rp.AckTime = e.Clock.Now()
+	if rp.StreamOnAck && rp.State == engine.ReplicaOnline {
+		rp.StreamOnAck = false
+		rp.C.Out.Raw(rp.Pending)
+		rp.Pending = nil
+		rp.C.NotifyOutput()
 	}
-	e.serveWaiters()
+	serveWaiters(e)
 }
 
 // countAcks is replicationCountAcksByOffset.
-func (e *Engine) countAcks(off int64) int64 {
+func countAcks(e *engine.Engine, off int64) int64 {
 	n := int64(0)
-	for _, rp := range e.Repl.replicas {
-		if rp.state == replicaOnline && rp.ackOff >= off {
+	for _, rp := range e.Repl.Replicas {
+		if rp.State == engine.ReplicaOnline && rp.AckOff >= off {
 			n++
 		}
 	}
@@ -475,12 +413,12 @@ func (e *Engine) countAcks(off int64) int64 {
 
 // goodReplicas is refreshGoodSlavesCount's figure: online replicas whose
 // last ACK is at most min-replicas-max-lag seconds old.
-func (e *Engine) goodReplicas() int64 {
+func goodReplicas(e *engine.Engine) int64 {
 	maxLag := e.Cfg.MinReplicasMaxLag.Load()
 	now := e.Clock.Now()
 	n := int64(0)
-	for _, rp := range e.Repl.replicas {
-		if rp.state == replicaOnline && int64(now.Sub(rp.ackTime)/time.Second) <= maxLag {
+	for _, rp := range e.Repl.Replicas {
+		if rp.State == engine.ReplicaOnline && int64(now.Sub(rp.AckTime)/time.Second) <= maxLag {
 			n++
 		}
 	}
@@ -490,19 +428,12 @@ func (e *Engine) goodReplicas() int64 {
 // noGoodReplicas is checkGoodReplicasStatus's refusal: a master with
 // min-replicas-to-write and -max-lag set and fewer good replicas than the
 // minimum refuses writes.
-func (e *Engine) NoGoodReplicas() bool {
+func NoGoodReplicas(e *engine.Engine) bool {
 	min := e.Cfg.MinReplicasToWrite.Load()
-	return min > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 && !e.IsReplica() && e.goodReplicas() < min
+	return min > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 && !e.IsReplica() && goodReplicas(e) < min
 }
 
-// waitState is a WAIT client's block: how many replicas must have acked
-// which offset.
-type waitState struct {
-	off int64
-	n   int64
-}
-
-func cmdWait(x *Ctx) {
+func cmdWait(x *engine.Ctx) {
 	e, r := x.E, &x.E.Repl
 	if e.IsReplica() {
 		x.W.Error(errWaitReplica)
@@ -510,7 +441,7 @@ func cmdWait(x *Ctx) {
 	}
 	n, ok := num.ParseInt(x.Args[1])
 	if !ok {
-		x.W.Error(ErrNotInt)
+		x.W.Error(engine.ErrNotInt)
 		return
 	}
 	ms, ok := num.ParseInt(x.Args[2])
@@ -519,31 +450,31 @@ func cmdWait(x *Ctx) {
 		return
 	}
 	if ms < 0 {
-		x.W.Error(ErrTimeoutNegative)
+		x.W.Error(engine.ErrTimeoutNegative)
 		return
 	}
 	if ms > 0 && ms > math.MaxInt64-e.Clock.Now().UnixMilli() {
 		x.W.Error("ERR timeout is out of range")
 		return
 	}
-	off := x.C.woff
-	acked := e.countAcks(off)
+	off := x.C.Woff
+	acked := countAcks(e, off)
 	if acked >= n || !x.Block(nil, time.Duration(ms)*time.Millisecond) {
 		x.W.Int(acked)
 		return
 	}
-	x.block.wait = &waitState{off: off, n: n}
-	r.waiters = append(r.waiters, x.C)
+	x.Blocking.Wait = &engine.WaitState{Off: off, N: n}
+	r.Waiters = append(r.Waiters, x.C)
 	// Ask every replica for an ACK now rather than at its next second
 	// (replicationRequestAckFromSlaves), once the command is done.
-	r.getAck = true
+	r.GetAck = true
 }
 
 // requestAcks sends REPLCONF GETACK * down the stream.
-func (e *Engine) requestAcks() {
-	e.Repl.getAck = false
-	if len(e.Repl.replicas) > 0 && !e.IsReplica() {
-		e.replFeedBytes(getAckCmd)
+func requestAcks(e *engine.Engine) {
+	e.Repl.GetAck = false
+	if len(e.Repl.Replicas) > 0 && !e.IsReplica() {
+		replFeedBytes(e, getAckCmd)
 	}
 }
 
@@ -554,29 +485,29 @@ var (
 
 // waitTimeoutReply is WAIT's answer when it times out or is unblocked: the
 // replicas that acked by then.
-func (e *Engine) waitTimeoutReply(b *blockState, w *resp.Writer) {
-	w.Int(e.countAcks(b.wait.off))
+func waitTimeoutReply(e *engine.Engine, b *engine.BlockState, w *resp.Writer) {
+	w.Int(countAcks(e, b.Wait.Off))
 }
 
 // serveWaiters answers the WAITs whose replicas have acked
 // (processClientsWaitingReplicas).
-func (e *Engine) serveWaiters() {
+func serveWaiters(e *engine.Engine) {
 	r := &e.Repl
-	keep := r.waiters[:0]
-	for _, c := range r.waiters {
+	keep := r.Waiters[:0]
+	for _, c := range r.Waiters {
 		b := c.Blocked
-		if b == nil || b.wait == nil {
+		if b == nil || b.Wait == nil {
 			continue // unblocked otherwise (timeout, CLIENT UNBLOCK, gone)
 		}
-		acked := e.countAcks(b.wait.off)
-		if acked < b.wait.n {
+		acked := countAcks(e, b.Wait.Off)
+		if acked < b.Wait.N {
 			keep = append(keep, c)
 			continue
 		}
-		e.answerBlocked(c, func(w *resp.Writer) { w.Int(acked) })
+		answerBlocked(e, c, func(w *resp.Writer) { w.Int(acked) })
 	}
-	clear(r.waiters[len(keep):])
-	r.waiters = keep
+	clear(r.Waiters[len(keep):])
+	r.Waiters = keep
 }
 
 // ReplicationCron is the master side's part of replicationCron, run about
@@ -584,136 +515,136 @@ func (e *Engine) serveWaiters() {
 // waiting for theirs alive with a newline, ping the online ones every
 // repl-ping-replica-period, drop those silent past repl-timeout, and free
 // the backlog after repl-backlog-ttl with no replica.
-func (e *Engine) ReplicationCron() {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func ReplicationCron(e *engine.Engine) {
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	r := &e.Repl
-	e.startConfiguredMaster()
-	if r.Backlog == nil && len(r.replicas) == 0 {
+	startConfiguredMaster(e)
+	if r.Backlog == nil && len(r.Replicas) == 0 {
 		return
 	}
-	e.startReplSync()
+	startReplSync(e)
 	now := e.Clock.Now()
 	if r.Backlog != nil && r.Backlog.Size() != int(e.Cfg.ReplBacklogSize.Load()) {
 		r.Backlog.Resize(int(e.Cfg.ReplBacklogSize.Load()))
 	}
-	if len(r.replicas) == 0 {
+	if len(r.Replicas) == 0 {
 		if ttl := e.Cfg.ReplBacklogTTL.Load(); ttl > 0 && !e.IsReplica() && r.Backlog != nil &&
-			now.Sub(r.noneSince) > time.Duration(ttl)*time.Second {
-			e.freeBacklog()
+			now.Sub(r.NoneSince) > time.Duration(ttl)*time.Second {
+			freeBacklog(e)
 			e.Log.Info("Replication backlog freed after repl-backlog-ttl with no replica", "seconds", ttl)
 		}
 		return
 	}
-	if now.Sub(r.lastTick) < time.Second {
+	if now.Sub(r.LastTick) < time.Second {
 		return
 	}
-	r.lastTick = now
+	r.LastTick = now
 	period := time.Duration(e.Cfg.ReplPingPeriod.Load()) * time.Second
 	// No ping while clients are paused: it would move the offset a
 	// shutdown waits for the replicas to reach.
-	if !e.IsReplica() && now.Sub(r.lastPing) >= period && !e.paused() {
-		e.replFeedBytes(pingCmd)
-		r.lastPing = now
+	if !e.IsReplica() && now.Sub(r.LastPing) >= period && !e.Paused() {
+		replFeedBytes(e, pingCmd)
+		r.LastPing = now
 	}
 	timeout := time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second
-	for _, rp := range append([]*replica(nil), r.replicas...) {
+	for _, rp := range append([]*engine.Replica(nil), r.Replicas...) {
 		switch {
-		case rp.state == replicaWaitStart || rp.state == replicaWaitEnd:
+		case rp.State == engine.ReplicaWaitStart || rp.State == engine.ReplicaWaitEnd:
 			// A newline keeps the replica from timing out while it waits
 			// (Redis sends one to replicas of a diskless sync).
-			rp.c.Out.Raw([]byte("\n"))
-			rp.c.notify()
-		case rp.state == replicaOnline && rp.psync && now.Sub(rp.ackTime) > timeout:
-			e.Log.Warn("Disconnecting timedout replica (streaming sync)", "addr", rp.c.Addr)
-			e.KillClient(rp.c)
-			e.dropReplica(rp.c)
+			rp.C.Out.Raw([]byte("\n"))
+			rp.C.NotifyOutput()
+		case rp.State == engine.ReplicaOnline && rp.Psync && now.Sub(rp.AckTime) > timeout:
+			e.Log.Warn("Disconnecting timedout replica (streaming sync)", "addr", rp.C.Addr)
+			e.KillClient(rp.C)
+			dropReplica(e, rp.C)
 		}
 	}
 }
 
 // infoReplicas writes connected_slaves and the slaveN lines.
-func (e *Engine) InfoReplicas(b *InfoBuf) {
+func InfoReplicas(e *engine.Engine, b *engine.InfoBuf) {
 	r := &e.Repl
-	b.I("connected_slaves", int64(len(r.replicas)))
+	b.I("connected_slaves", int64(len(r.Replicas)))
 	if e.Cfg.MinReplicasToWrite.Load() > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 {
-		b.I("min_slaves_good_slaves", e.goodReplicas())
+		b.I("min_slaves_good_slaves", goodReplicas(e))
 	}
 	now := e.Clock.Now()
-	for i, rp := range r.replicas {
+	for i, rp := range r.Replicas {
 		state := "wait_bgsave"
 		lag := int64(0)
-		switch rp.state {
-		case replicaSendBulk:
+		switch rp.State {
+		case engine.ReplicaSendBulk:
 			state = "send_bulk"
-		case replicaOnline:
+		case engine.ReplicaOnline:
 			state = "online"
-			lag = int64(now.Sub(rp.ackTime) / time.Second)
+			lag = int64(now.Sub(rp.AckTime) / time.Second)
 		}
-		b.Kv("slave"+strconv.Itoa(i), "ip="+rp.ip()+",port="+strconv.Itoa(rp.conf.port)+",state="+state+
-			",offset="+strconv.FormatInt(rp.ackOff, 10)+",lag="+strconv.FormatInt(lag, 10))
+		b.Kv("slave"+strconv.Itoa(i), "ip="+ip(rp)+",port="+strconv.Itoa(rp.Conf.Port)+",state="+state+
+			",offset="+strconv.FormatInt(rp.AckOff, 10)+",lag="+strconv.FormatInt(lag, 10))
 	}
 }
 
 // ip is the address the replica is known by: the one it announced, or its
 // connection's.
-func (rp *replica) ip() string {
-	if rp.conf.ip != "" {
-		return rp.conf.ip
+func ip(rp *engine.Replica) string {
+	if rp.Conf.Ip != "" {
+		return rp.Conf.Ip
 	}
-	host, _, err := net.SplitHostPort(rp.c.Addr)
+	host, _, err := net.SplitHostPort(rp.C.Addr)
 	if err != nil {
-		return rp.c.Addr
+		return rp.C.Addr
 	}
 	return host
 }
 
 // roleReplicas writes ROLE's list of online replicas: ip, port, acked
 // offset, all as strings.
-func (e *Engine) roleReplicas(w *resp.Writer) {
+func roleReplicas(e *engine.Engine, w *resp.Writer) {
 	n := 0
-	for _, rp := range e.Repl.replicas {
-		if rp.state == replicaOnline {
+	for _, rp := range e.Repl.Replicas {
+		if rp.State == engine.ReplicaOnline {
 			n++
 		}
 	}
 	w.Array(n)
-	for _, rp := range e.Repl.replicas {
-		if rp.state != replicaOnline {
+	for _, rp := range e.Repl.Replicas {
+		if rp.State != engine.ReplicaOnline {
 			continue
 		}
 		w.Array(3)
-		w.BulkString(rp.ip())
-		w.BulkString(strconv.Itoa(rp.conf.port))
-		w.BulkString(strconv.FormatInt(rp.ackOff, 10))
+		w.BulkString(ip(rp))
+		w.BulkString(strconv.Itoa(rp.Conf.Port))
+		w.BulkString(strconv.FormatInt(rp.AckOff, 10))
 	}
 }
 
 // answerWaiters ends every WAIT with the count it has (the server turned
 // replica: no more ACKs will come for its offsets).
-func (e *Engine) answerWaiters() {
+func answerWaiters(e *engine.Engine) {
 	r := &e.Repl
-	for _, c := range r.waiters {
-		if b := c.Blocked; b != nil && b.wait != nil {
-			e.answerBlocked(c, func(w *resp.Writer) { e.waitTimeoutReply(b, w) })
+	for _, c := range r.Waiters {
+		if b := c.Blocked; b != nil && b.Wait != nil {
+			answerBlocked(e, c, func(w *resp.Writer) { waitTimeoutReply(e, b, w) })
 		}
 	}
-	clear(r.waiters)
-	r.waiters = r.waiters[:0]
+	clear(r.Waiters)
+	r.Waiters = r.Waiters[:0]
 }
 
 // saveReplInfo is rdbPopulateSaveInfo: what an RDB file records of the
 // replication history, so that a restarted replica (or master) continues
 // it with a partial resync. nil when there is none to continue.
-func (e *Engine) saveReplInfo() *rdb.ReplInfo {
+func saveReplInfo(e *engine.Engine) *rdb.ReplInfo {
 	r := &e.Repl
 	switch {
 	case !e.IsReplica() && r.Backlog != nil:
-		return &rdb.ReplInfo{StreamDB: max(r.enc.DB(), 0), ID: e.ReplicationID(), Offset: r.Offset}
-	case e.IsReplica() && r.synced:
-		db := r.streamDB
-		if r.master != nil {
-			db = r.master.DB
+		return &rdb.ReplInfo{StreamDB: max(r.Enc.DB(), 0), ID: e.ReplicationID(), Offset: r.Offset}
+	case e.IsReplica() && r.Synced:
+		db := r.StreamDB
+		if r.Master != nil {
+			db = r.Master.DB
 		}
 		return &rdb.ReplInfo{StreamDB: db, ID: e.ReplicationID(), Offset: r.Offset}
 	}
@@ -745,12 +676,12 @@ func replInfoOf(aux []rdb.AuxField) *rdb.ReplInfo {
 // a server that starts as a replica takes the history the file was saved
 // at, so its first PSYNC asks to continue from there. Call with the lock
 // held, at start.
-func (e *Engine) restoreReplInfo(ri *rdb.ReplInfo) {
+func restoreReplInfo(e *engine.Engine, ri *rdb.ReplInfo) {
 	if ri == nil || *e.Cfg.Replicaof.Load() == "" || ri.StreamDB < 0 || ri.StreamDB >= config.NumDBs {
 		return
 	}
 	r := &e.Repl
-	r.replid, r.Offset, r.synced, r.streamDB = ri.ID, ri.Offset, true, ri.StreamDB
+	r.Replid, r.Offset, r.Synced, r.StreamDB = ri.ID, ri.Offset, true, ri.StreamDB
 	e.Debug.ReplID = ri.ID
 	e.Log.Info("Restored the replication history from the RDB file", "replid", ri.ID, "offset", ri.Offset)
 }
@@ -758,38 +689,38 @@ func (e *Engine) restoreReplInfo(ri *rdb.ReplInfo) {
 // presetConfiguredMaster makes a server whose redis.conf says replicaof a
 // replica from the start, as Redis is once it has read the file (ROLE,
 // INFO, read-only, no expiry of its own); the link waits for the load.
-func (e *Engine) presetConfiguredMaster() {
+func presetConfiguredMaster(e *engine.Engine) {
 	host, port, ok := strings.Cut(*e.Cfg.Replicaof.Load(), " ")
 	p, err := strconv.Atoi(port)
 	if !ok || err != nil {
 		return
 	}
 	r := &e.Repl
-	r.host, r.port, r.state = host, p, replConnect
-	e.setReplicaExpiry(true)
+	r.Host, r.Port, r.State = host, p, engine.ReplConnect
+	setReplicaExpiry(e, true)
 }
 
 // startConfiguredMaster starts the link to the master redis.conf named,
 // once the dataset is loaded (replicationCron connects after the load).
-func (e *Engine) startConfiguredMaster() {
+func startConfiguredMaster(e *engine.Engine) {
 	r := &e.Repl
-	if r.startChecked || e.StartLoad.On {
+	if r.StartChecked || e.StartLoad.On {
 		return
 	}
-	r.startChecked = true
-	if r.host == "" || r.stop != nil {
+	r.StartChecked = true
+	if r.Host == "" || r.Stop != nil {
 		return // REPLICAOF NO ONE came first, or a link runs
 	}
-	e.setMaster(r.host, r.port)
+	setMaster(e, r.Host, r.Port)
 }
 
 var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas")
 
 // replicasLagging is !isReadyToShutdown: some replica has not acked the
 // whole stream.
-func (e *Engine) replicasLagging() bool {
-	for _, rp := range e.Repl.replicas {
-		if rp.ackOff != e.Repl.Offset {
+func replicasLagging(e *engine.Engine) bool {
+	for _, rp := range e.Repl.Replicas {
+		if rp.AckOff != e.Repl.Offset {
 			return true
 		}
 	}
@@ -800,16 +731,16 @@ func (e *Engine) replicasLagging() bool {
 // unless now (SHUTDOWN NOW/FORCE) or shutdown-timeout is 0, writes are
 // paused, the replicas asked for an ACK, and the deadline returned. Call
 // with the lock held.
-func (e *Engine) BeginShutdownWait(now bool) (time.Time, bool) {
+func BeginShutdownWait(e *engine.Engine, now bool) (time.Time, bool) {
 	t := e.Cfg.ShutdownTimeout.Load()
-	if now || t == 0 || e.Repl.shutdownWaiting || !e.replicasLagging() {
+	if now || t == 0 || e.Repl.ShutdownWaiting || !replicasLagging(e) {
 		return time.Time{}, false
 	}
-	if !e.paused() {
-		e.replFeedBytes(getAckCmd)
+	if !e.Paused() {
+		replFeedBytes(e, getAckCmd)
 	}
-	e.pauseClients(nowMsReal()+t*1000+1000, pauseWrite)
-	e.Repl.shutdownWaiting, e.Repl.shutdownAbort = true, false
+	e.PauseClients(engine.NowMsReal()+t*1000+1000, engine.PauseWrite)
+	e.Repl.ShutdownWaiting, e.Repl.ShutdownAbort = true, false
 	e.Log.Info("Waiting for replicas before shutting down.")
 	return time.Now().Add(time.Duration(t) * time.Second), true
 }
@@ -817,82 +748,82 @@ func (e *Engine) BeginShutdownWait(now bool) (time.Time, bool) {
 // awaitReplicas waits, without the lock, until every replica has acked the
 // stream or the deadline passes (true), or SHUTDOWN ABORT came (false, and
 // the pause is lifted).
-func (e *Engine) awaitReplicas(deadline time.Time) bool {
+func awaitReplicas(e *engine.Engine, deadline time.Time) bool {
 	for {
-		e.mu.Lock()
+		e.Mu.Lock()
 		r := &e.Repl
-		if r.shutdownAbort {
-			r.shutdownWaiting, r.shutdownAbort = false, false
+		if r.ShutdownAbort {
+			r.ShutdownWaiting, r.ShutdownAbort = false, false
 			e.Cs.Pause.Set = false
 			e.UpdatePause()
-			e.mu.Unlock()
+			e.Mu.Unlock()
 			e.Log.Info("Shutdown manually aborted.")
 			return false
 		}
-		if !e.replicasLagging() || !time.Now().Before(deadline) {
-			r.shutdownWaiting = false
-			e.logLaggingReplicas()
-			e.mu.Unlock()
+		if !replicasLagging(e) || !time.Now().Before(deadline) {
+			r.ShutdownWaiting = false
+			logLaggingReplicas(e)
+			e.Mu.Unlock()
 			return true
 		}
-		e.mu.Unlock()
+		e.Mu.Unlock()
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
 // logLaggingReplicas is finishShutdown's report.
-func (e *Engine) logLaggingReplicas() {
+func logLaggingReplicas(e *engine.Engine) {
 	r := &e.Repl
 	lagging := 0
-	for _, rp := range r.replicas {
-		if rp.ackOff != r.Offset {
+	for _, rp := range r.Replicas {
+		if rp.AckOff != r.Offset {
 			lagging++
-			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.c.Addr, "behind", r.Offset-rp.ackOff)
+			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.C.Addr, "behind", r.Offset-rp.AckOff)
 		}
 	}
-	if len(r.replicas) > 0 {
-		e.Log.Info(strconv.Itoa(len(r.replicas)-lagging) + " of " + strconv.Itoa(len(r.replicas)) + " replicas are in sync when shutting down.")
+	if len(r.Replicas) > 0 {
+		e.Log.Info(strconv.Itoa(len(r.Replicas)-lagging) + " of " + strconv.Itoa(len(r.Replicas)) + " replicas are in sync when shutting down.")
 	}
 }
 
 // abortShutdownWait is SHUTDOWN ABORT: false if no shutdown waits.
-func (e *Engine) AbortShutdownWait() bool {
-	if !e.Repl.shutdownWaiting {
+func AbortShutdownWait(e *engine.Engine) bool {
+	if !e.Repl.ShutdownWaiting {
 		return false
 	}
-	e.Repl.shutdownAbort = true
+	e.Repl.ShutdownAbort = true
 	return true
 }
 
 // finishShutdownAfterWait ends a SHUTDOWN that waited for its replicas:
 // the save and the stop, or the error to the client that asked.
-func (e *Engine) FinishShutdownAfterWait(c *Client, deadline time.Time, save, nosave, force bool, stop func()) {
-	ok := e.awaitReplicas(deadline)
-	e.mu.Lock()
-	defer e.mu.Unlock()
+func FinishShutdownAfterWait(e *engine.Engine, c *engine.Client, deadline time.Time, save, nosave, force bool, stop func()) {
+	ok := awaitReplicas(e, deadline)
+	e.Mu.Lock()
+	defer e.Mu.Unlock()
 	var err error
 	if ok {
-		err = e.ShutdownSaveLocked(save, nosave, force)
+		err = ShutdownSaveLocked(e, save, nosave, force)
 	}
 	if !ok || err != nil {
-		e.answerBlocked(c, func(w *resp.Writer) { w.Error(ErrShutdownFailed) })
+		answerBlocked(e, c, func(w *resp.Writer) { w.Error(engine.ErrShutdownFailed) })
 		return
 	}
 	if c.Blocked != nil {
 		c.CloseAfterReply = true // no reply: the connection closes, as Redis exits
-		e.answerBlocked(c, func(*resp.Writer) {})
+		answerBlocked(e, c, func(*resp.Writer) {})
 	}
 	go stop()
 }
 
 // replOutputBytes is what the replicas' output holds unsent (and what the
 // stream kept for those still syncing). Call with the lock held.
-func (e *Engine) ReplOutputBytes() uint64 {
+func ReplOutputBytes(e *engine.Engine) uint64 {
 	n := 0
-	for _, rp := range e.Repl.replicas {
-		n += len(rp.pending)
-		if rp.c.Unsent != nil {
-			n += rp.c.Unsent()
+	for _, rp := range e.Repl.Replicas {
+		n += len(rp.Pending)
+		if rp.C.Unsent != nil {
+			n += rp.C.Unsent()
 		}
 	}
 	return uint64(n)
@@ -901,14 +832,20 @@ func (e *Engine) ReplOutputBytes() uint64 {
 // answerBlocked ends c's wait (WAIT, a SHUTDOWN waiting for replicas) with
 // the reply reply writes, as a served blocking command ends. Nothing
 // happens if c no longer waits (it went away). Call with the lock held.
-func (e *Engine) answerBlocked(c *Client, reply func(w *resp.Writer)) {
+func answerBlocked(e *engine.Engine, c *engine.Client, reply func(w *resp.Writer)) {
 	b := c.Blocked
 	if b == nil {
 		return
 	}
-	mark := b.w.Len()
-	reply(b.w)
-	c.blockedReplyDone(b.w, mark)
-	e.unblock(c)
-	c.notify()
+	mark := b.W.Len()
+	reply(b.W)
+	c.BlockedReplyDone(b.W, mark)
+	e.Unblock(c)
+	c.NotifyOutput()
+}
+
+// replFeed is the replication stream's propagate.Reader.
+type replFeed struct {
+	e   *engine.Engine
+	buf []byte
 }

@@ -1,4 +1,8 @@
-package engine
+package durability
+
+import (
+	"github.com/limitkv/limitkv/internal/engine"
+)
 
 // The server's life around its clients, shared by the binary and the
 // embedded server so that both start and stop the same way: they differ
@@ -9,25 +13,25 @@ package engine
 // the ACL file and, with appendonly yes, the AOF, which is then written
 // from here on (Redis's loadDataFromDisk reads no RDB when the AOF is on,
 // even when there is no AOF yet). aofLoaded: an AOF was found and loaded.
-func (e *Engine) OpenAtStart() (aofLoaded bool, err error) {
+func OpenAtStart(e *engine.Engine) (aofLoaded bool, err error) {
 	if err := e.LoadACLAtStart(); err != nil {
 		return false, err
 	}
 	if !e.Cfg.AOF.Enabled.Load() {
 		return false, nil
 	}
-	if aofLoaded, err = e.LoadAppendOnly(); err != nil {
+	if aofLoaded, err = LoadAppendOnly(e); err != nil {
 		return false, err
 	}
-	return aofLoaded, e.StartAppendOnly()
+	return aofLoaded, StartAppendOnly(e)
 }
 
 // CloseAtExit ends what runs beside the clients once they are gone: it
 // waits for a background save, stops the AOF (one that CONFIG SET
 // appendonly yes started too) after its last write, and waits for a
 // rewrite under way, so a process that exits next leaves whole files.
-func (e *Engine) CloseAtExit() {
-	e.WaitBgsave()
-	e.StopAppendOnly()
-	e.WaitAOFRewrite()
+func CloseAtExit(e *engine.Engine) {
+	WaitBgsave(e)
+	StopAppendOnly(e)
+	WaitAOFRewrite(e)
 }
