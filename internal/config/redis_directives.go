@@ -100,8 +100,6 @@ var redisDefaults = map[string]string{
 	"slowlog-max-len":                     "128",
 	"socket-mark-id":                      "0",
 	"stop-writes-on-bgsave-error":         "yes",
-	"stream-node-max-bytes":               "4096",
-	"stream-node-max-entries":             "100",
 	"supervised":                          "no",
 	"syslog-enabled":                      "no",
 	"syslog-facility":                     "local0",

@@ -229,6 +229,7 @@ func (e *Engine) LoadAppendOnly() (bool, error) {
 		return true, nil
 	}
 	c := e.NewClient("", "")
+	c.aofLoading = true
 	defer e.RemoveClient(c)
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/num"
 	"github.com/limitkv/limitkv/internal/set"
+	"github.com/limitkv/limitkv/internal/stream"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -48,6 +49,7 @@ const (
 	objSet    = 2
 	objZSet   = 3
 	objHash   = 4
+	objStream = 6
 )
 
 // objectDigest is xorObjectDigest: the value's type, its content and
@@ -91,6 +93,10 @@ func objectDigest(d *digest, ent *keyspace.Entry) {
 			d.xor(el[:])
 			return true
 		})
+	case *stream.Stream:
+		binary.BigEndian.PutUint32(typ[:], objStream)
+		d.mix(typ[:])
+		streamDigest(d, v)
 	default:
 		panic("keyspace holds an unknown value type")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/rdb"
 	"github.com/limitkv/limitkv/internal/set"
+	"github.com/limitkv/limitkv/internal/stream"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -187,6 +188,8 @@ func (t *toRDB) value(e *keyspace.Entry) *rdb.Value {
 			enc = rdb.EncodingHashtable
 		}
 		*v = rdb.Value{Type: rdb.TypeHash, Encoding: enc, Hash: hs}
+	case *stream.Stream:
+		*v = rdb.Value{Type: rdb.TypeStream, Encoding: rdb.EncodingStream, Stream: val}
 	default:
 		panic("keyspace holds an unknown value type")
 	}
@@ -236,6 +239,8 @@ func (c *Config) fromRDB(v *rdb.Value) (any, error) {
 			}
 		}
 		return h, nil
+	case rdb.TypeStream:
+		return v.Stream, nil
 	}
 	return nil, fmt.Errorf("%w: type %v", rdb.ErrUnsupported, v.Type)
 }
