@@ -58,3 +58,7 @@ func streamDigest(d *digest, s *stream.Stream) {
 		return true
 	})
 }
+
+// ErrSubcommandSyntax is addReplySubcommandSyntaxError's text, for the
+// families' container commands that check their own arguments.
+func ErrSubcommandSyntax(args [][]byte) string { return errSubcommandSyntax(args) }
