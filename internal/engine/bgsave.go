@@ -165,6 +165,8 @@ func (bg *bgSave) record(d *bgDB, k *keyspace.Entry) {
 		for _, f := range v.Hash {
 			out.Hash = append(out.Hash, rdb.HashField{Field: b.copyOf(f.Field), Value: b.copyOf(f.Value)})
 		}
+	case rdb.TypeStream:
+		out.Stream = v.Stream.Clone() // commands change streams in place
 	}
 	// The string value itself, not a copy, is what conv keeps: let it go.
 	bg.conv.v.String = nil
