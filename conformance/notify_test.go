@@ -235,6 +235,16 @@ func notifyCases(t testing.TB) []notifyCase {
 	str := dumpOf(t, rdb.Value{Type: rdb.TypeString, String: []byte("hello")})
 	list := dumpOf(t, rdb.Value{Type: rdb.TypeList, List: [][]byte{[]byte("a"), []byte("b")}})
 	return []notifyCase{
+		{name: "streams", flags: "KEA", steps: cmds(
+			C("XADD", "x", "1-1", "a", "b"), C("XADD", "x", "MAXLEN", "1", "2-1", "a", "b"), C("XADD", "x", "NOMKSTREAM", "3-1", "a", "b"),
+			C("XADD", "y", "NOMKSTREAM", "1-1", "a", "b"), C("XADD", "x", "1-1", "a", "b"), C("XDEL", "x", "2-1", "9-9"), C("XDEL", "x", "9-9"),
+			C("XTRIM", "x", "MAXLEN", "0"), C("XTRIM", "x", "MAXLEN", "0"), C("XSETID", "x", "5-0"), C("XGROUP", "CREATE", "x", "g", "0"),
+			C("XGROUP", "CREATE", "x", "g", "0"), C("XGROUP", "CREATE", "z", "g", "$", "MKSTREAM"), C("XGROUP", "CREATECONSUMER", "x", "g", "c"),
+			C("XGROUP", "CREATECONSUMER", "x", "g", "c"), C("XADD", "x", "6-1", "a", "b"), C("XREADGROUP", "GROUP", "g", "c2", "STREAMS", "x", ">"),
+			C("XCLAIM", "x", "g", "c3", "0", "6-1"), C("XAUTOCLAIM", "x", "g", "c4", "0", "0"), C("XGROUP", "SETID", "x", "g", "0"),
+			C("XGROUP", "DELCONSUMER", "x", "g", "c"), C("XGROUP", "DELCONSUMER", "x", "g", "nope"), C("XGROUP", "DESTROY", "x", "g"),
+			C("XGROUP", "DESTROY", "x", "g"), C("DEL", "x", "z"),
+		)},
 		{name: "strings", flags: "KEA", steps: cmds(
 			C("SET", "s", "1"),
 			C("SET", "s", "2", "EX", "100"),

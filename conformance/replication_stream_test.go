@@ -606,6 +606,29 @@ func streamInvocations(dumps map[string]*string) []rinv {
 			S("HSET", "ax3", "f", "v"), S("PEXPIRE", "ax3", "20"), S("DEBUG", "SET-ACTIVE-EXPIRE", "1"),
 			{poll: []string{"DBSIZE"}, want: ":0\r\n"}, S("DEBUG", "SET-ACTIVE-EXPIRE", "0"), S("SELECT", "0")}},
 
+		// Streams: XADD with the ID it chose and "~" trims made exact;
+		// the group commands as XCLAIM/XGROUP SETID/CREATECONSUMER.
+		inv("stream xadd", S("XADD", "xs", "1-1", "a", "b"), S("XADD", "xs", "1-*", "a", "b"), S("XADD", "xs", "5", "c", "d"),
+			S("XADD", "xs", "NOMKSTREAM", "6-1", "a", "b"), S("XADD", "xnone", "NOMKSTREAM", "6-1", "a", "b"), S("XADD", "xs", "0-0", "a", "b"),
+			S("XADD", "xs", "MAXLEN", "=", "3", "7-1", "a", "b"), S("XDEL", "xs", "5-0", "99-0"), S("XTRIM", "xs", "MINID", "6"), S("XTRIM", "xs", "MAXLEN", "10"),
+			S("XSETID", "xs", "100-0", "ENTRIESADDED", "50", "MAXDELETEDID", "90-0")),
+		{name: "stream xadd auto id", shape: true, steps: []rstep{{args: []string{"XADD", "xa", "*", "a", "b"}, loose: true},
+			{args: []string{"XADD", "xa", "MAXLEN", "~", "1", "*", "a", "b"}, loose: true}, S("DEL", "xa")}},
+		inv("stream approximate trims", xtrimSteps()...),
+		inv("stream groups", S("XADD", "xg", "1-1", "a", "b"), S("XADD", "xg", "2-1", "a", "b"), S("XADD", "xg", "3-1", "a", "b"), S("XADD", "xg", "4-1", "a", "b"),
+			S("XGROUP", "CREATE", "xg", "g", "0"), S("XGROUP", "CREATE", "xg", "g2", "$", "ENTRIESREAD", "4"), S("XGROUP", "CREATE", "xg2", "g", "$", "MKSTREAM"),
+			S("XGROUP", "CREATECONSUMER", "xg", "g", "cc"), S("XREADGROUP", "GROUP", "g", "c1", "COUNT", "2", "STREAMS", "xg", ">"),
+			S("XREADGROUP", "GROUP", "g2", "c9", "NOACK", "STREAMS", "xg", ">"), S("XREADGROUP", "GROUP", "g", "c1", "STREAMS", "xg", "0"),
+			S("XREADGROUP", "GROUP", "g", "c2", "NOACK", "STREAMS", "xg", ">"), S("XACK", "xg", "g", "1-1", "9-9"),
+			S("XCLAIM", "xg", "g", "c2", "0", "2-1", "2", "TIME", "1700000000000", "RETRYCOUNT", "5"), S("XCLAIM", "xg", "g", "c3", "0", "3-1", "FORCE", "JUSTID"),
+			S("XCLAIM", "xg", "g", "c3", "0", "9-1", "LASTID", "9-1"), S("XDEL", "xg", "3-1"), S("XCLAIM", "xg", "g", "c2", "0", "3-1"),
+			S("XREADGROUP", "GROUP", "g", "c1", "COUNT", "1", "STREAMS", "xg", "0"), S("XGROUP", "SETID", "xg", "g", "0"),
+			S("XREADGROUP", "GROUP", "g", "c4", "STREAMS", "xg", ">"), S("XDEL", "xg", "4-1"), S("XAUTOCLAIM", "xg", "g", "c5", "0", "0", "COUNT", "10"),
+			S("XAUTOCLAIM", "xg", "g", "c5", "0", "0", "JUSTID"), S("XGROUP", "DELCONSUMER", "xg", "g", "c1"), S("XGROUP", "DESTROY", "xg", "g2")),
+		inv("stream blocking readers", S("XGROUP", "CREATE", "xb", "g", "$", "MKSTREAM"), Blk("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "xb", ">"),
+			Blk2("XREADGROUP", "GROUP", "g", "c2", "NOACK", "BLOCK", "0", "STREAMS", "xb", ">"), waitBlocked(2), S("XADD", "xb", "1-1", "a", "b"),
+			S("XADD", "xb", "2-1", "a", "b")),
+
 		// FLUSHALL last but one: the data written after it is what the
 		// replicas' digests are compared on.
 		{name: "digests before FLUSHALL", digest: true},
@@ -1031,4 +1054,16 @@ func TestReplicationStreamEviction(t *testing.T) {
 	if multis["redis"] != multis["limitkv"] {
 		t.Errorf("MULTI in the eviction streams: redis %d, limitkv %d", multis["redis"], multis["limitkv"])
 	}
+}
+
+// xtrimSteps fills a stream in nodes of 3 entries and trims it by whole
+// nodes, by MAXLEN and MINID, from XADD and XTRIM, with and without LIMIT.
+func xtrimSteps() []rstep {
+	steps := []rstep{S("CONFIG", "SET", "stream-node-max-entries", "3")}
+	for i := 1; i <= 30; i++ {
+		steps = append(steps, S("XADD", "xt", strconv.Itoa(i)+"-1", "f", "v"))
+	}
+	return append(steps, S("XADD", "xt", "MAXLEN", "~", "25", "31-1", "f", "v"), S("XTRIM", "xt", "MINID", "~", "12"),
+		S("XTRIM", "xt", "MAXLEN", "~", "2", "LIMIT", "6"), S("XADD", "xt", "MINID", "~", "20-1", "LIMIT", "3", "32-1", "f", "v"),
+		S("XTRIM", "xt", "MAXLEN", "~", "1000"), S("XTRIM", "xt", "MAXLEN", "~", "0"), S("CONFIG", "SET", "stream-node-max-entries", "100"))
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/limitkv/limitkv/internal/family/keycmd"
 	"github.com/limitkv/limitkv/internal/family/listcmd"
 	"github.com/limitkv/limitkv/internal/family/setcmd"
+	"github.com/limitkv/limitkv/internal/family/streamcmd"
 	"github.com/limitkv/limitkv/internal/family/stringcmd"
 	"github.com/limitkv/limitkv/internal/family/zsetcmd"
 	"github.com/limitkv/limitkv/internal/scripting"
@@ -26,7 +27,7 @@ func init() {
 	engine.Install(admin.Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands, conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
 		keycmd.ExpireCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, zsetcmd.ZsetCommands,
 		zsetcmd.RateLimitCommands, stringcmd.HllCommands, hashcmd.HashCommands, listcmd.ListCommands,
-		setcmd.SetCommands, zsetcmd.GeoCommands, keycmd.SortCommands)
+		setcmd.SetCommands, zsetcmd.GeoCommands, keycmd.SortCommands, streamcmd.StreamCommands)
 }
 
 // New returns an engine with empty databases and the whole command set.

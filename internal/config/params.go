@@ -400,6 +400,10 @@ var ConfigParams = []ConfigParam{
 	// Accepted and validated as Redis does; limitkv does not compress nodes.
 	numParam("list-compress-depth", "", numSpec{lo: 0, hi: intMax},
 		func(c *Config) int64 { return c.ListCompressDepth.Load() }, func(c *Config, n int64) { c.ListCompressDepth.Store(n) }),
+	numParam("stream-node-max-bytes", "", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.StreamNodeMaxBytes.Load() }, func(c *Config, n int64) { c.StreamNodeMaxBytes.Store(n) }),
+	numParam("stream-node-max-entries", "", numSpec{lo: 0, hi: longMax},
+		func(c *Config) int64 { return c.StreamNodeMaxEntries.Load() }, func(c *Config, n int64) { c.StreamNodeMaxEntries.Store(n) }),
 	numParam("set-max-intset-entries", "", numSpec{unsigned: true, lo: 0, hi: longMax},
 		func(c *Config) int64 { return c.SetMaxIntsetEntries.Load() }, func(c *Config, n int64) { c.SetMaxIntsetEntries.Store(n) }),
 	numParam("busy-reply-threshold", "lua-time-limit", numSpec{lo: 0, hi: longMax},

@@ -45,7 +45,6 @@ import (
 //     enable-module-command;
 //   - client eviction and ACL defaults: maxmemory-clients,
 //     acl-pubsub-default;
-//   - streams' node sizes: stream-node-max-bytes, stream-node-max-entries;
 //   - shutdown-on-sigint, shutdown-on-sigterm;
 //   - TLS settings the binary has no use for: tls-ca-cert-dir, tls-ciphers,
 //     tls-ciphersuites, tls-protocols, tls-client-*, tls-dh-params-file,
@@ -354,10 +353,8 @@ var redisOnlyParams = []ConfigParam{
 	immutable(sNum("socket-mark-id", "", numSpec{unsigned: true, lo: 0, hi: uintMax}, 0)),
 	sNum("active-defrag-max-scan-fields", "", numSpec{unsigned: true, lo: 1, hi: longMax}, 1000),
 	sNum("cluster-node-timeout", "", numSpec{lo: 0, hi: longMax}, 15000),
-	sNum("stream-node-max-entries", "", numSpec{lo: 0, hi: longMax}, 100),
 	sNum("cluster-link-sendbuf-limit", "", numSpec{memory: true, unsigned: true, lo: 0, hi: math.MaxUint64}, 0),
 	sNum("active-defrag-ignore-bytes", "", numSpec{memory: true, unsigned: true, lo: 1, hi: longMax}, 100<<20),
-	sNum("stream-node-max-bytes", "", numSpec{memory: true, unsigned: true, lo: 0, hi: longMax}, 4096),
 	sNum("maxmemory-clients", "", numSpec{memory: true, percent: true, lo: uint64(minusHundred), hi: longMax}, 0),
 
 	// TLS: the binary reads tls-port and the files at start

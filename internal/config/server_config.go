@@ -86,6 +86,9 @@ type Config struct {
 	ListCompressDepth   atomic.Int64 // list-compress-depth (validated, not applied)
 	SetMaxIntsetEntries atomic.Int64 // set-max-intset-entries
 
+	StreamNodeMaxBytes   atomic.Int64 // stream-node-max-bytes
+	StreamNodeMaxEntries atomic.Int64 // stream-node-max-entries
+
 	TrackingTableMaxKeys atomic.Int64 // tracking-table-max-keys; 0 = no limit
 
 	NotifyEvents atomic.Int32 // notify-keyspace-events, as notify.go's bits
@@ -165,6 +168,8 @@ func DefaultConfig() *Config {
 	c.HashMaxListpackValue.Store(hlim.Value)
 	c.ListMaxListpackSize.Store(int64(list.DefaultFill))
 	c.SetMaxIntsetEntries.Store(512)
+	c.StreamNodeMaxBytes.Store(4096)
+	c.StreamNodeMaxEntries.Store(100)
 	c.TrackingTableMaxKeys.Store(1_000_000)
 	// Redis's dir defaults to the directory it was started in.
 	wd, err := os.Getwd()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/acl"
 	"github.com/limitkv/limitkv/internal/rdb"
+	"github.com/limitkv/limitkv/internal/stream"
 )
 
 // EventClass is a class of keyspace notification, as the letters of
@@ -460,4 +461,10 @@ const DefaultSave = "3600 1 300 100 60 10000"
 // rdbcompression and the payload limits.
 func (c *Config) DumpOptions() rdb.DumpOptions {
 	return rdb.DumpOptions{NoCompression: !c.RDBCompression.Load(), Limits: c.RdbLimits()}
+}
+
+// StreamLimits are stream-node-max-bytes and stream-node-max-entries, read
+// when an entry is added, as Redis reads its server fields then.
+func (c *Config) StreamLimits() stream.Limits {
+	return stream.Limits{NodeMaxBytes: c.StreamNodeMaxBytes.Load(), NodeMaxEntries: c.StreamNodeMaxEntries.Load()}
 }

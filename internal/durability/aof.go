@@ -152,6 +152,7 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 		return true, nil
 	}
 	c := e.NewClient("", "")
+	c.AofLoading = true
 	defer e.RemoveClient(c)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()

@@ -126,6 +126,8 @@ func record(bg *engine.BgSave, d *engine.BgDB, k *keyspace.Entry) {
 		for _, f := range v.Hash {
 			out.Hash = append(out.Hash, rdb.HashField{Field: copyOf(b, f.Field), Value: copyOf(b, f.Value)})
 		}
+	case rdb.TypeStream:
+		out.Stream = v.Stream.Clone() // commands change streams in place
 	}
 	// The string value itself, not a copy, is what conv keeps: let it go.
 	bg.Conv.V.String = nil

@@ -18,6 +18,7 @@ import (
 	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/rdb"
 	"github.com/limitkv/limitkv/internal/set"
+	"github.com/limitkv/limitkv/internal/stream"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -93,6 +94,8 @@ func RDBValue(t *engine.ToRDB, e *keyspace.Entry) *rdb.Value {
 			enc = rdb.EncodingHashtable
 		}
 		*v = rdb.Value{Type: rdb.TypeHash, Encoding: enc, Hash: hs}
+	case *stream.Stream:
+		*v = rdb.Value{Type: rdb.TypeStream, Encoding: rdb.EncodingStream, Stream: val}
 	default:
 		panic("keyspace holds an unknown value type")
 	}
@@ -142,6 +145,8 @@ func fromRDB(c *config.Config, v *rdb.Value) (any, error) {
 			}
 		}
 		return h, nil
+	case rdb.TypeStream:
+		return v.Stream, nil
 	}
 	return nil, fmt.Errorf("%w: type %v", rdb.ErrUnsupported, v.Type)
 }

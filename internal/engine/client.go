@@ -65,14 +65,15 @@ type Client struct {
 	// busy-reply-threshold (see busy.go). Called with the lock held.
 	WhileBusy func()
 
-	WakeCh   chan struct{}
-	Blocked  *BlockState
-	InScript bool
-	IsMaster bool        // the replication master's client: obeyed, never refused
-	Repl     *Replica    // set once the connection is a replica (SYNC/PSYNC)
-	ReplConf replicaConf // what its REPLCONF said before
-	Woff     int64       // the stream's offset after its last propagated write (WAIT)
-	ctx      Ctx         // reused by Exec for this client's commands
+	WakeCh     chan struct{}
+	Blocked    *BlockState
+	InScript   bool
+	IsMaster   bool        // the replication master's client: obeyed, never refused
+	AofLoading bool        // the client replaying the AOF: obeyed too (MustObey)
+	Repl       *Replica    // set once the connection is a replica (SYNC/PSYNC)
+	ReplConf   replicaConf // what its REPLCONF said before
+	Woff       int64       // the stream's offset after its last propagated write (WAIT)
+	ctx        Ctx         // reused by Exec for this client's commands
 }
 
 // NewClient registers a client for a new connection. Call without the lock.

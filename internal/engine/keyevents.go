@@ -28,6 +28,10 @@ func (x *Ctx) Notify(class config.EventClass, event string, key []byte) {
 // Redis's rule for keys already expired when watched (so expiry itself
 // calls only trackingInvalidate: see bindDB).
 func (e *Engine) KeyModified(db int, key []byte, by *Client) {
+	// An overwrite of a stream must reach XREADGROUP waiters (dbOverwrite).
+	if len(e.Waiting) != 0 {
+		e.signalStreamGone(db, string(key))
+	}
 	if e.Watching != 0 {
 		e.Ext().Touch(db, key)
 	}

@@ -244,6 +244,7 @@ func (ext *engineExt) Touch(db int, key []byte) {
 // keyDeleted is called for every key removed from database db, for any
 // reason (DEL, overwrite by RENAME, expiry, FLUSH).
 func (e *Engine) KeyDeleted(db int, key string) {
+	e.signalStreamGone(db, key) // dbGenericDelete's signal to XREADGROUP waiters
 	if e.Watching == 0 {
 		return
 	}

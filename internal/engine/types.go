@@ -6,6 +6,7 @@ import (
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/list"
 	"github.com/limitkv/limitkv/internal/set"
+	"github.com/limitkv/limitkv/internal/stream"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -31,6 +32,8 @@ func TypeName(e *keyspace.Entry) string {
 		return "list"
 	case *set.Set:
 		return "set"
+	case *stream.Stream:
+		return "stream"
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -48,6 +51,8 @@ func ValueEncoding(e *keyspace.Entry) string {
 		return "quicklist" // Redis 7.0 has no other list encoding
 	case *set.Set:
 		return v.Encoding()
+	case *stream.Stream:
+		return "stream"
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -72,6 +77,8 @@ func CopyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
 		return v.Clone(), keyspace.EncAuto
 	case *set.Set:
 		return v.Clone(), keyspace.EncAuto
+	case *stream.Stream:
+		return v.Clone(), keyspace.EncAuto
 	}
 	panic("keyspace holds an unknown value type")
 }
@@ -90,17 +97,20 @@ func ValueMemory(e *keyspace.Entry) uint64 {
 		return uint64(v.MemoryUsage())
 	case *set.Set:
 		return uint64(v.MemoryUsage())
+	case *stream.Stream:
+		return uint64(v.MemoryUsage(5, stream.DefaultLimits))
 	}
 	panic("keyspace holds an unknown value type")
 }
 
 // wakesBlocked reports whether a key receiving this value can serve a
 // blocked client. Redis's dbAdd signals every key that receives a sorted
-// set (or a list) whatever the command, so a RENAME, MOVE or COPY onto a
-// key that BZPOPMIN waits for serves it; other types never unblock a pop.
+// set, a list or a stream whatever the command, so a RENAME, MOVE or COPY
+// onto a key that BZPOPMIN or XREAD waits for serves it; other types never
+// unblock a pop.
 func WakesBlocked(e *keyspace.Entry) bool {
 	switch e.Val.(type) {
-	case *zset.Set, *list.List:
+	case *zset.Set, *list.List, *stream.Stream:
 		return true
 	}
 	return false

@@ -140,6 +140,10 @@ type ClaimArgs struct {
 	Force        bool
 	JustID       bool
 	LastID       ID // LASTID, 0-0 when not given
+	// Visit, if set, sees each PEL entry where Redis propagates an XCLAIM:
+	// a claimed one after its update, a dropped one (its stream entry is
+	// gone) just before it goes.
+	Visit func(id ID, n *NACK)
 }
 
 // Claim is XCLAIM. It returns the IDs claimed, in argument order (the
@@ -161,6 +165,9 @@ func (s *Stream) Claim(g *Group, consumer string, a ClaimArgs, now int64) []ID {
 		nack := g.NACK(id)
 		if !s.Exists(id) {
 			if nack != nil {
+				if a.Visit != nil {
+					a.Visit(id, nack)
+				}
 				g.dropNACK(id, nack)
 			}
 			continue
@@ -192,6 +199,9 @@ func (s *Stream) Claim(g *Group, consumer string, a ClaimArgs, now int64) []ID {
 			nack.Consumer = c
 		}
 		claimed = append(claimed, id)
+		if a.Visit != nil {
+			a.Visit(id, nack)
+		}
 	}
 	return claimed
 }
@@ -202,6 +212,12 @@ func (s *Stream) Claim(g *Group, consumer string, a ClaimArgs, now int64) []ID {
 // is gone (they count against count and are returned in deleted). next
 // is the cursor Redis returns (0-0 at the end of the PEL).
 func (s *Stream) AutoClaim(g *Group, consumer string, minIdle int64, start ID, count int64, justID bool, now int64) (claimed []ID, next ID, deleted []ID) {
+	return s.AutoClaimVisit(g, consumer, minIdle, start, count, justID, now, nil)
+}
+
+// AutoClaimVisit is AutoClaim calling visit, if set, where Redis
+// propagates an XCLAIM (see ClaimArgs.Visit).
+func (s *Stream) AutoClaimVisit(g *Group, consumer string, minIdle int64, start ID, count int64, justID bool, now int64, visit func(ID, *NACK)) (claimed []ID, next ID, deleted []ID) {
 	minIdle = max(minIdle, 0)
 	attempts := count * 10
 	var c *Consumer
@@ -234,6 +250,9 @@ func (s *Stream) AutoClaim(g *Group, consumer string, minIdle int64, start ID, c
 			break
 		}
 		if !s.Exists(it.id) {
+			if visit != nil {
+				visit(it.id, it.nack)
+			}
 			g.dropNACK(it.id, it.nack)
 			deleted = append(deleted, it.id)
 			count--
@@ -259,6 +278,9 @@ func (s *Stream) AutoClaim(g *Group, consumer string, minIdle int64, start ID, c
 		}
 		claimed = append(claimed, it.id)
 		count--
+		if visit != nil {
+			visit(it.id, n)
+		}
 	}
 	if it, ok := nextItem(); ok {
 		next = it.id

@@ -1,0 +1,31 @@
+package engine
+
+// What the stream commands (internal/family/streamcmd) need from the
+// engine beyond what every family uses.
+
+// MustObey is Redis's mustObeyClient: the replication master's client or
+// the one loading the AOF, whose commands were checked where they came
+// from (XADD and XTRIM then trim without the LIMIT of "~").
+func (c *Client) MustObey() bool { return c.IsMaster || c.AofLoading }
+
+// XReadGroupWaiting reports whether a client blocked in XREADGROUP waits
+// on key of database db: such a client is served (with an error) when the
+// key is deleted or overwritten, as Redis signals a stream key on
+// dbGenericDelete and dbOverwrite.
+func (e *Engine) xreadGroupWaiting(db int, key string) bool {
+	for _, c := range e.Waiting[WaitKey{db, key}] {
+		if b := c.Blocked; b != nil && len(b.args) > 0 && AsciiEq(b.args[0], "xreadgroup") {
+			return true
+		}
+	}
+	return false
+}
+
+// signalStreamGone queues key for the blocked clients' round if an
+// XREADGROUP waits on it; see xreadGroupWaiting.
+func (e *Engine) signalStreamGone(db int, key string) {
+	if len(e.Waiting) == 0 || !e.xreadGroupWaiting(db, key) {
+		return
+	}
+	e.Ready = append(e.Ready, WaitKey{db, key})
+}

@@ -1,0 +1,199 @@
+// Package streamcmd is the stream command family, after Redis 7.0.15's
+// t_stream.c, over the data structure of internal/stream: XADD, XRANGE,
+// XREVRANGE, XLEN, XDEL, XTRIM, XSETID (add.go), XREAD and XREADGROUP with
+// their blocking forms (read.go), XGROUP, XACK, XPENDING, XCLAIM and
+// XAUTOCLAIM (group.go) and XINFO (info.go).
+//
+// Handlers check their arguments in Redis's order, which is not always
+// "parse everything, then look the key up": XDEL looks the key up first (a
+// missing key answers 0 whatever the IDs), XCLAIM and XACK too, and the
+// texts of the errors are the stream package's, word for word.
+//
+// Writes and the write stream follow Redis: XADD propagates the ID it
+// chose and an approximate ("~") trim as the exact one it did; XREADGROUP,
+// XCLAIM and XAUTOCLAIM never propagate themselves but one XCLAIM ...
+// FORCE JUSTID per PEL change and XGROUP SETID for a NOACK read, so that a
+// replica or the AOF rebuilds the same groups without the same clock.
+package streamcmd
+
+import (
+	engine "github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/keyspace"
+	"github.com/limitkv/limitkv/internal/num"
+	"github.com/limitkv/limitkv/internal/resp"
+	"github.com/limitkv/limitkv/internal/stream"
+)
+
+const (
+	wr   = engine.FlagWrite
+	ro   = engine.FlagReadOnly
+	fast = engine.FlagFast
+	oom  = engine.FlagDenyOOM
+)
+
+// StreamCommands is the family's command table.
+var StreamCommands = []*engine.Command{
+	{Name: "xadd", Arity: -5, Flags: wr | oom | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Appends a new entry to a stream", Since: "5.0.0",
+		Complexity: "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.", Handler: cmdXAdd},
+	{Name: "xrange", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Return a range of elements in a stream, with IDs matching the specified IDs interval", Since: "5.0.0",
+		Complexity: "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).", Handler: cmdXRange},
+	{Name: "xrevrange", Arity: -4, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE", Since: "5.0.0",
+		Complexity: "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).", Handler: cmdXRevRange},
+	{Name: "xlen", Arity: 2, Flags: ro | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Return the number of entries in a stream", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXLen},
+	{Name: "xdel", Arity: -3, Flags: wr | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", Since: "5.0.0",
+		Complexity: "O(1) for each single item to delete in the stream, regardless of the stream size.", Handler: cmdXDel},
+	{Name: "xtrim", Arity: -4, Flags: wr, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Trims the stream to (approximately if '~' is passed) a certain size", Since: "5.0.0",
+		Complexity: "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.", Handler: cmdXTrim},
+	{Name: "xsetid", Arity: -3, Flags: wr | oom | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "An internal command for replicating stream values", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXSetID},
+	{Name: "xread", Arity: -4, Flags: ro | engine.FlagBlocking, Group: "stream",
+		Summary: "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", Since: "5.0.0",
+		Complexity: "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.", Handler: cmdXRead},
+	{Name: "xreadgroup", Arity: -7, Flags: wr | engine.FlagBlocking, Group: "stream",
+		Summary: "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", Since: "5.0.0",
+		Complexity: "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.", Handler: cmdXRead},
+	{Name: "xack", Arity: -4, Flags: wr | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", Since: "5.0.0",
+		Complexity: "O(1) for each message ID processed.", Handler: cmdXAck},
+	{Name: "xpending", Arity: -3, Flags: ro, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", Since: "5.0.0",
+		Complexity: "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.", Handler: cmdXPending},
+	{Name: "xclaim", Arity: -6, Flags: wr | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", Since: "5.0.0",
+		Complexity: "O(log N) with N being the number of messages in the PEL of the consumer group.", Handler: cmdXClaim},
+	{Name: "xautoclaim", Arity: -6, Flags: wr | fast, FirstKey: 1, LastKey: 1, Step: 1, Group: "stream",
+		Summary: "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", Since: "6.2.0",
+		Complexity: "O(1) if COUNT is small.", Handler: cmdXAutoClaim},
+	{Name: "xgroup", Arity: -2, Group: "stream",
+		Summary: "A container for consumer groups commands", Since: "5.0.0", Complexity: "Depends on subcommand.",
+		Sub: map[string]*engine.Command{
+			"create": {Arity: -5, Flags: wr | oom, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream",
+				Summary: "Create a consumer group.", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXGroup},
+			"createconsumer": {Arity: 5, Flags: wr | oom, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream",
+				Summary: "Create a consumer in a consumer group.", Since: "6.2.0", Complexity: "O(1)", Handler: cmdXGroup},
+			"delconsumer": {Arity: 5, Flags: wr, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream",
+				Summary: "Delete a consumer from a consumer group.", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXGroup},
+			"destroy": {Arity: 4, Flags: wr, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream",
+				Summary: "Destroy a consumer group.", Since: "5.0.0",
+				Complexity: "O(N) where N is the number of entries in the group's pending entries list (PEL).", Handler: cmdXGroup},
+			"setid": {Arity: -5, Flags: wr, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream",
+				Summary: "Set a consumer group to an arbitrary last delivered ID value.", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXGroup},
+			"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Group: "stream",
+				Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXGroup},
+		}},
+	{Name: "xinfo", Arity: -2, Group: "stream",
+		Summary: "A container for stream introspection commands", Since: "5.0.0", Complexity: "Depends on subcommand.",
+		Sub: map[string]*engine.Command{
+			"consumers": {Arity: 4, Flags: ro, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream",
+				Summary: "List the consumers in a consumer group", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXInfo},
+			"groups": {Arity: 3, Flags: ro, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream",
+				Summary: "List the consumer groups of a stream", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXInfo},
+			"stream": {Arity: -3, Flags: ro, FirstKey: 2, LastKey: 2, Step: 1, Group: "stream",
+				Summary: "Get information about a stream", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXInfo},
+			"help": {Arity: 2, Flags: engine.FlagLoading | engine.FlagStale, Group: "stream",
+				Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Complexity: "O(1)", Handler: cmdXInfo},
+		}},
+}
+
+// parseLL is getLongLongFromObjectOrReply: msg is the error to answer
+// ("" for the default one).
+func parseLL(x *engine.Ctx, arg []byte, msg string) (int64, bool) {
+	n, ok := num.ParseInt(arg)
+	if !ok {
+		if msg == "" {
+			msg = engine.ErrNotInt
+		}
+		x.W.Error(msg)
+	}
+	return n, ok
+}
+
+// replyErr answers a stream package error (its text is Redis's).
+func replyErr(x *engine.Ctx, err error) { x.W.Error(err.Error()) }
+
+// strictID is streamParseStrictIDOrReply with missing sequence 0.
+func strictID(x *engine.Ctx, arg []byte) (stream.ID, bool) {
+	id, err := stream.ParseStrictID(string(arg), 0)
+	if err != nil {
+		replyErr(x, err)
+		return stream.ID{}, false
+	}
+	return id, true
+}
+
+func idBytes(id stream.ID) []byte { return id.Append(nil) }
+
+// writeID is addReplyStreamID.
+func writeID(w *resp.Writer, id stream.ID) {
+	var buf [44]byte
+	w.Bulk(id.Append(buf[:0]))
+}
+
+// writeEntry is one entry of streamReplyWithRange: its ID and its
+// field-value pairs.
+func writeEntry(w *resp.Writer, e stream.Entry) {
+	w.Array(2)
+	writeID(w, e.ID)
+	w.Array(len(e.Fields))
+	for _, f := range e.Fields {
+		w.Bulk(f)
+	}
+}
+
+// writeRange answers the entries from start to end (count 0: all) as an
+// array, returning how many there were.
+func writeRange(w *resp.Writer, s *stream.Stream, start, end stream.ID, count int64, rev bool) int {
+	at := w.ArrayPlaceholder()
+	n := 0
+	s.Range(start, end, rev, func(e stream.Entry) bool {
+		writeEntry(w, e)
+		n++
+		return count == 0 || int64(n) < count
+	})
+	w.PatchArray(at, n)
+	return n
+}
+
+// streamCreate adds an empty stream at key (dbAdd: the key is signalled
+// for blocked clients).
+func streamCreate(x *engine.Ctx, key []byte) (*keyspace.Entry, *stream.Stream) {
+	s := stream.New()
+	e := x.DB.Set(key, s, false)
+	if len(x.E.Waiting) > 0 {
+		x.SignalReady(key)
+	}
+	return e, s
+}
+
+// limits are the configured node limits.
+func limits(x *engine.Ctx) stream.Limits { return x.E.Cfg.StreamLimits() }
+
+// subcommandSyntax is addReplySubcommandSyntaxError.
+func subcommandSyntax(x *engine.Ctx) { x.W.Error(engine.ErrSubcommandSyntax(x.Args)) }
+
+// writeHelp is addReplyHelp: the header and footer around lines.
+func writeHelp(x *engine.Ctx, lines []string) {
+	x.W.Array(len(lines) + 3)
+	x.W.Simple(upper(engine.CString(x.Args[0])) + " <subcommand> [<arg> [value] [opt] ...]. Subcommands are:")
+	for _, l := range lines {
+		x.W.Simple(l)
+	}
+	x.W.Simple("HELP")
+	x.W.Simple("    Prints this help.")
+}
+
+func upper(b []byte) string {
+	out := []byte(string(b))
+	for i, c := range out {
+		if 'a' <= c && c <= 'z' {
+			out[i] = c - 'a' + 'A'
+		}
+	}
+	return string(out)
+}
