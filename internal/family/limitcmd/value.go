@@ -54,7 +54,7 @@ func readValue(x *engine.Ctx, key []byte, write bool) (limiter.Value, error) {
 		})
 	case *zset.Set:
 		v.Kind, v.ZSet = limiter.ZSet, make([]limiter.ZMember, 0, val.Len())
-		val.RangeByRank(0, -1, false, func(m []byte, score float64) bool {
+		val.RangeByRank(0, val.Len()-1, false, func(m []byte, score float64) bool {
 			v.ZSet = append(v.ZSet, limiter.ZMember{Member: string(m), Score: score})
 			return true
 		})
