@@ -218,8 +218,8 @@ func TestRLAll(t *testing.T) {
 		// Errors name the limit and keep their code; nothing is charged.
 		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "FIXED 0 1"},
 			errReply("ERR limit 1: window must be a positive integer number of milliseconds"), ""},
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "LEAKY 1 2"}, errReply("ERR limit 1: "+strings.TrimPrefix(limitcmd.ErrRLAllSpec, "ERR ")), ""},
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "FIXED 10 1 COST"}, errReply("ERR limit 1: "+strings.TrimPrefix(limitcmd.ErrRLAllSpec, "ERR ")), ""},
+		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "LEAKY 1 2"}, errReply("ERR limit 1: " + strings.TrimPrefix(limitcmd.ErrRLAllSpec, "ERR ")), ""},
+		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "FIXED 10 1 COST"}, errReply("ERR limit 1: " + strings.TrimPrefix(limitcmd.ErrRLAllSpec, "ERR ")), ""},
 		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "u", "FIXED 10 1"}, errReply(limitcmd.ErrRLAllDup), ""},
 		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "ip"}, errReply("ERR wrong number of arguments for 'rl.all' command"), ""},
 		{[]string{"RL.ALL", "{T}", "g", "TOKEN 5 1 1000"},
@@ -287,4 +287,3 @@ func TestRLWritesPlainCommands(t *testing.T) {
 func itoaN(off int64) int64 { return 1_700_000_000_000 + off }
 
 func itoaT(off int64) string { return itoa(1_700_000_000_000 + off) }
-
