@@ -320,3 +320,54 @@ func scriptCallsOn(t *testing.T, info string) int {
 	}
 	return n
 }
+
+// A redis-server replica of limitkv ends with the master's keys, TTLs
+// included (DEBUG DIGEST), after every limiter command and recognised
+// script has run on the master: what they propagate is plain Redis.
+func TestLimitReplicatedToRedis(t *testing.T) {
+	requireServers(t)
+	lm, lport := startLimitkvOn(t, "limitkv master", nil)
+	lr, _ := startRedisOn(t, t.TempDir())
+	lr.Name = "redis replica of limitkv"
+	mustOK(t, lr, "REPLICAOF", "127.0.0.1", lport)
+	waitSynced(t, lm, lr)
+	rnd := rand.New(rand.NewSource(rlSeed(t)))
+	mustOK(t, lm, "SCRIPT", "LOAD", limiter.RedisRateAllowNScript)
+	mustOK(t, lm, "SCRIPT", "LOAD", limiter.RLFConsumeScript)
+	cmds := func(k string) [][]string {
+		id := "job" + strconv.Itoa(rnd.Intn(4))
+		return [][]string{
+			{"CL.THROTTLE", k + ":cell", "3", "10", "60", strconv.Itoa(rnd.Intn(3))},
+			{"RL.GCRA", k + ":gcra", "*", "3", "10", "60"},
+			{"RL.TOKEN", k + ":tb", "*", "5", "1", "100", "COST", strconv.Itoa(rnd.Intn(3))},
+			{"RL.FIXED", k + ":fw", "1000", "5"},
+			{"RL.SLIDING", k + ":sw", "*", "500", "5"},
+			{"RL.ACQUIRE", k + ":lease", "*", "2", "300", id},
+			{"RL.RELEASE", k + ":lease", "*", "2", "job" + strconv.Itoa(rnd.Intn(4))},
+			{"RL.RESERVE", k + ":budget", "*", "1000", "100", strconv.Itoa(rnd.Intn(40))},
+			{"RL.ALL", "*", k + ":all1", "TOKEN 3 1 200", k + ":all2", "LEASE 2 300 " + id, k + ":all3", "SLIDING 500 4"},
+			{"RL.CHECK", k + ":log", "*", "500", "4", "*"},
+			{"EVALSHA", limiter.RedisRateAllowNSHA1, "1", k + ":rr", "5", "10", "1", "1"},
+			{"EVALSHA", limiter.RLFConsumeSHA1, "1", k + ":rlf", "1", "2", "5", "2"},
+		}
+	}
+	n := 0
+	for i := 0; i < 200; i++ {
+		for _, c := range cmds("u" + strconv.Itoa(rnd.Intn(3))) {
+			if r := lm.MustDo(t, c...); r.IsError() {
+				t.Fatalf("%q: %q", c, r.Raw)
+			}
+			n++
+		}
+		if rnd.Intn(20) == 0 {
+			time.Sleep(time.Duration(rnd.Intn(100)) * time.Millisecond)
+		}
+	}
+	waitSynced(t, lm, lr)
+	sameDigest(t, "after the limiters", lm, lr)
+	keys := lm.MustDo(t, "DBSIZE").Int
+	t.Logf("%d commands on the master, %d keys, same digest on the redis-server replica", n, keys)
+	if keys < 20 {
+		t.Fatalf("only %d keys: the limiters did not write", keys)
+	}
+}
