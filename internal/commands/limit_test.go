@@ -287,3 +287,30 @@ func TestRLWritesPlainCommands(t *testing.T) {
 func itoaN(off int64) int64 { return 1_700_000_000_000 + off }
 
 func itoaT(off int64) string { return itoa(1_700_000_000_000 + off) }
+
+// Every command of the family is documented with its arguments (redis-cli
+// builds its hints from them) and flagged as a write or a read.
+func TestRateLimitFamilyDocs(t *testing.T) {
+	tt := newTester(t)
+	for _, c := range limitcmd.Commands {
+		docs := tt.Do("COMMAND", "DOCS", c.Name)
+		if !strings.Contains(docs, "$9\r\narguments\r\n") || !strings.Contains(docs, "$5\r\ngroup\r\n$9\r\nratelimit\r\n") {
+			t.Errorf("COMMAND DOCS %s has no arguments or group: %q", c.Name, docs)
+		}
+		info := tt.Do("COMMAND", "INFO", c.Name)
+		write := strings.Contains(info, "+write\r\n")
+		if write == strings.Contains(info, "+readonly\r\n") || write != strings.Contains(info, "+@write\r\n") ||
+			!strings.Contains(info, "+fast\r\n") || readOnly(c.Name) == write {
+			t.Errorf("COMMAND INFO %s: %q", c.Name, info)
+		}
+	}
+	// The key's documentation points at its key spec, as Redis's do.
+	if docs := tt.Do("COMMAND", "DOCS", "rl.check"); !strings.Contains(docs, "$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n") {
+		t.Errorf("COMMAND DOCS rl.check: %q", docs)
+	}
+}
+
+// readOnly: the family's commands that record nothing.
+func readOnly(name string) bool {
+	return strings.HasSuffix(name, ".peek") || name == "rl.peek" || name == "rl.holders"
+}
