@@ -96,8 +96,10 @@ func rlfTwin(x *engine.Ctx, keys, argv [][]byte) bool {
 		return false
 	}
 	a, err := limiter.ParseRLFArgs([]string{string(argv[0]), string(argv[1])})
-	if err != nil {
-		return false // the interpreter raises the command's error
+	// Errors are the interpreter's to raise; a duration whose deadline
+	// could overflow is left to SET's own check there too.
+	if err != nil || a.Duration > 1e12 {
+		return false
 	}
 	key := keys[0]
 	v, err := readValue(x, key, true)

@@ -147,7 +147,9 @@ var Commands = []*engine.Command{
 		Args:    reserveArgs, Handler: cmdRLReservePeek,
 	},
 	{
-		Name: "rl.settle", Arity: -8, Flags: engine.FlagWrite | engine.FlagFast, FirstKey: 1, LastKey: 1, Step: 1,
+		// A settlement can create the key (an actual cost above a lost
+		// estimate), so it is deny-oom as the charging commands are.
+		Name: "rl.settle", Arity: -8, Flags: wr, FirstKey: 1, LastKey: 1, Step: 1,
 		Group: group, Since: since, Complexity: "O(1)",
 		Summary: "Replaces a reservation's estimate with the actual cost, if its window (window_start) is still the current one (allowed 1)." + resultSummary + " Then window_start.",
 		Args: docs(aKey, aNow, arg("window_ms", "integer"), arg("limit", "integer"), arg("estimate", "integer"),

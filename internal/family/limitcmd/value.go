@@ -109,6 +109,9 @@ func writeValue(x *engine.Ctx, key []byte, before, after limiter.Value) {
 		}
 		x.Modified(key)
 		x.Notify(engine.EvString, "set", key)
+		if after.TTL > 0 {
+			x.Notify(engine.EvGeneric, "expire", key)
+		}
 		return
 	case limiter.Hash:
 		changed, fresh = writeHash(x, key, before, after, fresh)
