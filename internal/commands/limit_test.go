@@ -314,3 +314,24 @@ func TestRateLimitFamilyDocs(t *testing.T) {
 func readOnly(name string) bool {
 	return strings.HasSuffix(name, ".peek") || name == "rl.peek" || name == "rl.holders"
 }
+
+// In RESP3, INFO is a map and RL.HOLDERS a map of lease id to expiry.
+func TestRLInfoRESP3(t *testing.T) {
+	tt := newTester(t)
+	c := trackingClient(tt, 3)
+	now := itoa(tt.Clock.Now().UnixMilli())
+	for _, s := range []struct {
+		want string
+		args []string
+	}{
+		{"%6\r\n$7\r\nallowed\r\n:1\r\n$5\r\ncount\r\n:1\r\n$5\r\nlimit\r\n:2\r\n$9\r\nremaining\r\n:1\r\n" +
+			"$14\r\nretry_after_ms\r\n:0\r\n$14\r\nreset_after_ms\r\n:1000\r\n", []string{"RL.ACQUIRE", "l", now, "2", "1000", "a", "INFO"}},
+		{"%1\r\n$1\r\na\r\n:" + itoa(itoaN(1000)) + "\r\n", []string{"RL.HOLDERS", "l", now}},
+		{"*6\r\n:1\r\n:1\r\n:2\r\n:1\r\n:0\r\n:1000\r\n", []string{"RL.FIXED", "f", "1000", "2"}},
+	} {
+		doOn(tt, c, s.args...)
+		if got := takeOut(c); got != s.want {
+			t.Errorf("%q: got %q, want %q", s.args, got, s.want)
+		}
+	}
+}
