@@ -15,6 +15,7 @@ import (
 	"github.com/limitkv/limitkv/internal/family/conncmd"
 	"github.com/limitkv/limitkv/internal/family/hashcmd"
 	"github.com/limitkv/limitkv/internal/family/keycmd"
+	"github.com/limitkv/limitkv/internal/family/limitcmd"
 	"github.com/limitkv/limitkv/internal/family/listcmd"
 	"github.com/limitkv/limitkv/internal/family/setcmd"
 	"github.com/limitkv/limitkv/internal/family/streamcmd"
@@ -26,7 +27,7 @@ import (
 func init() {
 	engine.Install(admin.Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands, conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
 		keycmd.ExpireCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, zsetcmd.ZsetCommands,
-		zsetcmd.RateLimitCommands, stringcmd.HllCommands, hashcmd.HashCommands, listcmd.ListCommands,
+		limitcmd.Commands, stringcmd.HllCommands, hashcmd.HashCommands, listcmd.ListCommands,
 		setcmd.SetCommands, zsetcmd.GeoCommands, keycmd.SortCommands, streamcmd.StreamCommands)
 }
 

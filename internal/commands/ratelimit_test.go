@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/engine"
-	"github.com/limitkv/limitkv/internal/family/zsetcmd"
+	"github.com/limitkv/limitkv/internal/family/limitcmd"
 )
 
 func TestRLCheckSeedContract(t *testing.T) {
@@ -68,14 +68,14 @@ func TestRLCheckErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"RL.CHECK", "k", "1", "1", "1"}, errReply("ERR wrong number of arguments for 'rl.check' command")},
-		{[]string{"RL.CHECK", "k", "x", "1", "1", "m"}, errReply(zsetcmd.ErrRLNow)},
-		{[]string{"RL.CHECK", "k", "1.5", "1", "1", "m"}, errReply(zsetcmd.ErrRLNow)},
-		{[]string{"RL.CHECK", "k", "1", "0", "1", "m"}, errReply(zsetcmd.ErrRLWindow)},
-		{[]string{"RL.CHECK", "k", "1", "-5", "1", "m"}, errReply(zsetcmd.ErrRLWindow)},
-		{[]string{"RL.CHECK", "k", "1", "10", "0", "m"}, errReply(zsetcmd.ErrRLLimit)},
-		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST", "0"}, errReply(zsetcmd.ErrRLCost)},
+		{[]string{"RL.CHECK", "k", "x", "1", "1", "m"}, errReply(limitcmd.ErrRLNow)},
+		{[]string{"RL.CHECK", "k", "1.5", "1", "1", "m"}, errReply(limitcmd.ErrRLNow)},
+		{[]string{"RL.CHECK", "k", "1", "0", "1", "m"}, errReply(limitcmd.ErrRLWindow)},
+		{[]string{"RL.CHECK", "k", "1", "-5", "1", "m"}, errReply(limitcmd.ErrRLWindow)},
+		{[]string{"RL.CHECK", "k", "1", "10", "0", "m"}, errReply(limitcmd.ErrRLLimit)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST", "0"}, errReply(limitcmd.ErrRLCost)},
 		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "COST"}, errReply(engine.ErrSyntax)},
-		{[]string{"RL.CHECK", "k", "1", "10", "1000000000", "m", "COST", "100001"}, errReply(zsetcmd.ErrRLCost)},
+		{[]string{"RL.CHECK", "k", "1", "10", "1000000000", "m", "COST", "100001"}, errReply(limitcmd.ErrRLCost)},
 		{[]string{"RL.CHECK", "k", "1", "10", "1", "m", "BOGUS"}, errReply(engine.ErrSyntax)},
 		{[]string{"RL.CHECK", "s", "1", "10", "1", "m"}, errReply(engine.ErrWrongType)},
 		{[]string{"RL.PEEK", "s", "1", "10", "1"}, errReply(engine.ErrWrongType)},

@@ -323,7 +323,11 @@ func builtDocs(c *Command, resp3 bool) (int, []byte) {
 	pair("since", c.Since)
 	pair("group", c.Group)
 	pair("complexity", c.Complexity)
-	if args := builtDocArgs[c.Name]; len(args) > 0 {
+	args := c.Args
+	if args == nil {
+		args = builtDocArgs[c.Name]
+	}
+	if len(args) > 0 {
 		w.BulkString("arguments")
 		writeDocArgs(&w, args)
 		n += 2
@@ -335,6 +339,9 @@ func writeDocArgs(w *resp.Writer, args []DocArg) {
 	w.Array(len(args))
 	for _, a := range args {
 		n := 4
+		if a.Type == "key" {
+			n += 2
+		}
 		if a.Token != "" {
 			n += 2
 		}
@@ -349,6 +356,10 @@ func writeDocArgs(w *resp.Writer, args []DocArg) {
 		w.BulkString(a.Name)
 		w.BulkString("type")
 		w.BulkString(a.Type)
+		if a.Type == "key" { // limitkv's own commands have one key spec
+			w.BulkString("key_spec_index")
+			w.Int(0)
+		}
 		if a.Token != "" {
 			w.BulkString("token")
 			w.BulkString(a.Token)

@@ -71,10 +71,13 @@ type Command struct {
 	Complexity              string
 	Handler                 func(x *Ctx)
 	Sub                     map[string]*Command // container commands (CLIENT, CONFIG, ...)
-	// ScriptNative, when set, runs a script the interpreter recognised as
-	// this command's twin (internal/lua.IsSlidingWindow for RL.CHECK),
-	// reporting false when the inputs need the interpreter after all.
-	ScriptNative func(x *Ctx, key []byte, argv [][]byte) bool
+	// ScriptTwins runs natively the scripts internal/lua recognises
+	// (lua.Script.Twin names them): the family that has the algorithm
+	// registers its native twin under that name.
+	ScriptTwins map[string]ScriptTwin
+	// Args documents the arguments in COMMAND DOCS for a command Redis does
+	// not have, so redis-cli shows a syntax hint.
+	Args []DocArg
 
 	// For commands whose keys follow a count (EVAL, ZMPOP, ZUNION...),
 	// taken from Redis's key specs when the table is built: the positions
@@ -120,9 +123,30 @@ func Install(families ...[]*Command) {
 	buildACLTable()
 }
 
+// ScriptTwin runs a recognised script natively for EVAL/EVALSHA with its
+// KEYS and ARGV, answering exactly as the interpreter would; it reports
+// false, having done nothing, when the inputs need the interpreter.
+type ScriptTwin func(x *Ctx, keys, argv [][]byte) bool
+
+// scriptTwins is every command's ScriptTwins by twin name.
+var scriptTwins = map[string]ScriptTwin{}
+
+// RunTwin runs the native twin of a recognised script; false: none is
+// registered or it declined.
+func (x *Ctx) RunTwin(twin string, keys, argv [][]byte) bool {
+	fn := scriptTwins[twin]
+	return fn != nil && fn(x, keys, argv)
+}
+
 func Register(c *Command) {
 	if _, dup := Table[c.Name]; dup {
 		panic("duplicate command " + c.Name)
+	}
+	for name, fn := range c.ScriptTwins {
+		if _, dup := scriptTwins[name]; dup {
+			panic("duplicate script twin " + name)
+		}
+		scriptTwins[name] = fn
 	}
 	Table[c.Name] = c
 	for name, sub := range c.Sub {

@@ -8,6 +8,7 @@ import (
 	"github.com/limitkv/limitkv/internal/third_party/gopherlua/ast"
 	"github.com/limitkv/limitkv/internal/third_party/gopherlua/parse"
 
+	"github.com/limitkv/limitkv/internal/limiter"
 	"github.com/limitkv/limitkv/ratelimit/seedscript"
 )
 
@@ -16,7 +17,25 @@ import (
 // 91bc54027b375c6932fd44b714479f32d407fcba).
 var SlidingWindowScript = seedscript.Source
 
-var slidingWindowAST = mustParse(SlidingWindowScript)
+// The names Recognise gives the scripts it knows: each is registered by
+// the command family that runs it natively (engine.Command.ScriptTwins).
+const (
+	TwinSlidingLog         = "seed.sliding_window"      // the seed's script: RL.CHECK
+	TwinRedisRateAllowN    = "redis_rate.allow_n"       // go-redis/redis_rate v10
+	TwinRedisRateAllowMost = "redis_rate.allow_at_most" // go-redis/redis_rate v10
+	TwinRLFConsume         = "rlf.consume"              // node-rate-limiter-flexible
+)
+
+// known are the recognised scripts' syntax trees, by twin name.
+var known = []struct {
+	twin string
+	ast  []ast.Stmt
+}{
+	{TwinSlidingLog, mustParse(SlidingWindowScript)},
+	{TwinRedisRateAllowN, mustParse(limiter.RedisRateAllowNScript)},
+	{TwinRedisRateAllowMost, mustParse(limiter.RedisRateAllowAtMostScript)},
+	{TwinRLFConsume, mustParse(limiter.RLFConsumeScript)},
+}
 
 func mustParse(src string) []ast.Stmt {
 	chunk, err := parse.Parse(strings.NewReader(src), chunkName)
@@ -26,16 +45,26 @@ func mustParse(src string) []ast.Stmt {
 	return chunk
 }
 
-// IsSlidingWindow reports whether chunk is the seed's sliding-window script
-// up to what cannot change its meaning: whitespace, comments, the names of
-// its local variables, the spelling of numbers (1000, 1e3) and the case of
-// command names ('zadd'). It compares syntax trees, so any other change —
-// an extra statement, another operator, redis.pcall for redis.call — makes
-// it a different script that the interpreter runs.
-func IsSlidingWindow(chunk []ast.Stmt) bool {
-	m := matcher{names: map[string]string{}, back: map[string]string{}}
-	return m.same(reflect.ValueOf(slidingWindowAST), reflect.ValueOf(chunk))
+// Recognise names the native twin of chunk if it is one of the known
+// scripts up to what cannot change its meaning: whitespace, comments, the
+// names of its local variables, the spelling of numbers (1000, 1e3) and
+// the case of command names and options ('zadd', 'ex'). It compares syntax
+// trees, so any other change (an extra statement, another operator,
+// redis.pcall for redis.call) makes it a different script, which the
+// interpreter runs: "" is returned.
+func Recognise(chunk []ast.Stmt) string {
+	for _, k := range known {
+		m := matcher{names: map[string]string{}, back: map[string]string{}}
+		if m.same(reflect.ValueOf(k.ast), reflect.ValueOf(chunk)) {
+			return k.twin
+		}
+	}
+	return ""
 }
+
+// IsSlidingWindow reports whether chunk is the seed's sliding-window script
+// (see Recognise).
+func IsSlidingWindow(chunk []ast.Stmt) bool { return Recognise(chunk) == TwinSlidingLog }
 
 // matcher compares a reference tree a with a candidate b, keeping a
 // one-to-one renaming of local variables.
@@ -138,9 +167,11 @@ func (m *matcher) same(a, b reflect.Value) bool {
 	return false
 }
 
+// isCommandName: the words Redis reads without regard to case, command
+// names and options, as the known scripts spell them.
 func isCommandName(s string) bool {
 	switch strings.ToUpper(s) {
-	case "ZREMRANGEBYSCORE", "ZCARD", "ZADD", "PEXPIRE":
+	case "ZREMRANGEBYSCORE", "ZCARD", "ZADD", "PEXPIRE", "TIME", "GET", "SET", "EX", "NX", "INCRBY", "PTTL", "EXPIRE":
 		return true
 	}
 	return false

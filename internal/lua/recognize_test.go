@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"github.com/limitkv/limitkv/internal/limiter"
 	"github.com/limitkv/limitkv/internal/third_party/gopherlua/ast"
 	"github.com/limitkv/limitkv/internal/third_party/gopherlua/parse"
 	"strings"
@@ -51,4 +52,35 @@ return n`
 
 func mustParseTry(src string) (chunk []ast.Stmt, err error) {
 	return parse.Parse(strings.NewReader(src), chunkName)
+}
+
+func TestRecognise(t *testing.T) {
+	allowN, atMost, rlf := limiter.RedisRateAllowNScript, limiter.RedisRateAllowAtMostScript, limiter.RLFConsumeScript
+	tests := []struct {
+		name, src, want string
+	}{
+		{"seed", SlidingWindowScript, TwinSlidingLog},
+		{"redis_rate allowN", allowN, TwinRedisRateAllowN},
+		{"redis_rate allowAtMost", atMost, TwinRedisRateAllowMost},
+		{"rate-limiter-flexible consume", rlf, TwinRLFConsume},
+		{"allowN reindented, lower-case commands", strings.ReplaceAll(strings.ReplaceAll(allowN, "\n", "\n  "), `"SET"`, `"set"`), TwinRedisRateAllowN},
+		{"allowN with other names", strings.ReplaceAll(allowN, "emission_interval", "ei"), TwinRedisRateAllowN},
+		{"rlf on several lines, option in lower case", strings.ReplaceAll(strings.ReplaceAll(rlf, " local", "\nlocal"), "'EX'", "'ex'"), TwinRLFConsume},
+		{"allowN with another epoch", strings.Replace(allowN, "1483228800", "1483228801", 1), ""},
+		{"allowN without the replicate call", strings.Replace(allowN, "redis.replicate_commands()", "", 1), ""},
+		{"allowN with ceil replaced", strings.Replace(allowN, "math.ceil(reset_after)", "math.floor(reset_after)", 1), ""},
+		{"atMost with remaining < 0", strings.Replace(atMost, "remaining < 1", "remaining < 0", 1), ""},
+		{"rlf with PX", strings.Replace(rlf, "'EX'", "'PX'", 1), ""},
+		{"rlf with another multiplier", strings.Replace(rlf, "1000 * ARGV[2]", "100 * ARGV[2]", 1), ""},
+		{"rlf starting the counter at 1", strings.Replace(rlf, "KEYS[1], 0", "KEYS[1], 1", 1), ""},
+	}
+	for _, tc := range tests {
+		chunk, err := mustParseTry(tc.src)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := Recognise(chunk); got != tc.want {
+			t.Errorf("%s: Recognise = %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }

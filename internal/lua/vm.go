@@ -51,10 +51,10 @@ type Script struct {
 	SHA   string // 40 lower-case hex digits of the body's SHA1
 	Body  string
 	Flags Flags
-	// SlidingWindow: the body is the seed's sliding-window script (see
-	// IsSlidingWindow), which the executor may run natively.
-	SlidingWindow bool
-	fn            *glua.LFunction
+	// Twin names the native twin of a script Recognise knows ("" for
+	// none), which the executor may run instead of the interpreter.
+	Twin string
+	fn   *glua.LFunction
 }
 
 // Host runs the Redis commands a script calls and receives its log lines.
@@ -165,7 +165,9 @@ func (vm *VM) Compile(sha string, body []byte) (*Script, string) {
 		return nil, "ERR Error compiling script (new function): " + msg
 	}
 	noArgTable(proto)
-	s.SlidingWindow = s.Flags == 0 && IsSlidingWindow(chunk)
+	if s.Flags == 0 {
+		s.Twin = Recognise(chunk)
+	}
 	s.fn = vm.L.NewFunctionFromProto(proto)
 	return s, ""
 }

@@ -159,7 +159,7 @@ func evalGeneric(x *engine.Ctx, bySHA, ro bool) {
 	keys := x.Args[3 : 3+numkeys]
 	argv := x.Args[3+numkeys:]
 	// With a monitor the script runs in Lua, so its commands are shown.
-	if s.SlidingWindow && !ro && len(keys) >= 1 && len(argv) >= 4 && len(x.E.Cs.Monitors) == 0 && scriptNative(x, keys[0], argv) {
+	if s.Twin != "" && !ro && len(x.E.Cs.Monitors) == 0 && x.RunTwin(s.Twin, keys, argv) { // recognised scripts run by their native twin (engine/table.go)
 		return
 	}
 	runScript(x, ext, s, keys, argv, ro || (shebang && s.Flags&lua.FlagNoWrites != 0))
@@ -405,12 +405,4 @@ func parseNumKeys(x *engine.Ctx, notInt string) (int64, bool) {
 		return n, true
 	}
 	return 0, false
-}
-
-// scriptNative runs a recognised script through the native command that
-// registered itself for it (RL.CHECK for the seed's sliding window); false:
-// no such command, or the inputs need the interpreter.
-func scriptNative(x *engine.Ctx, key []byte, argv [][]byte) bool {
-	c := engine.Lookup([]byte("rl.check"))
-	return c != nil && c.ScriptNative != nil && c.ScriptNative(x, key, argv)
 }

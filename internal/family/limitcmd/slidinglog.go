@@ -1,4 +1,4 @@
-package zsetcmd
+package limitcmd
 
 import (
 	"math"
@@ -12,28 +12,13 @@ import (
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
-// The native sliding-window limiter. RL.CHECK does in one step what the
-// seed's Lua script does with ZREMRANGEBYSCORE, ZCARD, ZADD and PEXPIRE, and
-// leaves the same ordinary sorted set behind, so support can still inspect a
-// user with ZRANGE ... WITHSCORES and reset one with DEL.
+// The sliding log: RL.CHECK does in one step what the seed's Lua script
+// does with ZREMRANGEBYSCORE, ZCARD, ZADD and PEXPIRE, and leaves the same
+// ordinary sorted set behind, so support can still inspect a user with
+// ZRANGE ... WITHSCORES and reset one with DEL.
 //
 //	RL.CHECK key now_ms|* window_ms limit member|* [COST n] [INFO]
 //	RL.PEEK  key now_ms|* window_ms limit [COST n] [INFO]
-var RateLimitCommands = []*engine.Command{
-	{
-		Name: "rl.check", Arity: -6, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast, FirstKey: 1, LastKey: 1, Step: 1,
-		ScriptNative: slidingWindowNative,
-		Group:        "ratelimit", Since: "limitkv 0.1.0", Complexity: "O(log(N)+M) with N the entries in the window and M the entries that left it",
-		Summary: "Sliding-window rate limit check: drops entries older than the window, refuses at the limit, else records the request. Replies the count before this request, or with INFO the allowed flag, count, limit, remaining, retry_after_ms and reset_after_ms.",
-		Handler: cmdRLCheck,
-	},
-	{
-		Name: "rl.peek", Arity: -5, Flags: engine.FlagReadOnly | engine.FlagFast, FirstKey: 1, LastKey: 1, Step: 1,
-		Group: "ratelimit", Since: "limitkv 0.1.0", Complexity: "O(log(N)+M)",
-		Summary: "Reports what RL.CHECK would answer now without recording or removing anything.",
-		Handler: cmdRLPeek,
-	},
-}
 
 // RL.CHECK's own error texts, in Redis's style.
 const (
@@ -142,8 +127,6 @@ func cmdRLCheck(x *engine.Ctx) {
 	if wrongType {
 		x.W.Error(engine.ErrWrongType)
 		return
-	}
-	if !res.changed {
 	}
 	res.reply(x, &r)
 }
@@ -378,8 +361,12 @@ func rlResetAfter(z *zset.Set, r *rlRequest) int64 {
 // arithmetic and number-to-string conversions are exact, a key that is
 // missing or a sorted set, and no maxmemory (where the script's ZADD could
 // answer OOM). Anything else reports false and runs in the interpreter.
-func slidingWindowNative(x *engine.Ctx, key []byte, argv [][]byte) bool {
+func slidingWindowNative(x *engine.Ctx, keys, argv [][]byte) bool {
 	const exact = 1 << 53
+	if len(keys) < 1 || len(argv) < 4 {
+		return false
+	}
+	key := keys[0]
 	now, ok1 := num.ParseInt(argv[0])
 	window, ok2 := num.ParseInt(argv[1])
 	limit, ok3 := num.ParseInt(argv[2])
