@@ -128,12 +128,21 @@ func (e *Engine) NumClients() int {
 	return len(e.Clients)
 }
 
-// multiState is a client's open MULTI: the queued commands and whether a
+// MultiState is a client's open MULTI: the queued commands and whether a
 // queue-time error doomed the transaction.
 type MultiState struct {
-	cmds    []queued
-	Dirty   bool
-	denyOOM bool // a queued command may grow memory
+	cmds  []queued
+	Dirty bool
+	// What the queue holds, accumulated as commands are queued (Redis's
+	// mstate.cmd_flags and cmd_inv_flags), so the dispatcher asks "does
+	// EXEC run a write / a command without the stale flag" in one test
+	// instead of walking the queue: flags ORs the queued commands' flags,
+	// invFlags their complements ("some command lacks X").
+	flags, invFlags Flags
+	// The queue's effective traits: a script counts by its own flags
+	// (effectiveFlags), as getCommandFlags makes Redis count it.
+	read, write, mayRepl bool
+	denyOOM              bool // a queued command may grow memory
 }
 
 type queued struct {
@@ -149,7 +158,21 @@ func (m *MultiState) Queue(cmd *Command, args [][]byte) {
 		cp[i] = append([]byte(nil), a...)
 	}
 	m.cmds = append(m.cmds, queued{cmd, cp})
+	m.flags |= cmd.Flags
+	m.invFlags |= ^cmd.Flags
 	m.denyOOM = m.denyOOM || cmd.Flags&FlagDenyOOM != 0
+}
+
+// execHas reports whether cmd, or the queue an EXEC runs, holds a command
+// with flag f (processCommand's is_write_command and the like).
+func execHas(c *Client, cmd *Command, f Flags) bool {
+	return cmd.Flags&f != 0 || cmd.Name == "exec" && c.Multi != nil && c.Multi.flags&f != 0
+}
+
+// execLacks reports whether cmd, or some command of the queue an EXEC
+// runs, lacks flag f (is_denystale_command, is_denyloading_command).
+func execLacks(c *Client, cmd *Command, f Flags) bool {
+	return cmd.Flags&f == 0 || cmd.Name == "exec" && c.Multi != nil && c.Multi.invFlags&f != 0
 }
 
 // blockState is what a blocked client waits for.

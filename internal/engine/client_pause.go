@@ -161,10 +161,7 @@ func (e *Engine) postpone(x *Ctx, cmd *Command) bool {
 	if e.Cs.Pause.Kind == PauseWrite {
 		_, w, mr := e.effectiveFlags(c, cmd, x.Args)
 		if cmd.Name == "exec" && c.Multi != nil {
-			for _, q := range c.Multi.cmds {
-				_, qw, qm := e.effectiveFlags(c, q.cmd, q.args)
-				w, mr = w || qw, mr || qm
-			}
+			w, mr = w || c.Multi.write, mr || c.Multi.mayRepl
 		}
 		if !w && !mr {
 			return false

@@ -65,35 +65,11 @@ func (e *Engine) replicaDenies(c *Client, cmd *Command) bool {
 
 // writesData is processCommand's is_write_command: a write, or an EXEC
 // whose queue holds one.
-func writesData(c *Client, cmd *Command) bool {
-	if cmd.Flags&FlagWrite != 0 {
-		return true
-	}
-	if cmd.Name == "exec" && c.Multi != nil {
-		for _, q := range c.Multi.cmds {
-			if q.cmd.Flags&FlagWrite != 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+func writesData(c *Client, cmd *Command) bool { return execHas(c, cmd, FlagWrite) }
 
 // deniesStale is processCommand's is_denystale_command: what a replica
 // with a broken link refuses when replica-serve-stale-data is no.
-func deniesStale(c *Client, cmd *Command) bool {
-	if cmd.Flags&FlagStale == 0 {
-		return true
-	}
-	if cmd.Name == "exec" && c.Multi != nil {
-		for _, q := range c.Multi.cmds {
-			if q.cmd.Flags&FlagStale == 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+func deniesStale(c *Client, cmd *Command) bool { return execLacks(c, cmd, FlagStale) }
 
 // A replica's states, as INFO names them (replstateToString).
 const (

@@ -430,8 +430,11 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	if c.Multi != nil && cmd.Flags&FlagNoMulti == 0 {
 		// A doomed transaction queues nothing more, as in Redis.
 		if !c.Multi.Dirty && !e.watchDirty(c) {
-			c.Multi.Queue(cmd, args)
-			c.Multi.denyOOM = c.Multi.denyOOM || e.Scripts.DeniesOOM(cmd, args)
+			m := c.Multi
+			m.Queue(cmd, args)
+			m.denyOOM = m.denyOOM || e.Scripts.DeniesOOM(cmd, args)
+			r, w, mr := e.effectiveFlags(c, cmd, args)
+			m.read, m.write, m.mayRepl = m.read || r, m.write || w, m.mayRepl || mr
 		}
 		x.W.Simple("QUEUED")
 		return Continue

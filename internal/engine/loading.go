@@ -91,19 +91,7 @@ func (e *Engine) LoadYield(rd *rdb.Reader) error {
 
 // loadingDenied is processCommand's rule: while loading, only commands
 // with the loading flag run, and EXEC only if all it queued have it.
-func loadingDenied(c *Client, cmd *Command) bool {
-	if cmd.Flags&FlagLoading == 0 {
-		return true
-	}
-	if cmd.Name == "exec" && c.Multi != nil {
-		for _, q := range c.Multi.cmds {
-			if q.cmd.Flags&FlagLoading == 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
+func loadingDenied(c *Client, cmd *Command) bool { return execLacks(c, cmd, FlagLoading) }
 
 // Loading reports whether the server is loading its file at start.
 func (e *Engine) Loading() bool {

@@ -313,11 +313,8 @@ func (e *Engine) keyspaceDenied(c *Client, cmd *Command, args [][]byte) bool {
 	read, write, mr := t.read, t.write, t.mr
 	switch cmd.Name {
 	case "exec":
-		if c.Multi != nil {
-			for _, q := range c.Multi.cmds {
-				r, w, m := e.effectiveFlags(c, q.cmd, q.args)
-				read, write, mr = read || r, write || w, mr || m
-			}
+		if m := c.Multi; m != nil {
+			read, write, mr = read || m.read, write || m.write, mr || m.mayRepl
 		}
 	case "eval", "evalsha", "eval_ro", "evalsha_ro":
 		read, write, mr = e.effectiveFlags(c, cmd, args)
