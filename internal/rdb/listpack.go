@@ -17,8 +17,6 @@ const (
 	lpHeaderSize    = 6
 	lpNumeleUnknown = 65535
 	lpEOF           = 0xFF
-	// listpackMaxSafetySize is the size Redis refuses to grow a listpack past.
-	listpackMaxSafetySize = 1 << 30
 )
 
 var errListpack = errors.New("rdb: listpack integrity check failed")
