@@ -24,15 +24,15 @@ import (
 // replies.
 var transactionCommands = []*Command{
 	{Name: "multi", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, Group: "transactions",
-		Summary: "Mark the start of a transaction block", Since: "1.2.0", Complexity: "O(1)", Handler: cmdMulti},
+		Handler: cmdMulti},
 	{Name: "exec", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagSkipSlowlog | FlagNoMulti, Group: "transactions",
-		Summary: "Execute all commands issued after MULTI", Since: "1.2.0", Complexity: "Depends on commands in the transaction", Handler: cmdExec},
+		Handler: cmdExec},
 	{Name: "discard", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, Group: "transactions",
-		Summary: "Discard all commands issued after MULTI", Since: "2.0.0", Complexity: "O(N), when N is the number of queued commands", Handler: cmdDiscard},
+		Handler: cmdDiscard},
 	{Name: "watch", Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy | FlagNoMulti, FirstKey: 1, LastKey: -1, Step: 1, Group: "transactions",
-		Summary: "Watch the given keys to determine execution of the MULTI/EXEC block", Since: "2.2.0", Complexity: "O(1) for every key.", Handler: cmdWatch},
+		Handler: cmdWatch},
 	{Name: "unwatch", Arity: 1, Flags: FlagNoScript | FlagLoading | FlagStale | FlagFast | FlagAllowBusy, Group: "transactions",
-		Summary: "Forget about all watched keys", Since: "2.2.0", Complexity: "O(1)", Handler: cmdUnwatch},
+		Handler: cmdUnwatch},
 }
 
 // engineExt is the engine state of the transaction family, made on first

@@ -27,19 +27,15 @@ import (
 // never, even when it converts the value to dense.
 var HllCommands = []*engine.Command{
 	{Name: "pfadd", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagFast, FirstKey: 1, LastKey: 1, Step: 1, Group: "hyperloglog",
-		Summary: "Adds the specified elements to the specified HyperLogLog.", Since: "2.8.9",
-		Complexity: "O(1) to add every element.", Handler: cmdPFAdd},
+		Handler: cmdPFAdd},
 	{Name: "pfcount", Arity: -2, Flags: engine.FlagReadOnly | engine.FlagMayReplicate, FirstKey: 1, LastKey: -1, Step: 1, Group: "hyperloglog",
-		Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Since: "2.8.9",
-		Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.",
-		Handler:    cmdPFCount},
+		Handler: cmdPFCount},
 	{Name: "pfmerge", Arity: -2, Flags: engine.FlagWrite | engine.FlagDenyOOM, FirstKey: 1, LastKey: -1, Step: 1, Group: "hyperloglog",
-		Summary: "Merge N different HyperLogLogs into a single one.", Since: "2.8.9",
-		Complexity: "O(N) to merge N HyperLogLogs, but with high constant times.", Handler: cmdPFMerge},
+		Handler: cmdPFMerge},
 	{Name: "pfdebug", Arity: 3, Flags: engine.FlagWrite | engine.FlagDenyOOM | engine.FlagAdmin, FirstKey: 2, LastKey: 2, Step: 1, Group: "hyperloglog",
-		Summary: "Internal commands for debugging HyperLogLog values", Since: "2.8.9", Complexity: "N/A", Handler: cmdPFDebug},
+		Handler: cmdPFDebug},
 	{Name: "pfselftest", Arity: 1, Flags: engine.FlagAdmin, Group: "hyperloglog",
-		Summary: "An internal command for testing HyperLogLog values", Since: "2.8.9", Complexity: "N/A", Handler: cmdPFSelfTest},
+		Handler: cmdPFSelfTest},
 }
 
 // hllOf is isHLLObjectOrReply for an existing entry: the value, or false
