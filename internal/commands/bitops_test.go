@@ -13,25 +13,25 @@ import (
 
 func TestBitopsCommands(t *testing.T) {
 	tt := newTester(t)
-	runTable(t, tt, []serverCase{
+	runSteps(t, tt, []step{
 		// INCR writes into the old buffer, leaving stale bytes past the
 		// new length: growing the string must zero them.
-		{[]string{"SET", "k", "100000000000"}, "+OK\r\n"},
-		{[]string{"INCRBY", "k", "-99999999999"}, integer(1)},
-		{[]string{"SETBIT", "k", "95", "0"}, integer(0)},
-		{[]string{"GET", "k"}, bulk("1" + strings.Repeat("\x00", 11))},
-		{[]string{"BITFIELD", "k", "GET", "i64", "8"}, array(integer(0))},
-		{[]string{"OBJECT", "ENCODING", "k"}, bulk("raw")},
-		{[]string{"SETBIT", "b", "4294967295", "2"}, errReply(engine.ErrBitValue)},
-		{[]string{"SETBIT", "b", "4294967296", "1"}, errReply(engine.ErrBitOffset)},
-		{[]string{"BITFIELD", "b", "SET", "u8", "4294967296", "1"}, errReply(engine.ErrBitOffset)},
-		{[]string{"EXISTS", "b"}, integer(0)},
-		{[]string{"BITOP", "AND", "d", "k", "nokey"}, integer(12)},
-		{[]string{"GET", "d"}, bulk(strings.Repeat("\x00", 12))},
-		{[]string{"BITCOUNT", "k", "0", "-1", "BIT"}, integer(3)},
-		{[]string{"BITPOS", "d", "0", "0", "-1", "BIT"}, integer(0)},
-		{[]string{"BITPOS", "k", "1", "8", "-1", "BIT"}, integer(-1)},
-		{[]string{"LCS", "k", "d", "LEN"}, integer(11)},
+		cmd("+OK\r\n", "SET", "k", "100000000000"),
+		cmd(integer(1), "INCRBY", "k", "-99999999999"),
+		cmd(integer(0), "SETBIT", "k", "95", "0"),
+		cmd(bulk("1"+strings.Repeat("\x00", 11)), "GET", "k"),
+		cmd(array(integer(0)), "BITFIELD", "k", "GET", "i64", "8"),
+		cmd(bulk("raw"), "OBJECT", "ENCODING", "k"),
+		cmd(errReply(engine.ErrBitValue), "SETBIT", "b", "4294967295", "2"),
+		cmd(errReply(engine.ErrBitOffset), "SETBIT", "b", "4294967296", "1"),
+		cmd(errReply(engine.ErrBitOffset), "BITFIELD", "b", "SET", "u8", "4294967296", "1"),
+		cmd(integer(0), "EXISTS", "b"),
+		cmd(integer(12), "BITOP", "AND", "d", "k", "nokey"),
+		cmd(bulk(strings.Repeat("\x00", 12)), "GET", "d"),
+		cmd(integer(3), "BITCOUNT", "k", "0", "-1", "BIT"),
+		cmd(integer(0), "BITPOS", "d", "0", "0", "-1", "BIT"),
+		cmd(integer(-1), "BITPOS", "k", "1", "8", "-1", "BIT"),
+		cmd(integer(11), "LCS", "k", "d", "LEN"),
 	})
 }
 

@@ -16,168 +16,168 @@ import (
 const expNow = int64(1_700_000_000_000)
 
 func TestExpireSetsDeadlines(t *testing.T) {
-	runKCases(t, []kcase{
-		{"expire", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "EXPIRE", "k", "100"),
-			kc(integer(100_000), "PTTL", "k"),
-			kc(integer(100), "TTL", "k"),
-			kc(integer(expNow+100_000), "PEXPIRETIME", "k"),
-			kc(integer(1_700_000_100), "EXPIRETIME", "k"),
+	runCases(t, []cmdCase{
+		{"expire", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "EXPIRE", "k", "100"),
+			cmd(integer(100_000), "PTTL", "k"),
+			cmd(integer(100), "TTL", "k"),
+			cmd(integer(expNow+100_000), "PEXPIRETIME", "k"),
+			cmd(integer(1_700_000_100), "EXPIRETIME", "k"),
 		}},
-		{"pexpire", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "PEXPIRE", "k", "1234"),
-			kc(integer(1234), "PTTL", "k"),
+		{"pexpire", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "PEXPIRE", "k", "1234"),
+			cmd(integer(1234), "PTTL", "k"),
 		}},
-		{"expireat", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "EXPIREAT", "k", "1700000050"),
-			kc(integer(50_000), "PTTL", "k"),
+		{"expireat", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "EXPIREAT", "k", "1700000050"),
+			cmd(integer(50_000), "PTTL", "k"),
 		}},
-		{"pexpireat", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow+7, 10)),
-			kc(integer(7), "PTTL", "k"),
+		{"pexpireat", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow+7, 10)),
+			cmd(integer(7), "PTTL", "k"),
 		}},
-		{"missing key", []kstep{
-			kc(kZero, "EXPIRE", "k", "10"),
-			kc(kZero, "PEXPIREAT", "k", "1"),
-			kc(integer(-2), "TTL", "k"),
-			kc(integer(-2), "PTTL", "k"),
-			kc(integer(-2), "EXPIRETIME", "k"),
-			kc(integer(-2), "PEXPIRETIME", "k"),
+		{"missing key", []step{
+			cmd(kZero, "EXPIRE", "k", "10"),
+			cmd(kZero, "PEXPIREAT", "k", "1"),
+			cmd(integer(-2), "TTL", "k"),
+			cmd(integer(-2), "PTTL", "k"),
+			cmd(integer(-2), "EXPIRETIME", "k"),
+			cmd(integer(-2), "PEXPIRETIME", "k"),
 		}},
-		{"no ttl", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(integer(-1), "TTL", "k"),
-			kc(integer(-1), "PTTL", "k"),
-			kc(integer(-1), "EXPIRETIME", "k"),
-			kc(integer(-1), "PEXPIRETIME", "k"),
+		{"no ttl", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(integer(-1), "TTL", "k"),
+			cmd(integer(-1), "PTTL", "k"),
+			cmd(integer(-1), "EXPIRETIME", "k"),
+			cmd(integer(-1), "PEXPIRETIME", "k"),
 		}},
-		{"works on sorted sets", []kstep{
+		{"works on sorted sets", []step{
 			kZset(0, "z", "m"),
-			kc(kOne, "EXPIRE", "z", "5"),
-			kc(integer(5), "TTL", "z"),
-			kc(kOne, "PERSIST", "z"),
+			cmd(kOne, "EXPIRE", "z", "5"),
+			cmd(integer(5), "TTL", "z"),
+			cmd(kOne, "PERSIST", "z"),
 		}},
-		{"the deadline survives overwrite only where the writer keeps it", []kstep{
-			kc(okReply, "SET", "k", "v", "EX", "10"),
-			kc(okReply, "SET", "k", "w"),
-			kc(integer(-1), "TTL", "k"),
+		{"the deadline survives overwrite only where the writer keeps it", []step{
+			cmd(okReply, "SET", "k", "v", "EX", "10"),
+			cmd(okReply, "SET", "k", "w"),
+			cmd(integer(-1), "TTL", "k"),
 		}},
 	})
 }
 
 func TestExpirePastDeadlineDeletes(t *testing.T) {
-	runKCases(t, []kcase{
-		{"negative expire", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "EXPIRE", "k", "-1"),
-			kc(kZero, "EXISTS", "k"), kLen(0),
+	runCases(t, []cmdCase{
+		{"negative expire", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "EXPIRE", "k", "-1"),
+			cmd(kZero, "EXISTS", "k"), kLen(0),
 		}},
-		{"zero", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "PEXPIRE", "k", "0"), // deadline == now: deleted at once
+		{"zero", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "PEXPIRE", "k", "0"), // deadline == now: deleted at once
 			kLen(0),
 		}},
-		{"expireat in the past", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "EXPIREAT", "k", "1"),
+		{"expireat in the past", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "EXPIREAT", "k", "1"),
 			kLen(0),
 		}},
-		{"pexpireat now", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow, 10)),
+		{"pexpireat now", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow, 10)),
 			kLen(0),
 		}},
-		{"pexpireat now+1", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow+1, 10)),
-			kc(integer(1), "PTTL", "k"),
+		{"pexpireat now+1", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "PEXPIREAT", "k", strconv.FormatInt(expNow+1, 10)),
+			cmd(integer(1), "PTTL", "k"),
 		}},
-		{"nx on a key without ttl, in the past", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "EXPIRE", "k", "-5", "NX"),
+		{"nx on a key without ttl, in the past", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "EXPIRE", "k", "-5", "NX"),
 			kLen(0),
 		}},
-		{"lt in the past", []kstep{
-			kc(okReply, "SET", "k", "v", "EX", "100"),
-			kc(kOne, "EXPIRE", "k", "-5", "LT"),
+		{"lt in the past", []step{
+			cmd(okReply, "SET", "k", "v", "EX", "100"),
+			cmd(kOne, "EXPIRE", "k", "-5", "LT"),
 			kLen(0),
 		}},
 	})
 }
 
 func TestExpireOptions(t *testing.T) {
-	runKCases(t, []kcase{
-		{"nx", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "EXPIRE", "k", "100", "NX"),
-			kc(kZero, "EXPIRE", "k", "200", "nx"),
-			kc(integer(100), "TTL", "k"),
+	runCases(t, []cmdCase{
+		{"nx", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "EXPIRE", "k", "100", "NX"),
+			cmd(kZero, "EXPIRE", "k", "200", "nx"),
+			cmd(integer(100), "TTL", "k"),
 		}},
-		{"xx", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kZero, "EXPIRE", "k", "100", "XX"),
-			kc(integer(-1), "TTL", "k"),
-			kc(kOne, "EXPIRE", "k", "100"),
-			kc(kOne, "EXPIRE", "k", "200", "xx"),
-			kc(integer(200), "TTL", "k"),
+		{"xx", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kZero, "EXPIRE", "k", "100", "XX"),
+			cmd(integer(-1), "TTL", "k"),
+			cmd(kOne, "EXPIRE", "k", "100"),
+			cmd(kOne, "EXPIRE", "k", "200", "xx"),
+			cmd(integer(200), "TTL", "k"),
 		}},
-		{"gt", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kZero, "EXPIRE", "k", "100", "GT"), // no ttl is infinite: nothing is greater
-			kc(kOne, "EXPIRE", "k", "100"),
-			kc(kZero, "EXPIRE", "k", "100", "GT"), // equal is not greater
-			kc(kZero, "EXPIRE", "k", "50", "GT"),
-			kc(kOne, "EXPIRE", "k", "101", "GT"),
-			kc(integer(101), "TTL", "k"),
+		{"gt", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kZero, "EXPIRE", "k", "100", "GT"), // no ttl is infinite: nothing is greater
+			cmd(kOne, "EXPIRE", "k", "100"),
+			cmd(kZero, "EXPIRE", "k", "100", "GT"), // equal is not greater
+			cmd(kZero, "EXPIRE", "k", "50", "GT"),
+			cmd(kOne, "EXPIRE", "k", "101", "GT"),
+			cmd(integer(101), "TTL", "k"),
 		}},
-		{"lt", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "EXPIRE", "k", "100", "LT"), // anything is less than infinite
-			kc(kZero, "EXPIRE", "k", "100", "LT"),
-			kc(kZero, "EXPIRE", "k", "200", "LT"),
-			kc(kOne, "EXPIRE", "k", "99", "LT"),
-			kc(integer(99), "TTL", "k"),
+		{"lt", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "EXPIRE", "k", "100", "LT"), // anything is less than infinite
+			cmd(kZero, "EXPIRE", "k", "100", "LT"),
+			cmd(kZero, "EXPIRE", "k", "200", "LT"),
+			cmd(kOne, "EXPIRE", "k", "99", "LT"),
+			cmd(integer(99), "TTL", "k"),
 		}},
-		{"xx gt and xx lt combine", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kZero, "EXPIRE", "k", "100", "XX", "GT"),
-			kc(kZero, "EXPIRE", "k", "100", "XX", "LT"), // XX fails first without a ttl
-			kc(kOne, "EXPIRE", "k", "100"),
-			kc(kOne, "EXPIRE", "k", "150", "GT", "XX"),
-			kc(kOne, "EXPIRE", "k", "120", "lt", "xx"),
-			kc(integer(120), "TTL", "k"),
+		{"xx gt and xx lt combine", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kZero, "EXPIRE", "k", "100", "XX", "GT"),
+			cmd(kZero, "EXPIRE", "k", "100", "XX", "LT"), // XX fails first without a ttl
+			cmd(kOne, "EXPIRE", "k", "100"),
+			cmd(kOne, "EXPIRE", "k", "150", "GT", "XX"),
+			cmd(kOne, "EXPIRE", "k", "120", "lt", "xx"),
+			cmd(integer(120), "TTL", "k"),
 		}},
-		{"repeats allowed", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(kOne, "EXPIRE", "k", "100", "NX", "NX"),
-			kc(kOne, "EXPIRE", "k", "200", "GT", "GT", "XX"),
+		{"repeats allowed", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kOne, "EXPIRE", "k", "100", "NX", "NX"),
+			cmd(kOne, "EXPIRE", "k", "200", "GT", "GT", "XX"),
 		}},
-		{"errors", []kstep{
-			kc(okReply, "SET", "k", "v"),
-			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "XX"),
-			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "GT"),
-			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "LT", "NX"),
-			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "GT", "LT", "NX"), // NX's error wins
-			kc(errReply(engine.ErrExpireGTLT), "PEXPIRE", "k", "100", "GT", "LT"),
-			kc(errReply(engine.ErrExpireGTLT), "EXPIREAT", "k", "100", "XX", "LT", "GT"),
-			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "100", "foo"),
-			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "100", "NX", "foo\x00bar"),
-			kc(errReply("ERR Unsupported option foo  bar"), "EXPIRE", "k", "100", "foo\r\nbar"),
-			kc(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "abc", "foo"), // options before the number
-			kc(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "abc", "NX", "XX"),
-			kc(kOne, "EXPIRE", "k", "100", "NX\x00junk"), // options end at NUL, like strcasecmp
-			kc(kNotInt, "EXPIRE", "k", "abc"),
-			kc(kNotInt, "EXPIRE", "k", "1.5"),
-			kc(kNotInt, "EXPIRE", "k", ""),
-			kc(kNotInt, "EXPIRE", "k", " 1"),
-			kc(errReply(engine.ErrWrongArgs("expire")), "EXPIRE", "k"),
-			kc(errReply(engine.ErrWrongArgs("ttl")), "TTL", "k", "x"),
-			kc(errReply(engine.ErrWrongArgs("persist")), "PERSIST"),
-			kc(integer(100), "TTL", "k"),
+		{"errors", []step{
+			cmd(okReply, "SET", "k", "v"),
+			cmd(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "XX"),
+			cmd(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "NX", "GT"),
+			cmd(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "LT", "NX"),
+			cmd(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "100", "GT", "LT", "NX"), // NX's error wins
+			cmd(errReply(engine.ErrExpireGTLT), "PEXPIRE", "k", "100", "GT", "LT"),
+			cmd(errReply(engine.ErrExpireGTLT), "EXPIREAT", "k", "100", "XX", "LT", "GT"),
+			cmd(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "100", "foo"),
+			cmd(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "100", "NX", "foo\x00bar"),
+			cmd(errReply("ERR Unsupported option foo  bar"), "EXPIRE", "k", "100", "foo\r\nbar"),
+			cmd(errReply("ERR Unsupported option foo"), "EXPIRE", "k", "abc", "foo"), // options before the number
+			cmd(errReply(engine.ErrExpireNXCombo), "EXPIRE", "k", "abc", "NX", "XX"),
+			cmd(kOne, "EXPIRE", "k", "100", "NX\x00junk"), // options end at NUL, like strcasecmp
+			cmd(kNotInt, "EXPIRE", "k", "abc"),
+			cmd(kNotInt, "EXPIRE", "k", "1.5"),
+			cmd(kNotInt, "EXPIRE", "k", ""),
+			cmd(kNotInt, "EXPIRE", "k", " 1"),
+			cmd(errReply(engine.ErrWrongArgs("expire")), "EXPIRE", "k"),
+			cmd(errReply(engine.ErrWrongArgs("ttl")), "TTL", "k", "x"),
+			cmd(errReply(engine.ErrWrongArgs("persist")), "PERSIST"),
+			cmd(integer(100), "TTL", "k"),
 		}},
 	})
 }
@@ -276,22 +276,22 @@ func TestExpireTTLRounding(t *testing.T) {
 }
 
 func TestExpirePersist(t *testing.T) {
-	runKCases(t, []kcase{
-		{"persist", []kstep{
-			kc(kZero, "PERSIST", "k"),
-			kc(okReply, "SET", "k", "v"),
-			kc(kZero, "PERSIST", "k"),
-			kc(kOne, "EXPIRE", "k", "10"),
-			kc(kOne, "PERSIST", "k"),
-			kc(integer(-1), "TTL", "k"),
-			kc(kZero, "PERSIST", "k"),
+	runCases(t, []cmdCase{
+		{"persist", []step{
+			cmd(kZero, "PERSIST", "k"),
+			cmd(okReply, "SET", "k", "v"),
+			cmd(kZero, "PERSIST", "k"),
+			cmd(kOne, "EXPIRE", "k", "10"),
+			cmd(kOne, "PERSIST", "k"),
+			cmd(integer(-1), "TTL", "k"),
+			cmd(kZero, "PERSIST", "k"),
 			kAdvance(time.Hour),
-			kc(bulk("v"), "GET", "k"),
+			cmd(bulk("v"), "GET", "k"),
 		}},
-		{"persist after the deadline", []kstep{
-			kc(okReply, "SET", "k", "v", "PX", "10"),
+		{"persist after the deadline", []step{
+			cmd(okReply, "SET", "k", "v", "PX", "10"),
 			kAdvance(11 * time.Millisecond),
-			kc(kZero, "PERSIST", "k"),
+			cmd(kZero, "PERSIST", "k"),
 			kLen(0),
 		}},
 	})

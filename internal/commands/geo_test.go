@@ -54,25 +54,22 @@ func TestGeoFormatting(t *testing.T) {
 }
 
 func TestGeoCommands(t *testing.T) {
-	add := zs(integer(2), "GEOADD", "k", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania")
-	runZCases(t, []struct {
-		name  string
-		steps []zstep
-	}{
-		{"add and read", []zstep{add, zs(bulk("3479099956230698"), "ZSCORE", "k", "Palermo"),
-			zs(array(array(bulk("13.36138933897018433"), bulk("38.11555639549629859")), nilArray), "GEOPOS", "k", "Palermo", "x"),
-			zs(array(bulk("sqc8b49rny0"), nilReply), "GEOHASH", "k", "Palermo", "x"), zs(bulk("166.2742"), "GEODIST", "k", "Palermo", "Catania", "km"),
-			zs(nilReply, "GEODIST", "k", "Palermo", "x"), zs(errReply(engine.ErrGeoUnit), "GEODIST", "k", "Palermo", "Catania", "yd")}},
-		{"add errors", []zstep{zs(zSyntax, "GEOADD", "k", "1", "2", "m", "3"), zs(zSyntax, "GEOADD", "k", "NX", "XX", "1", "2", "m"),
-			zs(errReply("ERR invalid longitude,latitude pair 200.000000,1.000000"), "GEOADD", "k", "200", "1", "m"),
-			zs(zNotFloat, "GEOADD", "k", "x", "1", "m"), zs(integer(0), "EXISTS", "k")}},
-		{"search", []zstep{add, zs(bulks("Catania", "Palermo"), "GEOSEARCH", "k", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC"),
-			zs(array(array(bulk("Palermo"), bulk("190.4424"))), "GEOSEARCH", "k", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "DESC", "COUNT", "1", "WITHDIST"),
-			zs(integer(2), "GEOSEARCHSTORE", "d", "k", "FROMMEMBER", "Palermo", "BYBOX", "400", "400", "km"),
-			zs(errReply("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for geoSearch"), "geoSearch", "k", "BYRADIUS", "1", "km", "ASC", "DESC"),
-			zs(errReply(engine.ErrGeoAnyCount), "GEORADIUS", "k", "15", "37", "1", "km", "ANY"), zs(errReply(engine.ErrGeoMember), "GEORADIUSBYMEMBER", "k", "x", "1", "km"),
-			zs(emptyList, "GEORADIUSBYMEMBER", "nokey", "x", "bad", "unit"), zs(integer(0), "GEORADIUS", "nokey", "1", "1", "1", "km", "STORE", "d"),
-			zs(integer(0), "EXISTS", "d")}},
+	add := cmd(integer(2), "GEOADD", "k", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania")
+	runCases(t, []cmdCase{
+		{"add and read", []step{add, cmd(bulk("3479099956230698"), "ZSCORE", "k", "Palermo"),
+			cmd(array(array(bulk("13.36138933897018433"), bulk("38.11555639549629859")), nilArray), "GEOPOS", "k", "Palermo", "x"),
+			cmd(array(bulk("sqc8b49rny0"), nilReply), "GEOHASH", "k", "Palermo", "x"), cmd(bulk("166.2742"), "GEODIST", "k", "Palermo", "Catania", "km"),
+			cmd(nilReply, "GEODIST", "k", "Palermo", "x"), cmd(errReply(engine.ErrGeoUnit), "GEODIST", "k", "Palermo", "Catania", "yd")}},
+		{"add errors", []step{cmd(zSyntax, "GEOADD", "k", "1", "2", "m", "3"), cmd(zSyntax, "GEOADD", "k", "NX", "XX", "1", "2", "m"),
+			cmd(errReply("ERR invalid longitude,latitude pair 200.000000,1.000000"), "GEOADD", "k", "200", "1", "m"),
+			cmd(zNotFloat, "GEOADD", "k", "x", "1", "m"), cmd(integer(0), "EXISTS", "k")}},
+		{"search", []step{add, cmd(bulks("Catania", "Palermo"), "GEOSEARCH", "k", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "ASC"),
+			cmd(array(array(bulk("Palermo"), bulk("190.4424"))), "GEOSEARCH", "k", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km", "DESC", "COUNT", "1", "WITHDIST"),
+			cmd(integer(2), "GEOSEARCHSTORE", "d", "k", "FROMMEMBER", "Palermo", "BYBOX", "400", "400", "km"),
+			cmd(errReply("ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for geoSearch"), "geoSearch", "k", "BYRADIUS", "1", "km", "ASC", "DESC"),
+			cmd(errReply(engine.ErrGeoAnyCount), "GEORADIUS", "k", "15", "37", "1", "km", "ANY"), cmd(errReply(engine.ErrGeoMember), "GEORADIUSBYMEMBER", "k", "x", "1", "km"),
+			cmd(emptyList, "GEORADIUSBYMEMBER", "nokey", "x", "bad", "unit"), cmd(integer(0), "GEORADIUS", "nokey", "1", "1", "1", "km", "STORE", "d"),
+			cmd(integer(0), "EXISTS", "d")}},
 	})
 }
 

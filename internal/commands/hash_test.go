@@ -17,25 +17,22 @@ import (
 // these pin the logic without a Redis at hand.
 
 func TestHashCommands(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		steps []zstep
-	}{
-		{"hset hget", []zstep{zs(":2\r\n", "HSET", "k", "a", "1", "b", "2"), zs("$1\r\n1\r\n", "HGET", "k", "a"), zs(":0\r\n", "HSET", "k", "a", "3"),
-			zs("*4\r\n$1\r\na\r\n$1\r\n3\r\n$1\r\nb\r\n$1\r\n2\r\n", "HGETALL", "k"), zs("+hash\r\n", "TYPE", "k")}},
-		{"odd hset", []zstep{zs("-ERR wrong number of arguments for 'hset' command\r\n", "HSET", "k", "a", "1", "b"), zs(":0\r\n", "EXISTS", "k"),
-			zs("-ERR wrong number of arguments for 'hmset' command\r\n", "HMSET", "k", "a", "1", "b")}},
-		{"hincrby", []zstep{zs(":5\r\n", "HINCRBY", "k", "n", "5"), zs("-ERR increment or decrement would overflow\r\n", "HINCRBY", "k", "n", "9223372036854775807"),
-			zs(":5\r\n", "HINCRBY", "k", "n", "0"), zs(":1\r\n", "HSET", "k", "s", "x"), zs("-ERR hash value is not an integer\r\n", "HINCRBY", "k", "s", "1")}},
-		{"hincrbyfloat", []zstep{zs("$3\r\n1.5\r\n", "HINCRBYFLOAT", "k", "f", "1.5"), zs("-ERR value is NaN or Infinity\r\n", "HINCRBYFLOAT", "k", "f", "inf"),
-			zs("$3\r\n0.3\r\n", "HINCRBYFLOAT", "k", "g", "0.3"), zs(":1\r\n", "HSET", "k", "s", "x"), zs("-ERR hash value is not a float\r\n", "HINCRBYFLOAT", "k", "s", "1")}},
-		{"hdel drops the key", []zstep{zs(":1\r\n", "HSET", "k", "a", "1"), zs(":1\r\n", "HDEL", "k", "a", "a"), zs(":0\r\n", "EXISTS", "k")}},
-		{"encodings", []zstep{zs(":1\r\n", "HSET", "k", "a", "1"), zs("$8\r\nlistpack\r\n", "OBJECT", "ENCODING", "k"),
-			zs(":0\r\n", "HSET", "k", "a", "01234567890123456789012345678901234567890123456789012345678901234"), zs("$9\r\nhashtable\r\n", "OBJECT", "ENCODING", "k")}},
-		{"hscan small", []zstep{zs(":2\r\n", "HSET", "k", "a", "1", "b", "2"), zs("*2\r\n$1\r\n0\r\n*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n", "HSCAN", "k", "7"),
-			zs("*2\r\n$1\r\n0\r\n*0\r\n", "HSCAN", "no", "0", "COUNT", "0"), zs("-ERR syntax error\r\n", "HSCAN", "k", "0", "COUNT", "0")}},
-		{"hrandfield", []zstep{zs(":1\r\n", "HSET", "k", "a", "1"), zs("*2\r\n$1\r\na\r\n$1\r\na\r\n", "HRANDFIELD", "k", "-2"),
-			zs("-ERR value is out of range\r\n", "HRANDFIELD", "k", "-9223372036854775807", "WITHVALUES"), zs("$-1\r\n", "HRANDFIELD", "no")}},
+	for _, c := range []cmdCase{
+		{"hset hget", []step{cmd(":2\r\n", "HSET", "k", "a", "1", "b", "2"), cmd("$1\r\n1\r\n", "HGET", "k", "a"), cmd(":0\r\n", "HSET", "k", "a", "3"),
+			cmd("*4\r\n$1\r\na\r\n$1\r\n3\r\n$1\r\nb\r\n$1\r\n2\r\n", "HGETALL", "k"), cmd("+hash\r\n", "TYPE", "k")}},
+		{"odd hset", []step{cmd("-ERR wrong number of arguments for 'hset' command\r\n", "HSET", "k", "a", "1", "b"), cmd(":0\r\n", "EXISTS", "k"),
+			cmd("-ERR wrong number of arguments for 'hmset' command\r\n", "HMSET", "k", "a", "1", "b")}},
+		{"hincrby", []step{cmd(":5\r\n", "HINCRBY", "k", "n", "5"), cmd("-ERR increment or decrement would overflow\r\n", "HINCRBY", "k", "n", "9223372036854775807"),
+			cmd(":5\r\n", "HINCRBY", "k", "n", "0"), cmd(":1\r\n", "HSET", "k", "s", "x"), cmd("-ERR hash value is not an integer\r\n", "HINCRBY", "k", "s", "1")}},
+		{"hincrbyfloat", []step{cmd("$3\r\n1.5\r\n", "HINCRBYFLOAT", "k", "f", "1.5"), cmd("-ERR value is NaN or Infinity\r\n", "HINCRBYFLOAT", "k", "f", "inf"),
+			cmd("$3\r\n0.3\r\n", "HINCRBYFLOAT", "k", "g", "0.3"), cmd(":1\r\n", "HSET", "k", "s", "x"), cmd("-ERR hash value is not a float\r\n", "HINCRBYFLOAT", "k", "s", "1")}},
+		{"hdel drops the key", []step{cmd(":1\r\n", "HSET", "k", "a", "1"), cmd(":1\r\n", "HDEL", "k", "a", "a"), cmd(":0\r\n", "EXISTS", "k")}},
+		{"encodings", []step{cmd(":1\r\n", "HSET", "k", "a", "1"), cmd("$8\r\nlistpack\r\n", "OBJECT", "ENCODING", "k"),
+			cmd(":0\r\n", "HSET", "k", "a", "01234567890123456789012345678901234567890123456789012345678901234"), cmd("$9\r\nhashtable\r\n", "OBJECT", "ENCODING", "k")}},
+		{"hscan small", []step{cmd(":2\r\n", "HSET", "k", "a", "1", "b", "2"), cmd("*2\r\n$1\r\n0\r\n*4\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n", "HSCAN", "k", "7"),
+			cmd("*2\r\n$1\r\n0\r\n*0\r\n", "HSCAN", "no", "0", "COUNT", "0"), cmd("-ERR syntax error\r\n", "HSCAN", "k", "0", "COUNT", "0")}},
+		{"hrandfield", []step{cmd(":1\r\n", "HSET", "k", "a", "1"), cmd("*2\r\n$1\r\na\r\n$1\r\na\r\n", "HRANDFIELD", "k", "-2"),
+			cmd("-ERR value is out of range\r\n", "HRANDFIELD", "k", "-9223372036854775807", "WITHVALUES"), cmd("$-1\r\n", "HRANDFIELD", "no")}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tt := newTester(t)

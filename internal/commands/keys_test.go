@@ -16,23 +16,13 @@ import (
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
-// kstep is one step of a keys/expire unit case: a command and its reply, or
-// (with fn set) an action such as moving the clock.
-type kstep struct {
-	args []string
-	want string
-	fn   func(t *testing.T, tt *tester)
-}
-
-func kc(want string, args ...string) kstep { return kstep{args: args, want: want} }
-
-func kAdvance(d time.Duration) kstep {
-	return kstep{fn: func(t *testing.T, tt *tester) { tt.Clock.Add(d) }}
+func kAdvance(d time.Duration) step {
+	return step{fn: func(t *testing.T, tt *tester) { tt.Clock.Add(d) }}
 }
 
 // kZset stores a sorted set directly, so these tests do not depend on ZADD.
-func kZset(db int, key string, members ...string) kstep {
-	return kstep{fn: func(t *testing.T, tt *tester) { putZset(tt, db, key, members...) }}
+func kZset(db int, key string, members ...string) step {
+	return step{fn: func(t *testing.T, tt *tester) { putZset(tt, db, key, members...) }}
 }
 
 func putZset(tt *tester, db int, key string, members ...string) *zset.Set {
@@ -49,34 +39,13 @@ func putZset(tt *tester, db int, key string, members ...string) *zset.Set {
 }
 
 // kLen checks the number of keys in db 0, expired ones not yet reclaimed included.
-func kLen(want int) kstep {
-	return kstep{fn: func(t *testing.T, tt *tester) {
+func kLen(want int) step {
+	return step{fn: func(t *testing.T, tt *tester) {
 		t.Helper()
 		if got := tt.E.DB(0).Len(); got != want {
 			t.Errorf("db len: got %d, want %d", got, want)
 		}
 	}}
-}
-
-type kcase struct {
-	name  string
-	steps []kstep
-}
-
-func runKCases(t *testing.T, cases []kcase) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tt := newTester(t)
-			for _, s := range c.steps {
-				if s.fn != nil {
-					s.fn(t, tt)
-					continue
-				}
-				tt.Expect(s.want, s.args...)
-			}
-		})
-	}
 }
 
 func simple(s string) string { return "+" + s + "\r\n" }
@@ -92,34 +61,34 @@ var (
 )
 
 func TestKeysDelExistsType(t *testing.T) {
-	runKCases(t, []kcase{
-		{"del counts each key once", []kstep{
-			kc(okReply, "SET", "a", "1"), kc(okReply, "SET", "b", "2"),
-			kc(integer(2), "DEL", "a", "b", "a", "c"),
-			kc(kZero, "DEL", "a"), kLen(0),
+	runCases(t, []cmdCase{
+		{"del counts each key once", []step{
+			cmd(okReply, "SET", "a", "1"), cmd(okReply, "SET", "b", "2"),
+			cmd(integer(2), "DEL", "a", "b", "a", "c"),
+			cmd(kZero, "DEL", "a"), kLen(0),
 		}},
-		{"unlink", []kstep{
-			kc(okReply, "SET", "a", "1"), kZset(0, "z", "m"),
-			kc(integer(2), "UNLINK", "a", "z", "nope"), kLen(0),
+		{"unlink", []step{
+			cmd(okReply, "SET", "a", "1"), kZset(0, "z", "m"),
+			cmd(integer(2), "UNLINK", "a", "z", "nope"), kLen(0),
 		}},
-		{"exists counts repeats", []kstep{
-			kc(okReply, "SET", "a", "1"),
-			kc(integer(3), "EXISTS", "a", "a", "b", "a"),
-			kc(kZero, "EXISTS", "nope"),
+		{"exists counts repeats", []step{
+			cmd(okReply, "SET", "a", "1"),
+			cmd(integer(3), "EXISTS", "a", "a", "b", "a"),
+			cmd(kZero, "EXISTS", "nope"),
 		}},
-		{"type", []kstep{
-			kc(okReply, "SET", "s", ""), kZset(0, "z", "m"),
-			kc(simple("string"), "TYPE", "s"),
-			kc(simple("zset"), "TYPE", "z"),
-			kc(simple("none"), "TYPE", "nope"),
+		{"type", []step{
+			cmd(okReply, "SET", "s", ""), kZset(0, "z", "m"),
+			cmd(simple("string"), "TYPE", "s"),
+			cmd(simple("zset"), "TYPE", "z"),
+			cmd(simple("none"), "TYPE", "nope"),
 		}},
-		{"arity", []kstep{
-			kc(errReply(engine.ErrWrongArgs("del")), "DEL"),
-			kc(errReply(engine.ErrWrongArgs("exists")), "EXISTS"),
-			kc(errReply(engine.ErrWrongArgs("type")), "TYPE"),
-			kc(errReply(engine.ErrWrongArgs("type")), "TYPE", "a", "b"),
-			kc(errReply(engine.ErrWrongArgs("keys")), "KEYS", "a", "b"),
-			kc(errReply(engine.ErrWrongArgs("randomkey")), "RANDOMKEY", "a"),
+		{"arity", []step{
+			cmd(errReply(engine.ErrWrongArgs("del")), "DEL"),
+			cmd(errReply(engine.ErrWrongArgs("exists")), "EXISTS"),
+			cmd(errReply(engine.ErrWrongArgs("type")), "TYPE"),
+			cmd(errReply(engine.ErrWrongArgs("type")), "TYPE", "a", "b"),
+			cmd(errReply(engine.ErrWrongArgs("keys")), "KEYS", "a", "b"),
+			cmd(errReply(engine.ErrWrongArgs("randomkey")), "RANDOMKEY", "a"),
 		}},
 	})
 }
@@ -284,24 +253,24 @@ func TestKeysScan(t *testing.T) {
 }
 
 func TestKeysScanErrors(t *testing.T) {
-	runKCases(t, []kcase{
-		{"errors", []kstep{
-			kc(errReply(engine.ErrInvalidCursor), "SCAN", "x"),
-			kc(errReply(engine.ErrInvalidCursor), "SCAN", "x", "COUNT", "0"), // the cursor is checked first
-			kc(errReply(engine.ErrInvalidCursor), "SCAN", " 1"),
-			kc(kSyntax, "SCAN", "0", "COUNT", "0"),
-			kc(kSyntax, "SCAN", "0", "COUNT", "-1"),
-			kc(kNotInt, "SCAN", "0", "COUNT", "x"),
-			kc(kNotInt, "SCAN", "0", "COUNT", "99999999999999999999"),
-			kc(kSyntax, "SCAN", "0", "COUNT"),
-			kc(kSyntax, "SCAN", "0", "MATCH"),
-			kc(kSyntax, "SCAN", "0", "TYPE"),
-			kc(kSyntax, "SCAN", "0", "FOO", "bar"),
-			kc(kSyntax, "SCAN", "0", "COUNT", "1", "COUNT", "0"),
-			kc(errReply(engine.ErrWrongArgs("scan")), "SCAN"),
-			kc(array(bulk("0"), emptyList), "SCAN", "0", "COUNT\x00junk", "5"), // options end at NUL, like strcasecmp
-			kc(array(bulk("0"), emptyList), "SCAN", "-1"),
-			kc(array(bulk("0"), emptyList), "SCAN", "0", "COUNT", "9223372036854775807"),
+	runCases(t, []cmdCase{
+		{"errors", []step{
+			cmd(errReply(engine.ErrInvalidCursor), "SCAN", "x"),
+			cmd(errReply(engine.ErrInvalidCursor), "SCAN", "x", "COUNT", "0"), // the cursor is checked first
+			cmd(errReply(engine.ErrInvalidCursor), "SCAN", " 1"),
+			cmd(kSyntax, "SCAN", "0", "COUNT", "0"),
+			cmd(kSyntax, "SCAN", "0", "COUNT", "-1"),
+			cmd(kNotInt, "SCAN", "0", "COUNT", "x"),
+			cmd(kNotInt, "SCAN", "0", "COUNT", "99999999999999999999"),
+			cmd(kSyntax, "SCAN", "0", "COUNT"),
+			cmd(kSyntax, "SCAN", "0", "MATCH"),
+			cmd(kSyntax, "SCAN", "0", "TYPE"),
+			cmd(kSyntax, "SCAN", "0", "FOO", "bar"),
+			cmd(kSyntax, "SCAN", "0", "COUNT", "1", "COUNT", "0"),
+			cmd(errReply(engine.ErrWrongArgs("scan")), "SCAN"),
+			cmd(array(bulk("0"), emptyList), "SCAN", "0", "COUNT\x00junk", "5"), // options end at NUL, like strcasecmp
+			cmd(array(bulk("0"), emptyList), "SCAN", "-1"),
+			cmd(array(bulk("0"), emptyList), "SCAN", "0", "COUNT", "9223372036854775807"),
 		}},
 	})
 }
@@ -354,104 +323,104 @@ func TestKeysRandomKey(t *testing.T) {
 }
 
 func TestKeysRename(t *testing.T) {
-	runKCases(t, []kcase{
-		{"missing source", []kstep{
-			kc(kNoSuchKey, "RENAME", "a", "b"),
-			kc(kNoSuchKey, "RENAMENX", "a", "b"),
-			kc(kNoSuchKey, "RENAME", "a", "a"),
+	runCases(t, []cmdCase{
+		{"missing source", []step{
+			cmd(kNoSuchKey, "RENAME", "a", "b"),
+			cmd(kNoSuchKey, "RENAMENX", "a", "b"),
+			cmd(kNoSuchKey, "RENAME", "a", "a"),
 		}},
-		{"same key", []kstep{
-			kc(okReply, "SET", "a", "1"),
-			kc(okReply, "RENAME", "a", "a"),
-			kc(kZero, "RENAMENX", "a", "a"),
-			kc(bulk("1"), "GET", "a"),
+		{"same key", []step{
+			cmd(okReply, "SET", "a", "1"),
+			cmd(okReply, "RENAME", "a", "a"),
+			cmd(kZero, "RENAMENX", "a", "a"),
+			cmd(bulk("1"), "GET", "a"),
 		}},
-		{"moves value and ttl", []kstep{
-			kc(okReply, "SET", "a", "1", "PX", "5000"),
-			kc(okReply, "RENAME", "a", "b"),
-			kc(kZero, "EXISTS", "a"),
-			kc(bulk("1"), "GET", "b"),
-			kc(integer(5000), "PTTL", "b"),
+		{"moves value and ttl", []step{
+			cmd(okReply, "SET", "a", "1", "PX", "5000"),
+			cmd(okReply, "RENAME", "a", "b"),
+			cmd(kZero, "EXISTS", "a"),
+			cmd(bulk("1"), "GET", "b"),
+			cmd(integer(5000), "PTTL", "b"),
 		}},
-		{"drops destination and its ttl", []kstep{
-			kc(okReply, "SET", "a", "1"),
-			kc(okReply, "SET", "b", "2", "EX", "100"),
-			kc(okReply, "RENAME", "a", "b"),
-			kc(integer(-1), "TTL", "b"),
-			kc(bulk("1"), "GET", "b"),
+		{"drops destination and its ttl", []step{
+			cmd(okReply, "SET", "a", "1"),
+			cmd(okReply, "SET", "b", "2", "EX", "100"),
+			cmd(okReply, "RENAME", "a", "b"),
+			cmd(integer(-1), "TTL", "b"),
+			cmd(bulk("1"), "GET", "b"),
 			kLen(1),
 		}},
-		{"destination of another type", []kstep{
-			kc(okReply, "SET", "a", "1"),
+		{"destination of another type", []step{
+			cmd(okReply, "SET", "a", "1"),
 			kZset(0, "z", "m"),
-			kc(okReply, "RENAME", "z", "a"),
-			kc(simple("zset"), "TYPE", "a"),
+			cmd(okReply, "RENAME", "z", "a"),
+			cmd(simple("zset"), "TYPE", "a"),
 		}},
-		{"renamenx", []kstep{
-			kc(okReply, "SET", "a", "1"),
-			kc(okReply, "SET", "b", "2"),
-			kc(kZero, "RENAMENX", "a", "b"),
-			kc(bulk("2"), "GET", "b"),
-			kc(kOne, "RENAMENX", "a", "c"),
-			kc(bulk("1"), "GET", "c"),
+		{"renamenx", []step{
+			cmd(okReply, "SET", "a", "1"),
+			cmd(okReply, "SET", "b", "2"),
+			cmd(kZero, "RENAMENX", "a", "b"),
+			cmd(bulk("2"), "GET", "b"),
+			cmd(kOne, "RENAMENX", "a", "c"),
+			cmd(bulk("1"), "GET", "c"),
 		}},
-		{"expired source", []kstep{
-			kc(okReply, "SET", "a", "1", "PX", "10"),
+		{"expired source", []step{
+			cmd(okReply, "SET", "a", "1", "PX", "10"),
 			kAdvance(11 * time.Millisecond),
-			kc(kNoSuchKey, "RENAME", "a", "b"),
+			cmd(kNoSuchKey, "RENAME", "a", "b"),
 		}},
-		{"expired destination counts as absent", []kstep{
-			kc(okReply, "SET", "a", "1"),
-			kc(okReply, "SET", "b", "1", "PX", "10"),
+		{"expired destination counts as absent", []step{
+			cmd(okReply, "SET", "a", "1"),
+			cmd(okReply, "SET", "b", "1", "PX", "10"),
 			kAdvance(11 * time.Millisecond),
-			kc(kOne, "RENAMENX", "a", "b"),
+			cmd(kOne, "RENAMENX", "a", "b"),
 		}},
 	})
 }
 
 func TestKeysCopy(t *testing.T) {
-	runKCases(t, []kcase{
-		{"basic", []kstep{
-			kc(okReply, "SET", "a", "hello", "PX", "3000"),
-			kc(kOne, "COPY", "a", "b"),
-			kc(bulk("hello"), "GET", "b"),
-			kc(integer(3000), "PTTL", "b"),
-			kc(kZero, "COPY", "a", "b"),
-			kc(kOne, "COPY", "a", "b", "REPLACE"),
-			kc(kZero, "COPY", "nope", "b"),
-			kc(kZero, "COPY", "nope", "nope2", "REPLACE"),
+	runCases(t, []cmdCase{
+		{"basic", []step{
+			cmd(okReply, "SET", "a", "hello", "PX", "3000"),
+			cmd(kOne, "COPY", "a", "b"),
+			cmd(bulk("hello"), "GET", "b"),
+			cmd(integer(3000), "PTTL", "b"),
+			cmd(kZero, "COPY", "a", "b"),
+			cmd(kOne, "COPY", "a", "b", "REPLACE"),
+			cmd(kZero, "COPY", "nope", "b"),
+			cmd(kZero, "COPY", "nope", "nope2", "REPLACE"),
 		}},
-		{"replace drops ttl of destination", []kstep{
-			kc(okReply, "SET", "a", "x"),
-			kc(okReply, "SET", "b", "y", "EX", "100"),
-			kc(kOne, "COPY", "a", "b", "replace", "REPLACE"),
-			kc(integer(-1), "TTL", "b"),
+		{"replace drops ttl of destination", []step{
+			cmd(okReply, "SET", "a", "x"),
+			cmd(okReply, "SET", "b", "y", "EX", "100"),
+			cmd(kOne, "COPY", "a", "b", "replace", "REPLACE"),
+			cmd(integer(-1), "TTL", "b"),
 		}},
-		{"other db", []kstep{
-			kc(okReply, "SET", "a", "x"),
-			kc(kOne, "COPY", "a", "a", "DB", "3"),
-			kc(kZero, "COPY", "a", "a", "DB", "3"),
-			kc(okReply, "SELECT", "3"),
-			kc(bulk("x"), "GET", "a"),
-			kc(kOne, "COPY", "a", "b", "DB", "0"),
-			kc(okReply, "SELECT", "0"),
-			kc(bulk("x"), "GET", "b"),
+		{"other db", []step{
+			cmd(okReply, "SET", "a", "x"),
+			cmd(kOne, "COPY", "a", "a", "DB", "3"),
+			cmd(kZero, "COPY", "a", "a", "DB", "3"),
+			cmd(okReply, "SELECT", "3"),
+			cmd(bulk("x"), "GET", "a"),
+			cmd(kOne, "COPY", "a", "b", "DB", "0"),
+			cmd(okReply, "SELECT", "0"),
+			cmd(bulk("x"), "GET", "b"),
 		}},
-		{"errors", []kstep{
-			kc(okReply, "SET", "a", "x"),
-			kc(kSame, "COPY", "a", "a"),
-			kc(kSame, "COPY", "a", "a", "DB", "0"),
-			kc(kSame, "COPY", "nope", "nope"), // checked before the lookup
-			kc(kDBIndex, "COPY", "a", "b", "DB", "16"),
-			kc(kDBIndex, "COPY", "a", "b", "DB", "-1"),
-			kc(kNotInt, "COPY", "a", "b", "DB", "x"),
-			kc(kNotInt, "COPY", "a", "b", "DB", "99999999999999999999"),
-			kc(errReply(engine.ErrIntRange32), "COPY", "a", "b", "DB", "2147483648"),
-			kc(kSyntax, "COPY", "a", "b", "DB"),
-			kc(kSyntax, "COPY", "a", "b", "FOO"),
-			kc(kDBIndex, "COPY", "a", "b", "DB", "99", "FOO"), // options are checked in order
-			kc(kSyntax, "COPY", "a", "b", "FOO", "DB", "99"),
-			kc(errReply(engine.ErrWrongArgs("copy")), "COPY", "a"),
+		{"errors", []step{
+			cmd(okReply, "SET", "a", "x"),
+			cmd(kSame, "COPY", "a", "a"),
+			cmd(kSame, "COPY", "a", "a", "DB", "0"),
+			cmd(kSame, "COPY", "nope", "nope"), // checked before the lookup
+			cmd(kDBIndex, "COPY", "a", "b", "DB", "16"),
+			cmd(kDBIndex, "COPY", "a", "b", "DB", "-1"),
+			cmd(kNotInt, "COPY", "a", "b", "DB", "x"),
+			cmd(kNotInt, "COPY", "a", "b", "DB", "99999999999999999999"),
+			cmd(errReply(engine.ErrIntRange32), "COPY", "a", "b", "DB", "2147483648"),
+			cmd(kSyntax, "COPY", "a", "b", "DB"),
+			cmd(kSyntax, "COPY", "a", "b", "FOO"),
+			cmd(kDBIndex, "COPY", "a", "b", "DB", "99", "FOO"), // options are checked in order
+			cmd(kSyntax, "COPY", "a", "b", "FOO", "DB", "99"),
+			cmd(errReply(engine.ErrWrongArgs("copy")), "COPY", "a"),
 			kLen(1),
 		}},
 	})
@@ -475,35 +444,35 @@ func TestKeysCopyIsDeep(t *testing.T) {
 }
 
 func TestKeysMove(t *testing.T) {
-	runKCases(t, []kcase{
-		{"basic", []kstep{
-			kc(okReply, "SET", "a", "x", "PX", "4000"),
-			kc(kOne, "MOVE", "a", "1"),
-			kc(kZero, "EXISTS", "a"),
-			kc(kZero, "MOVE", "a", "1"),
-			kc(okReply, "SELECT", "1"),
-			kc(bulk("x"), "GET", "a"),
-			kc(integer(4000), "PTTL", "a"),
+	runCases(t, []cmdCase{
+		{"basic", []step{
+			cmd(okReply, "SET", "a", "x", "PX", "4000"),
+			cmd(kOne, "MOVE", "a", "1"),
+			cmd(kZero, "EXISTS", "a"),
+			cmd(kZero, "MOVE", "a", "1"),
+			cmd(okReply, "SELECT", "1"),
+			cmd(bulk("x"), "GET", "a"),
+			cmd(integer(4000), "PTTL", "a"),
 		}},
-		{"destination exists", []kstep{
-			kc(okReply, "SET", "a", "x"),
-			kc(okReply, "SELECT", "2"),
-			kc(okReply, "SET", "a", "y"),
-			kc(okReply, "SELECT", "0"),
-			kc(kZero, "MOVE", "a", "2"),
-			kc(bulk("x"), "GET", "a"),
+		{"destination exists", []step{
+			cmd(okReply, "SET", "a", "x"),
+			cmd(okReply, "SELECT", "2"),
+			cmd(okReply, "SET", "a", "y"),
+			cmd(okReply, "SELECT", "0"),
+			cmd(kZero, "MOVE", "a", "2"),
+			cmd(bulk("x"), "GET", "a"),
 		}},
-		{"errors", []kstep{
-			kc(okReply, "SET", "a", "x"),
-			kc(kSame, "MOVE", "a", "0"),
-			kc(kSame, "MOVE", "nope", "0"),
-			kc(kDBIndex, "MOVE", "a", "16"),
-			kc(kDBIndex, "MOVE", "a", "-1"),
-			kc(kNotInt, "MOVE", "a", "x"),
-			kc(kNotInt, "MOVE", "a", ""),
-			kc(errReply(engine.ErrIntRange32), "MOVE", "a", "-2147483649"),
-			kc(errReply(engine.ErrWrongArgs("move")), "MOVE", "a"),
-			kc(kZero, "MOVE", "nope", "1"),
+		{"errors", []step{
+			cmd(okReply, "SET", "a", "x"),
+			cmd(kSame, "MOVE", "a", "0"),
+			cmd(kSame, "MOVE", "nope", "0"),
+			cmd(kDBIndex, "MOVE", "a", "16"),
+			cmd(kDBIndex, "MOVE", "a", "-1"),
+			cmd(kNotInt, "MOVE", "a", "x"),
+			cmd(kNotInt, "MOVE", "a", ""),
+			cmd(errReply(engine.ErrIntRange32), "MOVE", "a", "-2147483649"),
+			cmd(errReply(engine.ErrWrongArgs("move")), "MOVE", "a"),
+			cmd(kZero, "MOVE", "nope", "1"),
 		}},
 	})
 }
@@ -574,48 +543,37 @@ func TestKeysObjectEncoding(t *testing.T) {
 
 func TestKeysObjectRefcountAndFreq(t *testing.T) {
 	tt := newTester(t)
-	runKSteps(t, tt, []kstep{
-		kc(okReply, "SET", "small", "100"),
-		kc(integer(2147483647), "OBJECT", "REFCOUNT", "small"),
-		kc(okReply, "SET", "big", "10000"),
-		kc(kOne, "OBJECT", "REFCOUNT", "big"),
-		kc(okReply, "SET", "neg", "-1"),
-		kc(kOne, "OBJECT", "REFCOUNT", "neg"),
-		kc(okReply, "SET", "s", "abc"),
-		kc(kOne, "OBJECT", "REFCOUNT", "s"),
-		kc(nilReply, "OBJECT", "REFCOUNT", "nope"),
+	runSteps(t, tt, []step{
+		cmd(okReply, "SET", "small", "100"),
+		cmd(integer(2147483647), "OBJECT", "REFCOUNT", "small"),
+		cmd(okReply, "SET", "big", "10000"),
+		cmd(kOne, "OBJECT", "REFCOUNT", "big"),
+		cmd(okReply, "SET", "neg", "-1"),
+		cmd(kOne, "OBJECT", "REFCOUNT", "neg"),
+		cmd(okReply, "SET", "s", "abc"),
+		cmd(kOne, "OBJECT", "REFCOUNT", "s"),
+		cmd(nilReply, "OBJECT", "REFCOUNT", "nope"),
 		// A copy of a shared integer is a private object.
-		kc(kOne, "COPY", "small", "small2"),
-		kc(kOne, "OBJECT", "REFCOUNT", "small2"),
-		kc(bulk("int"), "OBJECT", "ENCODING", "small2"),
-		kc(errReply(engine.ErrLFUNotSelected), "OBJECT", "FREQ", "s"),
-		kc(nilReply, "OBJECT", "FREQ", "nope"), // the lookup comes first
-		kc(nilReply, "OBJECT", "IDLETIME", "nope"),
+		cmd(kOne, "COPY", "small", "small2"),
+		cmd(kOne, "OBJECT", "REFCOUNT", "small2"),
+		cmd(bulk("int"), "OBJECT", "ENCODING", "small2"),
+		cmd(errReply(engine.ErrLFUNotSelected), "OBJECT", "FREQ", "s"),
+		cmd(nilReply, "OBJECT", "FREQ", "nope"), // the lookup comes first
+		cmd(nilReply, "OBJECT", "IDLETIME", "nope"),
 	})
 	tt.Expect(okReply, "CONFIG", "SET", "maxmemory-policy", "allkeys-lfu")
-	runKSteps(t, tt, []kstep{
-		kc(okReply, "SET", "f", "v"),
-		kc(integer(5), "OBJECT", "FREQ", "f"),
-		kc(bulk("v"), "GET", "f"),
-		kc(integer(6), "OBJECT", "FREQ", "f"),
+	runSteps(t, tt, []step{
+		cmd(okReply, "SET", "f", "v"),
+		cmd(integer(5), "OBJECT", "FREQ", "f"),
+		cmd(bulk("v"), "GET", "f"),
+		cmd(integer(6), "OBJECT", "FREQ", "f"),
 		kAdvance(2 * time.Minute),
-		kc(integer(4), "OBJECT", "FREQ", "f"),
-		kc(errReply(engine.ErrLFUSelected), "OBJECT", "IDLETIME", "f"),
+		cmd(integer(4), "OBJECT", "FREQ", "f"),
+		cmd(errReply(engine.ErrLFUSelected), "OBJECT", "IDLETIME", "f"),
 	})
 	// With a memory limit and an LRU/LFU policy Redis stops sharing integers.
 	tt.E.Cfg.MaxMemory.Store(1 << 30)
 	tt.Expect(kOne, "OBJECT", "REFCOUNT", "small")
-}
-
-func runKSteps(t *testing.T, tt *tester, steps []kstep) {
-	t.Helper()
-	for _, s := range steps {
-		if s.fn != nil {
-			s.fn(t, tt)
-			continue
-		}
-		tt.Expect(s.want, s.args...)
-	}
 }
 
 func TestKeysObjectHelpAndArity(t *testing.T) {

@@ -291,12 +291,12 @@ func TestSavePointsAndBgsave(t *testing.T) {
 	dir := t.TempDir()
 	tt := newTester(t)
 	tt.E.Cfg.SetDir(dir, "")
-	runTable(t, tt, []serverCase{
-		{[]string{"CONFIG", "SET", "save", "10 2 3600 1"}, okReply},
-		{[]string{"CONFIG", "GET", "save"}, array(bulk("save"), bulk("10 2 3600 1"))},
-		{[]string{"BGSAVE", "x"}, errReply(engine.ErrSyntax)},
-		{[]string{"BGSAVE", "SCHEDULE", "x"}, errReply(engine.ErrSyntax)},
-		{[]string{"SET", "a", "1"}, okReply},
+	runSteps(t, tt, []step{
+		cmd(okReply, "CONFIG", "SET", "save", "10 2 3600 1"),
+		cmd(array(bulk("save"), bulk("10 2 3600 1")), "CONFIG", "GET", "save"),
+		cmd(errReply(engine.ErrSyntax), "BGSAVE", "x"),
+		cmd(errReply(engine.ErrSyntax), "BGSAVE", "SCHEDULE", "x"),
+		cmd(okReply, "SET", "a", "1"),
 	})
 	durability.PersistCron(tt.E)
 	if _, err := os.Stat(filepath.Join(dir, "dump.rdb")); err == nil {
@@ -409,19 +409,19 @@ func TestConfigPersistenceSettings(t *testing.T) {
 	cfgErr := func(arg, msg string) string {
 		return errReply("ERR CONFIG SET failed (possibly related to argument '" + arg + "') - " + msg)
 	}
-	runTable(t, tt, []serverCase{
-		{[]string{"CONFIG", "GET", "dir"}, array(bulk("dir"), bulk(wd))},
-		{[]string{"CONFIG", "GET", "dbfilename"}, array(bulk("dbfilename"), bulk("dump.rdb"))},
-		{[]string{"CONFIG", "GET", "rdbcompression"}, array(bulk("rdbcompression"), bulk("yes"))},
-		{[]string{"CONFIG", "GET", "rdbchecksum"}, array(bulk("rdbchecksum"), bulk("yes"))},
-		{[]string{"CONFIG", "SET", "dir", "/tmp"}, cfgErr("dir", "can't set protected config")},
-		{[]string{"CONFIG", "SET", "dbfilename", "x.rdb"}, cfgErr("dbfilename", "can't set protected config")},
-		{[]string{"CONFIG", "SET", "rdbchecksum", "no"}, cfgErr("rdbchecksum", "can't set immutable config")},
-		{[]string{"CONFIG", "SET", "rdbcompression", "maybe"}, cfgErr("rdbcompression", "argument must be 'yes' or 'no'")},
-		{[]string{"CONFIG", "SET", "rdbcompression", "no"}, okReply},
-		{[]string{"CONFIG", "GET", "rdbcompression"}, array(bulk("rdbcompression"), bulk("no"))},
-		{[]string{"CONFIG", "SET", "save", "3600 1 300 100 60 10000"}, okReply},
-		{[]string{"CONFIG", "GET", "save"}, array(bulk("save"), bulk("3600 1 300 100 60 10000"))},
+	runSteps(t, tt, []step{
+		cmd(array(bulk("dir"), bulk(wd)), "CONFIG", "GET", "dir"),
+		cmd(array(bulk("dbfilename"), bulk("dump.rdb")), "CONFIG", "GET", "dbfilename"),
+		cmd(array(bulk("rdbcompression"), bulk("yes")), "CONFIG", "GET", "rdbcompression"),
+		cmd(array(bulk("rdbchecksum"), bulk("yes")), "CONFIG", "GET", "rdbchecksum"),
+		cmd(cfgErr("dir", "can't set protected config"), "CONFIG", "SET", "dir", "/tmp"),
+		cmd(cfgErr("dbfilename", "can't set protected config"), "CONFIG", "SET", "dbfilename", "x.rdb"),
+		cmd(cfgErr("rdbchecksum", "can't set immutable config"), "CONFIG", "SET", "rdbchecksum", "no"),
+		cmd(cfgErr("rdbcompression", "argument must be 'yes' or 'no'"), "CONFIG", "SET", "rdbcompression", "maybe"),
+		cmd(okReply, "CONFIG", "SET", "rdbcompression", "no"),
+		cmd(array(bulk("rdbcompression"), bulk("no")), "CONFIG", "GET", "rdbcompression"),
+		cmd(okReply, "CONFIG", "SET", "save", "3600 1 300 100 60 10000"),
+		cmd(array(bulk("save"), bulk("3600 1 300 100 60 10000")), "CONFIG", "GET", "save"),
 	})
 }
 
@@ -450,22 +450,22 @@ func TestRestoreOptions(t *testing.T) {
 	tt := newTester(t)
 	tt.Do("RPUSH", "l", "a", "b")
 	payload := string(respBulk(t, tt.Do("DUMP", "l")))
-	runTable(t, tt, []serverCase{
-		{[]string{"RESTORE", "l", "0", payload}, errReply(engine.ErrBusyKey)},
-		{[]string{"RESTORE", "l2", "-1", payload}, errReply(engine.ErrInvalidTTL)},
-		{[]string{"RESTORE", "l2", "x", payload}, errReply(engine.ErrNotInt)},
-		{[]string{"RESTORE", "l2", "0", payload, "IDLETIME", "-1"}, errReply(engine.ErrInvalidIdle)},
-		{[]string{"RESTORE", "l2", "0", payload, "FREQ", "256"}, errReply(engine.ErrInvalidFreq)},
-		{[]string{"RESTORE", "l2", "0", payload, "IDLETIME", "1", "FREQ", "1"}, errReply(engine.ErrSyntax)},
-		{[]string{"RESTORE", "l2", "0", payload, "BOGUS"}, errReply(engine.ErrSyntax)},
-		{[]string{"RESTORE", "l2", "0", "short"}, errReply(engine.ErrBadDumpPayload)},
-		{[]string{"RESTORE", "l2", "0", payload, "IDLETIME", "100"}, okReply},
-		{[]string{"OBJECT", "IDLETIME", "l2"}, integer(100)},
-		{[]string{"RESTORE", "l2", "5000", payload, "REPLACE"}, okReply},
-		{[]string{"PTTL", "l2"}, integer(5000)},
-		{[]string{"RESTORE", "l2", "1000", payload, "REPLACE", "ABSTTL"}, okReply},
-		{[]string{"EXISTS", "l2"}, integer(0)},
-		{[]string{"LRANGE", "l", "0", "-1"}, array(bulk("a"), bulk("b"))},
+	runSteps(t, tt, []step{
+		cmd(errReply(engine.ErrBusyKey), "RESTORE", "l", "0", payload),
+		cmd(errReply(engine.ErrInvalidTTL), "RESTORE", "l2", "-1", payload),
+		cmd(errReply(engine.ErrNotInt), "RESTORE", "l2", "x", payload),
+		cmd(errReply(engine.ErrInvalidIdle), "RESTORE", "l2", "0", payload, "IDLETIME", "-1"),
+		cmd(errReply(engine.ErrInvalidFreq), "RESTORE", "l2", "0", payload, "FREQ", "256"),
+		cmd(errReply(engine.ErrSyntax), "RESTORE", "l2", "0", payload, "IDLETIME", "1", "FREQ", "1"),
+		cmd(errReply(engine.ErrSyntax), "RESTORE", "l2", "0", payload, "BOGUS"),
+		cmd(errReply(engine.ErrBadDumpPayload), "RESTORE", "l2", "0", "short"),
+		cmd(okReply, "RESTORE", "l2", "0", payload, "IDLETIME", "100"),
+		cmd(integer(100), "OBJECT", "IDLETIME", "l2"),
+		cmd(okReply, "RESTORE", "l2", "5000", payload, "REPLACE"),
+		cmd(integer(5000), "PTTL", "l2"),
+		cmd(okReply, "RESTORE", "l2", "1000", payload, "REPLACE", "ABSTTL"),
+		cmd(integer(0), "EXISTS", "l2"),
+		cmd(array(bulk("a"), bulk("b")), "LRANGE", "l", "0", "-1"),
 	})
 }
 

@@ -18,41 +18,25 @@ import (
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
-// runTable runs (args, want) pairs on one tester.
-func runTable(t *testing.T, tt *tester, tests []struct {
-	args []string
-	want string
-}) {
-	t.Helper()
-	for _, tc := range tests {
-		tt.Expect(tc.want, tc.args...)
-	}
-}
-
-type serverCase = struct {
-	args []string
-	want string
-}
-
 func TestServerDBSizeFlush(t *testing.T) {
 	tt := newTester(t)
 	db0, db1 := tt.E.DB(0), tt.E.DB(1)
 	db0.Add([]byte("a"), []byte("1"))
 	db0.Add([]byte("b"), []byte("2"))
 	db1.Add([]byte("c"), []byte("3"))
-	runTable(t, tt, []serverCase{
-		{[]string{"DBSIZE"}, integer(2)},
-		{[]string{"DBSIZE", "x"}, errReply("ERR wrong number of arguments for 'dbsize' command")},
-		{[]string{"FLUSHDB", "x"}, errReply(engine.ErrSyntax)},
-		{[]string{"FLUSHDB", "async", "sync"}, errReply(engine.ErrSyntax)},
-		{[]string{"FLUSHALL", "lazy"}, errReply(engine.ErrSyntax)},
-		{[]string{"DBSIZE"}, integer(2)},
-		{[]string{"FLUSHDB", "aSyNc"}, okReply},
-		{[]string{"DBSIZE"}, integer(0)},
-		{[]string{"SELECT", "1"}, okReply},
-		{[]string{"DBSIZE"}, integer(1)},
-		{[]string{"FLUSHDB", "SYNC"}, okReply},
-		{[]string{"DBSIZE"}, integer(0)},
+	runSteps(t, tt, []step{
+		cmd(integer(2), "DBSIZE"),
+		cmd(errReply("ERR wrong number of arguments for 'dbsize' command"), "DBSIZE", "x"),
+		cmd(errReply(engine.ErrSyntax), "FLUSHDB", "x"),
+		cmd(errReply(engine.ErrSyntax), "FLUSHDB", "async", "sync"),
+		cmd(errReply(engine.ErrSyntax), "FLUSHALL", "lazy"),
+		cmd(integer(2), "DBSIZE"),
+		cmd(okReply, "FLUSHDB", "aSyNc"),
+		cmd(integer(0), "DBSIZE"),
+		cmd(okReply, "SELECT", "1"),
+		cmd(integer(1), "DBSIZE"),
+		cmd(okReply, "FLUSHDB", "SYNC"),
+		cmd(integer(0), "DBSIZE"),
 	})
 	db0.Add([]byte("a"), []byte("1"))
 	db1.Add([]byte("c"), []byte("3"))
@@ -80,13 +64,13 @@ func TestServerShutdown(t *testing.T) {
 	tt := newTester(t)
 	// No hook: the engine cannot stop, as Redis when its shutdown fails.
 	tt.Expect(errReply(engine.ErrShutdownFailed), "SHUTDOWN")
-	runTable(t, tt, []serverCase{
-		{[]string{"SHUTDOWN", "ABORT"}, errReply(engine.ErrNoShutdown)},
-		{[]string{"SHUTDOWN", "foo"}, errReply(engine.ErrSyntax)},
-		{[]string{"SHUTDOWN", "NOSAVE", "SAVE"}, errReply(engine.ErrSyntax)},
-		{[]string{"SHUTDOWN", "ABORT", "NOW"}, errReply(engine.ErrSyntax)},
-		{[]string{"SHUTDOWN", "force", "abort"}, errReply(engine.ErrSyntax)},
-		{[]string{"SHUTDOWN", "now", "now", "bad"}, errReply(engine.ErrSyntax)},
+	runSteps(t, tt, []step{
+		cmd(errReply(engine.ErrNoShutdown), "SHUTDOWN", "ABORT"),
+		cmd(errReply(engine.ErrSyntax), "SHUTDOWN", "foo"),
+		cmd(errReply(engine.ErrSyntax), "SHUTDOWN", "NOSAVE", "SAVE"),
+		cmd(errReply(engine.ErrSyntax), "SHUTDOWN", "ABORT", "NOW"),
+		cmd(errReply(engine.ErrSyntax), "SHUTDOWN", "force", "abort"),
+		cmd(errReply(engine.ErrSyntax), "SHUTDOWN", "now", "now", "bad"),
 	})
 	var calls atomic.Int32
 	done := make(chan struct{})
@@ -116,25 +100,25 @@ func TestServerShutdownInMulti(t *testing.T) {
 
 func TestServerClientBasics(t *testing.T) {
 	tt := newTester(t)
-	runTable(t, tt, []serverCase{
-		{[]string{"CLIENT", "ID"}, integer(tt.C.ID)},
-		{[]string{"CLIENT", "ID", "x"}, errReply("ERR wrong number of arguments for 'client|id' command")},
-		{[]string{"CLIENT", "GETNAME"}, nilReply},
-		{[]string{"CLIENT", "SETNAME", "a b"}, errReply(engine.ErrClientName)},
-		{[]string{"CLIENT", "SETNAME", "a\nb"}, errReply(engine.ErrClientName)},
-		{[]string{"CLIENT", "SETNAME", "caf\xc3\xa9"}, errReply(engine.ErrClientName)},
-		{[]string{"CLIENT", "SETNAME", "worker-1"}, okReply},
-		{[]string{"CLIENT", "GETNAME"}, bulk("worker-1")},
-		{[]string{"CLIENT", "SETNAME", ""}, okReply},
-		{[]string{"CLIENT", "GETNAME"}, nilReply},
-		{[]string{"CLIENT", "SETINFO", "lib-name", "go-redis(limitkv)"}, okReply},
-		{[]string{"CLIENT", "SETINFO", "LIB-VER", "9.1.0"}, okReply},
-		{[]string{"CLIENT", "SETINFO", "LIB-VER", "9 1"}, errReply("ERR LIB-VER cannot contain spaces, newlines or special characters.")},
-		{[]string{"CLIENT", "SETINFO", "lib-name", "a\x00 b"}, okReply}, // 7.2 checks up to the NUL
-		{[]string{"CLIENT", "SETINFO", "foo", "x"}, errReply("ERR Unrecognized option 'foo'")},
-		{[]string{"CLIENT", "SETINFO", "lib-ver"}, errReply("ERR wrong number of arguments for 'client|setinfo' command")},
-		{[]string{"CLIENT", "HELP", "x"}, errReply("ERR wrong number of arguments for 'client|help' command")},
-		{[]string{"CLIENT", "NOSUCH"}, errReply("ERR unknown subcommand 'NOSUCH'. Try CLIENT HELP.")},
+	runSteps(t, tt, []step{
+		cmd(integer(tt.C.ID), "CLIENT", "ID"),
+		cmd(errReply("ERR wrong number of arguments for 'client|id' command"), "CLIENT", "ID", "x"),
+		cmd(nilReply, "CLIENT", "GETNAME"),
+		cmd(errReply(engine.ErrClientName), "CLIENT", "SETNAME", "a b"),
+		cmd(errReply(engine.ErrClientName), "CLIENT", "SETNAME", "a\nb"),
+		cmd(errReply(engine.ErrClientName), "CLIENT", "SETNAME", "caf\xc3\xa9"),
+		cmd(okReply, "CLIENT", "SETNAME", "worker-1"),
+		cmd(bulk("worker-1"), "CLIENT", "GETNAME"),
+		cmd(okReply, "CLIENT", "SETNAME", ""),
+		cmd(nilReply, "CLIENT", "GETNAME"),
+		cmd(okReply, "CLIENT", "SETINFO", "lib-name", "go-redis(limitkv)"),
+		cmd(okReply, "CLIENT", "SETINFO", "LIB-VER", "9.1.0"),
+		cmd(errReply("ERR LIB-VER cannot contain spaces, newlines or special characters."), "CLIENT", "SETINFO", "LIB-VER", "9 1"),
+		cmd(okReply, "CLIENT", "SETINFO", "lib-name", "a\x00 b"), // 7.2 checks up to the NUL
+		cmd(errReply("ERR Unrecognized option 'foo'"), "CLIENT", "SETINFO", "foo", "x"),
+		cmd(errReply("ERR wrong number of arguments for 'client|setinfo' command"), "CLIENT", "SETINFO", "lib-ver"),
+		cmd(errReply("ERR wrong number of arguments for 'client|help' command"), "CLIENT", "HELP", "x"),
+		cmd(errReply("ERR unknown subcommand 'NOSUCH'. Try CLIENT HELP."), "CLIENT", "NOSUCH"),
 	})
 	if tt.C.LibVer != "9.1.0" || tt.C.LibName != "a\x00 b" {
 		t.Errorf("SETINFO stored %q %q", tt.C.LibName, tt.C.LibVer)
@@ -199,19 +183,19 @@ func TestServerClientList(t *testing.T) {
 	if m := clientLineRE.FindStringSubmatch(strings.TrimSuffix(info, "\n")); m == nil || m[12] != "client|info" || !strings.HasSuffix(info, "\n") {
 		t.Errorf("CLIENT INFO %q", info)
 	}
-	runTable(t, tt, []serverCase{
-		{[]string{"CLIENT", "LIST", "TYPE", "master"}, bulk("")},
-		{[]string{"CLIENT", "LIST", "TYPE", "replica"}, bulk("")},
-		{[]string{"CLIENT", "LIST", "TYPE", "slave"}, bulk("")},
-		{[]string{"CLIENT", "LIST", "TYPE", "pubsub"}, bulk("")},
-		{[]string{"CLIENT", "LIST", "TYPE", "foo"}, errReply("ERR Unknown client type 'foo'")},
-		{[]string{"CLIENT", "LIST", "ID", "1", "x"}, errReply(engine.ErrInvalidClientID)},
-		{[]string{"CLIENT", "LIST", "ID", "0", "-1"}, bulk("")},
-		{[]string{"CLIENT", "LIST", "foo"}, errReply(engine.ErrSyntax)},
-		{[]string{"CLIENT", "LIST", "TYPE"}, errReply(engine.ErrSyntax)},
-		{[]string{"CLIENT", "LIST", "ID"}, errReply(engine.ErrSyntax)},
-		{[]string{"CLIENT", "LIST", "TYPE", "normal", "ID", "1"}, errReply(engine.ErrSyntax)},
-		{[]string{"CLIENT", "INFO", "x"}, errReply("ERR wrong number of arguments for 'client|info' command")},
+	runSteps(t, tt, []step{
+		cmd(bulk(""), "CLIENT", "LIST", "TYPE", "master"),
+		cmd(bulk(""), "CLIENT", "LIST", "TYPE", "replica"),
+		cmd(bulk(""), "CLIENT", "LIST", "TYPE", "slave"),
+		cmd(bulk(""), "CLIENT", "LIST", "TYPE", "pubsub"),
+		cmd(errReply("ERR Unknown client type 'foo'"), "CLIENT", "LIST", "TYPE", "foo"),
+		cmd(errReply(engine.ErrInvalidClientID), "CLIENT", "LIST", "ID", "1", "x"),
+		cmd(bulk(""), "CLIENT", "LIST", "ID", "0", "-1"),
+		cmd(errReply(engine.ErrSyntax), "CLIENT", "LIST", "foo"),
+		cmd(errReply(engine.ErrSyntax), "CLIENT", "LIST", "TYPE"),
+		cmd(errReply(engine.ErrSyntax), "CLIENT", "LIST", "ID"),
+		cmd(errReply(engine.ErrSyntax), "CLIENT", "LIST", "TYPE", "normal", "ID", "1"),
+		cmd(errReply("ERR wrong number of arguments for 'client|info' command"), "CLIENT", "INFO", "x"),
 	})
 }
 
@@ -233,22 +217,22 @@ func TestServerClientKill(t *testing.T) {
 	tt := newTester(t)
 	a := tt.E.NewClient("10.0.0.2:5000", "127.0.0.1:6379")
 	b := tt.E.NewClient("10.0.0.3:5000", "127.0.0.1:6380")
-	runTable(t, tt, []serverCase{
-		{[]string{"CLIENT", "KILL", "1.2.3.4:5"}, errReply(engine.ErrNoSuchClient)},
-		{[]string{"CLIENT", "KILL", "ID", "x"}, errReply(engine.ErrClientIDRange)},
-		{[]string{"CLIENT", "KILL", "ID", "0"}, errReply(engine.ErrClientIDRange)},
-		{[]string{"CLIENT", "KILL", "ID", "-5"}, errReply(engine.ErrClientIDRange)},
-		{[]string{"CLIENT", "KILL", "ID", "999"}, integer(0)},
-		{[]string{"CLIENT", "KILL", "TYPE", "foo"}, errReply("ERR Unknown client type 'foo'")},
-		{[]string{"CLIENT", "KILL", "TYPE", "foo", "ID", "x"}, errReply("ERR Unknown client type 'foo'")},
-		{[]string{"CLIENT", "KILL", "USER", "bob"}, errReply("ERR No such user 'bob'")},
-		{[]string{"CLIENT", "KILL", "SKIPME", "maybe"}, errReply(engine.ErrSyntax)},
-		{[]string{"CLIENT", "KILL", "ID", "1", "ID"}, errReply(engine.ErrSyntax)},
-		{[]string{"CLIENT", "KILL", "foo", "bar"}, errReply(engine.ErrSyntax)},
-		{[]string{"CLIENT", "KILL", "MAXAGE", "10"}, errReply(engine.ErrSyntax)},
-		{[]string{"CLIENT", "KILL", "TYPE", "master"}, integer(0)},
-		{[]string{"CLIENT", "KILL", "ADDR", "1.2.3.4:5"}, integer(0)},
-		{[]string{"CLIENT", "KILL", "LADDR", "127.0.0.1:6380"}, integer(1)},
+	runSteps(t, tt, []step{
+		cmd(errReply(engine.ErrNoSuchClient), "CLIENT", "KILL", "1.2.3.4:5"),
+		cmd(errReply(engine.ErrClientIDRange), "CLIENT", "KILL", "ID", "x"),
+		cmd(errReply(engine.ErrClientIDRange), "CLIENT", "KILL", "ID", "0"),
+		cmd(errReply(engine.ErrClientIDRange), "CLIENT", "KILL", "ID", "-5"),
+		cmd(integer(0), "CLIENT", "KILL", "ID", "999"),
+		cmd(errReply("ERR Unknown client type 'foo'"), "CLIENT", "KILL", "TYPE", "foo"),
+		cmd(errReply("ERR Unknown client type 'foo'"), "CLIENT", "KILL", "TYPE", "foo", "ID", "x"),
+		cmd(errReply("ERR No such user 'bob'"), "CLIENT", "KILL", "USER", "bob"),
+		cmd(errReply(engine.ErrSyntax), "CLIENT", "KILL", "SKIPME", "maybe"),
+		cmd(errReply(engine.ErrSyntax), "CLIENT", "KILL", "ID", "1", "ID"),
+		cmd(errReply(engine.ErrSyntax), "CLIENT", "KILL", "foo", "bar"),
+		cmd(errReply(engine.ErrSyntax), "CLIENT", "KILL", "MAXAGE", "10"),
+		cmd(integer(0), "CLIENT", "KILL", "TYPE", "master"),
+		cmd(integer(0), "CLIENT", "KILL", "ADDR", "1.2.3.4:5"),
+		cmd(integer(1), "CLIENT", "KILL", "LADDR", "127.0.0.1:6380"),
 	})
 	if a.Killed || !b.Killed {
 		t.Fatalf("LADDR killed a=%v b=%v", a.Killed, b.Killed)
@@ -312,16 +296,16 @@ func TestServerCommandCountAndList(t *testing.T) {
 	if !strings.HasPrefix(list, "*"+strconv.Itoa(n)+"\r\n") {
 		t.Errorf("COMMAND LIST has not %d entries: %.40q", n, list)
 	}
-	runTable(t, tt, []serverCase{
-		{[]string{"COMMAND", "LIST", "FILTERBY", "PATTERN", "client|[gs]etname"}, array(bulk("client|getname"), bulk("client|setname"))},
-		{[]string{"COMMAND", "LIST", "FILTERBY", "pattern", "CONFIG|RE*"}, array(bulk("config|resetstat"), bulk("config|rewrite"))},
-		{[]string{"COMMAND", "LIST", "FILTERBY", "MODULE", "x"}, emptyList},
-		{[]string{"COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch"}, emptyList},
-		{[]string{"COMMAND", "LIST", "FILTERBY"}, errReply(engine.ErrSyntax)},
-		{[]string{"COMMAND", "LIST", "FILTERBY", "foo", "bar"}, errReply(engine.ErrSyntax)},
-		{[]string{"COMMAND", "LIST", "FILTERBY", "PATTERN", "x", "y"}, errReply(engine.ErrSyntax)},
-		{[]string{"COMMAND", "LIST", "foo"}, errReply(engine.ErrSyntax)},
-		{[]string{"COMMAND", "COUNT", "x"}, errReply("ERR wrong number of arguments for 'command|count' command")},
+	runSteps(t, tt, []step{
+		cmd(array(bulk("client|getname"), bulk("client|setname")), "COMMAND", "LIST", "FILTERBY", "PATTERN", "client|[gs]etname"),
+		cmd(array(bulk("config|resetstat"), bulk("config|rewrite")), "COMMAND", "LIST", "FILTERBY", "pattern", "CONFIG|RE*"),
+		cmd(emptyList, "COMMAND", "LIST", "FILTERBY", "MODULE", "x"),
+		cmd(emptyList, "COMMAND", "LIST", "FILTERBY", "ACLCAT", "nosuch"),
+		cmd(errReply(engine.ErrSyntax), "COMMAND", "LIST", "FILTERBY"),
+		cmd(errReply(engine.ErrSyntax), "COMMAND", "LIST", "FILTERBY", "foo", "bar"),
+		cmd(errReply(engine.ErrSyntax), "COMMAND", "LIST", "FILTERBY", "PATTERN", "x", "y"),
+		cmd(errReply(engine.ErrSyntax), "COMMAND", "LIST", "foo"),
+		cmd(errReply("ERR wrong number of arguments for 'command|count' command"), "COMMAND", "COUNT", "x"),
 	})
 	if got := tt.Do("COMMAND", "LIST", "FILTERBY", "ACLCAT", "DANGEROUS"); !strings.Contains(got, bulk("flushall")) ||
 		!strings.Contains(got, bulk("config|set")) || strings.Contains(got, bulk("dbsize")) {
@@ -397,23 +381,23 @@ func TestServerCommandBuiltEntries(t *testing.T) {
 
 func TestServerCommandGetKeys(t *testing.T) {
 	tt := newTester(t)
-	runTable(t, tt, []serverCase{
-		{[]string{"COMMAND", "GETKEYS", "get"}, errReply("ERR wrong number of arguments for 'command|getkeys' command")},
-		{[]string{"COMMAND", "GETKEYS", "nosuch", "a"}, errReply(engine.ErrInvalidCommand)},
-		{[]string{"COMMAND", "GETKEYS", "client", "x", "y"}, errReply(engine.ErrInvalidCommand)},
-		{[]string{"COMMAND", "GETKEYS", "ping", "x"}, errReply(engine.ErrGetKeysNoKeys)},
-		{[]string{"COMMAND", "GETKEYS", "dbsize", "x"}, errReply(engine.ErrGetKeysNoKeys)},
-		{[]string{"COMMAND", "GETKEYS", "get", "a", "b"}, errReply(engine.ErrGetKeysArity)},
-		{[]string{"COMMAND", "GETKEYS", "GET", "a"}, array(bulk("a"))},
-		{[]string{"COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"}, array(bulk("a"), bulk("b"))},
-		{[]string{"COMMAND", "GETKEYS", "mset", "a", "1", "b"}, array(bulk("a"), bulk("b"))},
-		{[]string{"COMMAND", "GETKEYSANDFLAGS", "set", "a", "b"}, "*1\r\n*2\r\n$1\r\na\r\n*2\r\n+OW\r\n+update\r\n"},
-		{[]string{"COMMAND", "GETKEYSANDFLAGS", "set", "a", "b", "EX", "1", "get"}, "*1\r\n*2\r\n$1\r\na\r\n*3\r\n+RW\r\n+access\r\n+update\r\n"},
-		{[]string{"COMMAND", "GETKEYS", "eval", "s", "0"}, emptyList},
-		{[]string{"COMMAND", "GETKEYS", "eval", "s", "x"}, emptyList},
-		{[]string{"COMMAND", "GETKEYS", "eval", "s", "2", "k1", "k2", "a"}, array(bulk("k1"), bulk("k2"))},
-		{[]string{"COMMAND", "GETKEYS", "object", "encoding", "k"}, array(bulk("k"))},
-		{[]string{"COMMAND", "HELP", "x"}, errReply("ERR wrong number of arguments for 'command|help' command")},
+	runSteps(t, tt, []step{
+		cmd(errReply("ERR wrong number of arguments for 'command|getkeys' command"), "COMMAND", "GETKEYS", "get"),
+		cmd(errReply(engine.ErrInvalidCommand), "COMMAND", "GETKEYS", "nosuch", "a"),
+		cmd(errReply(engine.ErrInvalidCommand), "COMMAND", "GETKEYS", "client", "x", "y"),
+		cmd(errReply(engine.ErrGetKeysNoKeys), "COMMAND", "GETKEYS", "ping", "x"),
+		cmd(errReply(engine.ErrGetKeysNoKeys), "COMMAND", "GETKEYS", "dbsize", "x"),
+		cmd(errReply(engine.ErrGetKeysArity), "COMMAND", "GETKEYS", "get", "a", "b"),
+		cmd(array(bulk("a")), "COMMAND", "GETKEYS", "GET", "a"),
+		cmd(array(bulk("a"), bulk("b")), "COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"),
+		cmd(array(bulk("a"), bulk("b")), "COMMAND", "GETKEYS", "mset", "a", "1", "b"),
+		cmd("*1\r\n*2\r\n$1\r\na\r\n*2\r\n+OW\r\n+update\r\n", "COMMAND", "GETKEYSANDFLAGS", "set", "a", "b"),
+		cmd("*1\r\n*2\r\n$1\r\na\r\n*3\r\n+RW\r\n+access\r\n+update\r\n", "COMMAND", "GETKEYSANDFLAGS", "set", "a", "b", "EX", "1", "get"),
+		cmd(emptyList, "COMMAND", "GETKEYS", "eval", "s", "0"),
+		cmd(emptyList, "COMMAND", "GETKEYS", "eval", "s", "x"),
+		cmd(array(bulk("k1"), bulk("k2")), "COMMAND", "GETKEYS", "eval", "s", "2", "k1", "k2", "a"),
+		cmd(array(bulk("k")), "COMMAND", "GETKEYS", "object", "encoding", "k"),
+		cmd(errReply("ERR wrong number of arguments for 'command|help' command"), "COMMAND", "HELP", "x"),
 	})
 	if h := tt.Do("COMMAND", "HELP"); !strings.HasPrefix(h, "*21\r\n+COMMAND <subcommand>") {
 		t.Errorf("COMMAND HELP = %q", h)
@@ -515,75 +499,75 @@ func TestServerConfigGet(t *testing.T) {
 		}
 		return array(all...)
 	}
-	runTable(t, tt, []serverCase{
-		{[]string{"CONFIG", "GET", "port"}, arr(pair("port", "6379"))},
-		{[]string{"CONFIG", "GET", "PORT", "port"}, arr(pair("PORT", "6379"))},
-		{[]string{"CONFIG", "GET", "bind"}, arr(pair("bind", "127.0.0.1"))},
-		{[]string{"CONFIG", "GET", "maxmemory"}, arr(pair("maxmemory", "0"))},
-		{[]string{"CONFIG", "GET", "maxmemory-policy"}, arr(pair("maxmemory-policy", "noeviction"))},
-		{[]string{"CONFIG", "GET", "proto-max-bulk-len"}, arr(pair("proto-max-bulk-len", "536870912"))},
-		{[]string{"CONFIG", "GET", "client-query-buffer-limit"}, arr(pair("client-query-buffer-limit", "1073741824"))},
-		{[]string{"CONFIG", "GET", "databases", "save", "appendonly"}, arr(pair("databases", "16"), pair("save", ""), pair("appendonly", "no"))},
-		{[]string{"CONFIG", "GET", "requirepass", "protected-mode", "timeout", "maxclients"},
-			arr(pair("requirepass", ""), pair("protected-mode", "yes"), pair("timeout", "0"), pair("maxclients", "10000"))},
-		{[]string{"CONFIG", "GET", "zset-max-*"}, arr(pair("zset-max-listpack-entries", "128"), pair("zset-max-ziplist-entries", "128"),
-			pair("zset-max-listpack-value", "64"), pair("zset-max-ziplist-value", "64"))},
-		{[]string{"CONFIG", "GET", "LUA*", "busy-reply-threshold", "lua-time-limit"}, arr(pair("lua-time-limit", "5000"), pair("busy-reply-threshold", "5000"))},
-		{[]string{"CONFIG", "GET", "[bp]ind"}, arr(pair("bind", "127.0.0.1"))},
-		{[]string{"CONFIG", "GET", "nosuch", "no*such"}, emptyList},
-		{[]string{"CONFIG", "GET"}, errReply("ERR wrong number of arguments for 'config|get' command")},
+	runSteps(t, tt, []step{
+		cmd(arr(pair("port", "6379")), "CONFIG", "GET", "port"),
+		cmd(arr(pair("PORT", "6379")), "CONFIG", "GET", "PORT", "port"),
+		cmd(arr(pair("bind", "127.0.0.1")), "CONFIG", "GET", "bind"),
+		cmd(arr(pair("maxmemory", "0")), "CONFIG", "GET", "maxmemory"),
+		cmd(arr(pair("maxmemory-policy", "noeviction")), "CONFIG", "GET", "maxmemory-policy"),
+		cmd(arr(pair("proto-max-bulk-len", "536870912")), "CONFIG", "GET", "proto-max-bulk-len"),
+		cmd(arr(pair("client-query-buffer-limit", "1073741824")), "CONFIG", "GET", "client-query-buffer-limit"),
+		cmd(arr(pair("databases", "16"), pair("save", ""), pair("appendonly", "no")), "CONFIG", "GET", "databases", "save", "appendonly"),
+		cmd(arr(pair("requirepass", ""), pair("protected-mode", "yes"), pair("timeout", "0"), pair("maxclients", "10000")),
+			"CONFIG", "GET", "requirepass", "protected-mode", "timeout", "maxclients"),
+		cmd(arr(pair("zset-max-listpack-entries", "128"), pair("zset-max-ziplist-entries", "128"),
+			pair("zset-max-listpack-value", "64"), pair("zset-max-ziplist-value", "64")), "CONFIG", "GET", "zset-max-*"),
+		cmd(arr(pair("lua-time-limit", "5000"), pair("busy-reply-threshold", "5000")), "CONFIG", "GET", "LUA*", "busy-reply-threshold", "lua-time-limit"),
+		cmd(arr(pair("bind", "127.0.0.1")), "CONFIG", "GET", "[bp]ind"),
+		cmd(emptyList, "CONFIG", "GET", "nosuch", "no*such"),
+		cmd(errReply("ERR wrong number of arguments for 'config|get' command"), "CONFIG", "GET"),
 	})
 }
 
 func TestServerConfigSet(t *testing.T) {
 	tt := newTester(t)
 	cfg := tt.E.Cfg
-	runTable(t, tt, []serverCase{
-		{[]string{"CONFIG", "SET", "foo", "bar"}, errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'")},
-		{[]string{"CONFIG", "SET", "port", "1", "2"}, errReply(engine.ErrSyntax)},
-		{[]string{"CONFIG", "SET", "port"}, errReply("ERR wrong number of arguments for 'config|set' command")},
-		{[]string{"CONFIG", "SET", "DATABASES", "3"}, cfgErr("DATABASES", "can't set immutable config")},
-		{[]string{"CONFIG", "SET", "databases", "16"}, cfgErr("databases", "can't set immutable config")},
-		{[]string{"CONFIG", "SET", "timeout", "1", "TIMEOUT", "2"}, cfgErr("TIMEOUT", "duplicate parameter")},
-		{[]string{"CONFIG", "SET", "timeout", "1", "databases", "3", "foo", "1"}, cfgErr("databases", "can't set immutable config")},
-		{[]string{"CONFIG", "SET", "foo", "1", "databases", "3"}, errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'")},
-		{[]string{"CONFIG", "SET", "timeout", "x", "foo", "1"}, errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'")},
-		{[]string{"CONFIG", "SET", "TIMEOUT", "-1"}, cfgErr("timeout", "argument must be between 0 and 2147483647 inclusive")},
-		{[]string{"CONFIG", "SET", "timeout", "05"}, cfgErr("timeout", "argument couldn't be parsed into an integer")},
-		{[]string{"CONFIG", "SET", "timeout", "9223372036854775808"}, cfgErr("timeout", "argument couldn't be parsed into an integer")},
-		{[]string{"CONFIG", "SET", "maxclients", "0"}, cfgErr("maxclients", "argument must be between 1 and 4294967295 inclusive")},
-		{[]string{"CONFIG", "SET", "maxclients", "-1"}, cfgErr("maxclients", "argument must be between 1 and 4294967295 inclusive")},
-		{[]string{"CONFIG", "SET", "maxmemory", "10x"}, cfgErr("maxmemory", "argument must be a memory value")},
-		{[]string{"CONFIG", "SET", "maxmemory", "-1"}, cfgErr("maxmemory", "argument must be a memory value")},
-		{[]string{"CONFIG", "SET", "maxmemory", "1.5mb"}, cfgErr("maxmemory", "argument must be a memory value")},
-		{[]string{"CONFIG", "SET", "proto-max-bulk-len", "100"}, cfgErr("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
-		{[]string{"CONFIG", "SET", "proto-max-bulk-len", "99999999999999999999"}, cfgErr("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive")},
-		{[]string{"CONFIG", "SET", "client-query-buffer-limit", "99999999999999999999"}, cfgErr("client-query-buffer-limit", "argument must be between 1048576 and 9223372036854775807 inclusive")},
-		{[]string{"CONFIG", "SET", "ZSET-MAX-ZIPLIST-ENTRIES", "-1"}, cfgErr("zset-max-ziplist-entries", "argument must be between 0 and 9223372036854775807 inclusive")},
-		{[]string{"CONFIG", "SET", "LUA-TIME-LIMIT", "x"}, cfgErr("lua-time-limit", "argument couldn't be parsed into an integer")},
-		{[]string{"CONFIG", "SET", "protected-mode", "maybe"}, cfgErr("protected-mode", "argument must be 'yes' or 'no'")},
-		{[]string{"CONFIG", "SET", "maxmemory-policy", "foo"}, cfgErr("maxmemory-policy", "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction")},
-		{[]string{"CONFIG", "SET", "maxmemory-policy", "ALLKEYS-LRU"}, okReply},
-		{[]string{"CONFIG", "GET", "maxmemory-policy"}, array(bulk("maxmemory-policy"), bulk("allkeys-lru"))},
-		{[]string{"CONFIG", "SET", "maxmemory-policy", "noeviction"}, okReply},
-		{[]string{"CONFIG", "SET", "maxmemory-samples", "0"}, cfgErr("maxmemory-samples", "argument must be between 1 and 2147483647 inclusive")},
-		{[]string{"CONFIG", "SET", "maxmemory-eviction-tenacity", "101"}, cfgErr("maxmemory-eviction-tenacity", "argument must be between 0 and 100 inclusive")},
-		{[]string{"CONFIG", "SET", "lfu-log-factor", "-1"}, cfgErr("lfu-log-factor", "argument must be between 0 and 2147483647 inclusive")},
-		{[]string{"CONFIG", "SET", "lfu-decay-time", "x"}, cfgErr("lfu-decay-time", "argument couldn't be parsed into an integer")},
-		{[]string{"CONFIG", "SET", "port", "70000"}, cfgErr("port", "argument must be between 0 and 65535 inclusive")},
-		{[]string{"CONFIG", "SET", "port", "6380"}, cfgErr("port", "Unable to listen on this port")},
-		{[]string{"CONFIG", "SET", "port", "6379"}, okReply},
-		{[]string{"CONFIG", "SET", "bind", "0.0.0.0"}, cfgErr("bind", "Failed to bind to specified addresses.")},
-		{[]string{"CONFIG", "SET", "bind", "127.0.0.1"}, okReply},
-		{[]string{"CONFIG", "SET", "save", "x y"}, cfgErr("save", "Invalid save parameters")},
-		{[]string{"CONFIG", "SET", "save", "3600 1 300"}, cfgErr("save", "Invalid save parameters")},
-		{[]string{"CONFIG", "SET", "save", "0 1"}, cfgErr("save", "Invalid save parameters")},
-		{[]string{"CONFIG", "SET", "save", "3600 1"}, okReply},
-		{[]string{"CONFIG", "GET", "save"}, array(bulk("save"), bulk("3600 1"))},
-		{[]string{"CONFIG", "SET", "save", ""}, okReply},
-		{[]string{"CONFIG", "SET", "appendonly", "maybe"}, cfgErr("appendonly", "argument must be 'yes' or 'no'")},
-		{[]string{"CONFIG", "SET", "appendfsync", "sometimes"}, cfgErr("appendfsync", "argument(s) must be one of the following: everysec, always, no")},
-		{[]string{"CONFIG", "SET", "appendonly", "NO"}, okReply},
+	runSteps(t, tt, []step{
+		cmd(errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'"), "CONFIG", "SET", "foo", "bar"),
+		cmd(errReply(engine.ErrSyntax), "CONFIG", "SET", "port", "1", "2"),
+		cmd(errReply("ERR wrong number of arguments for 'config|set' command"), "CONFIG", "SET", "port"),
+		cmd(cfgErr("DATABASES", "can't set immutable config"), "CONFIG", "SET", "DATABASES", "3"),
+		cmd(cfgErr("databases", "can't set immutable config"), "CONFIG", "SET", "databases", "16"),
+		cmd(cfgErr("TIMEOUT", "duplicate parameter"), "CONFIG", "SET", "timeout", "1", "TIMEOUT", "2"),
+		cmd(cfgErr("databases", "can't set immutable config"), "CONFIG", "SET", "timeout", "1", "databases", "3", "foo", "1"),
+		cmd(errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'"), "CONFIG", "SET", "foo", "1", "databases", "3"),
+		cmd(errReply("ERR Unknown option or number of arguments for CONFIG SET - 'foo'"), "CONFIG", "SET", "timeout", "x", "foo", "1"),
+		cmd(cfgErr("timeout", "argument must be between 0 and 2147483647 inclusive"), "CONFIG", "SET", "TIMEOUT", "-1"),
+		cmd(cfgErr("timeout", "argument couldn't be parsed into an integer"), "CONFIG", "SET", "timeout", "05"),
+		cmd(cfgErr("timeout", "argument couldn't be parsed into an integer"), "CONFIG", "SET", "timeout", "9223372036854775808"),
+		cmd(cfgErr("maxclients", "argument must be between 1 and 4294967295 inclusive"), "CONFIG", "SET", "maxclients", "0"),
+		cmd(cfgErr("maxclients", "argument must be between 1 and 4294967295 inclusive"), "CONFIG", "SET", "maxclients", "-1"),
+		cmd(cfgErr("maxmemory", "argument must be a memory value"), "CONFIG", "SET", "maxmemory", "10x"),
+		cmd(cfgErr("maxmemory", "argument must be a memory value"), "CONFIG", "SET", "maxmemory", "-1"),
+		cmd(cfgErr("maxmemory", "argument must be a memory value"), "CONFIG", "SET", "maxmemory", "1.5mb"),
+		cmd(cfgErr("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive"), "CONFIG", "SET", "proto-max-bulk-len", "100"),
+		cmd(cfgErr("proto-max-bulk-len", "argument must be between 1048576 and 9223372036854775807 inclusive"), "CONFIG", "SET", "proto-max-bulk-len", "99999999999999999999"),
+		cmd(cfgErr("client-query-buffer-limit", "argument must be between 1048576 and 9223372036854775807 inclusive"), "CONFIG", "SET", "client-query-buffer-limit", "99999999999999999999"),
+		cmd(cfgErr("zset-max-ziplist-entries", "argument must be between 0 and 9223372036854775807 inclusive"), "CONFIG", "SET", "ZSET-MAX-ZIPLIST-ENTRIES", "-1"),
+		cmd(cfgErr("lua-time-limit", "argument couldn't be parsed into an integer"), "CONFIG", "SET", "LUA-TIME-LIMIT", "x"),
+		cmd(cfgErr("protected-mode", "argument must be 'yes' or 'no'"), "CONFIG", "SET", "protected-mode", "maybe"),
+		cmd(cfgErr("maxmemory-policy", "argument(s) must be one of the following: volatile-lru, volatile-lfu, volatile-random, volatile-ttl, allkeys-lru, allkeys-lfu, allkeys-random, noeviction"), "CONFIG", "SET", "maxmemory-policy", "foo"),
+		cmd(okReply, "CONFIG", "SET", "maxmemory-policy", "ALLKEYS-LRU"),
+		cmd(array(bulk("maxmemory-policy"), bulk("allkeys-lru")), "CONFIG", "GET", "maxmemory-policy"),
+		cmd(okReply, "CONFIG", "SET", "maxmemory-policy", "noeviction"),
+		cmd(cfgErr("maxmemory-samples", "argument must be between 1 and 2147483647 inclusive"), "CONFIG", "SET", "maxmemory-samples", "0"),
+		cmd(cfgErr("maxmemory-eviction-tenacity", "argument must be between 0 and 100 inclusive"), "CONFIG", "SET", "maxmemory-eviction-tenacity", "101"),
+		cmd(cfgErr("lfu-log-factor", "argument must be between 0 and 2147483647 inclusive"), "CONFIG", "SET", "lfu-log-factor", "-1"),
+		cmd(cfgErr("lfu-decay-time", "argument couldn't be parsed into an integer"), "CONFIG", "SET", "lfu-decay-time", "x"),
+		cmd(cfgErr("port", "argument must be between 0 and 65535 inclusive"), "CONFIG", "SET", "port", "70000"),
+		cmd(cfgErr("port", "Unable to listen on this port"), "CONFIG", "SET", "port", "6380"),
+		cmd(okReply, "CONFIG", "SET", "port", "6379"),
+		cmd(cfgErr("bind", "Failed to bind to specified addresses."), "CONFIG", "SET", "bind", "0.0.0.0"),
+		cmd(okReply, "CONFIG", "SET", "bind", "127.0.0.1"),
+		cmd(cfgErr("save", "Invalid save parameters"), "CONFIG", "SET", "save", "x y"),
+		cmd(cfgErr("save", "Invalid save parameters"), "CONFIG", "SET", "save", "3600 1 300"),
+		cmd(cfgErr("save", "Invalid save parameters"), "CONFIG", "SET", "save", "0 1"),
+		cmd(okReply, "CONFIG", "SET", "save", "3600 1"),
+		cmd(array(bulk("save"), bulk("3600 1")), "CONFIG", "GET", "save"),
+		cmd(okReply, "CONFIG", "SET", "save", ""),
+		cmd(cfgErr("appendonly", "argument must be 'yes' or 'no'"), "CONFIG", "SET", "appendonly", "maybe"),
+		cmd(cfgErr("appendfsync", "argument(s) must be one of the following: everysec, always, no"), "CONFIG", "SET", "appendfsync", "sometimes"),
+		cmd(okReply, "CONFIG", "SET", "appendonly", "NO"),
 	})
 	if cfg.Timeout.Load() != 0 || cfg.MaxClients.Load() != 10000 {
 		t.Fatal("a failed CONFIG SET changed settings")
@@ -594,11 +578,11 @@ func TestServerConfigSet(t *testing.T) {
 	if cfg.Timeout.Load() != 0 {
 		t.Fatal("CONFIG SET is not atomic")
 	}
-	runTable(t, tt, []serverCase{
-		{[]string{"CONFIG", "SET", "timeout", "5", "maxclients", "20", "maxmemory", "1Kb", "maxmemory-policy", "VOLATILE-TTL"}, okReply},
-		{[]string{"CONFIG", "SET", "proto-max-bulk-len", "1mb", "client-query-buffer-limit", "2mb", "protected-mode", "NO"}, okReply},
-		{[]string{"CONFIG", "SET", "zset-max-ziplist-entries", "100", "zset-max-listpack-entries", "200"}, okReply},
-		{[]string{"CONFIG", "SET", "zset-max-listpack-value", "1", "lua-time-limit", "100", "requirepass", "s3cret"}, okReply},
+	runSteps(t, tt, []step{
+		cmd(okReply, "CONFIG", "SET", "timeout", "5", "maxclients", "20", "maxmemory", "1Kb", "maxmemory-policy", "VOLATILE-TTL"),
+		cmd(okReply, "CONFIG", "SET", "proto-max-bulk-len", "1mb", "client-query-buffer-limit", "2mb", "protected-mode", "NO"),
+		cmd(okReply, "CONFIG", "SET", "zset-max-ziplist-entries", "100", "zset-max-listpack-entries", "200"),
+		cmd(okReply, "CONFIG", "SET", "zset-max-listpack-value", "1", "lua-time-limit", "100", "requirepass", "s3cret"),
 	})
 	if cfg.Timeout.Load() != 5 || cfg.MaxClients.Load() != 20 || cfg.MaxMemory.Load() != 1024 || *cfg.MaxMemoryPolicy.Load() != "volatile-ttl" ||
 		cfg.ProtoMaxBulkLen.Load() != 1<<20 || cfg.QueryBufLimit.Load() != 2<<20 || cfg.ProtectedMode.Load() ||
@@ -637,13 +621,13 @@ func TestServerConfigOther(t *testing.T) {
 	tt.E.Stats.KeyspaceHits = 3
 	tt.E.Stats.NetInput.Store(100)
 	tt.E.DB(2).Expired = 4
-	runTable(t, tt, []serverCase{
-		{[]string{"CONFIG", "RESETSTAT"}, okReply},
-		{[]string{"CONFIG", "RESETSTAT", "x"}, errReply("ERR wrong number of arguments for 'config|resetstat' command")},
-		{[]string{"CONFIG", "REWRITE"}, errReply(engine.ErrNoConfigFile)},
-		{[]string{"CONFIG", "HELP", "x"}, errReply("ERR wrong number of arguments for 'config|help' command")},
-		{[]string{"CONFIG"}, errReply("ERR wrong number of arguments for 'config' command")},
-		{[]string{"CONFIG", "FOO"}, errReply("ERR unknown subcommand 'FOO'. Try CONFIG HELP.")},
+	runSteps(t, tt, []step{
+		cmd(okReply, "CONFIG", "RESETSTAT"),
+		cmd(errReply("ERR wrong number of arguments for 'config|resetstat' command"), "CONFIG", "RESETSTAT", "x"),
+		cmd(errReply(engine.ErrNoConfigFile), "CONFIG", "REWRITE"),
+		cmd(errReply("ERR wrong number of arguments for 'config|help' command"), "CONFIG", "HELP", "x"),
+		cmd(errReply("ERR wrong number of arguments for 'config' command"), "CONFIG"),
+		cmd(errReply("ERR unknown subcommand 'FOO'. Try CONFIG HELP."), "CONFIG", "FOO"),
 	})
 	if s := &tt.E.Stats; s.KeyspaceHits != 0 || s.NetInput.Load() != 0 || tt.E.DB(2).Expired != 0 || s.Commands > 5 {
 		t.Errorf("RESETSTAT left %+v", s)

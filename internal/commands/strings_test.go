@@ -13,36 +13,25 @@ import (
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
-// strStep is one step of a string-family unit case.
-type strStep func(t *testing.T, tt *tester)
-
-// do runs args and expects want.
-func sDo(want string, args ...string) strStep {
-	return func(t *testing.T, tt *tester) {
-		t.Helper()
-		tt.Expect(want, args...)
-	}
-}
-
 // advance moves the manual clock.
-func sAdvance(d time.Duration) strStep {
-	return func(t *testing.T, tt *tester) { tt.Clock.Add(d) }
+func sAdvance(d time.Duration) step {
+	return act(func(t *testing.T, tt *tester) { tt.Clock.Add(d) })
 }
 
 // pttlIs checks key's remaining time to live in ms, with -1 for no deadline
 // and -2 for no key, read from the keyspace so it does not depend on PTTL.
-func sPTTLIs(key string, want int64) strStep {
-	return func(t *testing.T, tt *tester) {
+func sPTTLIs(key string, want int64) step {
+	return act(func(t *testing.T, tt *tester) {
 		t.Helper()
 		if got := strPTTL(tt, key); got != want {
 			t.Errorf("pttl %s: got %d, want %d", key, got, want)
 		}
-	}
+	})
 }
 
 // deadlineIs checks key's absolute deadline in Unix ms.
-func sDeadlineIs(key string, want int64) strStep {
-	return func(t *testing.T, tt *tester) {
+func sDeadlineIs(key string, want int64) step {
+	return act(func(t *testing.T, tt *tester) {
 		t.Helper()
 		e := tt.E.DB(0).Peek([]byte(key))
 		if e == nil {
@@ -51,28 +40,28 @@ func sDeadlineIs(key string, want int64) strStep {
 		if got := e.Expiry(); got != want {
 			t.Errorf("deadline %s: got %d, want %d", key, got, want)
 		}
-	}
+	})
 }
 
 // putOther stores a value of a type that is not a string.
-func sPutOther(key string) strStep {
-	return func(t *testing.T, tt *tester) {
+func sPutOther(key string) step {
+	return act(func(t *testing.T, tt *tester) {
 		db := tt.E.DB(0)
 		if e := db.Peek([]byte(key)); e != nil {
 			db.Remove(e)
 		}
 		db.Add([]byte(key), strOtherType{})
-	}
+	})
 }
 
 // dbLen checks the number of keys, expired ones not yet reclaimed included.
-func sDBLen(want int) strStep {
-	return func(t *testing.T, tt *tester) {
+func sDBLen(want int) step {
+	return act(func(t *testing.T, tt *tester) {
 		t.Helper()
 		if got := tt.E.DB(0).Len(); got != want {
 			t.Errorf("db len: got %d, want %d", got, want)
 		}
-	}
+	})
 }
 
 type strOtherType struct{}
@@ -91,21 +80,6 @@ func strPTTL(tt *tester, key string) int64 {
 	return e.Expiry() - now
 }
 
-func runStrCases(t *testing.T, cases []struct {
-	name  string
-	steps []strStep
-}) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tt := newTester(t)
-			for _, s := range c.steps {
-				s(t, tt)
-			}
-		})
-	}
-}
-
 var (
 	sWrongType = errReply(engine.ErrWrongType)
 	sSyntaxErr = errReply(engine.ErrSyntax)
@@ -115,27 +89,24 @@ var (
 )
 
 func TestStringsGetSet(t *testing.T) {
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"get missing", []strStep{sDo(nilReply, "GET", "k")}},
-		{"set get", []strStep{sDo(okReply, "SET", "k", "v"), sDo(bulk("v"), "GET", "k")}},
-		{"binary", []strStep{sDo(okReply, "SET", "k", "a\x00\r\nb"), sDo(bulk("a\x00\r\nb"), "GET", "k")}},
-		{"empty", []strStep{sDo(okReply, "SET", "k", ""), sDo(bulk(""), "GET", "k")}},
-		{"overwrite clears ttl", []strStep{
-			sDo(okReply, "SET", "k", "v", "EX", "10"), sPTTLIs("k", 10000),
-			sDo(okReply, "SET", "k", "w"), sPTTLIs("k", -1)}},
-		{"keepttl", []strStep{
-			sDo(okReply, "SET", "k", "v", "PX", "5000"), sAdvance(time.Second),
-			sDo(okReply, "SET", "k", "w", "KEEPTTL"), sPTTLIs("k", 4000), sDo(bulk("w"), "GET", "k")}},
-		{"keepttl on missing key", []strStep{sDo(okReply, "SET", "k", "w", "keepttl"), sPTTLIs("k", -1)}},
-		{"keepttl does not revive expired", []strStep{
-			sDo(okReply, "SET", "k", "v", "PX", "10"), sAdvance(20 * time.Millisecond),
-			sDo(okReply, "SET", "k", "w", "KEEPTTL"), sPTTLIs("k", -1), sDo(bulk("w"), "GET", "k")}},
-		{"get wrong type", []strStep{sPutOther("z"), sDo(sWrongType, "GET", "z")}},
-		{"set replaces other type", []strStep{sPutOther("z"), sDo(okReply, "SET", "z", "v"), sDo(bulk("v"), "GET", "z")}},
-		{"value is copied", []strStep{func(t *testing.T, tt *tester) {
+	runCases(t, []cmdCase{
+		{"get missing", []step{cmd(nilReply, "GET", "k")}},
+		{"set get", []step{cmd(okReply, "SET", "k", "v"), cmd(bulk("v"), "GET", "k")}},
+		{"binary", []step{cmd(okReply, "SET", "k", "a\x00\r\nb"), cmd(bulk("a\x00\r\nb"), "GET", "k")}},
+		{"empty", []step{cmd(okReply, "SET", "k", ""), cmd(bulk(""), "GET", "k")}},
+		{"overwrite clears ttl", []step{
+			cmd(okReply, "SET", "k", "v", "EX", "10"), sPTTLIs("k", 10000),
+			cmd(okReply, "SET", "k", "w"), sPTTLIs("k", -1)}},
+		{"keepttl", []step{
+			cmd(okReply, "SET", "k", "v", "PX", "5000"), sAdvance(time.Second),
+			cmd(okReply, "SET", "k", "w", "KEEPTTL"), sPTTLIs("k", 4000), cmd(bulk("w"), "GET", "k")}},
+		{"keepttl on missing key", []step{cmd(okReply, "SET", "k", "w", "keepttl"), sPTTLIs("k", -1)}},
+		{"keepttl does not revive expired", []step{
+			cmd(okReply, "SET", "k", "v", "PX", "10"), sAdvance(20 * time.Millisecond),
+			cmd(okReply, "SET", "k", "w", "KEEPTTL"), sPTTLIs("k", -1), cmd(bulk("w"), "GET", "k")}},
+		{"get wrong type", []step{sPutOther("z"), cmd(sWrongType, "GET", "z")}},
+		{"set replaces other type", []step{sPutOther("z"), cmd(okReply, "SET", "z", "v"), cmd(bulk("v"), "GET", "z")}},
+		{"value is copied", []step{act(func(t *testing.T, tt *tester) {
 			args := [][]byte{[]byte("SET"), []byte("k"), []byte("abc")}
 			tt.E.Lock()
 			var w resp.Writer
@@ -143,277 +114,256 @@ func TestStringsGetSet(t *testing.T) {
 			tt.E.Unlock()
 			args[2][0] = 'X'
 			tt.Expect(bulk("abc"), "GET", "k")
-		}}},
+		})}},
 	})
 }
 
 func TestStringsSetOptions(t *testing.T) {
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"nx", []strStep{
-			sDo(okReply, "SET", "k", "v", "NX"), sDo(nilReply, "SET", "k", "w", "nx"), sDo(bulk("v"), "GET", "k")}},
-		{"xx", []strStep{
-			sDo(nilReply, "SET", "k", "v", "XX"), sDo(nilReply, "GET", "k"),
-			sDo(okReply, "SET", "k", "v"), sDo(okReply, "SET", "k", "w", "xX"), sDo(bulk("w"), "GET", "k")}},
-		{"nx on expired key", []strStep{
-			sDo(okReply, "SET", "k", "v", "PX", "5"), sAdvance(6 * time.Millisecond),
-			sDo(okReply, "SET", "k", "w", "NX"), sDo(bulk("w"), "GET", "k")}},
-		{"nx xx conflict", []strStep{sDo(sSyntaxErr, "SET", "k", "v", "NX", "XX"), sDo(sSyntaxErr, "SET", "k", "v", "XX", "NX")}},
-		{"repeated flags", []strStep{
-			sDo(okReply, "SET", "k", "v", "NX", "NX"), sDo(okReply, "SET", "k", "v", "KEEPTTL", "KEEPTTL"),
-			sDo(bulk("v"), "SET", "k", "w", "GET", "GET")}},
-		{"repeated expiry last wins", []strStep{
-			sDo(okReply, "SET", "k", "v", "EX", "abc", "EX", "10"), sPTTLIs("k", 10000),
-			sDo(okReply, "SET", "k", "v", "PX", "1", "PX", "2000"), sPTTLIs("k", 2000)}},
-		{"expiry conflicts", []strStep{
-			sDo(sSyntaxErr, "SET", "k", "v", "EX", "10", "PX", "10"),
-			sDo(sSyntaxErr, "SET", "k", "v", "EX", "10", "EXAT", "10"),
-			sDo(sSyntaxErr, "SET", "k", "v", "PXAT", "10", "EXAT", "10"),
-			sDo(sSyntaxErr, "SET", "k", "v", "EX", "10", "KEEPTTL"),
-			sDo(sSyntaxErr, "SET", "k", "v", "KEEPTTL", "PX", "10"),
-			sDo(sSyntaxErr, "SET", "k", "v", "PERSIST"),
-			sDo(sSyntaxErr, "SET", "k", "v", "EX"),
-			sDo(sSyntaxErr, "SET", "k", "v", "foo"),
-			sDo(sSyntaxErr, "SET", "k", "v", ""),
-			sDo(nilReply, "GET", "k")}},
-		{"options are C strings", []strStep{
-			sDo(okReply, "SET", "k", "v", "nx\x00junk"), sDo(nilReply, "SET", "k", "v", "NX\x00"),
-			sDo(okReply, "SET", "k", "v", "ex\x00", "100"), sPTTLIs("k", 100000),
-			sDo(sSyntaxErr, "SET", "k", "v", "\x00nx")}},
-		{"ex", []strStep{sDo(okReply, "SET", "k", "v", "EX", "100"), sPTTLIs("k", 100000)}},
-		{"px", []strStep{sDo(okReply, "SET", "k", "v", "PX", "1500"), sPTTLIs("k", 1500)}},
-		{"exat", []strStep{func(t *testing.T, tt *tester) {
+	runCases(t, []cmdCase{
+		{"nx", []step{
+			cmd(okReply, "SET", "k", "v", "NX"), cmd(nilReply, "SET", "k", "w", "nx"), cmd(bulk("v"), "GET", "k")}},
+		{"xx", []step{
+			cmd(nilReply, "SET", "k", "v", "XX"), cmd(nilReply, "GET", "k"),
+			cmd(okReply, "SET", "k", "v"), cmd(okReply, "SET", "k", "w", "xX"), cmd(bulk("w"), "GET", "k")}},
+		{"nx on expired key", []step{
+			cmd(okReply, "SET", "k", "v", "PX", "5"), sAdvance(6 * time.Millisecond),
+			cmd(okReply, "SET", "k", "w", "NX"), cmd(bulk("w"), "GET", "k")}},
+		{"nx xx conflict", []step{cmd(sSyntaxErr, "SET", "k", "v", "NX", "XX"), cmd(sSyntaxErr, "SET", "k", "v", "XX", "NX")}},
+		{"repeated flags", []step{
+			cmd(okReply, "SET", "k", "v", "NX", "NX"), cmd(okReply, "SET", "k", "v", "KEEPTTL", "KEEPTTL"),
+			cmd(bulk("v"), "SET", "k", "w", "GET", "GET")}},
+		{"repeated expiry last wins", []step{
+			cmd(okReply, "SET", "k", "v", "EX", "abc", "EX", "10"), sPTTLIs("k", 10000),
+			cmd(okReply, "SET", "k", "v", "PX", "1", "PX", "2000"), sPTTLIs("k", 2000)}},
+		{"expiry conflicts", []step{
+			cmd(sSyntaxErr, "SET", "k", "v", "EX", "10", "PX", "10"),
+			cmd(sSyntaxErr, "SET", "k", "v", "EX", "10", "EXAT", "10"),
+			cmd(sSyntaxErr, "SET", "k", "v", "PXAT", "10", "EXAT", "10"),
+			cmd(sSyntaxErr, "SET", "k", "v", "EX", "10", "KEEPTTL"),
+			cmd(sSyntaxErr, "SET", "k", "v", "KEEPTTL", "PX", "10"),
+			cmd(sSyntaxErr, "SET", "k", "v", "PERSIST"),
+			cmd(sSyntaxErr, "SET", "k", "v", "EX"),
+			cmd(sSyntaxErr, "SET", "k", "v", "foo"),
+			cmd(sSyntaxErr, "SET", "k", "v", ""),
+			cmd(nilReply, "GET", "k")}},
+		{"options are C strings", []step{
+			cmd(okReply, "SET", "k", "v", "nx\x00junk"), cmd(nilReply, "SET", "k", "v", "NX\x00"),
+			cmd(okReply, "SET", "k", "v", "ex\x00", "100"), sPTTLIs("k", 100000),
+			cmd(sSyntaxErr, "SET", "k", "v", "\x00nx")}},
+		{"ex", []step{cmd(okReply, "SET", "k", "v", "EX", "100"), sPTTLIs("k", 100000)}},
+		{"px", []step{cmd(okReply, "SET", "k", "v", "PX", "1500"), sPTTLIs("k", 1500)}},
+		{"exat", []step{act(func(t *testing.T, tt *tester) {
 			at := strNow(tt)/1000 + 50
 			tt.Expect(okReply, "SET", "k", "v", "EXAT", strconv.FormatInt(at, 10))
-			sDeadlineIs("k", at*1000)(t, tt)
-		}}},
-		{"pxat", []strStep{func(t *testing.T, tt *tester) {
+			sDeadlineIs("k", at*1000).fn(t, tt)
+		})}},
+		{"pxat", []step{act(func(t *testing.T, tt *tester) {
 			at := strNow(tt) + 1234
 			tt.Expect(okReply, "SET", "k", "v", "PXAT", strconv.FormatInt(at, 10))
-			sDeadlineIs("k", at)(t, tt)
-		}}},
-		{"pxat max", []strStep{sDo(okReply, "SET", "k", "v", "PXAT", "9223372036854775807"), sDeadlineIs("k", math.MaxInt64)}},
-		{"exat max", []strStep{sDo(okReply, "SET", "k", "v", "EXAT", "9223372036854775"), sDeadlineIs("k", 9223372036854775000)}},
-		{"expiry in the past", []strStep{
-			sDo(okReply, "SET", "k", "v", "PXAT", "1"), sDBLen(1), sDo(nilReply, "GET", "k"), sDBLen(0),
-			sDo(okReply, "SET", "k", "v", "EXAT", "1"), sDo(nilReply, "GET", "k")}},
-		{"expires after ttl", []strStep{
-			sDo(okReply, "SET", "k", "v", "PX", "100"), sAdvance(100 * time.Millisecond), sDo(bulk("v"), "GET", "k"),
-			sAdvance(time.Millisecond), sDo(nilReply, "GET", "k")}},
-		{"invalid expiry", []strStep{
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EX", "0"),
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "PX", "-1"),
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EXAT", "0"),
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "PXAT", "-100"),
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EX", "9223372036854776"),
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EXAT", "9223372036854776"),
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EX", "9223372036854775"),
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "PX", "9223372036854775807"),
-			sDo(sNotInt, "SET", "k", "v", "EX", "abc"),
-			sDo(sNotInt, "SET", "k", "v", "EX", "1.5"),
-			sDo(sNotInt, "SET", "k", "v", "PX", " 1"),
-			sDo(sNotInt, "SET", "k", "v", "PX", "9223372036854775808"),
-			sDo(nilReply, "GET", "k")}},
-		{"get option", []strStep{
-			sDo(nilReply, "SET", "k", "v", "GET"), sDo(bulk("v"), "GET", "k"),
-			sDo(bulk("v"), "SET", "k", "w", "GET"), sDo(bulk("w"), "GET", "k")}},
-		{"get wrong type does not set", []strStep{
-			sPutOther("z"), sDo(sWrongType, "SET", "z", "v", "GET"), sDo(sWrongType, "GET", "z")}},
-		{"get with nx", []strStep{
-			sDo(nilReply, "SET", "k", "v", "NX", "GET"), sDo(bulk("v"), "SET", "k", "w", "NX", "GET"), sDo(bulk("v"), "GET", "k")}},
-		{"get with xx", []strStep{
-			sDo(nilReply, "SET", "k", "v", "XX", "GET"), sDo(nilReply, "GET", "k"),
-			sDo(okReply, "SET", "k", "v"), sDo(bulk("v"), "SET", "k", "w", "GET", "XX"), sDo(bulk("w"), "GET", "k")}},
-		{"get with expiry", []strStep{
-			sDo(nilReply, "SET", "k", "v", "GET", "EX", "10"), sPTTLIs("k", 10000),
-			sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "w", "GET", "EX", "0"),
-			sDo(bulk("v"), "GET", "k")}},
-		{"expiry error before wrong type", []strStep{
-			sPutOther("z"), sDo(errReply("ERR invalid expire time in 'set' command"), "SET", "z", "v", "GET", "PX", "0")}},
-		{"arity", []strStep{sDo(errReply("ERR wrong number of arguments for 'set' command"), "SET", "k")}},
+			sDeadlineIs("k", at).fn(t, tt)
+		})}},
+		{"pxat max", []step{cmd(okReply, "SET", "k", "v", "PXAT", "9223372036854775807"), sDeadlineIs("k", math.MaxInt64)}},
+		{"exat max", []step{cmd(okReply, "SET", "k", "v", "EXAT", "9223372036854775"), sDeadlineIs("k", 9223372036854775000)}},
+		{"expiry in the past", []step{
+			cmd(okReply, "SET", "k", "v", "PXAT", "1"), sDBLen(1), cmd(nilReply, "GET", "k"), sDBLen(0),
+			cmd(okReply, "SET", "k", "v", "EXAT", "1"), cmd(nilReply, "GET", "k")}},
+		{"expires after ttl", []step{
+			cmd(okReply, "SET", "k", "v", "PX", "100"), sAdvance(100 * time.Millisecond), cmd(bulk("v"), "GET", "k"),
+			sAdvance(time.Millisecond), cmd(nilReply, "GET", "k")}},
+		{"invalid expiry", []step{
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EX", "0"),
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "PX", "-1"),
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EXAT", "0"),
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "PXAT", "-100"),
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EX", "9223372036854776"),
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EXAT", "9223372036854776"),
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "EX", "9223372036854775"),
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "v", "PX", "9223372036854775807"),
+			cmd(sNotInt, "SET", "k", "v", "EX", "abc"),
+			cmd(sNotInt, "SET", "k", "v", "EX", "1.5"),
+			cmd(sNotInt, "SET", "k", "v", "PX", " 1"),
+			cmd(sNotInt, "SET", "k", "v", "PX", "9223372036854775808"),
+			cmd(nilReply, "GET", "k")}},
+		{"get option", []step{
+			cmd(nilReply, "SET", "k", "v", "GET"), cmd(bulk("v"), "GET", "k"),
+			cmd(bulk("v"), "SET", "k", "w", "GET"), cmd(bulk("w"), "GET", "k")}},
+		{"get wrong type does not set", []step{
+			sPutOther("z"), cmd(sWrongType, "SET", "z", "v", "GET"), cmd(sWrongType, "GET", "z")}},
+		{"get with nx", []step{
+			cmd(nilReply, "SET", "k", "v", "NX", "GET"), cmd(bulk("v"), "SET", "k", "w", "NX", "GET"), cmd(bulk("v"), "GET", "k")}},
+		{"get with xx", []step{
+			cmd(nilReply, "SET", "k", "v", "XX", "GET"), cmd(nilReply, "GET", "k"),
+			cmd(okReply, "SET", "k", "v"), cmd(bulk("v"), "SET", "k", "w", "GET", "XX"), cmd(bulk("w"), "GET", "k")}},
+		{"get with expiry", []step{
+			cmd(nilReply, "SET", "k", "v", "GET", "EX", "10"), sPTTLIs("k", 10000),
+			cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "k", "w", "GET", "EX", "0"),
+			cmd(bulk("v"), "GET", "k")}},
+		{"expiry error before wrong type", []step{
+			sPutOther("z"), cmd(errReply("ERR invalid expire time in 'set' command"), "SET", "z", "v", "GET", "PX", "0")}},
+		{"arity", []step{cmd(errReply("ERR wrong number of arguments for 'set' command"), "SET", "k")}},
 	})
 }
 
 func TestStringsSetVariants(t *testing.T) {
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"setnx", []strStep{
-			sDo(integer(1), "SETNX", "k", "v"), sDo(integer(0), "SETNX", "k", "w"), sDo(bulk("v"), "GET", "k"),
-			sPutOther("z"), sDo(integer(0), "SETNX", "z", "w")}},
-		{"setex", []strStep{
-			sDo(okReply, "SETEX", "k", "10", "v"), sPTTLIs("k", 10000), sDo(bulk("v"), "GET", "k"),
-			sPutOther("z"), sDo(okReply, "SETEX", "z", "10", "v"), sDo(bulk("v"), "GET", "z")}},
-		{"setex errors", []strStep{
-			sDo(errReply("ERR invalid expire time in 'setex' command"), "SETEX", "k", "0", "v"),
-			sDo(errReply("ERR invalid expire time in 'setex' command"), "SETEX", "k", "-10", "v"),
-			sDo(errReply("ERR invalid expire time in 'setex' command"), "SETEX", "k", "9223372036854775807", "v"),
-			sDo(sNotInt, "SETEX", "k", "ten", "v"),
-			sDo(errReply("ERR wrong number of arguments for 'setex' command"), "SETEX", "k", "10"),
-			sDo(nilReply, "GET", "k")}},
-		{"psetex", []strStep{sDo(okReply, "PSETEX", "k", "1500", "v"), sPTTLIs("k", 1500)}},
-		{"psetex errors", []strStep{
-			sDo(errReply("ERR invalid expire time in 'psetex' command"), "PSETEX", "k", "0", "v"),
-			sDo(errReply("ERR invalid expire time in 'psetex' command"), "PSETEX", "k", "9223372036854775807", "v"),
-			sDo(sNotInt, "PSETEX", "k", "1e3", "v")}},
-		{"getset", []strStep{
-			sDo(nilReply, "GETSET", "k", "v"), sDo(okReply, "SET", "k", "v", "EX", "100"),
-			sDo(bulk("v"), "GETSET", "k", "w"), sPTTLIs("k", -1), sDo(bulk("w"), "GET", "k"),
-			sPutOther("z"), sDo(sWrongType, "GETSET", "z", "v")}},
-		{"getdel", []strStep{
-			sDo(nilReply, "GETDEL", "k"), sDo(okReply, "SET", "k", "v"), sDo(bulk("v"), "GETDEL", "k"),
-			sDBLen(0), sPutOther("z"), sDo(sWrongType, "GETDEL", "z"), sDBLen(1)}},
+	runCases(t, []cmdCase{
+		{"setnx", []step{
+			cmd(integer(1), "SETNX", "k", "v"), cmd(integer(0), "SETNX", "k", "w"), cmd(bulk("v"), "GET", "k"),
+			sPutOther("z"), cmd(integer(0), "SETNX", "z", "w")}},
+		{"setex", []step{
+			cmd(okReply, "SETEX", "k", "10", "v"), sPTTLIs("k", 10000), cmd(bulk("v"), "GET", "k"),
+			sPutOther("z"), cmd(okReply, "SETEX", "z", "10", "v"), cmd(bulk("v"), "GET", "z")}},
+		{"setex errors", []step{
+			cmd(errReply("ERR invalid expire time in 'setex' command"), "SETEX", "k", "0", "v"),
+			cmd(errReply("ERR invalid expire time in 'setex' command"), "SETEX", "k", "-10", "v"),
+			cmd(errReply("ERR invalid expire time in 'setex' command"), "SETEX", "k", "9223372036854775807", "v"),
+			cmd(sNotInt, "SETEX", "k", "ten", "v"),
+			cmd(errReply("ERR wrong number of arguments for 'setex' command"), "SETEX", "k", "10"),
+			cmd(nilReply, "GET", "k")}},
+		{"psetex", []step{cmd(okReply, "PSETEX", "k", "1500", "v"), sPTTLIs("k", 1500)}},
+		{"psetex errors", []step{
+			cmd(errReply("ERR invalid expire time in 'psetex' command"), "PSETEX", "k", "0", "v"),
+			cmd(errReply("ERR invalid expire time in 'psetex' command"), "PSETEX", "k", "9223372036854775807", "v"),
+			cmd(sNotInt, "PSETEX", "k", "1e3", "v")}},
+		{"getset", []step{
+			cmd(nilReply, "GETSET", "k", "v"), cmd(okReply, "SET", "k", "v", "EX", "100"),
+			cmd(bulk("v"), "GETSET", "k", "w"), sPTTLIs("k", -1), cmd(bulk("w"), "GET", "k"),
+			sPutOther("z"), cmd(sWrongType, "GETSET", "z", "v")}},
+		{"getdel", []step{
+			cmd(nilReply, "GETDEL", "k"), cmd(okReply, "SET", "k", "v"), cmd(bulk("v"), "GETDEL", "k"),
+			sDBLen(0), sPutOther("z"), cmd(sWrongType, "GETDEL", "z"), sDBLen(1)}},
 	})
 }
 
 func TestStringsGetEx(t *testing.T) {
 	invalid := errReply("ERR invalid expire time in 'getex' command")
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"plain", []strStep{sDo(nilReply, "GETEX", "k"), sDo(okReply, "SET", "k", "v", "EX", "10"),
-			sDo(bulk("v"), "GETEX", "k"), sPTTLIs("k", 10000)}},
-		{"ex px", []strStep{sDo(okReply, "SET", "k", "v"),
-			sDo(bulk("v"), "GETEX", "k", "EX", "100"), sPTTLIs("k", 100000),
-			sDo(bulk("v"), "GETEX", "k", "px", "50"), sPTTLIs("k", 50)}},
-		{"exat pxat", []strStep{sDo(okReply, "SET", "k", "v"), func(t *testing.T, tt *tester) {
+	runCases(t, []cmdCase{
+		{"plain", []step{cmd(nilReply, "GETEX", "k"), cmd(okReply, "SET", "k", "v", "EX", "10"),
+			cmd(bulk("v"), "GETEX", "k"), sPTTLIs("k", 10000)}},
+		{"ex px", []step{cmd(okReply, "SET", "k", "v"),
+			cmd(bulk("v"), "GETEX", "k", "EX", "100"), sPTTLIs("k", 100000),
+			cmd(bulk("v"), "GETEX", "k", "px", "50"), sPTTLIs("k", 50)}},
+		{"exat pxat", []step{cmd(okReply, "SET", "k", "v"), act(func(t *testing.T, tt *tester) {
 			at := strNow(tt) + 7777
 			tt.Expect(bulk("v"), "GETEX", "k", "PXAT", strconv.FormatInt(at, 10))
-			sDeadlineIs("k", at)(t, tt)
+			sDeadlineIs("k", at).fn(t, tt)
 			sec := strNow(tt)/1000 + 9
 			tt.Expect(bulk("v"), "GETEX", "k", "EXAT", strconv.FormatInt(sec, 10))
-			sDeadlineIs("k", sec*1000)(t, tt)
-		}}},
-		{"past deadline deletes now", []strStep{sDo(okReply, "SET", "k", "v"),
-			sDo(bulk("v"), "GETEX", "k", "EXAT", "1"), sDBLen(0), sDo(nilReply, "GET", "k")}},
-		{"deadline equal to now deletes", []strStep{sDo(okReply, "SET", "k", "v"), func(t *testing.T, tt *tester) {
+			sDeadlineIs("k", sec*1000).fn(t, tt)
+		})}},
+		{"past deadline deletes now", []step{cmd(okReply, "SET", "k", "v"),
+			cmd(bulk("v"), "GETEX", "k", "EXAT", "1"), sDBLen(0), cmd(nilReply, "GET", "k")}},
+		{"deadline equal to now deletes", []step{cmd(okReply, "SET", "k", "v"), act(func(t *testing.T, tt *tester) {
 			tt.Expect(bulk("v"), "GETEX", "k", "PXAT", strconv.FormatInt(strNow(tt), 10))
-			sDBLen(0)(t, tt)
-		}}},
-		{"persist", []strStep{sDo(okReply, "SET", "k", "v", "EX", "10"),
-			sDo(bulk("v"), "GETEX", "k", "PERSIST"), sPTTLIs("k", -1), sDo(bulk("v"), "GETEX", "k", "persist")}},
-		{"syntax", []strStep{sDo(okReply, "SET", "k", "v"),
-			sDo(sSyntaxErr, "GETEX", "k", "PERSIST", "EX", "10"),
-			sDo(sSyntaxErr, "GETEX", "k", "EX", "10", "PERSIST"),
-			sDo(sSyntaxErr, "GETEX", "k", "EX", "10", "PX", "10"),
-			sDo(sSyntaxErr, "GETEX", "k", "EX"),
-			sDo(sSyntaxErr, "GETEX", "k", "KEEPTTL"),
-			sDo(sSyntaxErr, "GETEX", "k", "NX"),
-			sDo(sSyntaxErr, "GETEX", "k", "GET"),
-			sDo(sSyntaxErr, "GETEX", "missing", "foo"),
+			sDBLen(0).fn(t, tt)
+		})}},
+		{"persist", []step{cmd(okReply, "SET", "k", "v", "EX", "10"),
+			cmd(bulk("v"), "GETEX", "k", "PERSIST"), sPTTLIs("k", -1), cmd(bulk("v"), "GETEX", "k", "persist")}},
+		{"syntax", []step{cmd(okReply, "SET", "k", "v"),
+			cmd(sSyntaxErr, "GETEX", "k", "PERSIST", "EX", "10"),
+			cmd(sSyntaxErr, "GETEX", "k", "EX", "10", "PERSIST"),
+			cmd(sSyntaxErr, "GETEX", "k", "EX", "10", "PX", "10"),
+			cmd(sSyntaxErr, "GETEX", "k", "EX"),
+			cmd(sSyntaxErr, "GETEX", "k", "KEEPTTL"),
+			cmd(sSyntaxErr, "GETEX", "k", "NX"),
+			cmd(sSyntaxErr, "GETEX", "k", "GET"),
+			cmd(sSyntaxErr, "GETEX", "missing", "foo"),
 			sPTTLIs("k", -1)}},
-		{"repeated ex", []strStep{sDo(okReply, "SET", "k", "v"), sDo(bulk("v"), "GETEX", "k", "EX", "10", "EX", "20"), sPTTLIs("k", 20000)}},
-		{"invalid expiry", []strStep{sDo(okReply, "SET", "k", "v"),
-			sDo(invalid, "GETEX", "k", "EX", "0"), sDo(invalid, "GETEX", "k", "PX", "-1"),
-			sDo(invalid, "GETEX", "k", "PX", "9223372036854775807"), sDo(invalid, "GETEX", "k", "EXAT", "9223372036854776"),
-			sDo(sNotInt, "GETEX", "k", "EX", "abc"), sPTTLIs("k", -1)}},
-		{"missing key ignores bad expiry", []strStep{sDo(nilReply, "GETEX", "k", "EX", "abc"), sDo(nilReply, "GETEX", "k", "EX", "0")}},
-		{"wrong type before bad expiry", []strStep{sPutOther("z"), sDo(sWrongType, "GETEX", "z", "EX", "abc"), sDo(sWrongType, "GETEX", "z")}},
+		{"repeated ex", []step{cmd(okReply, "SET", "k", "v"), cmd(bulk("v"), "GETEX", "k", "EX", "10", "EX", "20"), sPTTLIs("k", 20000)}},
+		{"invalid expiry", []step{cmd(okReply, "SET", "k", "v"),
+			cmd(invalid, "GETEX", "k", "EX", "0"), cmd(invalid, "GETEX", "k", "PX", "-1"),
+			cmd(invalid, "GETEX", "k", "PX", "9223372036854775807"), cmd(invalid, "GETEX", "k", "EXAT", "9223372036854776"),
+			cmd(sNotInt, "GETEX", "k", "EX", "abc"), sPTTLIs("k", -1)}},
+		{"missing key ignores bad expiry", []step{cmd(nilReply, "GETEX", "k", "EX", "abc"), cmd(nilReply, "GETEX", "k", "EX", "0")}},
+		{"wrong type before bad expiry", []step{sPutOther("z"), cmd(sWrongType, "GETEX", "z", "EX", "abc"), cmd(sWrongType, "GETEX", "z")}},
 	})
 }
 
 func TestStringsMulti(t *testing.T) {
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"mget", []strStep{sDo(okReply, "SET", "a", "1"), sPutOther("z"),
-			sDo(array(bulk("1"), nilReply, nilReply, bulk("1")), "MGET", "a", "b", "z", "a")}},
-		{"mset", []strStep{sDo(okReply, "SET", "a", "x", "EX", "10"), sPutOther("z"),
-			sDo(okReply, "MSET", "a", "1", "z", "2", "a", "3"), sPTTLIs("a", -1),
-			sDo(array(bulk("3"), bulk("2")), "MGET", "a", "z")}},
-		{"mset odd", []strStep{sDo(errReply("ERR wrong number of arguments for 'mset' command"), "MSET", "a", "1", "b"), sDBLen(0)}},
-		{"msetnx", []strStep{
-			sDo(integer(1), "MSETNX", "a", "1", "b", "2"), sDo(integer(0), "MSETNX", "c", "3", "a", "9"),
-			sDo(array(bulk("1"), bulk("2"), nilReply), "MGET", "a", "b", "c"),
-			sPutOther("z"), sDo(integer(0), "MSETNX", "z", "1"),
-			sDo(integer(1), "MSETNX", "d", "1", "d", "2"), sDo(bulk("2"), "GET", "d")}},
-		{"msetnx odd", []strStep{sDo(errReply("ERR wrong number of arguments for 'msetnx' command"), "MSETNX", "a", "1", "b")}},
-		{"msetnx expired counts as missing", []strStep{
-			sDo(okReply, "SET", "a", "1", "PX", "1"), sAdvance(2 * time.Millisecond), sDo(integer(1), "MSETNX", "a", "2")}},
+	runCases(t, []cmdCase{
+		{"mget", []step{cmd(okReply, "SET", "a", "1"), sPutOther("z"),
+			cmd(array(bulk("1"), nilReply, nilReply, bulk("1")), "MGET", "a", "b", "z", "a")}},
+		{"mset", []step{cmd(okReply, "SET", "a", "x", "EX", "10"), sPutOther("z"),
+			cmd(okReply, "MSET", "a", "1", "z", "2", "a", "3"), sPTTLIs("a", -1),
+			cmd(array(bulk("3"), bulk("2")), "MGET", "a", "z")}},
+		{"mset odd", []step{cmd(errReply("ERR wrong number of arguments for 'mset' command"), "MSET", "a", "1", "b"), sDBLen(0)}},
+		{"msetnx", []step{
+			cmd(integer(1), "MSETNX", "a", "1", "b", "2"), cmd(integer(0), "MSETNX", "c", "3", "a", "9"),
+			cmd(array(bulk("1"), bulk("2"), nilReply), "MGET", "a", "b", "c"),
+			sPutOther("z"), cmd(integer(0), "MSETNX", "z", "1"),
+			cmd(integer(1), "MSETNX", "d", "1", "d", "2"), cmd(bulk("2"), "GET", "d")}},
+		{"msetnx odd", []step{cmd(errReply("ERR wrong number of arguments for 'msetnx' command"), "MSETNX", "a", "1", "b")}},
+		{"msetnx expired counts as missing", []step{
+			cmd(okReply, "SET", "a", "1", "PX", "1"), sAdvance(2 * time.Millisecond), cmd(integer(1), "MSETNX", "a", "2")}},
 	})
 }
 
 func TestStringsIncrDecr(t *testing.T) {
 	overflow := errReply(engine.ErrOverflow)
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"incr", []strStep{sDo(integer(1), "INCR", "n"), sDo(integer(2), "INCR", "n"), sDo(bulk("2"), "GET", "n")}},
-		{"decr", []strStep{sDo(integer(-1), "DECR", "n"), sDo(integer(-2), "DECR", "n"), sDo(bulk("-2"), "GET", "n")}},
-		{"incrby decrby", []strStep{sDo(integer(10), "INCRBY", "n", "10"), sDo(integer(-5), "DECRBY", "n", "15"),
-			sDo(integer(-4), "INCRBY", "n", "1"), sDo(bulk("-4"), "GET", "n")}},
-		{"keeps ttl", []strStep{sDo(okReply, "SET", "n", "5", "EX", "10"), sDo(integer(6), "INCR", "n"), sPTTLIs("n", 10000)}},
-		{"in place rewrite", []strStep{sDo(okReply, "SET", "n", "-9223372036854775808"), sDo(integer(-9223372036854775807), "INCR", "n"),
-			sDo(integer(0), "INCRBY", "n", "9223372036854775807"), sDo(bulk("0"), "GET", "n"), sDo(integer(1), "INCR", "n"), sDo(bulk("1"), "GET", "n")}},
-		{"not integers", []strStep{
-			sDo(okReply, "SET", "a", " 1"), sDo(sNotInt, "INCR", "a"),
-			sDo(okReply, "SET", "a", "1 "), sDo(sNotInt, "INCR", "a"),
-			sDo(okReply, "SET", "a", "01"), sDo(sNotInt, "INCR", "a"),
-			sDo(okReply, "SET", "a", "+1"), sDo(sNotInt, "INCR", "a"),
-			sDo(okReply, "SET", "a", "-0"), sDo(sNotInt, "INCR", "a"),
-			sDo(okReply, "SET", "a", "1.0"), sDo(sNotInt, "INCR", "a"),
-			sDo(okReply, "SET", "a", ""), sDo(sNotInt, "INCR", "a"),
-			sDo(okReply, "SET", "a", "9223372036854775808"), sDo(sNotInt, "INCR", "a"),
-			sDo(sNotInt, "INCRBY", "b", "1.5"), sDo(sNotInt, "DECRBY", "b", "x"), sDo(sNotInt, "INCRBY", "b", "9223372036854775808"),
-			sDo(bulk("9223372036854775808"), "GET", "a"), sDo(nilReply, "GET", "b")}},
-		{"overflow", []strStep{
-			sDo(okReply, "SET", "n", "9223372036854775807"), sDo(overflow, "INCR", "n"), sDo(overflow, "INCRBY", "n", "1"),
-			sDo(integer(9223372036854775806), "DECR", "n"),
-			sDo(okReply, "SET", "n", "-9223372036854775808"), sDo(overflow, "DECR", "n"), sDo(overflow, "DECRBY", "n", "1"),
-			sDo(overflow, "INCRBY", "n", "-1"), sDo(integer(-1), "INCRBY", "n", "9223372036854775807"),
-			sDo(integer(-9223372036854775807), "DECRBY", "m", "9223372036854775807"), sDo(overflow, "DECRBY", "m", "2"),
-			sDo(bulk("-9223372036854775807"), "GET", "m")}},
-		{"decrby llong min", []strStep{
-			sDo(errReply("ERR decrement would overflow"), "DECRBY", "n", "-9223372036854775808"),
-			sDo(integer(math.MinInt64), "INCRBY", "n", "-9223372036854775808")}},
-		{"wrong type", []strStep{sPutOther("z"), sDo(sWrongType, "INCR", "z"), sDo(sWrongType, "DECRBY", "z", "1"),
-			sDo(sNotInt, "INCRBY", "z", "x"), sDo(errReply("ERR decrement would overflow"), "DECRBY", "z", "-9223372036854775808")}},
+	runCases(t, []cmdCase{
+		{"incr", []step{cmd(integer(1), "INCR", "n"), cmd(integer(2), "INCR", "n"), cmd(bulk("2"), "GET", "n")}},
+		{"decr", []step{cmd(integer(-1), "DECR", "n"), cmd(integer(-2), "DECR", "n"), cmd(bulk("-2"), "GET", "n")}},
+		{"incrby decrby", []step{cmd(integer(10), "INCRBY", "n", "10"), cmd(integer(-5), "DECRBY", "n", "15"),
+			cmd(integer(-4), "INCRBY", "n", "1"), cmd(bulk("-4"), "GET", "n")}},
+		{"keeps ttl", []step{cmd(okReply, "SET", "n", "5", "EX", "10"), cmd(integer(6), "INCR", "n"), sPTTLIs("n", 10000)}},
+		{"in place rewrite", []step{cmd(okReply, "SET", "n", "-9223372036854775808"), cmd(integer(-9223372036854775807), "INCR", "n"),
+			cmd(integer(0), "INCRBY", "n", "9223372036854775807"), cmd(bulk("0"), "GET", "n"), cmd(integer(1), "INCR", "n"), cmd(bulk("1"), "GET", "n")}},
+		{"not integers", []step{
+			cmd(okReply, "SET", "a", " 1"), cmd(sNotInt, "INCR", "a"),
+			cmd(okReply, "SET", "a", "1 "), cmd(sNotInt, "INCR", "a"),
+			cmd(okReply, "SET", "a", "01"), cmd(sNotInt, "INCR", "a"),
+			cmd(okReply, "SET", "a", "+1"), cmd(sNotInt, "INCR", "a"),
+			cmd(okReply, "SET", "a", "-0"), cmd(sNotInt, "INCR", "a"),
+			cmd(okReply, "SET", "a", "1.0"), cmd(sNotInt, "INCR", "a"),
+			cmd(okReply, "SET", "a", ""), cmd(sNotInt, "INCR", "a"),
+			cmd(okReply, "SET", "a", "9223372036854775808"), cmd(sNotInt, "INCR", "a"),
+			cmd(sNotInt, "INCRBY", "b", "1.5"), cmd(sNotInt, "DECRBY", "b", "x"), cmd(sNotInt, "INCRBY", "b", "9223372036854775808"),
+			cmd(bulk("9223372036854775808"), "GET", "a"), cmd(nilReply, "GET", "b")}},
+		{"overflow", []step{
+			cmd(okReply, "SET", "n", "9223372036854775807"), cmd(overflow, "INCR", "n"), cmd(overflow, "INCRBY", "n", "1"),
+			cmd(integer(9223372036854775806), "DECR", "n"),
+			cmd(okReply, "SET", "n", "-9223372036854775808"), cmd(overflow, "DECR", "n"), cmd(overflow, "DECRBY", "n", "1"),
+			cmd(overflow, "INCRBY", "n", "-1"), cmd(integer(-1), "INCRBY", "n", "9223372036854775807"),
+			cmd(integer(-9223372036854775807), "DECRBY", "m", "9223372036854775807"), cmd(overflow, "DECRBY", "m", "2"),
+			cmd(bulk("-9223372036854775807"), "GET", "m")}},
+		{"decrby llong min", []step{
+			cmd(errReply("ERR decrement would overflow"), "DECRBY", "n", "-9223372036854775808"),
+			cmd(integer(math.MinInt64), "INCRBY", "n", "-9223372036854775808")}},
+		{"wrong type", []step{sPutOther("z"), cmd(sWrongType, "INCR", "z"), cmd(sWrongType, "DECRBY", "z", "1"),
+			cmd(sNotInt, "INCRBY", "z", "x"), cmd(errReply("ERR decrement would overflow"), "DECRBY", "z", "-9223372036854775808")}},
 	})
 }
 
 func TestStringsIncrByFloat(t *testing.T) {
 	nanInf := errReply(engine.ErrNaNOrInf)
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"basic", []strStep{sDo(bulk("1.5"), "INCRBYFLOAT", "f", "1.5"), sDo(bulk("1001.5"), "INCRBYFLOAT", "f", "1e3"),
-			sDo(bulk("-500"), "INCRBYFLOAT", "f", "-1501.5"), sDo(bulk("-484"), "INCRBYFLOAT", "f", "0x10"),
-			sDo(bulk("-482.89999999999999999"), "INCRBYFLOAT", "f", "1.1"), sDo(bulk("-482.89999999999999999"), "GET", "f")}},
-		{"trailing zeros", []strStep{sDo(bulk("10.5"), "INCRBYFLOAT", "f", "10.50"), sDo(bulk("5010.5"), "INCRBYFLOAT", "f", "5.0e3")}},
-		{"integer value", []strStep{sDo(okReply, "SET", "f", "1"), sDo(bulk("2"), "INCRBYFLOAT", "f", "1")}},
-		{"negative zero", []strStep{sDo(bulk("0"), "INCRBYFLOAT", "f", "-0")}},
-		{"bad values", []strStep{
-			sDo(okReply, "SET", "f", "abc"), sDo(sNotFloat, "INCRBYFLOAT", "f", "1"),
-			sDo(okReply, "SET", "f", " 1.5"), sDo(sNotFloat, "INCRBYFLOAT", "f", "1"),
-			sDo(okReply, "SET", "f", "1.5 "), sDo(sNotFloat, "INCRBYFLOAT", "f", "1"),
-			sDo(sNotFloat, "INCRBYFLOAT", "g", "abc"), sDo(sNotFloat, "INCRBYFLOAT", "g", " 1"), sDo(sNotFloat, "INCRBYFLOAT", "g", "nan"),
-			sDo(sNotFloat, "INCRBYFLOAT", "g", ""), sPTTLIs("g", -2)}},
-		{"infinity", []strStep{
-			sDo(nanInf, "INCRBYFLOAT", "f", "inf"), sDo(okReply, "SET", "f", "inf"), sDo(nanInf, "INCRBYFLOAT", "f", "0"),
-			sDo(nanInf, "INCRBYFLOAT", "f", "-inf"), sPTTLIs("g", -2)}},
-		{"wrong type first", []strStep{sPutOther("z"), sDo(sWrongType, "INCRBYFLOAT", "z", "abc")}},
-		{"keeps ttl", []strStep{sDo(okReply, "SET", "f", "1", "PX", "900"), sDo(bulk("1.25"), "INCRBYFLOAT", "f", "0.25"), sPTTLIs("f", 900)}},
+	runCases(t, []cmdCase{
+		{"basic", []step{cmd(bulk("1.5"), "INCRBYFLOAT", "f", "1.5"), cmd(bulk("1001.5"), "INCRBYFLOAT", "f", "1e3"),
+			cmd(bulk("-500"), "INCRBYFLOAT", "f", "-1501.5"), cmd(bulk("-484"), "INCRBYFLOAT", "f", "0x10"),
+			cmd(bulk("-482.89999999999999999"), "INCRBYFLOAT", "f", "1.1"), cmd(bulk("-482.89999999999999999"), "GET", "f")}},
+		{"trailing zeros", []step{cmd(bulk("10.5"), "INCRBYFLOAT", "f", "10.50"), cmd(bulk("5010.5"), "INCRBYFLOAT", "f", "5.0e3")}},
+		{"integer value", []step{cmd(okReply, "SET", "f", "1"), cmd(bulk("2"), "INCRBYFLOAT", "f", "1")}},
+		{"negative zero", []step{cmd(bulk("0"), "INCRBYFLOAT", "f", "-0")}},
+		{"bad values", []step{
+			cmd(okReply, "SET", "f", "abc"), cmd(sNotFloat, "INCRBYFLOAT", "f", "1"),
+			cmd(okReply, "SET", "f", " 1.5"), cmd(sNotFloat, "INCRBYFLOAT", "f", "1"),
+			cmd(okReply, "SET", "f", "1.5 "), cmd(sNotFloat, "INCRBYFLOAT", "f", "1"),
+			cmd(sNotFloat, "INCRBYFLOAT", "g", "abc"), cmd(sNotFloat, "INCRBYFLOAT", "g", " 1"), cmd(sNotFloat, "INCRBYFLOAT", "g", "nan"),
+			cmd(sNotFloat, "INCRBYFLOAT", "g", ""), sPTTLIs("g", -2)}},
+		{"infinity", []step{
+			cmd(nanInf, "INCRBYFLOAT", "f", "inf"), cmd(okReply, "SET", "f", "inf"), cmd(nanInf, "INCRBYFLOAT", "f", "0"),
+			cmd(nanInf, "INCRBYFLOAT", "f", "-inf"), sPTTLIs("g", -2)}},
+		{"wrong type first", []step{sPutOther("z"), cmd(sWrongType, "INCRBYFLOAT", "z", "abc")}},
+		{"keeps ttl", []step{cmd(okReply, "SET", "f", "1", "PX", "900"), cmd(bulk("1.25"), "INCRBYFLOAT", "f", "0.25"), sPTTLIs("f", 900)}},
 	})
 }
 
 func TestStringsAppendStrlen(t *testing.T) {
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"append", []strStep{sDo(integer(3), "APPEND", "k", "abc"), sDo(integer(6), "APPEND", "k", "def"),
-			sDo(integer(6), "APPEND", "k", ""), sDo(bulk("abcdef"), "GET", "k"), sDo(integer(6), "STRLEN", "k")}},
-		{"append empty creates", []strStep{sDo(integer(0), "APPEND", "k", ""), sDBLen(1), sDo(bulk(""), "GET", "k")}},
-		{"append keeps ttl", []strStep{sDo(okReply, "SET", "k", "a", "EX", "5"), sDo(integer(2), "APPEND", "k", "b"), sPTTLIs("k", 5000)}},
-		{"append wrong type", []strStep{sPutOther("z"), sDo(sWrongType, "APPEND", "z", "x")}},
-		{"append many", []strStep{func(t *testing.T, tt *tester) {
+	runCases(t, []cmdCase{
+		{"append", []step{cmd(integer(3), "APPEND", "k", "abc"), cmd(integer(6), "APPEND", "k", "def"),
+			cmd(integer(6), "APPEND", "k", ""), cmd(bulk("abcdef"), "GET", "k"), cmd(integer(6), "STRLEN", "k")}},
+		{"append empty creates", []step{cmd(integer(0), "APPEND", "k", ""), sDBLen(1), cmd(bulk(""), "GET", "k")}},
+		{"append keeps ttl", []step{cmd(okReply, "SET", "k", "a", "EX", "5"), cmd(integer(2), "APPEND", "k", "b"), sPTTLIs("k", 5000)}},
+		{"append wrong type", []step{sPutOther("z"), cmd(sWrongType, "APPEND", "z", "x")}},
+		{"append many", []step{act(func(t *testing.T, tt *tester) {
 			var want strings.Builder
 			for i := range 100 {
 				s := strconv.Itoa(i)
@@ -421,65 +371,59 @@ func TestStringsAppendStrlen(t *testing.T) {
 				tt.Expect(integer(int64(want.Len())), "APPEND", "k", s)
 			}
 			tt.Expect(bulk(want.String()), "GET", "k")
-		}}},
-		{"strlen", []strStep{sDo(integer(0), "STRLEN", "k"), sDo(okReply, "SET", "k", "a\x00b"), sDo(integer(3), "STRLEN", "k"),
-			sPutOther("z"), sDo(sWrongType, "STRLEN", "z")}},
-		{"append length limit", []strStep{sDo(okReply, "SET", "k", "abc"), func(t *testing.T, tt *tester) {
+		})}},
+		{"strlen", []step{cmd(integer(0), "STRLEN", "k"), cmd(okReply, "SET", "k", "a\x00b"), cmd(integer(3), "STRLEN", "k"),
+			sPutOther("z"), cmd(sWrongType, "STRLEN", "z")}},
+		{"append length limit", []step{cmd(okReply, "SET", "k", "abc"), act(func(t *testing.T, tt *tester) {
 			tt.E.Cfg.ProtoMaxBulkLen.Store(5)
 			tt.Expect(integer(5), "APPEND", "k", "de")
 			tt.Expect(errReply(engine.ErrStringTooLong), "APPEND", "k", "f")
 			tt.Expect(integer(6), "APPEND", "new", "abcdef") // no check when creating
-		}}},
+		})}},
 	})
 }
 
 func TestStringsGetRange(t *testing.T) {
-	steps := []strStep{sDo(okReply, "SET", "s", "Hello World"), sDo(okReply, "SET", "e", "")}
+	steps := []step{cmd(okReply, "SET", "s", "Hello World"), cmd(okReply, "SET", "e", "")}
 	for _, c := range []struct{ start, end, want string }{
 		{"0", "4", "Hello"}, {"-5", "-1", "World"}, {"-1", "-5", ""}, {"5", "2", ""}, {"0", "-100", "H"},
 		{"-100", "-100", "H"}, {"-100", "100", "Hello World"}, {"100", "200", ""}, {"0", "9223372036854775807", "Hello World"},
 		{"-9223372036854775808", "-1", "Hello World"}, {"10", "10", "d"}, {"11", "11", ""}, {"0", "0", "H"}, {"-1", "-1", "d"},
 	} {
-		steps = append(steps, sDo(bulk(c.want), "GETRANGE", "s", c.start, c.end))
+		steps = append(steps, cmd(bulk(c.want), "GETRANGE", "s", c.start, c.end))
 	}
 	steps = append(steps,
-		sDo(sEmptyBulk, "GETRANGE", "e", "0", "-1"), sDo(sEmptyBulk, "GETRANGE", "e", "0", "0"), sDo(sEmptyBulk, "GETRANGE", "e", "-1", "0"),
-		sDo(sEmptyBulk, "GETRANGE", "missing", "0", "-1"),
-		sDo(sNotInt, "GETRANGE", "missing", "a", "1"), sDo(sNotInt, "GETRANGE", "s", "0", "b"),
-		sPutOther("z"), sDo(sWrongType, "GETRANGE", "z", "0", "1"), sDo(sNotInt, "GETRANGE", "z", "x", "1"))
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{{"getrange", steps}})
+		cmd(sEmptyBulk, "GETRANGE", "e", "0", "-1"), cmd(sEmptyBulk, "GETRANGE", "e", "0", "0"), cmd(sEmptyBulk, "GETRANGE", "e", "-1", "0"),
+		cmd(sEmptyBulk, "GETRANGE", "missing", "0", "-1"),
+		cmd(sNotInt, "GETRANGE", "missing", "a", "1"), cmd(sNotInt, "GETRANGE", "s", "0", "b"),
+		sPutOther("z"), cmd(sWrongType, "GETRANGE", "z", "0", "1"), cmd(sNotInt, "GETRANGE", "z", "x", "1"))
+	runCases(t, []cmdCase{{"getrange", steps}})
 }
 
 func TestStringsSetRange(t *testing.T) {
 	tooLong := errReply(engine.ErrStringTooLong)
-	runStrCases(t, []struct {
-		name  string
-		steps []strStep
-	}{
-		{"overwrite", []strStep{sDo(okReply, "SET", "k", "Hello World"), sDo(integer(11), "SETRANGE", "k", "6", "Redis"),
-			sDo(bulk("Hello Redis"), "GET", "k"), sDo(integer(13), "SETRANGE", "k", "10", "XYZ"), sDo(bulk("Hello RediXYZ"), "GET", "k")}},
-		{"zero padding", []strStep{sDo(integer(4), "SETRANGE", "k", "3", "x"), sDo(bulk("\x00\x00\x00x"), "GET", "k"),
-			sDo(integer(8), "SETRANGE", "k", "6", "yz"), sDo(bulk("\x00\x00\x00x\x00\x00yz"), "GET", "k")}},
-		{"empty value", []strStep{sDo(integer(0), "SETRANGE", "k", "5", ""), sDBLen(0),
-			sDo(okReply, "SET", "k", "abc"), sDo(integer(3), "SETRANGE", "k", "100", ""), sDo(bulk("abc"), "GET", "k")}},
-		{"errors", []strStep{
-			sDo(errReply(engine.ErrOffsetRange), "SETRANGE", "k", "-1", "x"), sDo(errReply(engine.ErrOffsetRange), "SETRANGE", "k", "-1", ""),
-			sDo(sNotInt, "SETRANGE", "k", "abc", "x"), sDo(sNotInt, "SETRANGE", "k", "9223372036854775808", "x"),
-			sDo(tooLong, "SETRANGE", "k", "536870912", "x"), sDo(tooLong, "SETRANGE", "k", "9223372036854775807", "abc"),
-			sDo(integer(0), "SETRANGE", "k", "536870912", ""), sDBLen(0)}},
-		{"wrong type", []strStep{sPutOther("z"), sDo(sWrongType, "SETRANGE", "z", "0", "x"), sDo(sWrongType, "SETRANGE", "z", "0", ""),
-			sDo(errReply(engine.ErrOffsetRange), "SETRANGE", "z", "-1", "x")}},
-		{"keeps ttl", []strStep{sDo(okReply, "SET", "k", "abc", "EX", "3"), sDo(integer(3), "SETRANGE", "k", "0", "x"), sPTTLIs("k", 3000)}},
-		{"limit", []strStep{sDo(okReply, "SET", "k", "abc"), func(t *testing.T, tt *tester) {
+	runCases(t, []cmdCase{
+		{"overwrite", []step{cmd(okReply, "SET", "k", "Hello World"), cmd(integer(11), "SETRANGE", "k", "6", "Redis"),
+			cmd(bulk("Hello Redis"), "GET", "k"), cmd(integer(13), "SETRANGE", "k", "10", "XYZ"), cmd(bulk("Hello RediXYZ"), "GET", "k")}},
+		{"zero padding", []step{cmd(integer(4), "SETRANGE", "k", "3", "x"), cmd(bulk("\x00\x00\x00x"), "GET", "k"),
+			cmd(integer(8), "SETRANGE", "k", "6", "yz"), cmd(bulk("\x00\x00\x00x\x00\x00yz"), "GET", "k")}},
+		{"empty value", []step{cmd(integer(0), "SETRANGE", "k", "5", ""), sDBLen(0),
+			cmd(okReply, "SET", "k", "abc"), cmd(integer(3), "SETRANGE", "k", "100", ""), cmd(bulk("abc"), "GET", "k")}},
+		{"errors", []step{
+			cmd(errReply(engine.ErrOffsetRange), "SETRANGE", "k", "-1", "x"), cmd(errReply(engine.ErrOffsetRange), "SETRANGE", "k", "-1", ""),
+			cmd(sNotInt, "SETRANGE", "k", "abc", "x"), cmd(sNotInt, "SETRANGE", "k", "9223372036854775808", "x"),
+			cmd(tooLong, "SETRANGE", "k", "536870912", "x"), cmd(tooLong, "SETRANGE", "k", "9223372036854775807", "abc"),
+			cmd(integer(0), "SETRANGE", "k", "536870912", ""), sDBLen(0)}},
+		{"wrong type", []step{sPutOther("z"), cmd(sWrongType, "SETRANGE", "z", "0", "x"), cmd(sWrongType, "SETRANGE", "z", "0", ""),
+			cmd(errReply(engine.ErrOffsetRange), "SETRANGE", "z", "-1", "x")}},
+		{"keeps ttl", []step{cmd(okReply, "SET", "k", "abc", "EX", "3"), cmd(integer(3), "SETRANGE", "k", "0", "x"), sPTTLIs("k", 3000)}},
+		{"limit", []step{cmd(okReply, "SET", "k", "abc"), act(func(t *testing.T, tt *tester) {
 			tt.E.Cfg.ProtoMaxBulkLen.Store(10)
 			tt.Expect(integer(10), "SETRANGE", "k", "9", "x")
 			tt.Expect(tooLong, "SETRANGE", "k", "10", "x")
 			tt.Expect(tooLong, "SETRANGE", "new", "9", "xy")
 			tt.Expect(integer(10), "SETRANGE", "k", "0", "0123456789")
-		}}},
+		})}},
 	})
 }
 

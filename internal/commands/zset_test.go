@@ -18,29 +18,6 @@ import (
 // proven in conformance/zset_test.go and zset_random_test.go; these pin the
 // logic without a Redis at hand.
 
-// zstep is one command of a unit case and its expected reply.
-type zstep struct {
-	want string
-	args []string
-}
-
-func zs(want string, args ...string) zstep { return zstep{want, args} }
-
-func runZCases(t *testing.T, cases []struct {
-	name  string
-	steps []zstep
-}) {
-	t.Helper()
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			tt := newTester(t)
-			for _, s := range c.steps {
-				tt.Expect(s.want, s.args...)
-			}
-		})
-	}
-}
-
 func bulks(items ...string) string {
 	out := make([]string, len(items))
 	for i, s := range items {
@@ -57,107 +34,95 @@ var (
 )
 
 func TestZsetZAdd(t *testing.T) {
-	runZCases(t, []struct {
-		name  string
-		steps []zstep
-	}{
-		{"add update", []zstep{zs(integer(2), "ZADD", "k", "1", "a", "2", "b"), zs(integer(1), "ZADD", "k", "3", "a", "4", "c"),
-			zs(bulks("b", "2", "a", "3", "c", "4"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
-		{"ch", []zstep{zs(integer(1), "ZADD", "k", "1", "a"), zs(integer(2), "ZADD", "k", "CH", "2", "a", "1", "b"), zs(integer(0), "ZADD", "k", "ch", "2", "a")}},
-		{"nx xx", []zstep{zs(integer(0), "ZADD", "k", "XX", "1", "a"), zs(integer(0), "EXISTS", "k"), zs(integer(1), "ZADD", "k", "NX", "1", "a"),
-			zs(integer(0), "ZADD", "k", "NX", "5", "a"), zs(bulk("1"), "ZSCORE", "k", "a"), zs(integer(0), "ZADD", "k", "XX", "5", "a", "1", "b"),
-			zs(bulks("a", "5"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
-		{"gt lt", []zstep{zs(integer(1), "ZADD", "k", "5", "a"), zs(integer(0), "ZADD", "k", "GT", "CH", "4", "a"), zs(integer(1), "ZADD", "k", "GT", "CH", "6", "a"),
-			zs(integer(0), "ZADD", "k", "LT", "CH", "7", "a"), zs(integer(1), "ZADD", "k", "LT", "CH", "1", "a"), zs(integer(1), "ZADD", "k", "GT", "1", "new")}},
-		{"incr", []zstep{zs(bulk("1.5"), "ZADD", "k", "INCR", "1.5", "a"), zs(bulk("3"), "ZADD", "k", "INCR", "1.5", "a"),
-			zs(nilReply, "ZADD", "k", "INCR", "NX", "1", "a"), zs(nilReply, "ZADD", "k", "INCR", "XX", "1", "b"), zs(nilReply, "ZADD", "k", "INCR", "GT", "-1", "a"),
-			zs(bulk("2"), "ZADD", "k", "INCR", "LT", "-1", "a"), zs(nilReply, "ZADD", "nokey", "XX", "INCR", "1", "a"), zs(bulk("inf"), "ZINCRBY", "k", "inf", "a"),
-			zs(errReply(engine.ErrZAddNaN), "ZINCRBY", "k", "-inf", "a"), zs(bulk("inf"), "ZSCORE", "k", "a")}},
-		{"errors", []zstep{zs(zSyntax, "ZADD", "k", "1", "a", "2"), zs(zSyntax, "ZADD", "k", "NX", "1"), zs(errReply(engine.ErrZAddNXXX), "ZADD", "k", "NX", "XX", "1", "a"),
-			zs(errReply(engine.ErrZAddGTLTNX), "ZADD", "k", "GT", "LT", "1", "a"), zs(errReply(engine.ErrZAddGTLTNX), "ZADD", "k", "NX", "LT", "1", "a"),
-			zs(errReply(engine.ErrZAddIncrPair), "ZADD", "k", "INCR", "1", "a", "2", "b"), zs(zNotFloat, "ZADD", "k", "1", "a", "nan", "b"),
-			zs(zNotFloat, "ZADD", "k", "1e400", "a"), zs(zNotFloat, "ZADD", "k", "", "a"), zs(integer(0), "EXISTS", "k"),
-			zs(errReply("ERR wrong number of arguments for 'zadd' command"), "ZADD", "k", "1")}},
-		{"wrong type", []zstep{zs(okReply, "SET", "s", "v"), zs(zWrongType, "ZADD", "s", "1", "a"), zs(zNotFloat, "ZADD", "s", "x", "a"), zs(zWrongType, "ZINCRBY", "s", "1", "a")}},
-		{"formatting", []zstep{zs(integer(5), "ZADD", "k", "0.1", "a", "1e17", "b", "-0", "c", "0x10", "d", "3.0000000000000004", "e"),
-			zs(bulks("c", "0", "a", "0.10000000000000001", "e", "3.0000000000000004", "d", "16", "b", "1e+17"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
+	runCases(t, []cmdCase{
+		{"add update", []step{cmd(integer(2), "ZADD", "k", "1", "a", "2", "b"), cmd(integer(1), "ZADD", "k", "3", "a", "4", "c"),
+			cmd(bulks("b", "2", "a", "3", "c", "4"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
+		{"ch", []step{cmd(integer(1), "ZADD", "k", "1", "a"), cmd(integer(2), "ZADD", "k", "CH", "2", "a", "1", "b"), cmd(integer(0), "ZADD", "k", "ch", "2", "a")}},
+		{"nx xx", []step{cmd(integer(0), "ZADD", "k", "XX", "1", "a"), cmd(integer(0), "EXISTS", "k"), cmd(integer(1), "ZADD", "k", "NX", "1", "a"),
+			cmd(integer(0), "ZADD", "k", "NX", "5", "a"), cmd(bulk("1"), "ZSCORE", "k", "a"), cmd(integer(0), "ZADD", "k", "XX", "5", "a", "1", "b"),
+			cmd(bulks("a", "5"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
+		{"gt lt", []step{cmd(integer(1), "ZADD", "k", "5", "a"), cmd(integer(0), "ZADD", "k", "GT", "CH", "4", "a"), cmd(integer(1), "ZADD", "k", "GT", "CH", "6", "a"),
+			cmd(integer(0), "ZADD", "k", "LT", "CH", "7", "a"), cmd(integer(1), "ZADD", "k", "LT", "CH", "1", "a"), cmd(integer(1), "ZADD", "k", "GT", "1", "new")}},
+		{"incr", []step{cmd(bulk("1.5"), "ZADD", "k", "INCR", "1.5", "a"), cmd(bulk("3"), "ZADD", "k", "INCR", "1.5", "a"),
+			cmd(nilReply, "ZADD", "k", "INCR", "NX", "1", "a"), cmd(nilReply, "ZADD", "k", "INCR", "XX", "1", "b"), cmd(nilReply, "ZADD", "k", "INCR", "GT", "-1", "a"),
+			cmd(bulk("2"), "ZADD", "k", "INCR", "LT", "-1", "a"), cmd(nilReply, "ZADD", "nokey", "XX", "INCR", "1", "a"), cmd(bulk("inf"), "ZINCRBY", "k", "inf", "a"),
+			cmd(errReply(engine.ErrZAddNaN), "ZINCRBY", "k", "-inf", "a"), cmd(bulk("inf"), "ZSCORE", "k", "a")}},
+		{"errors", []step{cmd(zSyntax, "ZADD", "k", "1", "a", "2"), cmd(zSyntax, "ZADD", "k", "NX", "1"), cmd(errReply(engine.ErrZAddNXXX), "ZADD", "k", "NX", "XX", "1", "a"),
+			cmd(errReply(engine.ErrZAddGTLTNX), "ZADD", "k", "GT", "LT", "1", "a"), cmd(errReply(engine.ErrZAddGTLTNX), "ZADD", "k", "NX", "LT", "1", "a"),
+			cmd(errReply(engine.ErrZAddIncrPair), "ZADD", "k", "INCR", "1", "a", "2", "b"), cmd(zNotFloat, "ZADD", "k", "1", "a", "nan", "b"),
+			cmd(zNotFloat, "ZADD", "k", "1e400", "a"), cmd(zNotFloat, "ZADD", "k", "", "a"), cmd(integer(0), "EXISTS", "k"),
+			cmd(errReply("ERR wrong number of arguments for 'zadd' command"), "ZADD", "k", "1")}},
+		{"wrong type", []step{cmd(okReply, "SET", "s", "v"), cmd(zWrongType, "ZADD", "s", "1", "a"), cmd(zNotFloat, "ZADD", "s", "x", "a"), cmd(zWrongType, "ZINCRBY", "s", "1", "a")}},
+		{"formatting", []step{cmd(integer(5), "ZADD", "k", "0.1", "a", "1e17", "b", "-0", "c", "0x10", "d", "3.0000000000000004", "e"),
+			cmd(bulks("c", "0", "a", "0.10000000000000001", "e", "3.0000000000000004", "d", "16", "b", "1e+17"), "ZRANGE", "k", "0", "-1", "WITHSCORES")}},
 	})
 }
 
 func TestZsetReads(t *testing.T) {
-	k := zs(integer(5), "ZADD", "k", "1", "a", "2", "b", "3", "c", "4", "d", "4", "e")
-	runZCases(t, []struct {
-		name  string
-		steps []zstep
-	}{
-		{"card score rank", []zstep{k, zs(integer(5), "ZCARD", "k"), zs(integer(0), "ZCARD", "nokey"), zs(bulk("2"), "ZSCORE", "k", "b"), zs(nilReply, "ZSCORE", "k", "x"),
-			zs(array(bulk("1"), nilReply, bulk("4")), "ZMSCORE", "k", "a", "x", "e"), zs(array(nilReply), "ZMSCORE", "nokey", "a"),
-			zs(integer(3), "ZRANK", "k", "d"), zs(integer(1), "ZREVRANK", "k", "d"), zs(nilReply, "ZRANK", "k", "x"), zs(nilReply, "ZRANK", "nokey", "x")}},
-		{"count", []zstep{k, zs(integer(5), "ZCOUNT", "k", "-inf", "+inf"), zs(integer(2), "ZCOUNT", "k", "(1", "(4"), zs(integer(0), "ZCOUNT", "k", "4", "1"),
-			zs(errReply(engine.ErrMinMaxFloat), "ZCOUNT", "k", "x", "1"), zs(errReply(engine.ErrMinMaxFloat), "ZCOUNT", "nokey", "x", "1"),
-			zs(integer(5), "ZLEXCOUNT", "k", "-", "+"), zs(errReply(engine.ErrMinMaxLex), "ZLEXCOUNT", "k", "a", "+")}},
-		{"range", []zstep{k, zs(bulks("b", "c"), "ZRANGE", "k", "1", "2"), zs(bulks("e", "d"), "ZRANGE", "k", "0", "1", "REV"),
-			zs(bulks("b", "2", "c", "3"), "ZRANGE", "k", "(1", "3", "BYSCORE", "WITHSCORES"), zs(bulks("c", "b"), "ZRANGE", "k", "(4", "2", "BYSCORE", "REV"),
-			zs(bulks("c", "d"), "ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "2", "2"), zs(bulks("c", "b"), "ZREVRANGEBYSCORE", "k", "+inf", "-inf", "LIMIT", "2", "2"),
-			zs(emptyList, "ZRANGE", "k", "-inf", "+inf", "BYSCORE", "LIMIT", "5", "1"), zs(emptyList, "ZRANGE", "k", "-inf", "+inf", "BYSCORE", "LIMIT", "-1", "1"),
-			zs(bulks("a", "b", "c", "d", "e"), "ZRANGE", "k", "0", "-1", "LIMIT", "3", "-1"), zs(emptyList, "ZRANGE", "nokey", "0", "-1")}},
-		{"range errors", []zstep{k, zs(errReply(engine.ErrZRangeLimit), "ZRANGE", "k", "0", "-1", "LIMIT", "0", "1"),
-			zs(errReply(engine.ErrZRangeLexScores), "ZRANGE", "k", "-", "+", "BYLEX", "WITHSCORES"), zs(zSyntax, "ZRANGEBYSCORE", "k", "0", "1", "REV"),
-			zs(zSyntax, "ZRANGE", "k", "0", "1", "REV", "REV"), zs(zNotInt, "ZRANGE", "k", "0", "1", "BYSCORE", "LIMIT", "x", "1"),
-			zs(errReply(engine.ErrMinMaxFloat), "ZRANGE", "k", "x", "1", "BYSCORE"), zs(errReply(engine.ErrMinMaxLex), "ZRANGE", "k", "x", "1", "BYLEX"),
-			zs(zSyntax, "ZRANGESTORE", "d", "k", "0", "1", "WITHSCORES"), zs(okReply, "SET", "s", "v"), zs(zWrongType, "ZRANGE", "s", "0", "1"),
-			zs(zNotInt, "ZRANGE", "s", "x", "1")}},
-		{"lex", []zstep{zs(integer(4), "ZADD", "l", "0", "a", "0", "b", "0", "c", "0", "d"), zs(bulks("b", "c"), "ZRANGEBYLEX", "l", "(a", "[c"),
-			zs(bulks("c", "b"), "ZREVRANGEBYLEX", "l", "[c", "(a"), zs(bulks("b"), "ZRANGE", "l", "-", "+", "BYLEX", "LIMIT", "1", "1"),
-			zs(integer(2), "ZREMRANGEBYLEX", "l", "[b", "[c"), zs(bulks("a", "d"), "ZRANGE", "l", "0", "-1")}},
+	k := cmd(integer(5), "ZADD", "k", "1", "a", "2", "b", "3", "c", "4", "d", "4", "e")
+	runCases(t, []cmdCase{
+		{"card score rank", []step{k, cmd(integer(5), "ZCARD", "k"), cmd(integer(0), "ZCARD", "nokey"), cmd(bulk("2"), "ZSCORE", "k", "b"), cmd(nilReply, "ZSCORE", "k", "x"),
+			cmd(array(bulk("1"), nilReply, bulk("4")), "ZMSCORE", "k", "a", "x", "e"), cmd(array(nilReply), "ZMSCORE", "nokey", "a"),
+			cmd(integer(3), "ZRANK", "k", "d"), cmd(integer(1), "ZREVRANK", "k", "d"), cmd(nilReply, "ZRANK", "k", "x"), cmd(nilReply, "ZRANK", "nokey", "x")}},
+		{"count", []step{k, cmd(integer(5), "ZCOUNT", "k", "-inf", "+inf"), cmd(integer(2), "ZCOUNT", "k", "(1", "(4"), cmd(integer(0), "ZCOUNT", "k", "4", "1"),
+			cmd(errReply(engine.ErrMinMaxFloat), "ZCOUNT", "k", "x", "1"), cmd(errReply(engine.ErrMinMaxFloat), "ZCOUNT", "nokey", "x", "1"),
+			cmd(integer(5), "ZLEXCOUNT", "k", "-", "+"), cmd(errReply(engine.ErrMinMaxLex), "ZLEXCOUNT", "k", "a", "+")}},
+		{"range", []step{k, cmd(bulks("b", "c"), "ZRANGE", "k", "1", "2"), cmd(bulks("e", "d"), "ZRANGE", "k", "0", "1", "REV"),
+			cmd(bulks("b", "2", "c", "3"), "ZRANGE", "k", "(1", "3", "BYSCORE", "WITHSCORES"), cmd(bulks("c", "b"), "ZRANGE", "k", "(4", "2", "BYSCORE", "REV"),
+			cmd(bulks("c", "d"), "ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "2", "2"), cmd(bulks("c", "b"), "ZREVRANGEBYSCORE", "k", "+inf", "-inf", "LIMIT", "2", "2"),
+			cmd(emptyList, "ZRANGE", "k", "-inf", "+inf", "BYSCORE", "LIMIT", "5", "1"), cmd(emptyList, "ZRANGE", "k", "-inf", "+inf", "BYSCORE", "LIMIT", "-1", "1"),
+			cmd(bulks("a", "b", "c", "d", "e"), "ZRANGE", "k", "0", "-1", "LIMIT", "3", "-1"), cmd(emptyList, "ZRANGE", "nokey", "0", "-1")}},
+		{"range errors", []step{k, cmd(errReply(engine.ErrZRangeLimit), "ZRANGE", "k", "0", "-1", "LIMIT", "0", "1"),
+			cmd(errReply(engine.ErrZRangeLexScores), "ZRANGE", "k", "-", "+", "BYLEX", "WITHSCORES"), cmd(zSyntax, "ZRANGEBYSCORE", "k", "0", "1", "REV"),
+			cmd(zSyntax, "ZRANGE", "k", "0", "1", "REV", "REV"), cmd(zNotInt, "ZRANGE", "k", "0", "1", "BYSCORE", "LIMIT", "x", "1"),
+			cmd(errReply(engine.ErrMinMaxFloat), "ZRANGE", "k", "x", "1", "BYSCORE"), cmd(errReply(engine.ErrMinMaxLex), "ZRANGE", "k", "x", "1", "BYLEX"),
+			cmd(zSyntax, "ZRANGESTORE", "d", "k", "0", "1", "WITHSCORES"), cmd(okReply, "SET", "s", "v"), cmd(zWrongType, "ZRANGE", "s", "0", "1"),
+			cmd(zNotInt, "ZRANGE", "s", "x", "1")}},
+		{"lex", []step{cmd(integer(4), "ZADD", "l", "0", "a", "0", "b", "0", "c", "0", "d"), cmd(bulks("b", "c"), "ZRANGEBYLEX", "l", "(a", "[c"),
+			cmd(bulks("c", "b"), "ZREVRANGEBYLEX", "l", "[c", "(a"), cmd(bulks("b"), "ZRANGE", "l", "-", "+", "BYLEX", "LIMIT", "1", "1"),
+			cmd(integer(2), "ZREMRANGEBYLEX", "l", "[b", "[c"), cmd(bulks("a", "d"), "ZRANGE", "l", "0", "-1")}},
 	})
 }
 
 func TestZsetRemovals(t *testing.T) {
-	k := zs(integer(5), "ZADD", "k", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e")
-	runZCases(t, []struct {
-		name  string
-		steps []zstep
-	}{
-		{"zrem", []zstep{k, zs(integer(2), "ZREM", "k", "a", "b", "x", "a"), zs(integer(3), "ZREM", "k", "c", "d", "e"), zs(integer(0), "EXISTS", "k"),
-			zs(integer(0), "ZREM", "k", "a")}},
-		{"remrange", []zstep{k, zs(integer(2), "ZREMRANGEBYRANK", "k", "-2", "-1"), zs(integer(0), "ZREMRANGEBYRANK", "k", "5", "9"),
-			zs(integer(1), "ZREMRANGEBYSCORE", "k", "(1", "2"), zs(integer(0), "ZREMRANGEBYSCORE", "k", "3", "1"), zs(zNotInt, "ZREMRANGEBYRANK", "k", "x", "1"),
-			zs(integer(2), "ZREMRANGEBYSCORE", "k", "-inf", "+inf"), zs(integer(0), "EXISTS", "k")}},
-		{"pops", []zstep{k, zs(bulks("a", "1"), "ZPOPMIN", "k"), zs(bulks("e", "5", "d", "4"), "ZPOPMAX", "k", "2"), zs(emptyList, "ZPOPMIN", "k", "0"),
-			zs(errReply(engine.ErrValueMustPositive), "ZPOPMIN", "k", "-1"), zs(zSyntax, "ZPOPMIN", "k", "1", "2"), zs(bulks("b", "2", "c", "3"), "ZPOPMIN", "k", "10"),
-			zs(integer(0), "EXISTS", "k"), zs(emptyList, "ZPOPMIN", "k")}},
-		{"zmpop", []zstep{k, zs(array(bulk("k"), array(bulks("e", "5"), bulks("d", "4"))), "ZMPOP", "2", "nokey", "k", "MAX", "COUNT", "2"),
-			zs(nilArray, "ZMPOP", "1", "nokey", "MIN"), zs(errReply(engine.ErrZNumKeysPositive), "ZMPOP", "0", "k", "MIN"), zs(zSyntax, "ZMPOP", "2", "k", "MIN"),
-			zs(zSyntax, "ZMPOP", "9223372036854775807", "k", "MIN"), zs(errReply(engine.ErrZCountPositive), "ZMPOP", "1", "k", "MIN", "COUNT", "0"),
-			zs(zSyntax, "ZMPOP", "1", "k", "MIN", "COUNT", "1", "COUNT", "1")}},
+	k := cmd(integer(5), "ZADD", "k", "1", "a", "2", "b", "3", "c", "4", "d", "5", "e")
+	runCases(t, []cmdCase{
+		{"zrem", []step{k, cmd(integer(2), "ZREM", "k", "a", "b", "x", "a"), cmd(integer(3), "ZREM", "k", "c", "d", "e"), cmd(integer(0), "EXISTS", "k"),
+			cmd(integer(0), "ZREM", "k", "a")}},
+		{"remrange", []step{k, cmd(integer(2), "ZREMRANGEBYRANK", "k", "-2", "-1"), cmd(integer(0), "ZREMRANGEBYRANK", "k", "5", "9"),
+			cmd(integer(1), "ZREMRANGEBYSCORE", "k", "(1", "2"), cmd(integer(0), "ZREMRANGEBYSCORE", "k", "3", "1"), cmd(zNotInt, "ZREMRANGEBYRANK", "k", "x", "1"),
+			cmd(integer(2), "ZREMRANGEBYSCORE", "k", "-inf", "+inf"), cmd(integer(0), "EXISTS", "k")}},
+		{"pops", []step{k, cmd(bulks("a", "1"), "ZPOPMIN", "k"), cmd(bulks("e", "5", "d", "4"), "ZPOPMAX", "k", "2"), cmd(emptyList, "ZPOPMIN", "k", "0"),
+			cmd(errReply(engine.ErrValueMustPositive), "ZPOPMIN", "k", "-1"), cmd(zSyntax, "ZPOPMIN", "k", "1", "2"), cmd(bulks("b", "2", "c", "3"), "ZPOPMIN", "k", "10"),
+			cmd(integer(0), "EXISTS", "k"), cmd(emptyList, "ZPOPMIN", "k")}},
+		{"zmpop", []step{k, cmd(array(bulk("k"), array(bulks("e", "5"), bulks("d", "4"))), "ZMPOP", "2", "nokey", "k", "MAX", "COUNT", "2"),
+			cmd(nilArray, "ZMPOP", "1", "nokey", "MIN"), cmd(errReply(engine.ErrZNumKeysPositive), "ZMPOP", "0", "k", "MIN"), cmd(zSyntax, "ZMPOP", "2", "k", "MIN"),
+			cmd(zSyntax, "ZMPOP", "9223372036854775807", "k", "MIN"), cmd(errReply(engine.ErrZCountPositive), "ZMPOP", "1", "k", "MIN", "COUNT", "0"),
+			cmd(zSyntax, "ZMPOP", "1", "k", "MIN", "COUNT", "1", "COUNT", "1")}},
 	})
 }
 
 func TestZsetSetOps(t *testing.T) {
-	ab := []zstep{zs(integer(3), "ZADD", "a", "1", "x", "2", "y", "3", "z"), zs(integer(3), "ZADD", "b", "10", "y", "20", "z", "30", "w")}
-	runZCases(t, []struct {
-		name  string
-		steps []zstep
-	}{
-		{"union", append(ab, zs(bulks("x", "1", "y", "12", "z", "23", "w", "30"), "ZUNION", "2", "a", "b", "WITHSCORES"),
-			zs(bulks("x", "2", "y", "14", "z", "26", "w", "30"), "ZUNION", "2", "a", "b", "WEIGHTS", "2", "1", "WITHSCORES"),
-			zs(bulks("x", "1", "y", "2", "z", "3", "w", "30"), "ZUNION", "2", "a", "b", "AGGREGATE", "MIN", "WITHSCORES"))},
-		{"inter diff card", append(ab, zs(bulks("y", "10", "z", "20"), "ZINTER", "2", "a", "b", "AGGREGATE", "MAX", "WITHSCORES"),
-			zs(bulks("x"), "ZDIFF", "2", "a", "b"), zs(integer(2), "ZINTERCARD", "2", "a", "b"), zs(integer(1), "ZINTERCARD", "2", "a", "b", "LIMIT", "1"))},
-		{"inf sums", []zstep{zs(integer(1), "ZADD", "p", "inf", "m"), zs(integer(1), "ZADD", "n", "-inf", "m"),
-			zs(bulks("m", "0"), "ZUNION", "2", "p", "n", "WITHSCORES"), zs(bulks("m", "0"), "ZUNION", "1", "p", "WEIGHTS", "0", "WITHSCORES"),
-			zs(bulks("m", "inf"), "ZINTER", "2", "p", "p", "WEIGHTS", "1", "0", "AGGREGATE", "MAX", "WITHSCORES")}},
-		{"negative zero", []zstep{zs(integer(1), "ZADD", "k", "0", "a"), zs(bulks("a", "-0"), "ZUNION", "1", "k", "WEIGHTS", "-1", "WITHSCORES"),
-			zs(integer(1), "ZUNIONSTORE", "d", "1", "k", "WEIGHTS", "-1"), zs(bulk("0"), "ZSCORE", "d", "a")}},
-		{"stores", append(ab, zs(okReply, "SET", "d", "v"), zs(integer(4), "ZUNIONSTORE", "d", "2", "a", "b"), zs(integer(-1), "TTL", "d"),
-			zs(integer(0), "ZINTERSTORE", "d", "2", "a", "nokey"), zs(integer(0), "EXISTS", "d"), zs(integer(1), "ZDIFFSTORE", "a", "2", "a", "b"),
-			zs(bulks("x", "1"), "ZRANGE", "a", "0", "-1", "WITHSCORES"))},
-		{"errors", append(ab, zs(errReply(engine.ErrZAtLeastOneKeyPfx+"zunion' command"), "ZUNION", "0", "a"), zs(zSyntax, "ZUNION", "3", "a", "b"),
-			zs(zNotInt, "ZUNION", "x", "a"), zs(errReply(engine.ErrZWeightNotFloat), "ZUNION", "2", "a", "b", "WEIGHTS", "1", "x"),
-			zs(zSyntax, "ZDIFF", "2", "a", "b", "WEIGHTS", "1", "1"), zs(errReply(engine.ErrZLimitNegative), "ZINTERCARD", "1", "a", "LIMIT", "-1"),
-			zs(errReply(engine.ErrZAtLeastOneKeyPfx+"zinterstore' command"), "ZINTERSTORE", "d", "0", "a"), zs(okReply, "SET", "s", "v"),
-			zs(zWrongType, "ZUNION", "2", "a", "s", "WEIGHTS", "x", "y"))},
+	ab := []step{cmd(integer(3), "ZADD", "a", "1", "x", "2", "y", "3", "z"), cmd(integer(3), "ZADD", "b", "10", "y", "20", "z", "30", "w")}
+	runCases(t, []cmdCase{
+		{"union", append(ab, cmd(bulks("x", "1", "y", "12", "z", "23", "w", "30"), "ZUNION", "2", "a", "b", "WITHSCORES"),
+			cmd(bulks("x", "2", "y", "14", "z", "26", "w", "30"), "ZUNION", "2", "a", "b", "WEIGHTS", "2", "1", "WITHSCORES"),
+			cmd(bulks("x", "1", "y", "2", "z", "3", "w", "30"), "ZUNION", "2", "a", "b", "AGGREGATE", "MIN", "WITHSCORES"))},
+		{"inter diff card", append(ab, cmd(bulks("y", "10", "z", "20"), "ZINTER", "2", "a", "b", "AGGREGATE", "MAX", "WITHSCORES"),
+			cmd(bulks("x"), "ZDIFF", "2", "a", "b"), cmd(integer(2), "ZINTERCARD", "2", "a", "b"), cmd(integer(1), "ZINTERCARD", "2", "a", "b", "LIMIT", "1"))},
+		{"inf sums", []step{cmd(integer(1), "ZADD", "p", "inf", "m"), cmd(integer(1), "ZADD", "n", "-inf", "m"),
+			cmd(bulks("m", "0"), "ZUNION", "2", "p", "n", "WITHSCORES"), cmd(bulks("m", "0"), "ZUNION", "1", "p", "WEIGHTS", "0", "WITHSCORES"),
+			cmd(bulks("m", "inf"), "ZINTER", "2", "p", "p", "WEIGHTS", "1", "0", "AGGREGATE", "MAX", "WITHSCORES")}},
+		{"negative zero", []step{cmd(integer(1), "ZADD", "k", "0", "a"), cmd(bulks("a", "-0"), "ZUNION", "1", "k", "WEIGHTS", "-1", "WITHSCORES"),
+			cmd(integer(1), "ZUNIONSTORE", "d", "1", "k", "WEIGHTS", "-1"), cmd(bulk("0"), "ZSCORE", "d", "a")}},
+		{"stores", append(ab, cmd(okReply, "SET", "d", "v"), cmd(integer(4), "ZUNIONSTORE", "d", "2", "a", "b"), cmd(integer(-1), "TTL", "d"),
+			cmd(integer(0), "ZINTERSTORE", "d", "2", "a", "nokey"), cmd(integer(0), "EXISTS", "d"), cmd(integer(1), "ZDIFFSTORE", "a", "2", "a", "b"),
+			cmd(bulks("x", "1"), "ZRANGE", "a", "0", "-1", "WITHSCORES"))},
+		{"errors", append(ab, cmd(errReply(engine.ErrZAtLeastOneKeyPfx+"zunion' command"), "ZUNION", "0", "a"), cmd(zSyntax, "ZUNION", "3", "a", "b"),
+			cmd(zNotInt, "ZUNION", "x", "a"), cmd(errReply(engine.ErrZWeightNotFloat), "ZUNION", "2", "a", "b", "WEIGHTS", "1", "x"),
+			cmd(zSyntax, "ZDIFF", "2", "a", "b", "WEIGHTS", "1", "1"), cmd(errReply(engine.ErrZLimitNegative), "ZINTERCARD", "1", "a", "LIMIT", "-1"),
+			cmd(errReply(engine.ErrZAtLeastOneKeyPfx+"zinterstore' command"), "ZINTERSTORE", "d", "0", "a"), cmd(okReply, "SET", "s", "v"),
+			cmd(zWrongType, "ZUNION", "2", "a", "s", "WEIGHTS", "x", "y"))},
 	})
 }
 
