@@ -378,7 +378,7 @@ func debugPopulate(x *engine.Ctx) {
 		// createStringObject: embstr up to 44 bytes, no integer detection.
 		x.DB.Add(kb, val).Enc = keyspace.EncEmbstr
 		if x.E.Watching != 0 {
-			x.E.Ext().Touch(x.C.DB, kb)
+			x.E.WatchTable().Touch(x.C.DB, kb)
 		}
 	}
 	x.W.OK()

@@ -79,9 +79,9 @@ const (
 	ReplicaOnline           // it gets the stream as it happens
 )
 
-// IsReplica reports whether the connection is a replica (it sent SYNC or
+// IsReplicaConn reports whether the connection is a replica (it sent SYNC or
 // PSYNC). Call with the lock held.
-func (c *Client) IsReplica() bool { return c.Repl != nil }
+func (c *Client) IsReplicaConn() bool { return c.Repl != nil }
 
 // replicaConf is what a connection said with REPLCONF before its SYNC.
 type replicaConf struct {

@@ -86,7 +86,7 @@ type Engine struct {
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.
 	Watching int
-	x        *engineExt // WATCH state (transactions.go)
+	watch    *watchTable // WATCHed keys (transactions.go)
 	// Scripts is the scripting component (EVAL, FUNCTION).
 	Scripts Scripting
 	// Dur is the durability component: RDB, AOF, replication.

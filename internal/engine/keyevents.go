@@ -33,7 +33,7 @@ func (e *Engine) KeyModified(db int, key []byte, by *Client) {
 		e.signalStreamGone(db, string(key))
 	}
 	if e.Watching != 0 {
-		e.Ext().Touch(db, key)
+		e.WatchTable().Touch(db, key)
 	}
 	e.trackingInvalidate(db, key, by)
 }

@@ -406,6 +406,6 @@ func (e *Engine) watchDirty(c *Client) bool {
 	if e.Watching == 0 {
 		return false
 	}
-	ws := e.Ext().Watches[c]
+	ws := e.WatchTable().Watches[c]
 	return ws != nil && ws.Dirty
 }

@@ -35,9 +35,9 @@ var transactionCommands = []*Command{
 		Handler: cmdUnwatch},
 }
 
-// engineExt is the engine state of the transaction family, made on first
+// watchTable is the engine state of the transaction family, made on first
 // use so an engine that never watches pays nothing.
-type engineExt struct {
+type watchTable struct {
 	// watchers lists, per watched key, the clients watching it.
 	Watchers map[WaitKey][]*Client
 	Watches  map[*Client]*watchState
@@ -56,14 +56,15 @@ type watchedKey struct {
 	Expired bool
 }
 
-func (e *Engine) Ext() *engineExt {
-	if e.x == nil {
-		e.x = &engineExt{
+// WatchTable is the WATCHed keys and who watches them, made on first use.
+func (e *Engine) WatchTable() *watchTable {
+	if e.watch == nil {
+		e.watch = &watchTable{
 			Watchers: make(map[WaitKey][]*Client),
 			Watches:  make(map[*Client]*watchState),
 		}
 	}
-	return e.x
+	return e.watch
 }
 
 func cmdMulti(x *Ctx) {
@@ -147,7 +148,7 @@ func cmdWatch(x *Ctx) {
 		x.W.Error(ErrWatchInMulti)
 		return
 	}
-	ext := x.E.Ext()
+	ext := x.E.WatchTable()
 	c := x.C
 	ws := ext.Watches[c]
 	if ws == nil {
@@ -184,7 +185,7 @@ func (e *Engine) watchFailed(c *Client, now int64) bool {
 	if e.Watching == 0 {
 		return false
 	}
-	ws := e.Ext().Watches[c]
+	ws := e.WatchTable().Watches[c]
 	if ws == nil {
 		return false
 	}
@@ -208,7 +209,7 @@ func (e *Engine) UnwatchAll(c *Client) {
 	if e.Watching == 0 {
 		return
 	}
-	ext := e.Ext()
+	ext := e.WatchTable()
 	ws := ext.Watches[c]
 	if ws == nil {
 		return
@@ -233,7 +234,7 @@ func (e *Engine) UnwatchAll(c *Client) {
 }
 
 // touch invalidates the transactions of the clients watching key in db.
-func (ext *engineExt) Touch(db int, key []byte) {
+func (ext *watchTable) Touch(db int, key []byte) {
 	for _, c := range ext.Watchers[WaitKey{db, string(key)}] {
 		if ws := ext.Watches[c]; ws != nil {
 			ws.Dirty = true
@@ -248,7 +249,7 @@ func (e *Engine) KeyDeleted(db int, key string) {
 	if e.Watching == 0 {
 		return
 	}
-	ext := e.Ext()
+	ext := e.WatchTable()
 	for _, c := range ext.Watchers[WaitKey{db, key}] {
 		ws := ext.Watches[c]
 		if ws == nil {

@@ -682,7 +682,7 @@ func (l *loop) flush(c *lconn) {
 		pending = pending[n:]
 		c.woff += n
 	}
-	if len(pending) > 0 && c.woff >= keepWriteCap && c.woff >= len(pending) && c.cl.IsReplica() {
+	if len(pending) > 0 && c.woff >= keepWriteCap && c.woff >= len(pending) && c.cl.IsReplicaConn() {
 		// A replica's stream may never drain fully: what was sent goes
 		// rather than growing the buffer by it (no reply marks point into
 		// a replica's buffer).
@@ -708,7 +708,7 @@ func (l *loop) flush(c *lconn) {
 	// A replica's input is its ACKs, which answer nothing: they are read
 	// however far its stream is behind, or WAIT and min-replicas would see
 	// stale offsets.
-	backedUp := len(pending) >= flushAt && !c.cl.IsReplica()
+	backedUp := len(pending) >= flushAt && !c.cl.IsReplicaConn()
 	want := uint32(unix.EPOLLRDHUP)
 	if len(pending) > 0 {
 		want |= unix.EPOLLOUT

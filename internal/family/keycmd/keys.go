@@ -459,7 +459,7 @@ func touchWatchedOnSwap(e *engine.Engine, emptied, replaced int, now int64) {
 	if e.Watching == 0 {
 		return
 	}
-	ext := e.Ext()
+	ext := e.WatchTable()
 	expired := func(ent *keyspace.Entry) bool { return ent.Expiry() != 0 && now > ent.Expiry() }
 	for id, clients := range ext.Watchers {
 		if id.Db != emptied {
