@@ -1,21 +1,17 @@
 package engine
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/acl"
-	"github.com/limitkv/limitkv/internal/num"
 )
 
 // ACL: Redis 7.0's users and permissions (internal/acl decides; this file
@@ -149,7 +145,7 @@ func aclChannels(kind int8, args [][]byte) []acl.ChanRef {
 }
 
 // aclCheck is ACLCheckAllUserCommandPerm for u running cmd with args.
-func aclCheck(u *acl.User, cmd *Command, args [][]byte) (acl.Result, int) {
+func AclCheck(u *acl.User, cmd *Command, args [][]byte) (acl.Result, int) {
 	if u == nil || u.Unrestricted {
 		return acl.OK, 0
 	}
@@ -168,7 +164,7 @@ func aclCheck(u *acl.User, cmd *Command, args [][]byte) (acl.Result, int) {
 func (e *Engine) aclLog(x *Ctx, res acl.Result, ctx acl.Context, cmd *Command, args [][]byte, pos int, user, object string) {
 	c := x.C
 	if user == "" {
-		user = c.userName()
+		user = c.UserName()
 	}
 	if object == "" {
 		switch res {
@@ -188,7 +184,7 @@ func (e *Engine) aclLog(x *Ctx, res acl.Result, ctx acl.Context, cmd *Command, a
 // aclDenied checks a top-level (or queued) command, logging and answering
 // a refusal. Called only for a restricted user.
 func (e *Engine) aclDenied(x *Ctx, cmd *Command) bool {
-	res, pos := aclCheck(x.C.User, cmd, x.Args)
+	res, pos := AclCheck(x.C.User, cmd, x.Args)
 	if res == acl.OK {
 		return false
 	}
@@ -211,7 +207,7 @@ func (e *Engine) aclDenied(x *Ctx, cmd *Command) bool {
 // aclExecDenied is EXEC's re-check of a queued command, for rules changed
 // since it was queued; it answers the refusal in the EXEC reply.
 func (e *Engine) aclExecDenied(x *Ctx, cmd *Command, args [][]byte) bool {
-	res, pos := aclCheck(x.C.User, cmd, args)
+	res, pos := AclCheck(x.C.User, cmd, args)
 	if res == acl.OK {
 		return false
 	}
@@ -229,7 +225,7 @@ func (e *Engine) aclExecDenied(x *Ctx, cmd *Command, args [][]byte) bool {
 
 // aclScriptDenied is scriptVerifyACL: the refusal text redis.call raises.
 func (e *Engine) AclScriptDenied(x *Ctx, cmd *Command, args [][]byte) string {
-	res, pos := aclCheck(x.C.User, cmd, args)
+	res, pos := AclCheck(x.C.User, cmd, args)
 	if res == acl.OK {
 		return ""
 	}
@@ -261,7 +257,7 @@ func errnoText(err error) string {
 	return err.Error()
 }
 
-func (c *Client) userName() string {
+func (c *Client) UserName() string {
 	if c.User == nil {
 		return "default"
 	}
@@ -293,7 +289,7 @@ func (e *Engine) SetDefaultAuth(c *Client) {
 
 // userGone is ACLFreeUserAndKillClients: the connections authenticated as
 // u close (the caller after its reply).
-func (e *Engine) userGone(x *Ctx, u *acl.User) {
+func (e *Engine) UserGone(x *Ctx, u *acl.User) {
 	for _, c := range e.Clients {
 		if c.User != u {
 			continue
@@ -310,7 +306,7 @@ func (e *Engine) userGone(x *Ctx, u *acl.User) {
 
 // dropRevokedSubscribers is ACLKillPubsubClientsIfNeeded: after u's rules
 // changed, its subscribers to a channel it may no longer use are closed.
-func (e *Engine) dropRevokedSubscribers(x *Ctx, u *acl.User) {
+func (e *Engine) DropRevokedSubscribers(x *Ctx, u *acl.User) {
 	for _, c := range e.Clients {
 		if c.User != u || !c.InPubSub() {
 			continue
@@ -333,148 +329,10 @@ func (e *Engine) dropRevokedSubscribers(x *Ctx, u *acl.User) {
 	}
 }
 
-var aclCommand = &Command{
-	Name: "acl", Arity: -2, Group: "server",
-	Sub: map[string]*Command{
-		"cat":     {Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLCat},
-		"deluser": {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLDelUser},
-		"dryrun":  {Arity: -4, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLDryRun},
-		"genpass": {Arity: -2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLGenPass},
-		"getuser": {Arity: 3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLGetUser},
-		"help":    {Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdACLHelp},
-		"list":    {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLList},
-		"load":    {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLLoad},
-		"log":     {Arity: -2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLLog},
-		"save":    {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLSave},
-		"setuser": {Arity: -3, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLSetUser},
-		"users":   {Arity: 2, Flags: FlagAdmin | FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLUsers},
-		"whoami":  {Arity: 2, Flags: FlagNoScript | FlagLoading | FlagStale, Group: "server", Handler: cmdACLWhoAmI},
-	},
-}
-
-var aclCommands = []*Command{aclCommand}
-
-func cmdACLSetUser(x *Ctx) {
-	name := x.Arg(2)
-	if !acl.ValidName(name) {
-		x.W.Error("ERR Usernames can't contain spaces or null characters")
-		return
-	}
-	rules := make([]string, 0, len(x.Args)-3)
-	for _, a := range x.Args[3:] {
-		rules = append(rules, string(a))
-	}
-	reg := x.E.Users()
-	u, old, err := reg.SetUser(name, rules)
-	if err != nil {
-		x.W.Error("ERR " + safeError(err.Error()))
-		return
-	}
-	if old != nil {
-		x.E.dropRevokedSubscribers(x, u)
-	}
-	if u == reg.Default {
-		x.E.Cfg.SyncDefaultAuth()
-	}
-	x.W.OK()
-}
-
-// safeError is addReplyErrorSdsSafe: newlines in an error become spaces.
-func safeError(s string) string {
-	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
-}
-
-func cmdACLDelUser(x *Ctx) {
-	for _, a := range x.Args[2:] {
-		if string(a) == "default" {
-			x.W.Error("ERR The 'default' user cannot be removed")
-			return
-		}
-	}
-	n := 0
-	for _, a := range x.Args[2:] {
-		if u := x.E.Users().Delete(string(a)); u != nil {
-			x.E.userGone(x, u)
-			n++
-		}
-	}
-	x.W.Int(int64(n))
-}
-
-func cmdACLGetUser(x *Ctx) {
-	u := x.E.Users().User(x.Arg(2))
-	if u == nil {
-		x.W.Null()
-		return
-	}
-	sels := u.Selectors()
-	w := x.W
-	w.Map(6)
-	w.BulkString("flags")
-	flags := u.Flags()
-	w.Set(len(flags))
-	for _, f := range flags {
-		w.BulkString(f)
-	}
-	w.BulkString("passwords")
-	w.Array(len(u.Passwords()))
-	for _, p := range u.Passwords() {
-		w.BulkString(p)
-	}
-	writeSel := func(s acl.SelectorInfo) {
-		w.BulkString("commands")
-		w.BulkString(s.Commands)
-		w.BulkString("keys")
-		w.BulkString(s.Keys)
-		w.BulkString("channels")
-		w.BulkString(s.Channels)
-	}
-	writeSel(sels[0])
-	w.BulkString("selectors")
-	w.Array(len(sels) - 1)
-	for _, s := range sels[1:] {
-		w.Map(3)
-		writeSel(s)
-	}
-}
-
-func cmdACLList(x *Ctx) {
-	users := x.E.Users().Users()
-	x.W.Array(len(users))
-	for _, u := range users {
-		x.W.BulkString("user " + u.Name + " " + u.Describe())
-	}
-}
-
-func cmdACLUsers(x *Ctx) {
-	users := x.E.Users().Users()
-	x.W.Array(len(users))
-	for _, u := range users {
-		x.W.BulkString(u.Name)
-	}
-}
-
-func cmdACLWhoAmI(x *Ctx) { x.W.BulkString(x.C.userName()) }
-
-const errNoACLFile = "ERR This Redis instance is not configured to use an ACL file. You may want to specify users via the ACL SETUSER command and then issue a CONFIG REWRITE (assuming you have a Redis configuration file set) in order to store users in the Redis configuration."
-
-func cmdACLLoad(x *Ctx) {
-	name := *x.E.Cfg.ACLFile.Load()
-	if name == "" {
-		x.W.Error(errNoACLFile)
-		return
-	}
-	if err := x.E.loadACLFile(x, name); err != nil {
-		x.W.Error("ERR " + safeError(err.Error()))
-		return
-	}
-	x.W.OK()
-}
-
 // loadACLFile is ACL LOAD (and the start-time load): the users are
 // replaced only if the whole file is valid.
-func (e *Engine) loadACLFile(x *Ctx, name string) error {
-	data, err := os.ReadFile(e.aclPath(name))
+func (e *Engine) LoadACLFile(x *Ctx, name string) error {
+	data, err := os.ReadFile(e.AclPath(name))
 	if err != nil {
 		return errorf("Error loading ACLs, opening file '%s': %s", name, errnoText(err))
 	}
@@ -484,7 +342,7 @@ func (e *Engine) loadACLFile(x *Ctx, name string) error {
 	}
 	for _, u := range gone {
 		if x != nil {
-			e.userGone(x, u)
+			e.UserGone(x, u)
 		}
 	}
 	e.Cfg.SyncDefaultAuth()
@@ -494,189 +352,12 @@ func (e *Engine) loadACLFile(x *Ctx, name string) error {
 // aclPath is where aclfile is: Redis, which works in its dir, reads a
 // relative path from there (limitkv engines share a process and its
 // working directory, so each resolves against its own dir).
-func (e *Engine) aclPath(name string) string {
+func (e *Engine) AclPath(name string) string {
 	if filepath.IsAbs(name) {
 		return name
 	}
 	return filepath.Join(*e.Cfg.Dir.Load(), name)
 }
-
-func cmdACLSave(x *Ctx) {
-	name := *x.E.Cfg.ACLFile.Load()
-	if name == "" {
-		x.W.Error(errNoACLFile)
-		return
-	}
-	tmp := x.E.aclPath(name) + ".tmp-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(x.Now, 10)
-	err := os.WriteFile(tmp, []byte(x.E.Users().Save()), 0o644)
-	if err == nil {
-		err = os.Rename(tmp, x.E.aclPath(name))
-	}
-	if err != nil {
-		os.Remove(tmp)
-		x.E.Log.Warn("ACL SAVE failed", "err", err)
-		x.W.Error("ERR There was an error trying to save the ACLs. Please check the server logs for more information")
-		return
-	}
-	x.W.OK()
-}
-
-func cmdACLCat(x *Ctx) {
-	if len(x.Args) == 2 {
-		x.W.Array(len(acl.Categories))
-		for _, c := range acl.Categories {
-			x.W.BulkString(c)
-		}
-		return
-	}
-	if len(x.Args) != 3 {
-		x.W.Error(ErrSubcommandSyntax(x.Args))
-		return
-	}
-	names, ok := config.AclTable.InCategory(x.Arg(2))
-	if !ok {
-		x.W.Error("ERR Unknown category '" + string(Trunc(Cstr(x.Args[2]), 128)) + "'")
-		return
-	}
-	x.W.Array(len(names))
-	for _, n := range names {
-		x.W.BulkString(n)
-	}
-}
-
-func cmdACLGenPass(x *Ctx) {
-	if len(x.Args) > 3 {
-		x.W.Error(ErrSubcommandSyntax(x.Args))
-		return
-	}
-	bits := int64(256)
-	if len(x.Args) == 3 {
-		n, ok := num.ParseInt(x.Args[2])
-		if !ok {
-			x.W.Error(ErrNotInt)
-			return
-		}
-		bits = n
-	}
-	if bits <= 0 || bits > 4096 {
-		x.W.Error("ERR ACL GENPASS argument must be the number of bits for the output password, a positive number up to 4096")
-		return
-	}
-	chars := (bits + 3) / 4
-	buf := make([]byte, (chars+1)/2)
-	_, _ = rand.Read(buf)
-	x.W.BulkString(hex.EncodeToString(buf)[:chars])
-}
-
-func cmdACLLog(x *Ctx) {
-	if len(x.Args) > 3 {
-		x.W.Error(ErrSubcommandSyntax(x.Args))
-		return
-	}
-	log := &x.E.Users().Log
-	count := int64(10)
-	if len(x.Args) == 3 {
-		if strings.EqualFold(x.Arg(2), "reset") {
-			log.Reset()
-			x.W.OK()
-			return
-		}
-		n, ok := num.ParseInt(x.Args[2])
-		if !ok {
-			x.W.Error(ErrNotInt)
-			return
-		}
-		count = max(n, 0)
-	}
-	entries := log.Entries(int(min(count, 1<<30)))
-	now := x.E.Clock.Now().UnixMilli()
-	w := x.W
-	w.Array(len(entries))
-	for _, le := range entries {
-		w.Map(7)
-		w.BulkString("count")
-		w.Int(le.Count)
-		w.BulkString("reason")
-		w.BulkString(le.Reason.ReasonName())
-		w.BulkString("context")
-		w.BulkString(le.Context.String())
-		w.BulkString("object")
-		w.BulkString(le.Object)
-		w.BulkString("username")
-		w.BulkString(le.Username)
-		w.BulkString("age-seconds")
-		w.Double(float64(now-le.CTime) / 1000)
-		w.BulkString("client-info")
-		w.BulkString(le.ClientInfo)
-	}
-}
-
-func cmdACLDryRun(x *Ctx) {
-	u := x.E.Users().User(x.Arg(2))
-	if u == nil {
-		x.W.Error("ERR User '" + x.Arg(2) + "' not found")
-		return
-	}
-	args := x.Args[3:]
-	// Redis's lookupCommand: a container alone is the container.
-	cmd := Lookup(args[0])
-	if cmd != nil && cmd.Sub != nil && len(args) >= 2 {
-		cmd = LookupSub(cmd, args[1])
-	}
-	if cmd == nil {
-		x.W.Error("ERR Command '" + string(args[0]) + "' not found")
-		return
-	}
-	if !ArityOK(cmd.Arity, len(args)) {
-		x.W.Error(ErrWrongArgs(cmd.Name))
-		return
-	}
-	res, pos := aclCheck(u, cmd, args)
-	switch res {
-	case acl.OK:
-		x.W.OK()
-	case acl.DeniedCommand:
-		x.W.BulkString("This user has no permissions to run the '" + cmd.Name + "' command")
-	case acl.DeniedKey:
-		x.W.BulkString("This user has no permissions to access the '" + string(args[pos]) + "' key")
-	default:
-		x.W.BulkString("This user has no permissions to access the '" + string(args[pos]) + "' channel")
-	}
-}
-
-var aclHelp = []string{
-	"ACL <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"CAT [<category>]",
-	"    List all commands that belong to <category>, or all command categories",
-	"    when no category is specified.",
-	"DELUSER <username> [<username> ...]",
-	"    Delete a list of users.",
-	"DRYRUN <username> <command> [<arg> ...]",
-	"    Returns whether the user can execute the given command without executing the command.",
-	"GETUSER <username>",
-	"    Get the user's details.",
-	"GENPASS [<bits>]",
-	"    Generate a secure 256-bit user password. The optional `bits` argument can",
-	"    be used to specify a different size.",
-	"LIST",
-	"    Show users details in config file format.",
-	"LOAD",
-	"    Reload users from the ACL file.",
-	"LOG [<count> | RESET]",
-	"    Show the ACL log entries.",
-	"SAVE",
-	"    Save the current config to the ACL file.",
-	"SETUSER <username> <attribute> [<attribute> ...]",
-	"    Create or modify a user with the specified attributes.",
-	"USERS",
-	"    List all the registered usernames.",
-	"WHOAMI",
-	"    Return the current connection username.",
-	"HELP",
-	"    Prints this help.",
-}
-
-func cmdACLHelp(x *Ctx) { WriteHelp(x, aclHelp) }
 
 // ACLCheckCommand is redis.acl_check_cmd: Redis looks the command up and
 // checks the permissions only (no arity check).
@@ -688,7 +369,7 @@ func (x *Ctx) ACLCheckCommand(args [][]byte) (allowed, known bool) {
 	if cmd == nil {
 		return false, false
 	}
-	res, _ := aclCheck(x.C.User, cmd, args)
+	res, _ := AclCheck(x.C.User, cmd, args)
 	return res == acl.OK, true
 }
 
@@ -714,7 +395,7 @@ func (e *Engine) LoadACLAtStart() error {
 	if name == "" {
 		return nil
 	}
-	if err := e.loadACLFile(nil, name); err != nil {
+	if err := e.LoadACLFile(nil, name); err != nil {
 		return errorf("Aborting Redis startup because of ACL errors: %s", err.Error())
 	}
 	return nil

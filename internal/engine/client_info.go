@@ -157,7 +157,7 @@ func (x *Ctx) AppendClientInfo(b []byte, c *Client) []byte {
 	ki("tot-mem", int64(ClientBaseMem+clientReadBuf+qbuf+argvMem+multiMem)+omem)
 	kv("events", "r")
 	kv("cmd", cmd)
-	kv("user", c.userName())
+	kv("user", c.UserName())
 	ki("redir", c.trackingRedir())
 	ki("resp", int64(c.Resp()))
 	return b

@@ -113,7 +113,6 @@ func Install(families ...[]*Command) {
 	own := [][]*Command{
 		transactionCommands,
 		pubsubCommands, {monitorCommand},
-		aclCommands,
 	}
 	for _, family := range append(own, families...) {
 		for _, c := range family {
