@@ -48,7 +48,7 @@ func buildACLTable() {
 	var mk func(c *Command) *acl.Command
 	mk = func(c *Command) *acl.Command {
 		var bits uint64
-		for _, cat := range commandCategories(c) {
+		for _, cat := range CommandCategories(c) {
 			bits |= acl.CategoryBit(cat)
 		}
 		a := &acl.Command{Name: c.Name, Cats: bits, NoAuth: c.Flags&FlagNoAuth != 0}
@@ -64,7 +64,7 @@ func buildACLTable() {
 			ro := c.Name == "sort_ro"
 			info.getKeysF = func(args [][]byte) []keyRef { return SortGetKeys(args, ro) }
 		case "migrate":
-			info.getKeysF = migrateGetKeys
+			info.getKeysF = MigrateGetKeys
 		case "subscribe", "ssubscribe":
 			info.chans = chanSubscribe
 		case "psubscribe":
@@ -75,7 +75,7 @@ func buildACLTable() {
 		_, redis := RedisDocs[c.Name]
 		info.readsWrites = !redis && c.Flags&FlagWrite != 0
 		c.Acl = info
-		for _, s := range sortedSubs(c) {
+		for _, s := range SortedSubs(c) {
 			a.Subs = append(a.Subs, mk(s))
 		}
 		return a
@@ -109,9 +109,9 @@ func AclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
 	}
 	out := make([]acl.KeyRef, 0, len(refs))
 	for _, k := range refs {
-		flags := k.flags
+		flags := k.Flags
 		if slices.Contains(flags, "variable_flags") {
-			flags = variableKeyFlags(cmd.Name, args)
+			flags = VariableKeyFlags(cmd.Name, args)
 		}
 		var need acl.Perm
 		for _, f := range flags {

@@ -8,49 +8,23 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/limitkv/limitkv/internal/glob"
-
 	"github.com/limitkv/limitkv/internal/num"
-
-	"github.com/limitkv/limitkv/internal/resp"
 )
-
-// COMMAND: COUNT, INFO, DOCS, LIST, GETKEYS, GETKEYSANDFLAGS, HELP.
-//
-// For a command Redis has, COMMAND INFO and COMMAND DOCS splice Redis's own
-// reply (commanddocs_gen.go, written by internal/gendocs from a real
-// redis-server), so they are byte-identical to Redis's; a container lists only
-// the subcommands limitkv implements. Commands Redis does not have (RL.* and
-// CLIENT SETINFO, which is Redis 7.2's) get entries built from their Command
-// fields. Redis lists commands in hash order, which changes from run to run;
-// limitkv lists them sorted by name.
-var CommandCommand = &Command{
-	Name: "command", Arity: -1, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdCommand,
-	Sub: map[string]*Command{
-		"count":           {Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdCommandCount},
-		"info":            {Arity: -2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdCommandInfo},
-		"docs":            {Arity: -2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdCommandDocs},
-		"list":            {Arity: -2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdCommandList},
-		"getkeys":         {Arity: -4, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdCommandGetKeys},
-		"getkeysandflags": {Arity: -4, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdCommandGetKeysAndFlags},
-		"help":            {Arity: 2, Flags: FlagLoading | FlagStale, Group: "server", Handler: cmdCommandHelp},
-	},
-}
 
 // redisDoc is one command's entries as Redis 7.0 answers them, minus the
 // subcommands, which are assembled from limitkv's own table.
 type redisDoc struct {
 	Info    string // raw RESP of the first 9 elements of the COMMAND INFO entry (name ... key specs)
 	Docs    string // raw RESP of the COMMAND DOCS map's key/value elements, "subcommands" excluded
-	info3   string // info and docs as a RESP3 client gets them (maps, sets)
-	docs3   string
+	Info3   string // info and docs as a RESP3 client gets them (maps, sets)
+	Docs3   string
 	DocsLen int    // number of RESP elements in docs
 	cats    string // ACL categories without "@", space separated (COMMAND LIST FILTERBY ACLCAT)
 }
 
 // commandByFullName finds "name" or "container|sub", as Redis's
 // lookupCommandBySds: one level of subcommands, any case.
-func commandByFullName(name string) *Command {
+func CommandByFullName(name string) *Command {
 	parts := strings.Split(name, "|")
 	if name == "" || len(parts) > 2 {
 		return nil
@@ -65,7 +39,7 @@ func commandByFullName(name string) *Command {
 	return LookupSub(c, []byte(parts[1]))
 }
 
-func sortedSubs(c *Command) []*Command {
+func SortedSubs(c *Command) []*Command {
 	if len(c.Sub) == 0 {
 		return nil
 	}
@@ -77,101 +51,10 @@ func sortedSubs(c *Command) []*Command {
 	return out
 }
 
-func cmdCommand(x *Ctx) {
-	all := All()
-	x.W.Array(len(all))
-	for _, c := range all {
-		writeCommandInfo(x.W, c)
-	}
-}
-
-func cmdCommandCount(x *Ctx) { x.W.Int(int64(len(Table))) }
-
-func cmdCommandInfo(x *Ctx) {
-	if len(x.Args) == 2 {
-		cmdCommand(x)
-		return
-	}
-	x.W.Array(len(x.Args) - 2)
-	for _, a := range x.Args[2:] {
-		if c := commandByFullName(string(a)); c != nil {
-			writeCommandInfo(x.W, c)
-		} else {
-			x.W.Null()
-		}
-	}
-}
-
-func cmdCommandDocs(x *Ctx) {
-	var cmds []*Command
-	if len(x.Args) == 2 {
-		cmds = All()
-	} else {
-		for _, a := range x.Args[2:] {
-			if c := commandByFullName(string(a)); c != nil {
-				cmds = append(cmds, c)
-			}
-		}
-	}
-	x.W.Map(len(cmds))
-	for _, c := range cmds {
-		x.W.BulkString(c.Name)
-		writeCommandDocs(x.W, c)
-	}
-}
-
-// writeCommandInfo writes c's COMMAND INFO entry (Redis 7.0's ten elements).
-func writeCommandInfo(w *resp.Writer, c *Command) {
-	w.Array(10)
-	if d, ok := RedisDocs[c.Name]; ok {
-		if w.RESP3() {
-			w.Raw([]byte(d.info3))
-		} else {
-			w.Raw([]byte(d.Info))
-		}
-	} else {
-		writeBuiltInfo(w, c)
-	}
-	subs := sortedSubs(c)
-	w.Set(len(subs)) // a set in RESP3, as Redis's
-	for _, s := range subs {
-		writeCommandInfo(w, s)
-	}
-}
-
-// writeCommandDocs writes c's COMMAND DOCS map.
-func writeCommandDocs(w *resp.Writer, c *Command) {
-	subs := sortedSubs(c)
-	extra := 0
-	if len(subs) > 0 {
-		extra = 1
-	}
-	if d, ok := RedisDocs[c.Name]; ok {
-		w.Map(d.DocsLen/2 + extra)
-		if w.RESP3() {
-			w.Raw([]byte(d.docs3))
-		} else {
-			w.Raw([]byte(d.Docs))
-		}
-	} else {
-		n, body := builtDocs(c, w.RESP3())
-		w.Map(n/2 + extra)
-		w.Raw(body)
-	}
-	if len(subs) > 0 {
-		w.BulkString("subcommands")
-		w.Map(len(subs))
-		for _, s := range subs {
-			w.BulkString(s.Name)
-			writeCommandDocs(w, s)
-		}
-	}
-}
-
 // aclCategories derives a command's ACL categories from its flags and group,
 // as Redis's setImplicitACLCategories does for its own table, in Redis's
 // category order.
-func aclCategories(c *Command) []string {
+func AclCategories(c *Command) []string {
 	has := map[string]bool{}
 	switch c.Group {
 	case "generic":
@@ -223,70 +106,6 @@ var aclCategoryOrder = []string{
 	"transaction", "scripting",
 }
 
-// writeBuiltInfo writes the first nine COMMAND INFO elements for a command
-// Redis does not have, from its table entry.
-func writeBuiltInfo(w *resp.Writer, c *Command) {
-	w.BulkString(c.Name)
-	w.Int(int64(c.Arity))
-	flags := c.Flags.Names()
-	w.Set(len(flags))
-	for _, f := range flags {
-		w.Simple(f)
-	}
-	w.Int(int64(c.FirstKey))
-	w.Int(int64(c.LastKey))
-	w.Int(int64(c.Step))
-	cats := aclCategories(c)
-	w.Set(len(cats))
-	for _, cat := range cats {
-		w.Simple("@" + cat)
-	}
-	w.Set(0) // tips
-	if c.FirstKey <= 0 {
-		w.Array(0)
-		return
-	}
-	// One key spec equivalent to the legacy (first, last, step) triple.
-	w.Array(1)
-	w.Map(3)
-	w.BulkString("flags")
-	switch {
-	case c.Flags&FlagWrite != 0:
-		w.Set(2)
-		w.Simple("RW")
-		w.Simple("update")
-	default:
-		w.Set(2)
-		w.Simple("RO")
-		w.Simple("access")
-	}
-	w.BulkString("begin_search")
-	w.Map(2)
-	w.BulkString("type")
-	w.BulkString("index")
-	w.BulkString("spec")
-	w.Map(1)
-	w.BulkString("index")
-	w.Int(int64(c.FirstKey))
-	last := c.LastKey
-	if last >= 0 {
-		last -= c.FirstKey
-	}
-	step := max(c.Step, 1)
-	w.BulkString("find_keys")
-	w.Map(2)
-	w.BulkString("type")
-	w.BulkString("range")
-	w.BulkString("spec")
-	w.Map(3)
-	w.BulkString("lastkey")
-	w.Int(int64(last))
-	w.BulkString("keystep")
-	w.Int(int64(step))
-	w.BulkString("limit")
-	w.Int(0)
-}
-
 // DocArg describes one argument in COMMAND DOCS, for commands Redis does not
 // document itself (Redis's argument fields, in its reply order).
 type DocArg struct {
@@ -299,177 +118,20 @@ type DocArg struct {
 
 // builtDocArgs documents the arguments of commands that are not Redis's, so
 // redis-cli can show hints for them.
-var builtDocArgs = map[string][]DocArg{
+var BuiltDocArgs = map[string][]DocArg{
 	"client|setinfo": {{Name: "attr", Type: "oneof", Args: []DocArg{
 		{Name: "libname", Type: "string", Token: "LIB-NAME"},
 		{Name: "libver", Type: "string", Token: "LIB-VER"},
 	}}},
 }
 
-// builtDocs returns the COMMAND DOCS map body of a command Redis does not
-// have and its element count (two per pair), in RESP3 if resp3.
-func builtDocs(c *Command, resp3 bool) (int, []byte) {
-	var w resp.Writer
-	w.SetRESP3(resp3)
-	n := 0
-	pair := func(k, v string) {
-		if v != "" {
-			w.BulkString(k)
-			w.BulkString(v)
-			n += 2
-		}
-	}
-	pair("summary", c.Summary)
-	pair("since", c.Since)
-	pair("group", c.Group)
-	pair("complexity", c.Complexity)
-	args := c.Args
-	if args == nil {
-		args = builtDocArgs[c.Name]
-	}
-	if len(args) > 0 {
-		w.BulkString("arguments")
-		writeDocArgs(&w, args)
-		n += 2
-	}
-	return n, w.Bytes()
-}
-
-func writeDocArgs(w *resp.Writer, args []DocArg) {
-	w.Array(len(args))
-	for _, a := range args {
-		n := 4
-		if a.Type == "key" {
-			n += 2
-		}
-		if a.Token != "" {
-			n += 2
-		}
-		if len(a.Flags) > 0 {
-			n += 2
-		}
-		if len(a.Args) > 0 {
-			n += 2
-		}
-		w.Map(n / 2)
-		w.BulkString("name")
-		w.BulkString(a.Name)
-		w.BulkString("type")
-		w.BulkString(a.Type)
-		if a.Type == "key" { // limitkv's own commands have one key spec
-			w.BulkString("key_spec_index")
-			w.Int(0)
-		}
-		if a.Token != "" {
-			w.BulkString("token")
-			w.BulkString(a.Token)
-		}
-		if len(a.Flags) > 0 {
-			w.BulkString("flags")
-			w.Set(len(a.Flags))
-			for _, f := range a.Flags {
-				w.Simple(f)
-			}
-		}
-		if len(a.Args) > 0 {
-			w.BulkString("arguments")
-			writeDocArgs(w, a.Args)
-		}
-	}
-}
-
 // commandCategories is c's ACL categories (without "@").
-func commandCategories(c *Command) []string {
+func CommandCategories(c *Command) []string {
 	if d, ok := RedisDocs[c.Name]; ok {
 		return strings.Fields(d.cats)
 	}
-	return aclCategories(c)
+	return AclCategories(c)
 }
-
-func cmdCommandList(x *Ctx) {
-	type filter struct {
-		kind, arg string
-	}
-	var f *filter
-	args := x.Args
-	for i := 2; i < len(args); i++ {
-		if strings.EqualFold(x.Arg(i), "filterby") && len(args)-1-i == 2 {
-			kind := strings.ToLower(x.Arg(i + 1))
-			switch kind {
-			case "module", "aclcat", "pattern":
-			default:
-				x.W.Error(ErrSyntax)
-				return
-			}
-			f = &filter{kind, x.Arg(i + 2)}
-			i += 2
-			continue
-		}
-		x.W.Error(ErrSyntax)
-		return
-	}
-	keep := func(c *Command) bool {
-		if f == nil {
-			return true
-		}
-		switch f.kind {
-		case "module":
-			return false // no modules
-		case "aclcat":
-			for _, cat := range commandCategories(c) {
-				if strings.EqualFold(cat, f.arg) {
-					return true
-				}
-			}
-			return false
-		default:
-			return glob.Match([]byte(f.arg), c.Name, true)
-		}
-	}
-	var names []string
-	var walk func(c *Command)
-	walk = func(c *Command) {
-		if keep(c) {
-			names = append(names, c.Name)
-		}
-		for _, s := range sortedSubs(c) {
-			walk(s)
-		}
-	}
-	for _, c := range All() {
-		walk(c)
-	}
-	x.W.Array(len(names))
-	for _, n := range names {
-		x.W.BulkString(n)
-	}
-}
-
-var commandHelp = []string{
-	"COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"(no subcommand)",
-	"    Return details about all Redis commands.",
-	"COUNT",
-	"    Return the total number of commands in this Redis server.",
-	"LIST",
-	"    Return a list of all commands in this Redis server.",
-	"INFO [<command-name> ...]",
-	"    Return details about multiple Redis commands.",
-	"    If no command names are given, documentation details for all",
-	"    commands are returned.",
-	"DOCS [<command-name> ...]",
-	"    Return documentation details about multiple Redis commands.",
-	"    If no command names are given, documentation details for all",
-	"    commands are returned.",
-	"GETKEYS <full-command>",
-	"    Return the keys from a full Redis command.",
-	"GETKEYSANDFLAGS <full-command>",
-	"    Return the keys and the access flags from a full Redis command.",
-	"HELP",
-	"    Prints this help.",
-}
-
-func cmdCommandHelp(x *Ctx) { WriteHelp(x, commandHelp) }
 
 // respVal is a parsed RESP2 value, for reading the key specs in redisDocs.
 type respVal struct {
@@ -596,7 +258,7 @@ func CommandKeySpecs(c *Command) (specs []KeySpec, cmdFlags []string) {
 
 type keyRef struct {
 	Pos   int
-	flags []string
+	Flags []string
 }
 
 // keysFromSpecs is Redis's getKeysUsingKeySpecs: the positions of the keys in
@@ -671,103 +333,6 @@ func KeysFromSpecs(specs []KeySpec, args [][]byte) (keys []keyRef, ok bool) {
 	return keys, true
 }
 
-func cmdCommandGetKeys(x *Ctx)         { commandGetKeys(x, false) }
-func cmdCommandGetKeysAndFlags(x *Ctx) { commandGetKeys(x, true) }
-
-// commandGetKeys is COMMAND GETKEYS / GETKEYSANDFLAGS from the key specs.
-// Redis falls back to per-command code for the few commands whose specs are
-// incomplete (SORT, MIGRATE...); limitkv has SORT's (sortGetKeys).
-func commandGetKeys(x *Ctx, withFlags bool) {
-	args := x.Args[2:]
-	c := Lookup(args[0])
-	if c != nil && c.Sub != nil && len(args) > 1 {
-		c = LookupSub(c, args[1])
-	}
-	if c == nil {
-		x.W.Error(ErrInvalidCommand)
-		return
-	}
-	specs, cmdFlags := CommandKeySpecs(c)
-	hasKeys := false
-	for _, s := range specs {
-		if !slices.Contains(s.Flags, "not_key") {
-			hasKeys = true
-		}
-	}
-	if !hasKeys {
-		x.W.Error(ErrGetKeysNoKeys)
-		return
-	}
-	if !ArityOK(c.Arity, len(args)) {
-		x.W.Error(ErrGetKeysArity)
-		return
-	}
-	keys, ok := KeysFromSpecs(specs, args)
-	if c.Name == "sort" || c.Name == "sort_ro" {
-		// Their specs are incomplete (BY/GET patterns name keys from the
-		// data, STORE can be anywhere): Redis asks their getkeys
-		// procedures instead.
-		keys, ok = SortGetKeys(args, c.Name == "sort_ro"), true
-	}
-	if c.Name == "migrate" {
-		keys, ok = migrateGetKeys(args), true
-	}
-	if !ok || len(keys) == 0 {
-		if slices.Contains(cmdFlags, "no_mandatory_keys") {
-			x.W.Array(0)
-		} else {
-			x.W.Error("ERR Invalid arguments specified for command")
-		}
-		return
-	}
-	for i, k := range keys {
-		if slices.Contains(k.flags, "variable_flags") {
-			keys[i].flags = variableKeyFlags(c.Name, args)
-		}
-	}
-	x.W.Array(len(keys))
-	for _, k := range keys {
-		if !withFlags {
-			x.W.Bulk(args[k.Pos])
-			continue
-		}
-		x.W.Array(2)
-		x.W.Bulk(args[k.Pos])
-		x.W.Set(len(k.flags))
-		for _, f := range k.flags {
-			x.W.Simple(f)
-		}
-	}
-}
-
-// variableKeyFlags is what Redis's getkeys procedures of SET and BITFIELD
-// answer for the key's flags, which depend on the options.
-func variableKeyFlags(name string, args [][]byte) []string {
-	switch name {
-	case "set":
-		for _, a := range args[3:] {
-			if strings.EqualFold(string(a), "get") {
-				return []string{"RW", "access", "update"}
-			}
-		}
-		return []string{"OW", "update"}
-	case "bitfield":
-		for i := 2; i < len(args); i++ {
-			rem := len(args) - i - 1
-			switch a := strings.ToLower(string(args[i])); {
-			case a == "get" && rem >= 2:
-				i += 2
-			case a == "overflow" && rem >= 1:
-				i++
-			default: // SET, INCRBY, or a syntax error: assume a write
-				return []string{"RW", "access", "update"}
-			}
-		}
-		return []string{"RO", "access"}
-	}
-	return []string{"RW", "access", "update"}
-}
-
 // sortGetKeys is Redis's sortGetKeys for COMMAND GETKEYS: the sorted key,
 // and the destination of the last STORE. Like Redis it skips the arguments
 // of LIMIT, GET and BY but not STORE's, so "STORE STORE k" finds k. For
@@ -797,7 +362,7 @@ func SortGetKeys(args [][]byte, readonly bool) []keyRef {
 // migrateGetKeys is Redis's migrateGetKeys, which COMMAND GETKEYS uses
 // since MIGRATE's key specs are incomplete: the key argument, or with
 // KEYS the names after it (none if the key argument is not empty).
-func migrateGetKeys(args [][]byte) []keyRef {
+func MigrateGetKeys(args [][]byte) []keyRef {
 	first, n := 3, 1
 	if len(args) > 6 {
 	scan:
@@ -822,4 +387,32 @@ func migrateGetKeys(args [][]byte) []keyRef {
 		keys = append(keys, keyRef{first + i, []string{"RW", "access", "delete"}})
 	}
 	return keys
+}
+
+// variableKeyFlags is what Redis's getkeys procedures of SET and BITFIELD
+// answer for the key's flags, which depend on the options.
+func VariableKeyFlags(name string, args [][]byte) []string {
+	switch name {
+	case "set":
+		for _, a := range args[3:] {
+			if strings.EqualFold(string(a), "get") {
+				return []string{"RW", "access", "update"}
+			}
+		}
+		return []string{"OW", "update"}
+	case "bitfield":
+		for i := 2; i < len(args); i++ {
+			rem := len(args) - i - 1
+			switch a := strings.ToLower(string(args[i])); {
+			case a == "get" && rem >= 2:
+				i += 2
+			case a == "overflow" && rem >= 1:
+				i++
+			default: // SET, INCRBY, or a syntax error: assume a write
+				return []string{"RW", "access", "update"}
+			}
+		}
+		return []string{"RO", "access"}
+	}
+	return []string{"RW", "access", "update"}
 }

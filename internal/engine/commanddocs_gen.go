@@ -14,8 +14,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for Access List Control commands \r\n$5\r\nsince\r\n" +
 			"$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
-		info3: "$3\r\nacl\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Info3: "$3\r\nacl\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"A container for Access List Control commands \r\n$5\r\nsince\r\n" +
 			"$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -32,9 +32,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(1) since the categories and commands are a fixed set.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\ncategoryname\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$7\r\nacl|cat\r\n:-2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n" +
+		Info3: "$7\r\nacl|cat\r\n:-2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n" +
 			":0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$57\r\n" +
+		Docs3: "$7\r\nsummary\r\n$57\r\n" +
 			"List the ACL categories or the commands inside a category\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$55\r\n" +
@@ -55,10 +55,10 @@ var RedisDocs = map[string]redisDoc{
 			"O(1) amortized time considering the typical user.\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$11\r\nacl|deluser\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$11\r\nacl|deluser\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$55\r\n" +
+		Docs3: "$7\r\nsummary\r\n$55\r\n" +
 			"Remove the specified ACL users and the associated rules\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$49\r\n" +
@@ -79,10 +79,10 @@ var RedisDocs = map[string]redisDoc{
 			"$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$7\r\n" +
 			"command\r\n$4\r\ntype\r\n$6\r\nstring\r\n*6\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$10\r\nacl|dryrun\r\n:-4\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$10\r\nacl|dryrun\r\n:-4\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$85\r\n" +
+		Docs3: "$7\r\nsummary\r\n$85\r\n" +
 			"Returns whether the user can execute the given command without executing the command.\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$5\r\nO(1).\r\n$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n" +
@@ -100,9 +100,9 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\n" +
 			"bits\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$11\r\nacl|genpass\r\n:-2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$11\r\nacl|genpass\r\n:-2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$60\r\n" +
+		Docs3: "$7\r\nsummary\r\n$60\r\n" +
 			"Generate a pseudorandom secure password to use for ACL users\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\n" +
@@ -123,10 +123,10 @@ var RedisDocs = map[string]redisDoc{
 			"Added selectors and changed the format of key and channel patterns from a list to their rule representation.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
-		info3: "$11\r\nacl|getuser\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$11\r\nacl|getuser\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nGet the rules for a specific ACL user\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nGet the rules for a specific ACL user\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$85\r\n" +
 			"O(N). Where N is the number of password, command and pattern rules that the user has.\r\n" +
@@ -145,9 +145,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$8\r\nacl|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+		Info3: "$8\r\nacl|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
 			"+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -161,9 +161,9 @@ var RedisDocs = map[string]redisDoc{
 			"List the current ACL rules in ACL config file format\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
-		info3: "$8\r\nacl|list\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$8\r\nacl|list\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$52\r\n" +
+		Docs3: "$7\r\nsummary\r\n$52\r\n" +
 			"List the current ACL rules in ACL config file format\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
@@ -177,9 +177,9 @@ var RedisDocs = map[string]redisDoc{
 			"Reload the ACLs from the configured ACL file\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$48\r\n" +
 			"O(N). Where N is the number of configured users.\r\n",
-		info3: "$8\r\nacl|load\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$8\r\nacl|load\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$44\r\n" +
+		Docs3: "$7\r\nsummary\r\n$44\r\n" +
 			"Reload the ACLs from the configured ACL file\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$48\r\n" +
 			"O(N). Where N is the number of configured users.\r\n",
@@ -198,9 +198,9 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*6\r\n$4\r\nname\r\n" +
 			"$5\r\nreset\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
 			"RESET\r\n",
-		info3: "$7\r\nacl|log\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$7\r\nacl|log\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$50\r\n" +
+		Docs3: "$7\r\nsummary\r\n$50\r\n" +
 			"List latest events denied because of ACLs in place\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$46\r\nO(N) with N being the number of entries shown.\r\n$9\r\n" +
@@ -219,9 +219,9 @@ var RedisDocs = map[string]redisDoc{
 			"Save the current ACL rules in the configured ACL file\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
-		info3: "$8\r\nacl|save\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$8\r\nacl|save\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$53\r\n" +
+		Docs3: "$7\r\nsummary\r\n$53\r\n" +
 			"Save the current ACL rules in the configured ACL file\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
@@ -242,10 +242,10 @@ var RedisDocs = map[string]redisDoc{
 			"*2\r\n*4\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n*6\r\n" +
 			"$4\r\nname\r\n$4\r\nrule\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n" +
 			"+optional\r\n+multiple\r\n",
-		info3: "$11\r\nacl|setuser\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$11\r\nacl|setuser\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$50\r\n" +
+		Docs3: "$7\r\nsummary\r\n$50\r\n" +
 			"Modify or create the rules for a specific ACL user\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$46\r\nO(N). Where N is the number of rules provided.\r\n$7\r\n" +
@@ -266,10 +266,10 @@ var RedisDocs = map[string]redisDoc{
 			"List the username of all the configured ACL rules\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
-		info3: "$9\r\nacl|users\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$9\r\nacl|users\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"List the username of all the configured ACL rules\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N). Where N is the number of configured users.\r\n",
@@ -283,9 +283,9 @@ var RedisDocs = map[string]redisDoc{
 			"Return the name of the user associated to the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$10\r\nacl|whoami\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
+		Info3: "$10\r\nacl|whoami\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$64\r\n" +
+		Docs3: "$7\r\nsummary\r\n$64\r\n" +
 			"Return the name of the user associated to the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -305,13 +305,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
-		info3: "$6\r\nappend\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$6\r\nappend\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$23\r\nAppend a value to a key\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$23\r\nAppend a value to a key\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$233\r\n" +
 			"O(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.\r\n" +
 			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -327,9 +327,9 @@ var RedisDocs = map[string]redisDoc{
 			"Sent by cluster clients after an -ASK redirect\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$6\r\nasking\r\n:1\r\n~1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
+		Info3: "$6\r\nasking\r\n:1\r\n~1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$46\r\n" +
+		Docs3: "$7\r\nsummary\r\n$46\r\n" +
 			"Sent by cluster clients after an -ASK redirect\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -349,10 +349,10 @@ var RedisDocs = map[string]redisDoc{
 			"*2\r\n*8\r\n$4\r\nname\r\n$8\r\nusername\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*4\r\n$4\r\nname\r\n" +
 			"$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$4\r\nauth\r\n:-2\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$4\r\nauth\r\n:-2\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$26\r\nAuthenticate to the server\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$26\r\nAuthenticate to the server\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n" +
 			"$60\r\n" +
 			"O(N) where N is the number of passwords defined for the user\r\n" +
@@ -372,10 +372,10 @@ var RedisDocs = map[string]redisDoc{
 			"Asynchronously rewrite the append-only file\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$12\r\nbgrewriteaof\r\n:1\r\n~3\r\n+admin\r\n+noscript\r\n" +
+		Info3: "$12\r\nbgrewriteaof\r\n:1\r\n~3\r\n+admin\r\n+noscript\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Asynchronously rewrite the append-only file\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -392,9 +392,9 @@ var RedisDocs = map[string]redisDoc{
 			"name\r\n$8\r\nschedule\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$8\r\nSCHEDULE\r\n$5\r\nsince\r\n$5\r\n3.2.2\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$6\r\nbgsave\r\n:-1\r\n~3\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
+		Info3: "$6\r\nbgsave\r\n:-1\r\n~3\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nAsynchronously save the dataset to disk\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nAsynchronously save the dataset to disk\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n3.2.2\r\n$28\r\n" +
 			"Added the `SCHEDULE` option.\r\n$9\r\narguments\r\n*1\r\n%5\r\n$4\r\n" +
@@ -423,12 +423,12 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$4\r\nbyte\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nBYTE\r\n*6\r\n$4\r\nname\r\n$3\r\nbit\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nBIT\r\n",
-		info3: "$8\r\nbitcount\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$8\r\nbitcount\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@bitmap\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$26\r\nCount set bits in a string\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$26\r\nCount set bits in a string\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(N)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$28\r\n" +
 			"Added the `BYTE|BIT` option.\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
@@ -481,14 +481,14 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
-		info3: "$8\r\nbitfield\r\n:-2\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$8\r\nbitfield\r\n:-2\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@bitmap\r\n+@slow\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$59\r\n" +
 			"This command allows both access and modification of the key\r\n" +
 			"$5\r\nflags\r\n~4\r\n+RW\r\n+access\r\n+update\r\n+variable_flags\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$56\r\n" +
+		Docs3: "$7\r\nsummary\r\n$56\r\n" +
 			"Perform arbitrary bitfield integer operations on strings\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
 			"complexity\r\n$34\r\nO(1) for each subcommand specified\r\n$9\r\n" +
@@ -537,13 +537,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*3\r\n+optional\r\n+multiple\r\n+multiple_token\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$8\r\nencoding\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$11\r\nbitfield_ro\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$11\r\nbitfield_ro\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@read\r\n+@bitmap\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$87\r\n" +
+		Docs3: "$7\r\nsummary\r\n$87\r\n" +
 			"Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
 			"complexity\r\n$34\r\nO(1) for each subcommand specified\r\n$9\r\n" +
@@ -575,7 +575,7 @@ var RedisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\nflags\r\n*1\r\n" +
 			"+multiple\r\n",
-		info3: "$5\r\nbitop\r\n:-4\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n:-1\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\nbitop\r\n:-4\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n:-1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@bitmap\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
@@ -585,7 +585,7 @@ var RedisDocs = map[string]redisDoc{
 			"index\r\n:3\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
 			":0\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Perform bitwise operations between strings\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.6.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\ncomplexity\r\n$4\r\nO(N)\r\n" +
 			"$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$9\r\noperation\r\n$4\r\ntype\r\n" +
@@ -618,12 +618,12 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$4\r\nbyte\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$4\r\nBYTE\r\n*6\r\n$4\r\nname\r\n$3\r\nbit\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nBIT\r\n",
-		info3: "$6\r\nbitpos\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\nbitpos\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@bitmap\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nFind first bit set or clear in a string\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nFind first bit set or clear in a string\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.7\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(N)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$28\r\n" +
 			"Added the `BYTE|BIT` option.\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\n" +
@@ -668,7 +668,7 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nLEFT\r\n*6\r\n$4\r\nname\r\n$5\r\nright\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n*4\r\n$4\r\n" +
 			"name\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
-		info3: "$6\r\nblmove\r\n:6\r\n~4\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
+		Info3: "$6\r\nblmove\r\n:6\r\n~4\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
 			"+blocking\r\n:1\r\n:2\r\n:1\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n" +
 			"+@blocking\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
@@ -678,7 +678,7 @@ var RedisDocs = map[string]redisDoc{
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$98\r\n" +
+		Docs3: "$7\r\nsummary\r\n$98\r\n" +
 			"Pop an element from a list, push it to another list and return it; or block until one is available\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*5\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
@@ -719,14 +719,14 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
-		info3: "$6\r\nblmpop\r\n:-5\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n:0\r\n" +
+		Info3: "$6\r\nblmpop\r\n:-5\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n:0\r\n" +
 			":0\r\n:0\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n+@blocking\r\n~0\r\n~1\r\n" +
 			"%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\n" +
 			"spec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\n" +
 			"keystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$57\r\n" +
+		Docs3: "$7\r\nsummary\r\n$57\r\n" +
 			"Pop elements from a list, or block until one is available\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$87\r\n" +
@@ -761,13 +761,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
-		info3: "$5\r\nblpop\r\n:-3\r\n~3\r\n+write\r\n+noscript\r\n+blocking\r\n:1\r\n:-2\r\n" +
+		Info3: "$5\r\nblpop\r\n:-3\r\n~3\r\n+write\r\n+noscript\r\n+blocking\r\n:1\r\n:-2\r\n" +
 			":1\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n+@blocking\r\n~0\r\n~1\r\n%3\r\n" +
 			"$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-2\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$75\r\n" +
+		Docs3: "$7\r\nsummary\r\n$75\r\n" +
 			"Remove and get the first element in a list, or block until one is available\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$44\r\n" +
@@ -797,13 +797,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
-		info3: "$5\r\nbrpop\r\n:-3\r\n~3\r\n+write\r\n+noscript\r\n+blocking\r\n:1\r\n:-2\r\n" +
+		Info3: "$5\r\nbrpop\r\n:-3\r\n~3\r\n+write\r\n+noscript\r\n+blocking\r\n:1\r\n:-2\r\n" +
 			":1\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n+@blocking\r\n~0\r\n~1\r\n%3\r\n" +
 			"$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-2\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$74\r\n" +
+		Docs3: "$7\r\nsummary\r\n$74\r\n" +
 			"Remove and get the last element in a list, or block until one is available\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$44\r\n" +
@@ -839,7 +839,7 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$11\r\n" +
 			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
-		info3: "$10\r\nbrpoplpush\r\n:4\r\n~4\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
+		Info3: "$10\r\nbrpoplpush\r\n:4\r\n~4\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
 			"+blocking\r\n:1\r\n:2\r\n:1\r\n~4\r\n+@write\r\n+@list\r\n+@slow\r\n" +
 			"+@blocking\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
@@ -849,7 +849,7 @@ var RedisDocs = map[string]redisDoc{
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$98\r\n" +
+		Docs3: "$7\r\nsummary\r\n$98\r\n" +
 			"Pop an element from a list, push it to another list and return it; or block until one is available\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
@@ -887,14 +887,14 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
-		info3: "$6\r\nbzmpop\r\n:-5\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n:0\r\n" +
+		Info3: "$6\r\nbzmpop\r\n:-5\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n:0\r\n" +
 			":0\r\n:0\r\n~4\r\n+@write\r\n+@sortedset\r\n+@slow\r\n+@blocking\r\n~0\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\n" +
 			"spec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\n" +
 			"keystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$85\r\n" +
+		Docs3: "$7\r\nsummary\r\n$85\r\n" +
 			"Remove and return members with scores in a sorted set or block until one is available\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$151\r\n" +
@@ -930,14 +930,14 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
-		info3: "$8\r\nbzpopmax\r\n:-3\r\n~4\r\n+write\r\n+noscript\r\n+blocking\r\n" +
+		Info3: "$8\r\nbzpopmax\r\n:-3\r\n~4\r\n+write\r\n+noscript\r\n+blocking\r\n" +
 			"+fast\r\n:1\r\n:-2\r\n:1\r\n~4\r\n+@write\r\n+@sortedset\r\n+@fast\r\n" +
 			"+@blocking\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-2\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$113\r\n" +
+		Docs3: "$7\r\nsummary\r\n$113\r\n" +
 			"Remove and return the member with the highest score from one or more sorted sets, or block until one is available\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$64\r\n" +
@@ -968,14 +968,14 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
-		info3: "$8\r\nbzpopmin\r\n:-3\r\n~4\r\n+write\r\n+noscript\r\n+blocking\r\n" +
+		Info3: "$8\r\nbzpopmin\r\n:-3\r\n~4\r\n+write\r\n+noscript\r\n+blocking\r\n" +
 			"+fast\r\n:1\r\n:-2\r\n:1\r\n~4\r\n+@write\r\n+@sortedset\r\n+@fast\r\n" +
 			"+@blocking\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-2\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$112\r\n" +
+		Docs3: "$7\r\nsummary\r\n$112\r\n" +
 			"Remove and return the member with the lowest score from one or more sorted sets, or block until one is available\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$64\r\n" +
@@ -994,8 +994,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for client connection commands\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
-		info3: "$6\r\nclient\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Info3: "$6\r\nclient\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"A container for client connection commands\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -1013,9 +1013,9 @@ var RedisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nyes\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\n" +
 			"YES\r\n*6\r\n$4\r\nname\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$2\r\nNO\r\n",
-		info3: "$14\r\nclient|caching\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$14\r\nclient|caching\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$66\r\n" +
+		Docs3: "$7\r\nsummary\r\n$66\r\n" +
 			"Instruct the server about tracking or not keys in the next request\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\n" +
@@ -1032,9 +1032,9 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$31\r\nGet the current connection name\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$14\r\nclient|getname\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$14\r\nclient|getname\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$31\r\nGet the current connection name\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$31\r\nGet the current connection name\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -1047,9 +1047,9 @@ var RedisDocs = map[string]redisDoc{
 			"Get tracking notifications redirection client ID if any\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$15\r\nclient|getredir\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$15\r\nclient|getredir\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$55\r\n" +
+		Docs3: "$7\r\nsummary\r\n$55\r\n" +
 			"Get tracking notifications redirection client ID if any\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -1063,9 +1063,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$11\r\nclient|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nclient|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -1079,9 +1079,9 @@ var RedisDocs = map[string]redisDoc{
 			"Returns the client ID for the current connection\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$9\r\nclient|id\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
+		Info3: "$9\r\nclient|id\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$48\r\n" +
+		Docs3: "$7\r\nsummary\r\n$48\r\n" +
 			"Returns the client ID for the current connection\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -1096,10 +1096,10 @@ var RedisDocs = map[string]redisDoc{
 			"Returns information about the current client connection.\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$11\r\nclient|info\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
+		Info3: "$11\r\nclient|info\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$56\r\n" +
+		Docs3: "$7\r\nsummary\r\n$56\r\n" +
 			"Returns information about the current client connection.\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -1146,10 +1146,10 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n" +
 			"$6\r\nyes/no\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n$6\r\nSKIPME\r\n" +
 			"$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$11\r\nclient|kill\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$11\r\nclient|kill\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$31\r\nKill the connection of a client\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$31\r\nKill the connection of a client\r\n$5\r\n" +
 			"since\r\n$5\r\n2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$48\r\n" +
 			"O(N) where N is the number of client connections\r\n$7\r\n" +
@@ -1217,10 +1217,10 @@ var RedisDocs = map[string]redisDoc{
 			"6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*1\r\n*6\r\n" +
 			"$4\r\nname\r\n$9\r\nclient-id\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nflags\r\n" +
 			"*1\r\n+multiple\r\n",
-		info3: "$11\r\nclient|list\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$11\r\nclient|list\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"+@connection\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nGet the list of client connections\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nGet the list of client connections\r\n$5\r\n" +
 			"since\r\n$5\r\n2.4.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$48\r\n" +
 			"O(N) where N is the number of client connections\r\n$7\r\n" +
@@ -1259,10 +1259,10 @@ var RedisDocs = map[string]redisDoc{
 			"name\r\n$2\r\non\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n" +
 			"ON\r\n*6\r\n$4\r\nname\r\n$3\r\noff\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$3\r\nOFF\r\n",
-		info3: "$15\r\nclient|no-evict\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$15\r\nclient|no-evict\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$51\r\n" +
+		Docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"Set client eviction mode for the current connection\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\n" +
@@ -1288,10 +1288,10 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$5\r\nwrite\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nWRITE\r\n*6\r\n$4\r\nname\r\n$3\r\nall\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nALL\r\n",
-		info3: "$12\r\nclient|pause\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$12\r\nclient|pause\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$51\r\n" +
+		Docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"Stop processing commands from clients for some time\r\n$5\r\n" +
 			"since\r\n$6\r\n2.9.50\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$61\r\n" +
@@ -1317,9 +1317,9 @@ var RedisDocs = map[string]redisDoc{
 			"token\r\n$2\r\nON\r\n*6\r\n$4\r\nname\r\n$3\r\noff\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nOFF\r\n*6\r\n$4\r\nname\r\n$4\r\nskip\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSKIP\r\n",
-		info3: "$12\r\nclient|reply\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$12\r\nclient|reply\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$48\r\n" +
+		Docs3: "$7\r\nsummary\r\n$48\r\n" +
 			"Instruct the server whether to reply to commands\r\n$5\r\n" +
 			"since\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n" +
@@ -1338,9 +1338,9 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n" +
 			"$15\r\nconnection-name\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$14\r\nclient|setname\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$14\r\nclient|setname\r\n:3\r\n~3\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$31\r\nSet the current connection name\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$31\r\nSet the current connection name\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.9\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n" +
 			"$15\r\nconnection-name\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
@@ -1371,9 +1371,9 @@ var RedisDocs = map[string]redisDoc{
 			"+optional\r\n*8\r\n$4\r\nname\r\n$6\r\nnoloop\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$6\r\nNOLOOP\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$15\r\nclient|tracking\r\n:-3\r\n~3\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$15\r\nclient|tracking\r\n:-3\r\n~3\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$61\r\n" +
+		Docs3: "$7\r\nsummary\r\n$61\r\n" +
 			"Enable or disable server assisted client side caching support\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$55\r\n" +
@@ -1404,9 +1404,9 @@ var RedisDocs = map[string]redisDoc{
 			"Return information about server assisted client side caching for the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$19\r\nclient|trackinginfo\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$19\r\nclient|trackinginfo\r\n:2\r\n~3\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$87\r\n" +
+		Docs3: "$7\r\nsummary\r\n$87\r\n" +
 			"Return information about server assisted client side caching for the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -1428,10 +1428,10 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$7\r\ntimeout\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$7\r\nTIMEOUT\r\n*6\r\n$4\r\nname\r\n$5\r\nerror\r\n$4\r\ntype\r\n" +
 			"$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nERROR\r\n",
-		info3: "$14\r\nclient|unblock\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$14\r\nclient|unblock\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$74\r\n" +
+		Docs3: "$7\r\nsummary\r\n$74\r\n" +
 			"Unblock a client blocked in a blocking command from a different connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$52\r\n" +
@@ -1453,10 +1453,10 @@ var RedisDocs = map[string]redisDoc{
 			"Resume processing of clients that were paused\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n" +
 			"$44\r\nO(N) Where N is the number of paused clients\r\n",
-		info3: "$14\r\nclient|unpause\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$14\r\nclient|unpause\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"Resume processing of clients that were paused\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n" +
 			"$44\r\nO(N) Where N is the number of paused clients\r\n",
@@ -1468,8 +1468,8 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$32\r\nA container for cluster commands\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
-		info3: "$7\r\ncluster\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nA container for cluster commands\r\n$5\r\n" +
+		Info3: "$7\r\ncluster\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$32\r\nA container for cluster commands\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
 		DocsLen: 8,
@@ -1485,10 +1485,10 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the total number of hash slot arguments\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$16\r\ncluster|addslots\r\n:-3\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$16\r\ncluster|addslots\r\n:-3\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nAssign new hash slots to receiving node\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nAssign new hash slots to receiving node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$55\r\n" +
 			"O(N) where N is the total number of hash slot arguments\r\n" +
@@ -1510,10 +1510,10 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$10\r\nstart-slot\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$8\r\nend-slot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
-		info3: "$21\r\ncluster|addslotsrange\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$21\r\ncluster|addslotsrange\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nAssign new hash slots to receiving node\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nAssign new hash slots to receiving node\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$92\r\n" +
 			"O(N) where N is the total number of the slots between the start slot and end slot arguments.\r\n" +
@@ -1532,10 +1532,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$32\r\nAdvance the cluster config epoch\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$17\r\ncluster|bumpepoch\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$17\r\ncluster|bumpepoch\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nAdvance the cluster config epoch\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$32\r\nAdvance the cluster config epoch\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -1552,10 +1552,10 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of failure reports\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nnode-id\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$29\r\ncluster|count-failure-reports\r\n:3\r\n~2\r\n+admin\r\n" +
+		Info3: "$29\r\ncluster|count-failure-reports\r\n:3\r\n~2\r\n+admin\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~1\r\n" +
 			"$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$60\r\n" +
+		Docs3: "$7\r\nsummary\r\n$60\r\n" +
 			"Return the number of failure reports active for a given node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$45\r\n" +
@@ -1573,9 +1573,9 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$4\r\n" +
 			"slot\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$23\r\ncluster|countkeysinslot\r\n:3\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$23\r\ncluster|countkeysinslot\r\n:3\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$58\r\n" +
+		Docs3: "$7\r\nsummary\r\n$58\r\n" +
 			"Return the number of local keys in the specified hash slot\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$4\r\n" +
@@ -1593,10 +1593,10 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the total number of hash slot arguments\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$16\r\ncluster|delslots\r\n:-3\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$16\r\ncluster|delslots\r\n:-3\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Set hash slots as unbound in receiving node\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$55\r\n" +
 			"O(N) where N is the total number of hash slot arguments\r\n" +
@@ -1618,10 +1618,10 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$10\r\nstart-slot\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$8\r\nend-slot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
-		info3: "$21\r\ncluster|delslotsrange\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$21\r\ncluster|delslotsrange\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Set hash slots as unbound in receiving node\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$92\r\n" +
 			"O(N) where N is the total number of the slots between the start slot and end slot arguments.\r\n" +
@@ -1646,10 +1646,10 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nFORCE\r\n*6\r\n$4\r\nname\r\n$8\r\n" +
 			"takeover\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$8\r\n" +
 			"TAKEOVER\r\n",
-		info3: "$16\r\ncluster|failover\r\n:-2\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$16\r\ncluster|failover\r\n:-2\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$60\r\n" +
+		Docs3: "$7\r\nsummary\r\n$60\r\n" +
 			"Forces a replica to perform a manual failover of its master.\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$7\r\n" +
@@ -1668,10 +1668,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$37\r\nDelete a node's own slots information\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$18\r\ncluster|flushslots\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$18\r\ncluster|flushslots\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nDelete a node's own slots information\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nDelete a node's own slots information\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -1685,10 +1685,10 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nnode-id\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$14\r\ncluster|forget\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$14\r\ncluster|forget\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nRemove a node from the nodes table\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nRemove a node from the nodes table\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\nnode-id\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
@@ -1704,9 +1704,9 @@ var RedisDocs = map[string]redisDoc{
 			"$49\r\nO(log(N)) where N is the number of requested keys\r\n" +
 			"$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$21\r\ncluster|getkeysinslot\r\n:4\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$21\r\ncluster|getkeysinslot\r\n:4\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Return local key names in the specified hash slot\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$49\r\nO(log(N)) where N is the number of requested keys\r\n" +
@@ -1722,9 +1722,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$12\r\ncluster|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$12\r\ncluster|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -1738,9 +1738,9 @@ var RedisDocs = map[string]redisDoc{
 			"Provides info about Redis Cluster node state\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$12\r\ncluster|info\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
+		Info3: "$12\r\ncluster|info\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
 			"~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$44\r\n" +
+		Docs3: "$7\r\nsummary\r\n$44\r\n" +
 			"Provides info about Redis Cluster node state\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -1756,9 +1756,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of bytes in the key\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$15\r\ncluster|keyslot\r\n:3\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+		Info3: "$15\r\ncluster|keyslot\r\n:3\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
 			"+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Returns the hash slot of the specified key\r\n$5\r\nsince\r\n$5\r\n" +
 			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$46\r\n" +
 			"O(N) where N is the number of bytes in the key\r\n$9\r\n" +
@@ -1775,9 +1775,9 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$49\r\n" +
 			"O(N) where N is the total number of Cluster nodes\r\n",
-		info3: "$13\r\ncluster|links\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+		Info3: "$13\r\ncluster|links\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
 			"+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$65\r\n" +
+		Docs3: "$7\r\nsummary\r\n$65\r\n" +
 			"Returns a list of all TCP links to and from peer nodes in cluster\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$49\r\n" +
@@ -1798,10 +1798,10 @@ var RedisDocs = map[string]redisDoc{
 			"*4\r\n$4\r\nname\r\n$4\r\nport\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n$4\r\n" +
 			"name\r\n$16\r\ncluster_bus_port\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$12\r\ncluster|meet\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$12\r\ncluster|meet\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$51\r\n" +
+		Docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"Force a node cluster to handshake with another node\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$47\r\n" +
@@ -1818,9 +1818,9 @@ var RedisDocs = map[string]redisDoc{
 			"*0\r\n*0\r\n",
 		Docs: "$7\r\nsummary\r\n$18\r\nReturn the node id\r\n$5\r\nsince\r\n$5\r\n" +
 			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n",
-		info3: "$12\r\ncluster|myid\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
+		Info3: "$12\r\ncluster|myid\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
 			"~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$18\r\nReturn the node id\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$18\r\nReturn the node id\r\n$5\r\nsince\r\n$5\r\n" +
 			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n",
 		DocsLen: 8,
 		cats:    "slow",
@@ -1831,9 +1831,9 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$31\r\nGet Cluster config for the node\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$49\r\nO(N) where N is the total number of Cluster nodes\r\n",
-		info3: "$13\r\ncluster|nodes\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+		Info3: "$13\r\ncluster|nodes\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
 			"+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$31\r\nGet Cluster config for the node\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$31\r\nGet Cluster config for the node\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$49\r\nO(N) where N is the total number of Cluster nodes\r\n",
 		DocsLen: 8,
@@ -1848,10 +1848,10 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nnode-id\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$16\r\ncluster|replicas\r\n:3\r\n~2\r\n+admin\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$16\r\ncluster|replicas\r\n:3\r\n~2\r\n+admin\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"List replica nodes of the specified master node\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\nnode-id\r\n" +
@@ -1868,10 +1868,10 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\n" +
 			"node-id\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$17\r\ncluster|replicate\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$17\r\ncluster|replicate\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$60\r\n" +
+		Docs3: "$7\r\nsummary\r\n$60\r\n" +
 			"Reconfigure a node as a replica of the specified master node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\n" +
@@ -1890,9 +1890,9 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$4\r\nhard\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$4\r\nHARD\r\n*6\r\n$4\r\nname\r\n$4\r\nsoft\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nSOFT\r\n",
-		info3: "$13\r\ncluster|reset\r\n:-2\r\n~3\r\n+admin\r\n+noscript\r\n+stale\r\n" +
+		Info3: "$13\r\ncluster|reset\r\n:-2\r\n~3\r\n+admin\r\n+noscript\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$26\r\nReset a Redis Cluster node\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$26\r\nReset a Redis Cluster node\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$95\r\n" +
 			"O(N) where N is the number of known nodes. The command may execute a FLUSHALL as a side effect.\r\n" +
 			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$9\r\nhard_soft\r\n$4\r\ntype\r\n" +
@@ -1911,10 +1911,10 @@ var RedisDocs = map[string]redisDoc{
 			"Forces the node to save cluster state on disk\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$18\r\ncluster|saveconfig\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$18\r\ncluster|saveconfig\r\n:2\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"Forces the node to save cluster state on disk\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -1930,10 +1930,10 @@ var RedisDocs = map[string]redisDoc{
 			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$12\r\nconfig-epoch\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n",
-		info3: "$24\r\ncluster|set-config-epoch\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$24\r\ncluster|set-config-epoch\r\n:3\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Set the configuration epoch in a new node\r\n$5\r\nsince\r\n$5\r\n" +
 			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$12\r\nconfig-epoch\r\n$4\r\n" +
@@ -1955,10 +1955,10 @@ var RedisDocs = map[string]redisDoc{
 			"token\r\n$9\r\nMIGRATING\r\n*6\r\n$4\r\nname\r\n$7\r\nnode-id\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\ntoken\r\n$4\r\nNODE\r\n*6\r\n$4\r\nname\r\n$6\r\nstable\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nSTABLE\r\n",
-		info3: "$15\r\ncluster|setslot\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
+		Info3: "$15\r\ncluster|setslot\r\n:-4\r\n~3\r\n+admin\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$35\r\nBind a hash slot to a specific node\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$35\r\nBind a hash slot to a specific node\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\nslot\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n%3\r\n$4\r\nname\r\n$10\r\nsubcommand\r\n$4\r\n" +
@@ -1978,9 +1978,9 @@ var RedisDocs = map[string]redisDoc{
 			"Get array of cluster slots to node mappings\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$49\r\n" +
 			"O(N) where N is the total number of cluster nodes\r\n",
-		info3: "$14\r\ncluster|shards\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+		Info3: "$14\r\ncluster|shards\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
 			"+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Get array of cluster slots to node mappings\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$49\r\n" +
 			"O(N) where N is the total number of cluster nodes\r\n",
@@ -1998,10 +1998,10 @@ var RedisDocs = map[string]redisDoc{
 			"deprecated_since\r\n$5\r\n5.0.0\r\n$11\r\nreplaced_by\r\n$18\r\n" +
 			"`CLUSTER REPLICAS`\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\n" +
 			"node-id\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$14\r\ncluster|slaves\r\n:3\r\n~2\r\n+admin\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$14\r\ncluster|slaves\r\n:3\r\n~2\r\n+admin\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"List replica nodes of the specified master node\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
@@ -2022,9 +2022,9 @@ var RedisDocs = map[string]redisDoc{
 			"7.0.0\r\n$11\r\nreplaced_by\r\n$16\r\n`CLUSTER SHARDS`\r\n$7\r\n" +
 			"history\r\n*2\r\n*2\r\n$5\r\n4.0.0\r\n$15\r\nAdded node IDs.\r\n*2\r\n$5\r\n" +
 			"7.0.0\r\n$43\r\nAdded additional networking metadata field.\r\n",
-		info3: "$13\r\ncluster|slots\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+		Info3: "$13\r\ncluster|slots\r\n:2\r\n~1\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
 			"+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Get array of Cluster slot to node mappings\r\n$5\r\nsince\r\n$5\r\n" +
 			"3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\ncomplexity\r\n$49\r\n" +
 			"O(N) where N is the total number of Cluster nodes\r\n$9\r\n" +
@@ -2042,10 +2042,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$34\r\nGet array of Redis command details\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$50\r\nO(N) where N is the total number of Redis commands\r\n",
-		info3: "$7\r\ncommand\r\n:-1\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$7\r\ncommand\r\n:-1\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@slow\r\n+@connection\r\n~1\r\n$29\r\n" +
 			"nondeterministic_output_order\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nGet array of Redis command details\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nGet array of Redis command details\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$50\r\nO(N) where N is the total number of Redis commands\r\n",
 		DocsLen: 8,
@@ -2057,9 +2057,9 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$34\r\nGet total number of Redis commands\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$13\r\ncommand|count\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$13\r\ncommand|count\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nGet total number of Redis commands\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nGet total number of Redis commands\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -2075,10 +2075,10 @@ var RedisDocs = map[string]redisDoc{
 			"$49\r\nO(N) where N is the number of commands to look up\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\ncommand-name\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$12\r\ncommand|docs\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$12\r\ncommand|docs\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@connection\r\n~1\r\n$29\r\n" +
 			"nondeterministic_output_order\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Get array of specific Redis command documentation\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$49\r\nO(N) where N is the number of commands to look up\r\n" +
@@ -2094,9 +2094,9 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$54\r\n" +
 			"O(N) where N is the number of arguments to the command\r\n",
-		info3: "$15\r\ncommand|getkeys\r\n:-4\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n" +
+		Info3: "$15\r\ncommand|getkeys\r\n:-4\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n" +
 			":0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nExtract keys given a full Redis command\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nExtract keys given a full Redis command\r\n" +
 			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$54\r\n" +
 			"O(N) where N is the number of arguments to the command\r\n",
@@ -2111,9 +2111,9 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$54\r\n" +
 			"O(N) where N is the number of arguments to the command\r\n",
-		info3: "$23\r\ncommand|getkeysandflags\r\n:-4\r\n~2\r\n+loading\r\n+stale\r\n" +
+		Info3: "$23\r\ncommand|getkeysandflags\r\n:-4\r\n~2\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$56\r\n" +
+		Docs3: "$7\r\nsummary\r\n$56\r\n" +
 			"Extract keys and access flags given a full Redis command\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$54\r\n" +
@@ -2128,9 +2128,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$12\r\ncommand|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$12\r\ncommand|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -2150,10 +2150,10 @@ var RedisDocs = map[string]redisDoc{
 			"Allowed to be called with no argument to get info on all commands.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\ncommand-name\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$12\r\ncommand|info\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$12\r\ncommand|info\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@connection\r\n~1\r\n$29\r\n" +
 			"nondeterministic_output_order\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$78\r\n" +
+		Docs3: "$7\r\nsummary\r\n$78\r\n" +
 			"Get array of specific Redis command details, or all when no argument is given.\r\n" +
 			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$49\r\n" +
@@ -2179,10 +2179,10 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$8\r\ncategory\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"token\r\n$6\r\nACLCAT\r\n*6\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n$5\r\ntoken\r\n$7\r\nPATTERN\r\n",
-		info3: "$12\r\ncommand|list\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$12\r\ncommand|list\r\n:-2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@connection\r\n~1\r\n$29\r\n" +
 			"nondeterministic_output_order\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$35\r\nGet an array of Redis command names\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$35\r\nGet an array of Redis command names\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$50\r\nO(N) where N is the total number of Redis commands\r\n" +
 			"$9\r\narguments\r\n*1\r\n%5\r\n$4\r\nname\r\n$8\r\nfilterby\r\n$4\r\ntype\r\n" +
@@ -2201,8 +2201,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for server configuration commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
-		info3: "$6\r\nconfig\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Info3: "$6\r\nconfig\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"A container for server configuration commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -2222,10 +2222,10 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n" +
 			"$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n" +
 			"*4\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$10\r\nconfig|get\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$10\r\nconfig|get\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Get the values of configuration parameters\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$62\r\n" +
 			"O(N) when N is the number of configuration parameters provided\r\n" +
@@ -2244,9 +2244,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$11\r\nconfig|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nconfig|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -2260,10 +2260,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$32\r\nReset the stats returned by INFO\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$16\r\nconfig|resetstat\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n" +
+		Info3: "$16\r\nconfig|resetstat\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n" +
 			"+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nReset the stats returned by INFO\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$32\r\nReset the stats returned by INFO\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -2277,10 +2277,10 @@ var RedisDocs = map[string]redisDoc{
 			"Rewrite the configuration file with the in memory configuration\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$14\r\nconfig|rewrite\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$14\r\nconfig|rewrite\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$63\r\n" +
+		Docs3: "$7\r\nsummary\r\n$63\r\n" +
 			"Rewrite the configuration file with the in memory configuration\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -2303,11 +2303,11 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n" +
 			"*2\r\n*4\r\n$4\r\nname\r\n$9\r\nparameter\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n" +
 			"$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$10\r\nconfig|set\r\n:-4\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$10\r\nconfig|set\r\n:-4\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~2\r\n" +
 			"$24\r\nrequest_policy:all_nodes\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$48\r\n" +
+		Docs3: "$7\r\nsummary\r\n$48\r\n" +
 			"Set configuration parameters to the given values\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$62\r\n" +
@@ -2341,7 +2341,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\ntoken\r\n$2\r\nDB\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n" +
 			"$7\r\nreplace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\n" +
 			"REPLACE\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$4\r\ncopy\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\ncopy\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
@@ -2350,7 +2350,7 @@ var RedisDocs = map[string]redisDoc{
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$10\r\nCopy a key\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$10\r\nCopy a key\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\n" +
 			"group\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$95\r\n" +
 			"O(N) worst case for collections, where N is the number of nested items. O(1) for string values.\r\n" +
 			"$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\ntype\r\n$3\r\n" +
@@ -2372,11 +2372,11 @@ var RedisDocs = map[string]redisDoc{
 			"Return the number of keys in the selected database\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$6\r\ndbsize\r\n:1\r\n~2\r\n+readonly\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
+		Info3: "$6\r\ndbsize\r\n:1\r\n~2\r\n+readonly\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@fast\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$23\r\nresponse_policy:agg_sum\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$50\r\n" +
+		Docs3: "$7\r\nsummary\r\n$50\r\n" +
 			"Return the number of keys in the selected database\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -2389,9 +2389,9 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$34\r\nA container for debugging commands\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n$9\r\ndoc_flags\r\n*1\r\n+syscmd\r\n",
-		info3: "$5\r\ndebug\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$5\r\ndebug\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nA container for debugging commands\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nA container for debugging commands\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n",
 		DocsLen: 10,
@@ -2409,13 +2409,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$4\r\ndecr\r\n:2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\ndecr\r\n:2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
 			"+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Decrement the integer value of a key by one\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
@@ -2436,13 +2436,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\ndecrement\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$6\r\ndecrby\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$6\r\ndecrby\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$56\r\n" +
+		Docs3: "$7\r\nsummary\r\n$56\r\n" +
 			"Decrement the integer value of a key by the given number\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -2464,14 +2464,14 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$3\r\ndel\r\n:-2\r\n~1\r\n+write\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@keyspace\r\n" +
+		Info3: "$3\r\ndel\r\n:-2\r\n~1\r\n+write\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@keyspace\r\n" +
 			"+@write\r\n+@slow\r\n~2\r\n$26\r\nrequest_policy:multi_shard\r\n$23\r\n" +
 			"response_policy:agg_sum\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RM\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$12\r\nDelete a key\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$12\r\nDelete a key\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\n" +
 			"group\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$288\r\n" +
 			"O(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).\r\n" +
 			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -2487,10 +2487,10 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$45\r\n" +
 			"O(N), when N is the number of queued commands\r\n",
-		info3: "$7\r\ndiscard\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$7\r\ndiscard\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			"+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n+@transaction\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nDiscard all commands issued after MULTI\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nDiscard all commands issued after MULTI\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$45\r\n" +
 			"O(N), when N is the number of queued commands\r\n",
@@ -2511,13 +2511,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$4\r\ndump\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@keyspace\r\n" +
+		Info3: "$4\r\ndump\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@keyspace\r\n" +
 			"+@read\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n" +
 			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$69\r\n" +
+		Docs3: "$7\r\nsummary\r\n$69\r\n" +
 			"Return a serialized version of the value stored at the specified key.\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$244\r\n" +
@@ -2534,9 +2534,9 @@ var RedisDocs = map[string]redisDoc{
 			"1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
-		info3: "$4\r\necho\r\n:2\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$4\r\necho\r\n:2\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@fast\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$21\r\nEcho the given string\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$21\r\nEcho the given string\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
@@ -2561,7 +2561,7 @@ var RedisDocs = map[string]redisDoc{
 			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
 			"*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$4\r\neval\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
+		Info3: "$4\r\neval\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
 			"+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
 			"+@scripting\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$78\r\n" +
 			"We cannot tell how the keys will be used so we assume the worst, RW and UPDATE\r\n" +
@@ -2569,7 +2569,7 @@ var RedisDocs = map[string]redisDoc{
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\n" +
 			"keynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nExecute a Lua script server side\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$32\r\nExecute a Lua script server side\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$39\r\nDepends on the script that is executed.\r\n" +
 			"$9\r\narguments\r\n*4\r\n%2\r\n$4\r\nname\r\n$6\r\nscript\r\n$4\r\ntype\r\n$6\r\n" +
@@ -2600,7 +2600,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n" +
 			"+multiple\r\n",
-		info3: "$7\r\neval_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
+		Info3: "$7\r\neval_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
 			"+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n" +
 			":0\r\n~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$78\r\n" +
 			"We cannot tell how the keys will be used so we assume the worst, RO and ACCESS\r\n" +
@@ -2608,7 +2608,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\n" +
 			"keynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Execute a read-only Lua script server side\r\n$5\r\nsince\r\n$5\r\n" +
 			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$39\r\n" +
 			"Depends on the script that is executed.\r\n$9\r\narguments\r\n" +
@@ -2638,14 +2638,14 @@ var RedisDocs = map[string]redisDoc{
 			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
 			"*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$7\r\nevalsha\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
+		Info3: "$7\r\nevalsha\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
 			"+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
 			"+@scripting\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\n" +
 			"keynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n" +
 			"$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nExecute a Lua script server side\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$32\r\nExecute a Lua script server side\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$39\r\nDepends on the script that is executed.\r\n" +
 			"$9\r\narguments\r\n*4\r\n%2\r\n$4\r\nname\r\n$4\r\nsha1\r\n$4\r\ntype\r\n$6\r\n" +
@@ -2674,14 +2674,14 @@ var RedisDocs = map[string]redisDoc{
 			"$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\n" +
 			"flags\r\n*2\r\n+optional\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$3\r\narg\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$10\r\nevalsha_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
+		Info3: "$10\r\nevalsha_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
 			"+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n" +
 			":0\r\n~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n" +
 			":1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Execute a read-only Lua script server side\r\n$5\r\nsince\r\n$5\r\n" +
 			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$39\r\n" +
 			"Depends on the script that is executed.\r\n$9\r\narguments\r\n" +
@@ -2700,10 +2700,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$39\r\nExecute all commands issued after MULTI\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$38\r\nDepends on commands in the transaction\r\n",
-		info3: "$4\r\nexec\r\n:1\r\n~4\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$4\r\nexec\r\n:1\r\n~4\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			"+skip_slowlog\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n+@transaction\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nExecute all commands issued after MULTI\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nExecute all commands issued after MULTI\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$38\r\nDepends on commands in the transaction\r\n",
 		DocsLen: 8,
@@ -2723,14 +2723,14 @@ var RedisDocs = map[string]redisDoc{
 			"*1\r\n*2\r\n$5\r\n3.0.3\r\n$33\r\nAccepts multiple `key` arguments.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$6\r\nexists\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\nexists\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@fast\r\n~2\r\n$26\r\n" +
 			"request_policy:multi_shard\r\n$23\r\nresponse_policy:agg_sum\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$25\r\nDetermine if a key exists\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$25\r\nDetermine if a key exists\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$44\r\n" +
 			"O(N) where N is the number of keys to check.\r\n$7\r\nhistory\r\n" +
 			"~1\r\n*2\r\n$5\r\n3.0.3\r\n$33\r\nAccepts multiple `key` arguments.\r\n" +
@@ -2760,13 +2760,13 @@ var RedisDocs = map[string]redisDoc{
 			"$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n*6\r\n" +
 			"$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$2\r\nLT\r\n",
-		info3: "$6\r\nexpire\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\nexpire\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$35\r\nSet a key's time to live in seconds\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$35\r\nSet a key's time to live in seconds\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
 			"Added options: `NX`, `XX`, `GT` and `LT`.\r\n$9\r\narguments\r\n" +
@@ -2805,13 +2805,13 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$2\r\nGT\r\n*6\r\n$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
 			"$5\r\ntoken\r\n$2\r\nLT\r\n",
-		info3: "$8\r\nexpireat\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$8\r\nexpireat\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$48\r\n" +
+		Docs3: "$7\r\nsummary\r\n$48\r\n" +
 			"Set the expiration for a key as a UNIX timestamp\r\n$5\r\n" +
 			"since\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
@@ -2841,13 +2841,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$10\r\nexpiretime\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$10\r\nexpiretime\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Get the expiration Unix timestamp for a key\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
@@ -2871,9 +2871,9 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nABORT\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$12\r\nmilliseconds\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\ntoken\r\n$7\r\nTIMEOUT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$8\r\nfailover\r\n:-1\r\n~3\r\n+admin\r\n+noscript\r\n+stale\r\n:0\r\n:0\r\n" +
+		Info3: "$8\r\nfailover\r\n:-1\r\n~3\r\n+admin\r\n+noscript\r\n+stale\r\n:0\r\n:0\r\n" +
 			":0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$73\r\n" +
+		Docs3: "$7\r\nsummary\r\n$73\r\n" +
 			"Start a coordinated failover between this server and one of its replicas.\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%5\r\n$4\r\nname\r\n$6\r\n" +
@@ -2907,7 +2907,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n" +
 			"+multiple\r\n",
-		info3: "$5\r\nfcall\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
+		Info3: "$5\r\nfcall\r\n:-3\r\n~5\r\n+noscript\r\n+stale\r\n+skip_monitor\r\n" +
 			"+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
 			"+@scripting\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$78\r\n" +
 			"We cannot tell how the keys will be used so we assume the worst, RW and UPDATE\r\n" +
@@ -2915,7 +2915,7 @@ var RedisDocs = map[string]redisDoc{
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\n" +
 			"keynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$17\r\nInvoke a function\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n" +
+		Docs3: "$7\r\nsummary\r\n$17\r\nInvoke a function\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n" +
 			"$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$41\r\n" +
 			"Depends on the function that is executed.\r\n$9\r\narguments\r\n" +
 			"*4\r\n%2\r\n$4\r\nname\r\n$8\r\nfunction\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n" +
@@ -2945,7 +2945,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"arg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n" +
 			"+multiple\r\n",
-		info3: "$8\r\nfcall_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
+		Info3: "$8\r\nfcall_ro\r\n:-3\r\n~6\r\n+readonly\r\n+noscript\r\n+stale\r\n" +
 			"+skip_monitor\r\n+no_mandatory_keys\r\n+movablekeys\r\n:0\r\n:0\r\n" +
 			":0\r\n~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$78\r\n" +
 			"We cannot tell how the keys will be used so we assume the worst, RO and ACCESS\r\n" +
@@ -2953,7 +2953,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\n" +
 			"keynumidx\r\n:0\r\n$8\r\nfirstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$27\r\nInvoke a read-only function\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$27\r\nInvoke a read-only function\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$41\r\n" +
 			"Depends on the function that is executed.\r\n$9\r\narguments\r\n" +
 			"*4\r\n%2\r\n$4\r\nname\r\n$8\r\nfunction\r\n$4\r\ntype\r\n$6\r\nstring\r\n%2\r\n" +
@@ -2983,11 +2983,11 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nASYNC\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n*8\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n",
-		info3: "$8\r\nflushall\r\n:-1\r\n~1\r\n+write\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
+		Info3: "$8\r\nflushall\r\n:-1\r\n~1\r\n+write\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
 			"+@write\r\n+@slow\r\n+@dangerous\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nRemove all keys from all databases\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nRemove all keys from all databases\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$57\r\n" +
 			"O(N) where N is the total number of keys in all databases\r\n" +
@@ -3021,11 +3021,11 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nASYNC\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n*8\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n",
-		info3: "$7\r\nflushdb\r\n:-1\r\n~1\r\n+write\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
+		Info3: "$7\r\nflushdb\r\n:-1\r\n~1\r\n+write\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
 			"+@write\r\n+@slow\r\n+@dangerous\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Remove all keys from the current database\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$59\r\n" +
 			"O(N) where N is the number of keys in the selected database\r\n" +
@@ -3046,8 +3046,8 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$33\r\nA container for function commands\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$22\r\nDepends on subcommand.\r\n",
-		info3: "$8\r\nfunction\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$33\r\nA container for function commands\r\n$5\r\n" +
+		Info3: "$8\r\nfunction\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$33\r\nA container for function commands\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$22\r\nDepends on subcommand.\r\n",
 		DocsLen: 8,
@@ -3062,11 +3062,11 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$12\r\nlibrary-name\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$15\r\nfunction|delete\r\n:3\r\n~2\r\n+write\r\n+noscript\r\n:0\r\n:0\r\n" +
+		Info3: "$15\r\nfunction|delete\r\n:3\r\n~2\r\n+write\r\n+noscript\r\n:0\r\n:0\r\n" +
 			":0\r\n~3\r\n+@write\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$25\r\nDelete a function by name\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$25\r\nDelete a function by name\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$12\r\nlibrary-name\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
@@ -3080,9 +3080,9 @@ var RedisDocs = map[string]redisDoc{
 			"Dump all functions into a serialized binary payload\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$39\r\nO(N) where N is the number of functions\r\n",
-		info3: "$13\r\nfunction|dump\r\n:2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$13\r\nfunction|dump\r\n:2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@slow\r\n+@scripting\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$51\r\n" +
+		Docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"Dump all functions into a serialized binary payload\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$39\r\nO(N) where N is the number of functions\r\n",
@@ -3102,11 +3102,11 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$5\r\nASYNC\r\n*6\r\n$4\r\nname\r\n$4\r\nsync\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n",
-		info3: "$14\r\nfunction|flush\r\n:-2\r\n~2\r\n+write\r\n+noscript\r\n:0\r\n:0\r\n" +
+		Info3: "$14\r\nfunction|flush\r\n:-2\r\n~2\r\n+write\r\n+noscript\r\n:0\r\n:0\r\n" +
 			":0\r\n~3\r\n+@write\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$22\r\nDeleting all functions\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$22\r\nDeleting all functions\r\n$5\r\nsince\r\n$5\r\n" +
 			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$47\r\n" +
 			"O(N) where N is the number of functions deleted\r\n$9\r\n" +
 			"arguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$5\r\n" +
@@ -3124,9 +3124,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$13\r\nfunction|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$13\r\nfunction|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -3142,11 +3142,11 @@ var RedisDocs = map[string]redisDoc{
 			"Kill the function currently in execution.\r\n$5\r\nsince\r\n$5\r\n" +
 			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$13\r\nfunction|kill\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n" +
+		Info3: "$13\r\nfunction|kill\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n" +
 			":0\r\n:0\r\n~2\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:one_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Kill the function currently in execution.\r\n$5\r\nsince\r\n$5\r\n" +
 			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
@@ -3166,10 +3166,10 @@ var RedisDocs = map[string]redisDoc{
 			"+optional\r\n*8\r\n$4\r\nname\r\n$8\r\nwithcode\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHCODE\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$13\r\nfunction|list\r\n:-2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$13\r\nfunction|list\r\n:-2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@slow\r\n+@scripting\r\n~1\r\n$29\r\n" +
 			"nondeterministic_output_order\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$40\r\n" +
+		Docs3: "$7\r\nsummary\r\n$40\r\n" +
 			"List information about all the functions\r\n$5\r\nsince\r\n$5\r\n" +
 			"7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$39\r\n" +
 			"O(N) where N is the number of functions\r\n$9\r\narguments\r\n" +
@@ -3195,11 +3195,11 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$7\r\nREPLACE\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*4\r\n$4\r\nname\r\n$13\r\nfunction-code\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$13\r\nfunction|load\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
+		Info3: "$13\r\nfunction|load\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+noscript\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@write\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$68\r\n" +
+		Docs3: "$7\r\nsummary\r\n$68\r\n" +
 			"Create a function with the given arguments (name, code, description)\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$48\r\n" +
@@ -3228,11 +3228,11 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$6\r\nAPPEND\r\n*6\r\n$4\r\nname\r\n$7\r\n" +
 			"replace\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$7\r\n" +
 			"REPLACE\r\n",
-		info3: "$16\r\nfunction|restore\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n" +
+		Info3: "$16\r\nfunction|restore\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n" +
 			"+noscript\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@write\r\n+@slow\r\n+@scripting\r\n" +
 			"~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$46\r\n" +
+		Docs3: "$7\r\nsummary\r\n$46\r\n" +
 			"Restore all the functions on the given payload\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$54\r\n" +
 			"O(N) where N is the number of functions on the payload\r\n" +
@@ -3256,11 +3256,11 @@ var RedisDocs = map[string]redisDoc{
 			"Return information about the function currently running (name, description, duration)\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$14\r\nfunction|stats\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n" +
+		Info3: "$14\r\nfunction|stats\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n" +
 			":0\r\n:0\r\n~2\r\n+@slow\r\n+@scripting\r\n~3\r\n$23\r\n" +
 			"nondeterministic_output\r\n$25\r\nrequest_policy:all_shards\r\n" +
 			"$23\r\nresponse_policy:special\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$85\r\n" +
+		Docs3: "$7\r\nsummary\r\n$85\r\n" +
 			"Return information about the function currently running (name, description, duration)\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -3294,13 +3294,13 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*3\r\n*4\r\n$4\r\nname\r\n$9\r\nlongitude\r\n$4\r\ntype\r\n$6\r\n" +
 			"double\r\n*4\r\n$4\r\nname\r\n$8\r\nlatitude\r\n$4\r\ntype\r\n$6\r\ndouble\r\n" +
 			"*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$6\r\ngeoadd\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\ngeoadd\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$87\r\n" +
+		Docs3: "$7\r\nsummary\r\n$87\r\n" +
 			"Add one or more geospatial items in the geospatial index represented using a sorted set\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$83\r\n" +
@@ -3342,12 +3342,12 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$2\r\nKM\r\n*6\r\n$4\r\nname\r\n$2\r\nft\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nFT\r\n*6\r\n$4\r\nname\r\n" +
 			"$2\r\nmi\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nMI\r\n",
-		info3: "$7\r\ngeodist\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$7\r\ngeodist\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$62\r\n" +
+		Docs3: "$7\r\nsummary\r\n$62\r\n" +
 			"Returns the distance between two members of a geospatial index\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$9\r\nO(log(N))\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n" +
@@ -3377,12 +3377,12 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$7\r\ngeohash\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$7\r\ngeohash\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$65\r\n" +
+		Docs3: "$7\r\nsummary\r\n$65\r\n" +
 			"Returns members of a geospatial index as standard geohash strings\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$89\r\n" +
@@ -3406,12 +3406,12 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$6\r\ngeopos\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\ngeopos\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$63\r\n" +
+		Docs3: "$7\r\nsummary\r\n$63\r\n" +
 			"Returns longitude and latitude of members of a geospatial index\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$48\r\nO(N) where N is the number of members requested.\r\n$9\r\n" +
@@ -3477,7 +3477,7 @@ var RedisDocs = map[string]redisDoc{
 			"flags\r\n*1\r\n+optional\r\n*10\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:2\r\n$5\r\ntoken\r\n$9\r\n" +
 			"STOREDIST\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$9\r\ngeoradius\r\n:-6\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
+		Info3: "$9\r\ngeoradius\r\n:-6\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
 			":1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@geo\r\n+@slow\r\n~0\r\n~3\r\n%3\r\n$5\r\n" +
 			"flags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
@@ -3491,7 +3491,7 @@ var RedisDocs = map[string]redisDoc{
 			"$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$9\r\nSTOREDIST\r\n$9\r\n" +
 			"startfrom\r\n:6\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$114\r\n" +
+		Docs3: "$7\r\nsummary\r\n$114\r\n" +
 			"Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$168\r\n" +
@@ -3576,13 +3576,13 @@ var RedisDocs = map[string]redisDoc{
 			"$3\r\nasc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n" +
 			"*6\r\n$4\r\nname\r\n$4\r\ndesc\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$4\r\nDESC\r\n",
-		info3: "$12\r\ngeoradius_ro\r\n:-6\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$12\r\ngeoradius_ro\r\n:-6\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$33\r\nA read-only variant for GEORADIUS\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$33\r\nA read-only variant for GEORADIUS\r\n$5\r\n" +
 			"since\r\n$6\r\n3.2.10\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$168\r\n" +
 			"O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.\r\n" +
@@ -3673,7 +3673,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\ntoken\r\n$5\r\nSTORE\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\n" +
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:2\r\n" +
 			"$5\r\ntoken\r\n$9\r\nSTOREDIST\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$17\r\ngeoradiusbymember\r\n:-5\r\n~3\r\n+write\r\n+denyoom\r\n" +
+		Info3: "$17\r\ngeoradiusbymember\r\n:-5\r\n~3\r\n+write\r\n+denyoom\r\n" +
 			"+movablekeys\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@geo\r\n+@slow\r\n~0\r\n" +
 			"~3\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
@@ -3688,7 +3688,7 @@ var RedisDocs = map[string]redisDoc{
 			"STOREDIST\r\n$9\r\nstartfrom\r\n:5\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$115\r\n" +
+		Docs3: "$7\r\nsummary\r\n$115\r\n" +
 			"Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$168\r\n" +
@@ -3767,13 +3767,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nasc\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nASC\r\n*6\r\n$4\r\nname\r\n$4\r\ndesc\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n",
-		info3: "$20\r\ngeoradiusbymember_ro\r\n:-5\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$20\r\ngeoradiusbymember_ro\r\n:-5\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@read\r\n+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"A read-only variant for GEORADIUSBYMEMBER\r\n$5\r\nsince\r\n$6\r\n" +
 			"3.2.10\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n$168\r\n" +
 			"O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.\r\n" +
@@ -3862,12 +3862,12 @@ var RedisDocs = map[string]redisDoc{
 			"+optional\r\n*8\r\n$4\r\nname\r\n$8\r\nwithhash\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$8\r\nWITHHASH\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$9\r\ngeosearch\r\n:-7\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$9\r\ngeosearch\r\n:-7\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@geo\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$104\r\n" +
+		Docs3: "$7\r\nsummary\r\n$104\r\n" +
 			"Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$169\r\n" +
@@ -3975,7 +3975,7 @@ var RedisDocs = map[string]redisDoc{
 			"flags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n$9\r\nstoredist\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$9\r\nSTOREDIST\r\n$5\r\n" +
 			"flags\r\n*1\r\n+optional\r\n",
-		info3: "$14\r\ngeosearchstore\r\n:-8\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n" +
+		Info3: "$14\r\ngeosearchstore\r\n:-8\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n" +
 			":1\r\n~3\r\n+@write\r\n+@geo\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
@@ -3984,7 +3984,7 @@ var RedisDocs = map[string]redisDoc{
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$141\r\n" +
+		Docs3: "$7\r\nsummary\r\n$141\r\n" +
 			"Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$3\r\ngeo\r\n$10\r\ncomplexity\r\n" +
 			"$169\r\n" +
@@ -4043,12 +4043,12 @@ var RedisDocs = map[string]redisDoc{
 			"1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$3\r\nget\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$3\r\nget\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$22\r\nGet the value of a key\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$22\r\nGet the value of a key\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
@@ -4068,13 +4068,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$6\r\ngetbit\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\ngetbit\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@bitmap\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$65\r\n" +
+		Docs3: "$7\r\nsummary\r\n$65\r\n" +
 			"Returns the bit value at offset in the string value stored at key\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -4095,13 +4095,13 @@ var RedisDocs = map[string]redisDoc{
 			"6.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$6\r\ngetdel\r\n:2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\ngetdel\r\n:2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
 			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Get the value of a key and delete the key\r\n$5\r\nsince\r\n$5\r\n" +
 			"6.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -4131,14 +4131,14 @@ var RedisDocs = map[string]redisDoc{
 			"unix-time-milliseconds\r\n$4\r\ntype\r\n$9\r\nunix-time\r\n$5\r\n" +
 			"token\r\n$4\r\nPXAT\r\n*6\r\n$4\r\nname\r\n$7\r\npersist\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$7\r\nPERSIST\r\n",
-		info3: "$5\r\ngetex\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\ngetex\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$40\r\n" +
 			"RW and UPDATE because it changes the TTL\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$56\r\n" +
+		Docs3: "$7\r\nsummary\r\n$56\r\n" +
 			"Get the value of a key and optionally set its expiration\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -4169,12 +4169,12 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
-		info3: "$8\r\ngetrange\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$8\r\ngetrange\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"Get a substring of the string stored at a key\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.4.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$231\r\n" +
 			"O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.\r\n" +
@@ -4200,13 +4200,13 @@ var RedisDocs = map[string]redisDoc{
 			"`SET` with the `!GET` argument\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\n" +
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$6\r\ngetset\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$6\r\ngetset\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$54\r\n" +
+		Docs3: "$7\r\nsummary\r\n$54\r\n" +
 			"Set the string value of a key and return its old value\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
@@ -4231,12 +4231,12 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$4\r\nhdel\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$4\r\nhdel\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$30\r\nDelete one or more hash fields\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$30\r\nDelete one or more hash fields\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
 			"$51\r\nO(N) where N is the number of fields to be removed.\r\n" +
 			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.4.0\r\n$35\r\n" +
@@ -4264,10 +4264,10 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$8\r\npassword\r\n$4\r\ntype\r\n$6\r\nstring\r\n*8\r\n$4\r\n" +
 			"name\r\n$10\r\nclientname\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\ntoken\r\n" +
 			"$7\r\nSETNAME\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$5\r\nhello\r\n:-1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$5\r\nhello\r\n:-1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$20\r\nHandshake with Redis\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$20\r\nHandshake with Redis\r\n$5\r\nsince\r\n$5\r\n" +
 			"6.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n6.2.0\r\n$109\r\n" +
 			"`protover` made optional; when called without arguments the command reports the current connection's context.\r\n" +
@@ -4294,12 +4294,12 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"field\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$7\r\nhexists\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\nhexists\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nDetermine if a hash field exists\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$32\r\nDetermine if a hash field exists\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
@@ -4319,13 +4319,13 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"field\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$4\r\nhget\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\nhget\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$29\r\nGet the value of a hash field\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$29\r\nGet the value of a hash field\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
@@ -4345,13 +4345,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$37\r\nO(N) where N is the size of the hash.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$7\r\nhgetall\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$7\r\nhgetall\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@hash\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nGet all the fields and values in a hash\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nGet all the fields and values in a hash\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
 			"complexity\r\n$37\r\nO(N) where N is the size of the hash.\r\n" +
 			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -4373,13 +4373,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$9\r\n" +
 			"increment\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$7\r\nhincrby\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$7\r\nhincrby\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$63\r\n" +
+		Docs3: "$7\r\nsummary\r\n$63\r\n" +
 			"Increment the integer value of a hash field by the given number\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -4403,13 +4403,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$9\r\n" +
 			"increment\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
-		info3: "$12\r\nhincrbyfloat\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n" +
+		Info3: "$12\r\nhincrbyfloat\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n" +
 			":1\r\n:1\r\n~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
 			"flags\r\n~3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$61\r\n" +
+		Docs3: "$7\r\nsummary\r\n$61\r\n" +
 			"Increment the float value of a hash field by the given amount\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -4431,13 +4431,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the size of the hash.\r\n$9\r\narguments\r\n*1\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
-		info3: "$5\r\nhkeys\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$5\r\nhkeys\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@hash\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$28\r\nGet all the fields in a hash\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$28\r\nGet all the fields in a hash\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$37\r\n" +
 			"O(N) where N is the size of the hash.\r\n$9\r\narguments\r\n*1\r\n" +
 			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
@@ -4455,12 +4455,12 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$4\r\nhlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\nhlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nGet the number of fields in a hash\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nGet the number of fields in a hash\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
@@ -4481,13 +4481,13 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$5\r\nhmget\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\nhmget\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Get the values of all the given hash fields\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$53\r\n" +
 			"O(N) where N is the number of fields being requested.\r\n$9\r\n" +
@@ -4516,13 +4516,13 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n" +
 			"*2\r\n*4\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$5\r\nhmset\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$5\r\nhmset\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Set multiple hash fields to multiple values\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$47\r\n" +
 			"O(N) where N is the number of fields being set.\r\n$9\r\n" +
@@ -4554,13 +4554,13 @@ var RedisDocs = map[string]redisDoc{
 			"*2\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n" +
 			"$4\r\nname\r\n$10\r\nwithvalues\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$10\r\nWITHVALUES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$10\r\nhrandfield\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$10\r\nhrandfield\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@hash\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"Get one or multiple random fields from a hash\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$45\r\n" +
 			"O(N) where N is the number of fields returned\r\n$9\r\n" +
@@ -4591,13 +4591,13 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
 			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$5\r\nhscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$5\r\nhscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@hash\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n" +
 			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$55\r\n" +
+		Docs3: "$7\r\nsummary\r\n$55\r\n" +
 			"Incrementally iterate hash fields and associated values\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
 			"complexity\r\n$170\r\n" +
@@ -4629,13 +4629,13 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\n" +
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$4\r\nhset\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$4\r\nhset\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$36\r\nSet the string value of a hash field\r\n" +
+		Docs3: "$7\r\nsummary\r\n$36\r\nSet the string value of a hash field\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
 			"complexity\r\n$132\r\n" +
 			"O(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.\r\n" +
@@ -4663,13 +4663,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"value\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$6\r\nhsetnx\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$6\r\nhsetnx\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$63\r\n" +
+		Docs3: "$7\r\nsummary\r\n$63\r\n" +
 			"Set the value of a hash field, only if the field does not exist\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -4691,12 +4691,12 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
-		info3: "$7\r\nhstrlen\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\nhstrlen\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@hash\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Get the length of the value of a hash field\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.2.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -4717,13 +4717,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the size of the hash.\r\n$9\r\narguments\r\n*1\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
-		info3: "$5\r\nhvals\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$5\r\nhvals\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@hash\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$28\r\nGet all the values in a hash\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$28\r\nGet all the values in a hash\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$4\r\nhash\r\n$10\r\ncomplexity\r\n$37\r\n" +
 			"O(N) where N is the size of the hash.\r\n$9\r\narguments\r\n*1\r\n" +
 			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
@@ -4743,13 +4743,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$4\r\nincr\r\n:2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\nincr\r\n:2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
 			"+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Increment the integer value of a key by one\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
@@ -4770,13 +4770,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$6\r\nincrby\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$6\r\nincrby\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$56\r\n" +
+		Docs3: "$7\r\nsummary\r\n$56\r\n" +
 			"Increment the integer value of a key by the given amount\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -4798,13 +4798,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\nincrement\r\n$4\r\ntype\r\n$6\r\ndouble\r\n",
-		info3: "$11\r\nincrbyfloat\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n" +
+		Info3: "$11\r\nincrbyfloat\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n" +
 			":1\r\n~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
 			"~3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$54\r\n" +
+		Docs3: "$7\r\nsummary\r\n$54\r\n" +
 			"Increment the float value of a key by the given amount\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -4825,11 +4825,11 @@ var RedisDocs = map[string]redisDoc{
 			"Added support for taking multiple section arguments.\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nsection\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$4\r\ninfo\r\n:-1\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$4\r\ninfo\r\n:-1\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@slow\r\n+@dangerous\r\n~3\r\n$23\r\nnondeterministic_output\r\n" +
 			"$25\r\nrequest_policy:all_shards\r\n$23\r\n" +
 			"response_policy:special\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Get information and statistics about the server\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$52\r\n" +
@@ -4850,11 +4850,11 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n",
-		info3: "$4\r\nkeys\r\n:2\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
+		Info3: "$4\r\nkeys\r\n:2\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~4\r\n+@keyspace\r\n" +
 			"+@read\r\n+@slow\r\n+@dangerous\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$29\r\n" +
 			"nondeterministic_output_order\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$40\r\n" +
+		Docs3: "$7\r\nsummary\r\n$40\r\n" +
 			"Find all keys matching the given pattern\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$152\r\n" +
 			"O(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n" +
@@ -4871,10 +4871,10 @@ var RedisDocs = map[string]redisDoc{
 			"Get the UNIX time stamp of the last successful save to disk\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$8\r\nlastsave\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$8\r\nlastsave\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
 			"~3\r\n+@admin\r\n+@fast\r\n+@dangerous\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$59\r\n" +
+		Docs3: "$7\r\nsummary\r\n$59\r\n" +
 			"Get the UNIX time stamp of the last successful save to disk\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -4887,8 +4887,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for latency diagnostics commands\r\n$5\r\nsince\r\n" +
 			"$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
-		info3: "$7\r\nlatency\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$44\r\n" +
+		Info3: "$7\r\nlatency\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$44\r\n" +
 			"A container for latency diagnostics commands\r\n$5\r\nsince\r\n" +
 			"$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -4905,12 +4905,12 @@ var RedisDocs = map[string]redisDoc{
 			"Return a human readable latency analysis report.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$14\r\nlatency|doctor\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$14\r\nlatency|doctor\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n" +
 			"$23\r\nnondeterministic_output\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$48\r\n" +
+		Docs3: "$7\r\nsummary\r\n$48\r\n" +
 			"Return a human readable latency analysis report.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -4927,12 +4927,12 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"event\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$13\r\nlatency|graph\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$13\r\nlatency|graph\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n" +
 			"$23\r\nnondeterministic_output\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nReturn a latency graph for the event.\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nReturn a latency graph for the event.\r\n" +
 			"$5\r\nsince\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
 			"event\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
@@ -4946,9 +4946,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$12\r\nlatency|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$12\r\nlatency|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$50\r\n" +
+		Docs3: "$7\r\nsummary\r\n$50\r\n" +
 			"Show helpful text about the different subcommands.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -4968,12 +4968,12 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of commands with latency information being retrieved.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\ncommand\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$17\r\nlatency|histogram\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n" +
+		Info3: "$17\r\nlatency|histogram\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n" +
 			"+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~3\r\n$23\r\nnondeterministic_output\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$79\r\n" +
+		Docs3: "$7\r\nsummary\r\n$79\r\n" +
 			"Return the cumulative distribution of latencies of a subset of commands or all.\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$80\r\n" +
@@ -4994,12 +4994,12 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$5\r\nevent\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
-		info3: "$15\r\nlatency|history\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$15\r\nlatency|history\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n" +
 			"$23\r\nnondeterministic_output\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Return timestamp-latency samples for the event.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$5\r\nevent\r\n$4\r\n" +
@@ -5017,12 +5017,12 @@ var RedisDocs = map[string]redisDoc{
 			"Return the latest latency samples for all events.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$14\r\nlatency|latest\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$14\r\nlatency|latest\r\n:2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n" +
 			"$23\r\nnondeterministic_output\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$23\r\nresponse_policy:special\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Return the latest latency samples for all events.\r\n$5\r\n" +
 			"since\r\n$6\r\n2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -5039,11 +5039,11 @@ var RedisDocs = map[string]redisDoc{
 			"2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$13\r\nlatency|reset\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$13\r\nlatency|reset\r\n:-2\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~2\r\n" +
 			"$24\r\nrequest_policy:all_nodes\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Reset latency data for one or more events.\r\n$5\r\nsince\r\n$6\r\n" +
 			"2.8.13\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$5\r\nevent\r\n$4\r\ntype\r\n$6\r\n" +
@@ -5071,12 +5071,12 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\ntoken\r\n$11\r\nMINMATCHLEN\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n" +
 			"$4\r\nname\r\n$12\r\nwithmatchlen\r\n$4\r\ntype\r\n$10\r\npure-token\r\n" +
 			"$5\r\ntoken\r\n$12\r\nWITHMATCHLEN\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$3\r\nlcs\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$3\r\nlcs\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$29\r\nFind longest common substring\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$29\r\nFind longest common substring\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n" +
 			"$63\r\n" +
 			"O(N*M) where N and M are the lengths of s1 and s2, respectively\r\n" +
@@ -5106,12 +5106,12 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nindex\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n",
-		info3: "$6\r\nlindex\r\n:3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\nlindex\r\n:3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nGet an element from a list by its index\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nGet an element from a list by its index\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$152\r\n" +
 			"O(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).\r\n" +
@@ -5140,13 +5140,13 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$5\r\nafter\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$5\r\nAFTER\r\n*4\r\n$4\r\nname\r\n$5\r\npivot\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n*4\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$7\r\nlinsert\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\nlinsert\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$59\r\n" +
+		Docs3: "$7\r\nsummary\r\n$59\r\n" +
 			"Insert an element before or after another element in a list\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$232\r\n" +
@@ -5171,12 +5171,12 @@ var RedisDocs = map[string]redisDoc{
 			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$4\r\nllen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\nllen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$24\r\nGet the length of a list\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$24\r\nGet the length of a list\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n",
@@ -5208,7 +5208,7 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$4\r\nleft\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nLEFT\r\n*6\r\n$4\r\nname\r\n$5\r\nright\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n",
-		info3: "$5\r\nlmove\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\nlmove\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
 			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
@@ -5218,7 +5218,7 @@ var RedisDocs = map[string]redisDoc{
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$65\r\n" +
+		Docs3: "$7\r\nsummary\r\n$65\r\n" +
 			"Pop an element from a list, push it to another list and return it\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*4\r\n%3\r\n$4\r\nname\r\n$6\r\n" +
@@ -5254,13 +5254,13 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nRIGHT\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
-		info3: "$5\r\nlmpop\r\n:-4\r\n~2\r\n+write\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
+		Info3: "$5\r\nlmpop\r\n:-4\r\n~2\r\n+write\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
 			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
 			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$24\r\nPop elements from a list\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$24\r\nPop elements from a list\r\n$5\r\nsince\r\n$5\r\n" +
 			"7.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$87\r\n" +
 			"O(N+M) where N is the number of provided keys and M is the number of elements returned.\r\n" +
 			"$9\r\narguments\r\n*4\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
@@ -5283,9 +5283,9 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$9\r\narguments\r\n" +
 			"*1\r\n*8\r\n$4\r\nname\r\n$7\r\nversion\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n" +
 			"token\r\n$7\r\nVERSION\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$6\r\nlolwut\r\n:-1\r\n~2\r\n+readonly\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$6\r\nlolwut\r\n:-1\r\n~2\r\n+readonly\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@read\r\n+@fast\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Display some computer art and the Redis version\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$9\r\narguments\r\n" +
 			"*1\r\n%4\r\n$4\r\nname\r\n$7\r\nversion\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\n" +
@@ -5309,13 +5309,13 @@ var RedisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$4\r\nlpop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$4\r\nlpop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Remove and get the first elements in a list\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$47\r\n" +
 			"O(N) where N is the number of elements returned\r\n$7\r\n" +
@@ -5346,12 +5346,12 @@ var RedisDocs = map[string]redisDoc{
 			"integer\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n" +
 			"*8\r\n$4\r\nname\r\n$3\r\nlen\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n" +
 			"$6\r\nMAXLEN\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$4\r\nlpos\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$4\r\nlpos\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Return the index of matching elements on a list\r\n$5\r\n" +
 			"since\r\n$5\r\n6.0.6\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
 			"$217\r\n" +
@@ -5383,13 +5383,13 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$5\r\nlpush\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$5\r\nlpush\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Prepend one or multiple elements to a list\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$106\r\n" +
 			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n" +
@@ -5418,13 +5418,13 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$6\r\nlpushx\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$6\r\nlpushx\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$53\r\n" +
+		Docs3: "$7\r\nsummary\r\n$53\r\n" +
 			"Prepend an element to a list, only if the list exists\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
 			"$106\r\n" +
@@ -5451,12 +5451,12 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
-		info3: "$6\r\nlrange\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\nlrange\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$35\r\nGet a range of elements from a list\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$35\r\nGet a range of elements from a list\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
 			"$178\r\n" +
 			"O(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.\r\n" +
@@ -5480,12 +5480,12 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
-		info3: "$4\r\nlrem\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@list\r\n" +
+		Info3: "$4\r\nlrem\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@list\r\n" +
 			"+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$27\r\nRemove elements from a list\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$27\r\nRemove elements from a list\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$81\r\n" +
 			"O(N+M) where N is the length of the list and M is the number of elements removed.\r\n" +
 			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -5511,13 +5511,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nindex\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
-		info3: "$4\r\nlset\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\nlset\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$50\r\n" +
+		Docs3: "$7\r\nsummary\r\n$50\r\n" +
 			"Set the value of an element in a list by its index\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
 			"$105\r\n" +
@@ -5543,12 +5543,12 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
-		info3: "$5\r\nltrim\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$5\r\nltrim\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@list\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nTrim a list to the specified range\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nTrim a list to the specified range\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
 			"$70\r\n" +
 			"O(N) where N is the number of elements to be removed by the operation.\r\n" +
@@ -5565,8 +5565,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for memory diagnostics commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
-		info3: "$6\r\nmemory\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Info3: "$6\r\nmemory\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"A container for memory diagnostics commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -5581,11 +5581,11 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$30\r\nOutputs memory problems report\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$13\r\nmemory|doctor\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~3\r\n" +
+		Info3: "$13\r\nmemory|doctor\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~3\r\n" +
 			"$23\r\nnondeterministic_output\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$23\r\nresponse_policy:special\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$30\r\nOutputs memory problems report\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$30\r\nOutputs memory problems report\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -5598,9 +5598,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$11\r\nmemory|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nmemory|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -5616,11 +5616,11 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$54\r\n" +
 			"Depends on how much memory is allocated, could be slow\r\n",
-		info3: "$19\r\nmemory|malloc-stats\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
+		Info3: "$19\r\nmemory|malloc-stats\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n" +
 			"~3\r\n$23\r\nnondeterministic_output\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$23\r\nresponse_policy:special\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$29\r\nShow allocator internal stats\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$29\r\nShow allocator internal stats\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$54\r\n" +
 			"Depends on how much memory is allocated, could be slow\r\n",
@@ -5635,10 +5635,10 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$54\r\n" +
 			"Depends on how much memory is allocated, could be slow\r\n",
-		info3: "$12\r\nmemory|purge\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~2\r\n" +
+		Info3: "$12\r\nmemory|purge\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~2\r\n" +
 			"$25\r\nrequest_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$35\r\nAsk the allocator to release memory\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$35\r\nAsk the allocator to release memory\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$54\r\n" +
 			"Depends on how much memory is allocated, could be slow\r\n",
@@ -5653,11 +5653,11 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$25\r\nShow memory usage details\r\n$5\r\nsince\r\n" +
 			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$12\r\nmemory|stats\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~3\r\n" +
+		Info3: "$12\r\nmemory|stats\r\n:2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~3\r\n" +
 			"$23\r\nnondeterministic_output\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$23\r\nresponse_policy:special\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$25\r\nShow memory usage details\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$25\r\nShow memory usage details\r\n$5\r\nsince\r\n" +
 			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
 		DocsLen: 8,
@@ -5676,12 +5676,12 @@ var RedisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$7\r\nSAMPLES\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$12\r\nmemory|usage\r\n:-3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~2\r\n" +
+		Info3: "$12\r\nmemory|usage\r\n:-3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~2\r\n" +
 			"+@read\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nEstimate the memory usage of a key\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nEstimate the memory usage of a key\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$38\r\nO(N) where N is the number of samples.\r\n$9\r\n" +
 			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
@@ -5705,14 +5705,14 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of keys to retrieve.\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$4\r\nmget\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\nmget\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@string\r\n+@fast\r\n~1\r\n$26\r\n" +
 			"request_policy:multi_shard\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$36\r\nGet the values of all the given keys\r\n" +
+		Docs3: "$7\r\nsummary\r\n$36\r\nGet the values of all the given keys\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$47\r\n" +
 			"O(N) where N is the number of keys to retrieve.\r\n$9\r\n" +
@@ -5767,7 +5767,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$6\r\nstring\r\n*12\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\ntoken\r\n$4\r\nKEYS\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.6\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$7\r\nmigrate\r\n:-6\r\n~2\r\n+write\r\n+movablekeys\r\n:3\r\n:3\r\n:1\r\n" +
+		Info3: "$7\r\nmigrate\r\n:-6\r\n~2\r\n+write\r\n+movablekeys\r\n:3\r\n:3\r\n:1\r\n" +
 			"~4\r\n+@keyspace\r\n+@write\r\n+@slow\r\n+@dangerous\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
 			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
@@ -5779,7 +5779,7 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\nstartfrom\r\n:-2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$63\r\n" +
+		Docs3: "$7\r\nsummary\r\n$63\r\n" +
 			"Atomically transfer a key from a Redis instance to another one.\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$223\r\n" +
@@ -5820,8 +5820,8 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$31\r\nA container for module commands\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
-		info3: "$6\r\nmodule\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$31\r\nA container for module commands\r\n$5\r\n" +
+		Info3: "$6\r\nmodule\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$31\r\nA container for module commands\r\n$5\r\n" +
 			"since\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
 		DocsLen: 8,
@@ -5834,9 +5834,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$11\r\nmodule|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nmodule|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -5851,10 +5851,10 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$45\r\n" +
 			"O(N) where N is the number of loaded modules.\r\n",
-		info3: "$11\r\nmodule|list\r\n:2\r\n~2\r\n+admin\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nmodule|list\r\n:2\r\n~2\r\n+admin\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n" +
 			"~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~1\r\n$29\r\n" +
 			"nondeterministic_output_order\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nList all modules loaded by the server\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nList all modules loaded by the server\r\n" +
 			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$45\r\n" +
 			"O(N) where N is the number of loaded modules.\r\n",
@@ -5870,10 +5870,10 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$4\r\npath\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n*6\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"flags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$11\r\nmodule|load\r\n:-3\r\n~3\r\n+admin\r\n+noscript\r\n" +
+		Info3: "$11\r\nmodule|load\r\n:-3\r\n~3\r\n+admin\r\n+noscript\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$13\r\nLoad a module\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$13\r\nLoad a module\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\n" +
 			"group\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$4\r\npath\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n%3\r\n$4\r\nname\r\n$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
@@ -5896,10 +5896,10 @@ var RedisDocs = map[string]redisDoc{
 			"args\r\n$4\r\ntype\r\n$5\r\nblock\r\n$5\r\ntoken\r\n$4\r\nARGS\r\n$5\r\nflags\r\n" +
 			"*2\r\n+optional\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n" +
 			"$3\r\narg\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$13\r\nmodule|loadex\r\n:-3\r\n~3\r\n+admin\r\n+noscript\r\n" +
+		Info3: "$13\r\nmodule|loadex\r\n:-3\r\n~3\r\n+admin\r\n+noscript\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$38\r\nLoad a module with extended parameters\r\n" +
+		Docs3: "$7\r\nsummary\r\n$38\r\nLoad a module with extended parameters\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%2\r\n$4\r\nname\r\n$4\r\n" +
 			"path\r\n$4\r\ntype\r\n$6\r\nstring\r\n%5\r\n$4\r\nname\r\n$7\r\nconfigs\r\n$4\r\n" +
@@ -5921,10 +5921,10 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$4\r\nname\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$13\r\nmodule|unload\r\n:3\r\n~3\r\n+admin\r\n+noscript\r\n" +
+		Info3: "$13\r\nmodule|unload\r\n:3\r\n~3\r\n+admin\r\n+noscript\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$15\r\nUnload a module\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n" +
+		Docs3: "$7\r\nsummary\r\n$15\r\nUnload a module\r\n$5\r\nsince\r\n$5\r\n4.0.0\r\n" +
 			"$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$4\r\nname\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
@@ -5937,9 +5937,9 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$59\r\n" +
 			"Listen for all requests received by the server in real time\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n",
-		info3: "$7\r\nmonitor\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
+		Info3: "$7\r\nmonitor\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$59\r\n" +
+		Docs3: "$7\r\nsummary\r\n$59\r\n" +
 			"Listen for all requests received by the server in real time\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n",
 		DocsLen: 6,
@@ -5957,13 +5957,13 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$2\r\n" +
 			"db\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$4\r\nmove\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\nmove\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$30\r\nMove a key to another database\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$30\r\nMove a key to another database\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\nname\r\n$2\r\n" +
@@ -5988,7 +5988,7 @@ var RedisDocs = map[string]redisDoc{
 			"flags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$4\r\nmset\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n~3\r\n" +
+		Info3: "$4\r\nmset\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@slow\r\n~2\r\n$26\r\n" +
 			"request_policy:multi_shard\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
@@ -5996,7 +5996,7 @@ var RedisDocs = map[string]redisDoc{
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:2\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$36\r\nSet multiple keys to multiple values\r\n" +
+		Docs3: "$7\r\nsummary\r\n$36\r\nSet multiple keys to multiple values\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.1\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$42\r\n" +
 			"O(N) where N is the number of keys to set.\r\n$9\r\narguments\r\n" +
@@ -6024,14 +6024,14 @@ var RedisDocs = map[string]redisDoc{
 			"flags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$6\r\nmsetnx\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n~3\r\n" +
+		Info3: "$6\r\nmsetnx\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:2\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@slow\r\n~2\r\n$26\r\n" +
 			"request_policy:multi_shard\r\n$23\r\nresponse_policy:agg_min\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+insert\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:2\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$68\r\n" +
+		Docs3: "$7\r\nsummary\r\n$68\r\n" +
 			"Set multiple keys to multiple values, only if none of the keys exist\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.1\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$42\r\n" +
@@ -6050,10 +6050,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$37\r\nMark the start of a transaction block\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$5\r\nmulti\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$5\r\nmulti\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			"+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n+@transaction\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nMark the start of a transaction block\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nMark the start of a transaction block\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -6065,8 +6065,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for object introspection commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
-		info3: "$6\r\nobject\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Info3: "$6\r\nobject\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"A container for object introspection commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -6085,13 +6085,13 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$15\r\nobject|encoding\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$15\r\nobject|encoding\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@slow\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Inspect the internal encoding of a Redis object\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
@@ -6111,13 +6111,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$11\r\nobject|freq\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$11\r\nobject|freq\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@slow\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$62\r\n" +
+		Docs3: "$7\r\nsummary\r\n$62\r\n" +
 			"Get the logarithmic access frequency counter of a Redis object\r\n" +
 			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -6132,9 +6132,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$11\r\nobject|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nobject|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@keyspace\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -6153,13 +6153,13 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$15\r\nobject|idletime\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$15\r\nobject|idletime\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@slow\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$51\r\n" +
+		Docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"Get the time since a Redis object was last accessed\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
@@ -6179,13 +6179,13 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$15\r\nobject|refcount\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$15\r\nobject|refcount\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@slow\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$52\r\n" +
+		Docs3: "$7\r\nsummary\r\n$52\r\n" +
 			"Get the number of references to the value of the key\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.3\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
@@ -6204,13 +6204,13 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$7\r\npersist\r\n:2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\npersist\r\n:2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nRemove the expiration from a key\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$32\r\nRemove the expiration from a key\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
@@ -6239,13 +6239,13 @@ var RedisDocs = map[string]redisDoc{
 			"$2\r\ngt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n*6\r\n" +
 			"$4\r\nname\r\n$2\r\nlt\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$2\r\nLT\r\n",
-		info3: "$7\r\npexpire\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\npexpire\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$40\r\n" +
+		Docs3: "$7\r\nsummary\r\n$40\r\n" +
 			"Set a key's time to live in milliseconds\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
@@ -6285,13 +6285,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\ntoken\r\n$2\r\nXX\r\n*6\r\n$4\r\nname\r\n$2\r\ngt\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$2\r\nGT\r\n*6\r\n$4\r\nname\r\n$2\r\nlt\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nLT\r\n",
-		info3: "$9\r\npexpireat\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$9\r\npexpireat\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$74\r\n" +
+		Docs3: "$7\r\nsummary\r\n$74\r\n" +
 			"Set the expiration for a key as a UNIX timestamp specified in milliseconds\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
@@ -6321,13 +6321,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$11\r\npexpiretime\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$11\r\npexpiretime\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@keyspace\r\n+@read\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$59\r\n" +
+		Docs3: "$7\r\nsummary\r\n$59\r\n" +
 			"Get the expiration Unix timestamp for a key in milliseconds\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -6349,13 +6349,13 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$5\r\npfadd\r\n:-2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$5\r\npfadd\r\n:-2\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@hyperloglog\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
 			"~2\r\n+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$57\r\n" +
+		Docs3: "$7\r\nsummary\r\n$57\r\n" +
 			"Adds the specified elements to the specified HyperLogLog.\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
 			"complexity\r\n$26\r\nO(1) to add every element.\r\n$9\r\n" +
@@ -6380,14 +6380,14 @@ var RedisDocs = map[string]redisDoc{
 			"O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$7\r\npfcount\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$7\r\npfcount\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@hyperloglog\r\n+@slow\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$90\r\n" +
 			"RW because it may change the internal representation of the key, and propagate to replicas\r\n" +
 			"$5\r\nflags\r\n~2\r\n+RW\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$88\r\n" +
+		Docs3: "$7\r\nsummary\r\n$88\r\n" +
 			"Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
 			"complexity\r\n$177\r\n" +
@@ -6411,13 +6411,13 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$10\r\nsubcommand\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
-		info3: "$7\r\npfdebug\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+admin\r\n:2\r\n:2\r\n:1\r\n" +
+		Info3: "$7\r\npfdebug\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+admin\r\n:2\r\n:2\r\n:1\r\n" +
 			"~5\r\n+@write\r\n+@hyperloglog\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+access\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$50\r\n" +
+		Docs3: "$7\r\nsummary\r\n$50\r\n" +
 			"Internal commands for debugging HyperLogLog values\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
 			"complexity\r\n$3\r\nN/A\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n$9\r\n" +
@@ -6447,7 +6447,7 @@ var RedisDocs = map[string]redisDoc{
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$9\r\n" +
 			"sourcekey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
-		info3: "$7\r\npfmerge\r\n:-2\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\npfmerge\r\n:-2\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@hyperloglog\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
@@ -6457,7 +6457,7 @@ var RedisDocs = map[string]redisDoc{
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Merge N different HyperLogLogs into a single one.\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
 			"complexity\r\n$59\r\n" +
@@ -6476,9 +6476,9 @@ var RedisDocs = map[string]redisDoc{
 			"An internal command for testing HyperLogLog values\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
 			"complexity\r\n$3\r\nN/A\r\n$9\r\ndoc_flags\r\n*1\r\n+syscmd\r\n",
-		info3: "$10\r\npfselftest\r\n:1\r\n~1\r\n+admin\r\n:0\r\n:0\r\n:0\r\n~4\r\n" +
+		Info3: "$10\r\npfselftest\r\n:1\r\n~1\r\n+admin\r\n:0\r\n:0\r\n:0\r\n~4\r\n" +
 			"+@hyperloglog\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$50\r\n" +
+		Docs3: "$7\r\nsummary\r\n$50\r\n" +
 			"An internal command for testing HyperLogLog values\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$11\r\nhyperloglog\r\n$10\r\n" +
 			"complexity\r\n$3\r\nN/A\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n",
@@ -6493,10 +6493,10 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$4\r\nping\r\n:-1\r\n~1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
+		Info3: "$4\r\nping\r\n:-1\r\n~1\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
 			"+@connection\r\n~2\r\n$25\r\nrequest_policy:all_shards\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$15\r\nPing the server\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n" +
+		Docs3: "$7\r\nsummary\r\n$15\r\nPing the server\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n" +
 			"$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n~1\r\n+optional\r\n",
@@ -6517,13 +6517,13 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$12\r\n" +
 			"milliseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"value\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$6\r\npsetex\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\npsetex\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$53\r\n" +
+		Docs3: "$7\r\nsummary\r\n$53\r\n" +
 			"Set the value and expiration in milliseconds of a key\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
@@ -6544,9 +6544,9 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n*1\r\n" +
 			"*4\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n$7\r\npattern\r\n",
-		info3: "$10\r\npsubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$10\r\npsubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$69\r\n" +
+		Docs3: "$7\r\nsummary\r\n$69\r\n" +
 			"Listen for messages published to channels matching the given patterns\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
 			"complexity\r\n$75\r\n" +
@@ -6566,10 +6566,10 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$13\r\nreplicationid\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
-		info3: "$5\r\npsync\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
+		Info3: "$5\r\npsync\r\n:-3\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
 			"+no_multi\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$9\r\n" +
 			"arguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$13\r\nreplicationid\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n%2\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\n" +
@@ -6591,14 +6591,14 @@ var RedisDocs = map[string]redisDoc{
 			"O(1)\r\n$7\r\nhistory\r\n*1\r\n*2\r\n$5\r\n2.8.0\r\n$19\r\n" +
 			"Added the -2 reply.\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$4\r\npttl\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\npttl\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@fast\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$46\r\n" +
+		Docs3: "$7\r\nsummary\r\n$46\r\n" +
 			"Get the time to live for a key in milliseconds\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.8.0\r\n$19\r\n" +
@@ -6616,9 +6616,9 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$7\r\npublish\r\n:3\r\n~4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n" +
+		Info3: "$7\r\npublish\r\n:3\r\n~4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n" +
 			":0\r\n:0\r\n~2\r\n+@pubsub\r\n+@fast\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$27\r\nPost a message to a channel\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$27\r\nPost a message to a channel\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n$141\r\n" +
 			"O(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).\r\n" +
 			"$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
@@ -6632,8 +6632,8 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$32\r\nA container for Pub/Sub commands\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
-		info3: "$6\r\npubsub\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nA container for Pub/Sub commands\r\n$5\r\n" +
+		Info3: "$6\r\npubsub\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$32\r\nA container for Pub/Sub commands\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
 		DocsLen: 8,
@@ -6647,9 +6647,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$15\r\npubsub|channels\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n" +
+		Info3: "$15\r\npubsub|channels\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$20\r\nList active channels\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$20\r\nList active channels\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n$131\r\n" +
 			"O(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)\r\n" +
 			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
@@ -6664,9 +6664,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$11\r\npubsub|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\npubsub|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -6680,9 +6680,9 @@ var RedisDocs = map[string]redisDoc{
 			"Get the count of unique patterns pattern subscriptions\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$13\r\npubsub|numpat\r\n:2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n:0\r\n" +
+		Info3: "$13\r\npubsub|numpat\r\n:2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$54\r\n" +
+		Docs3: "$7\r\nsummary\r\n$54\r\n" +
 			"Get the count of unique patterns pattern subscriptions\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -6698,9 +6698,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) for the NUMSUB subcommand, where N is the number of requested channels\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$13\r\npubsub|numsub\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n" +
+		Info3: "$13\r\npubsub|numsub\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n+stale\r\n" +
 			":0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Get the count of subscribers for channels\r\n$5\r\nsince\r\n$5\r\n" +
 			"2.8.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n$75\r\n" +
 			"O(N) for the NUMSUB subcommand, where N is the number of requested channels\r\n" +
@@ -6717,9 +6717,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$20\r\npubsub|shardchannels\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n" +
+		Info3: "$20\r\npubsub|shardchannels\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$26\r\nList active shard channels\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$26\r\nList active shard channels\r\n$5\r\nsince\r\n" +
 			"$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n$131\r\n" +
 			"O(N) where N is the number of active shard channels, and assuming constant time pattern matching (relatively short shard channels).\r\n" +
 			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
@@ -6737,9 +6737,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) for the SHARDNUMSUB subcommand, where N is the number of requested shard channels\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$18\r\npubsub|shardnumsub\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n" +
+		Info3: "$18\r\npubsub|shardnumsub\r\n:-2\r\n~3\r\n+pubsub\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Get the count of subscribers for shard channels\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$86\r\n" +
@@ -6759,9 +6759,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\npattern\r\n$4\r\ntype\r\n" +
 			"$7\r\npattern\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$12\r\npunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$12\r\npunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$74\r\n" +
+		Docs3: "$7\r\nsummary\r\n$74\r\n" +
 			"Stop listening for messages posted to channels matching the given patterns\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
 			"complexity\r\n$153\r\n" +
@@ -6778,10 +6778,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$20\r\nClose the connection\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$4\r\nquit\r\n:-1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$4\r\nquit\r\n:-1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$20\r\nClose the connection\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$20\r\nClose the connection\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
 		DocsLen: 8,
@@ -6795,11 +6795,11 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$37\r\nReturn a random key from the keyspace\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$9\r\nrandomkey\r\n:1\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
+		Info3: "$9\r\nrandomkey\r\n:1\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@slow\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$23\r\nnondeterministic_output\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nReturn a random key from the keyspace\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nReturn a random key from the keyspace\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -6812,9 +6812,9 @@ var RedisDocs = map[string]redisDoc{
 			"Enables read queries for a connection to a cluster replica node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$8\r\nreadonly\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$8\r\nreadonly\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@fast\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$63\r\n" +
+		Docs3: "$7\r\nsummary\r\n$63\r\n" +
 			"Enables read queries for a connection to a cluster replica node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -6828,9 +6828,9 @@ var RedisDocs = map[string]redisDoc{
 			"Disables read queries for a connection to a cluster replica node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$9\r\nreadwrite\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n" +
+		Info3: "$9\r\nreadwrite\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n" +
 			":0\r\n~2\r\n+@fast\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$64\r\n" +
+		Docs3: "$7\r\nsummary\r\n$64\r\n" +
 			"Disables read queries for a connection to a cluster replica node\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ncluster\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -6852,7 +6852,7 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nnewkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
-		info3: "$6\r\nrename\r\n:3\r\n~1\r\n+write\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@keyspace\r\n" +
+		Info3: "$6\r\nrename\r\n:3\r\n~1\r\n+write\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@keyspace\r\n" +
 			"+@write\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
@@ -6861,7 +6861,7 @@ var RedisDocs = map[string]redisDoc{
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$12\r\nRename a key\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$12\r\nRename a key\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\n" +
 			"group\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n$9\r\n" +
 			"arguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n" +
 			"$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$6\r\nnewkey\r\n$4\r\n" +
@@ -6888,7 +6888,7 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nnewkey\r\n" +
 			"$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
-		info3: "$8\r\nrenamenx\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$8\r\nrenamenx\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
@@ -6898,7 +6898,7 @@ var RedisDocs = map[string]redisDoc{
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$48\r\n" +
+		Docs3: "$7\r\nsummary\r\n$48\r\n" +
 			"Rename a key, only if the new key does not exist\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n3.2.0\r\n$86\r\n" +
@@ -6917,10 +6917,10 @@ var RedisDocs = map[string]redisDoc{
 			"An internal command for configuring the replication stream\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n*1\r\n+syscmd\r\n",
-		info3: "$8\r\nreplconf\r\n:-1\r\n~5\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$8\r\nreplconf\r\n:-1\r\n~5\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$58\r\n" +
+		Docs3: "$7\r\nsummary\r\n$58\r\n" +
 			"An internal command for configuring the replication stream\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+syscmd\r\n",
@@ -6943,10 +6943,10 @@ var RedisDocs = map[string]redisDoc{
 			"name\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\n" +
 			"NO\r\n*6\r\n$4\r\nname\r\n$3\r\none\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$3\r\nONE\r\n",
-		info3: "$9\r\nreplicaof\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+stale\r\n" +
+		Info3: "$9\r\nreplicaof\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$71\r\n" +
+		Docs3: "$7\r\nsummary\r\n$71\r\n" +
 			"Make the server a replica of another instance, or promote it as master.\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\n" +
@@ -6968,10 +6968,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$20\r\nReset the connection\r\n$5\r\nsince\r\n$5\r\n" +
 			"6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$5\r\nreset\r\n:1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$5\r\nreset\r\n:1\r\n~6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			"+no_auth\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n" +
 			"+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$20\r\nReset the connection\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$20\r\nReset the connection\r\n$5\r\nsince\r\n$5\r\n" +
 			"6.2.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
 		DocsLen: 8,
@@ -7005,13 +7005,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\n" +
 			"name\r\n$9\r\nfrequency\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\n" +
 			"FREQ\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$7\r\nrestore\r\n:-4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~4\r\n" +
+		Info3: "$7\r\nrestore\r\n:-4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~4\r\n" +
 			"+@keyspace\r\n+@write\r\n+@slow\r\n+@dangerous\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
 			"flags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$81\r\n" +
+		Docs3: "$7\r\nsummary\r\n$81\r\n" +
 			"Create a key using the provided serialized value, previously obtained using DUMP.\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$386\r\n" +
@@ -7063,13 +7063,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\n" +
 			"name\r\n$9\r\nfrequency\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$4\r\n" +
 			"FREQ\r\n$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$14\r\nrestore-asking\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+asking\r\n" +
+		Info3: "$14\r\nrestore-asking\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+asking\r\n" +
 			":1\r\n:1\r\n:1\r\n~4\r\n+@keyspace\r\n+@write\r\n+@slow\r\n+@dangerous\r\n" +
 			"~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$51\r\n" +
+		Docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"An internal command for migrating keys in a cluster\r\n$5\r\n" +
 			"since\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$386\r\n" +
@@ -7100,9 +7100,9 @@ var RedisDocs = map[string]redisDoc{
 			"Return the role of the instance in the context of replication\r\n" +
 			"$5\r\nsince\r\n$6\r\n2.8.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$4\r\nrole\r\n:1\r\n~4\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n" +
+		Info3: "$4\r\nrole\r\n:1\r\n~4\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n" +
 			":0\r\n:0\r\n~3\r\n+@admin\r\n+@fast\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$61\r\n" +
+		Docs3: "$7\r\nsummary\r\n$61\r\n" +
 			"Return the role of the instance in the context of replication\r\n" +
 			"$5\r\nsince\r\n$6\r\n2.8.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -7125,13 +7125,13 @@ var RedisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
 			"$5\r\n6.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$4\r\nrpop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$4\r\nrpop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$42\r\n" +
+		Docs3: "$7\r\nsummary\r\n$42\r\n" +
 			"Remove and get the last elements in a list\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$47\r\n" +
 			"O(N) where N is the number of elements returned\r\n$7\r\n" +
@@ -7163,7 +7163,7 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$11\r\n" +
 			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n",
-		info3: "$9\r\nrpoplpush\r\n:3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$9\r\nrpoplpush\r\n:3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@list\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
 			"+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
@@ -7173,7 +7173,7 @@ var RedisDocs = map[string]redisDoc{
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$75\r\n" +
+		Docs3: "$7\r\nsummary\r\n$75\r\n" +
 			"Remove the last element in a list, prepend it to another list and return it\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
@@ -7201,13 +7201,13 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$5\r\nrpush\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$5\r\nrpush\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Append one or multiple elements to a list\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n$106\r\n" +
 			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n" +
@@ -7236,13 +7236,13 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$7\r\nelement\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$6\r\nrpushx\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$6\r\nrpushx\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@list\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$52\r\n" +
+		Docs3: "$7\r\nsummary\r\n$52\r\n" +
 			"Append an element to a list, only if the list exists\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$4\r\nlist\r\n$10\r\ncomplexity\r\n" +
 			"$106\r\n" +
@@ -7271,13 +7271,13 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$4\r\nsadd\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$4\r\nsadd\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nAdd one or more members to a set\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$32\r\nAdd one or more members to a set\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$106\r\n" +
 			"O(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n" +
@@ -7297,10 +7297,10 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$57\r\n" +
 			"O(N) where N is the total number of keys in all databases\r\n",
-		info3: "$4\r\nsave\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
+		Info3: "$4\r\nsave\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
 			"+no_multi\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$38\r\nSynchronously save the dataset to disk\r\n" +
+		Docs3: "$7\r\nsummary\r\n$38\r\nSynchronously save the dataset to disk\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$57\r\n" +
 			"O(N) where N is the total number of keys in all databases\r\n",
@@ -7324,10 +7324,10 @@ var RedisDocs = map[string]redisDoc{
 			"+optional\r\n*10\r\n$4\r\nname\r\n$4\r\ntype\r\n$4\r\ntype\r\n$6\r\nstring\r\n" +
 			"$5\r\ntoken\r\n$4\r\nTYPE\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$4\r\nscan\r\n:-2\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@keyspace\r\n" +
+		Info3: "$4\r\nscan\r\n:-2\r\n~1\r\n+readonly\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@keyspace\r\n" +
 			"+@read\r\n+@slow\r\n~2\r\n$23\r\nnondeterministic_output\r\n$22\r\n" +
 			"request_policy:special\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$36\r\nIncrementally iterate the keys space\r\n" +
+		Docs3: "$7\r\nsummary\r\n$36\r\nIncrementally iterate the keys space\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$169\r\n" +
 			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.\r\n" +
@@ -7353,12 +7353,12 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$5\r\nscard\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\nscard\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nGet the number of members in a set\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nGet the number of members in a set\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
@@ -7371,8 +7371,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for Lua scripts management commands\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$22\r\nDepends on subcommand.\r\n",
-		info3: "$6\r\nscript\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Info3: "$6\r\nscript\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"A container for Lua scripts management commands\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$22\r\nDepends on subcommand.\r\n",
@@ -7391,9 +7391,9 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nsync\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n" +
 			"*6\r\n$4\r\nname\r\n$2\r\nno\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$2\r\nNO\r\n",
-		info3: "$12\r\nscript|debug\r\n:3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$12\r\nscript|debug\r\n:3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@slow\r\n+@scripting\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$40\r\n" +
+		Docs3: "$7\r\nsummary\r\n$40\r\n" +
 			"Set the debug mode for executed scripts.\r\n$5\r\nsince\r\n$5\r\n" +
 			"3.2.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$4\r\nmode\r\n$4\r\ntype\r\n" +
@@ -7416,10 +7416,10 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$4\r\nsha1\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$13\r\nscript|exists\r\n:-3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$13\r\nscript|exists\r\n:-3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@slow\r\n+@scripting\r\n~2\r\n$25\r\nrequest_policy:all_shards\r\n" +
 			"$31\r\nresponse_policy:agg_logical_and\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Check existence of scripts in the script cache.\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$100\r\n" +
@@ -7444,10 +7444,10 @@ var RedisDocs = map[string]redisDoc{
 			"arguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$5\r\nasync\r\n$4\r\ntype\r\n$10\r\n" +
 			"pure-token\r\n$5\r\ntoken\r\n$5\r\nASYNC\r\n*6\r\n$4\r\nname\r\n$4\r\nsync\r\n" +
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$4\r\nSYNC\r\n",
-		info3: "$12\r\nscript|flush\r\n:-2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$12\r\nscript|flush\r\n:-2\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@slow\r\n+@scripting\r\n~2\r\n$24\r\nrequest_policy:all_nodes\r\n" +
 			"$29\r\nresponse_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"Remove all the scripts from the script cache.\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\ncomplexity\r\n$48\r\n" +
 			"O(N) with N being the number of scripts in cache\r\n$7\r\n" +
@@ -7468,9 +7468,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$11\r\nscript|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nscript|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@scripting\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
@@ -7485,11 +7485,11 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$39\r\nKill the script currently in execution.\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$11\r\nscript|kill\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nscript|kill\r\n:2\r\n~2\r\n+noscript\r\n+allow_busy\r\n:0\r\n:0\r\n" +
 			":0\r\n~2\r\n+@slow\r\n+@scripting\r\n~2\r\n$25\r\n" +
 			"request_policy:all_shards\r\n$29\r\n" +
 			"response_policy:one_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$39\r\nKill the script currently in execution.\r\n" +
+		Docs3: "$7\r\nsummary\r\n$39\r\nKill the script currently in execution.\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -7507,11 +7507,11 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) with N being the length in bytes of the script body.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$6\r\nscript\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$11\r\nscript|load\r\n:3\r\n~2\r\n+noscript\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nscript|load\r\n:3\r\n~2\r\n+noscript\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@slow\r\n+@scripting\r\n~2\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$52\r\n" +
+		Docs3: "$7\r\nsummary\r\n$52\r\n" +
 			"Load the specified Lua script into the script cache.\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$9\r\nscripting\r\n$10\r\n" +
 			"complexity\r\n$57\r\n" +
@@ -7533,13 +7533,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the total number of elements in all given sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$5\r\nsdiff\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$5\r\nsdiff\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@set\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n~1\r\n" +
 			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$22\r\nSubtract multiple sets\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$22\r\nSubtract multiple sets\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$63\r\n" +
 			"O(N) where N is the total number of elements in all given sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -7567,7 +7567,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
-		info3: "$10\r\nsdiffstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
+		Info3: "$10\r\nsdiffstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@set\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
@@ -7577,7 +7577,7 @@ var RedisDocs = map[string]redisDoc{
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
 			":0\r\n",
-		docs3: "$7\r\nsummary\r\n$59\r\n" +
+		Docs3: "$7\r\nsummary\r\n$59\r\n" +
 			"Subtract multiple sets and store the resulting set in a key\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$63\r\n" +
@@ -7597,9 +7597,9 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"index\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$6\r\nselect\r\n:2\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$6\r\nselect\r\n:2\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@fast\r\n+@connection\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$55\r\n" +
+		Docs3: "$7\r\nsummary\r\n$55\r\n" +
 			"Change the selected database for the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$10\r\nconnection\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%2\r\n$4\r\nname\r\n$5\r\n" +
@@ -7643,14 +7643,14 @@ var RedisDocs = map[string]redisDoc{
 			"unix-time\r\n$5\r\ntoken\r\n$4\r\nPXAT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n*8\r\n" +
 			"$4\r\nname\r\n$7\r\nkeepttl\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$7\r\nKEEPTTL\r\n$5\r\nsince\r\n$5\r\n6.0.0\r\n",
-		info3: "$3\r\nset\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$3\r\nset\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@slow\r\n~0\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$48\r\n" +
 			"RW and ACCESS due to the optional `GET` argument\r\n$5\r\n" +
 			"flags\r\n~4\r\n+RW\r\n+access\r\n+update\r\n+variable_flags\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$29\r\nSet the string value of a key\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$29\r\nSet the string value of a key\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~4\r\n*2\r\n$6\r\n2.6.12\r\n$44\r\n" +
 			"Added the `EX`, `PX`, `NX` and `XX` options.\r\n*2\r\n$5\r\n" +
@@ -7695,13 +7695,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"value\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$6\r\nsetbit\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\nsetbit\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@bitmap\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n" +
 			"+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$66\r\n" +
+		Docs3: "$7\r\nsummary\r\n$66\r\n" +
 			"Sets or clears the bit at offset in the string value stored at key\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nbitmap\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -7724,13 +7724,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$7\r\nseconds\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n" +
 			"$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$5\r\nsetex\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\nsetex\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+OW\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nSet the value and expiration of a key\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nSet the value and expiration of a key\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
@@ -7752,13 +7752,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$5\r\nsetnx\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$5\r\nsetnx\r\n:3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+OW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$54\r\n" +
+		Docs3: "$7\r\nsummary\r\n$54\r\n" +
 			"Set the value of a key, only if the key does not exist\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -7783,13 +7783,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\nvalue\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
-		info3: "$8\r\nsetrange\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$8\r\nsetrange\r\n:4\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$66\r\n" +
+		Docs3: "$7\r\nsummary\r\n$66\r\n" +
 			"Overwrite part of a string at key starting at the specified offset\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\n" +
 			"complexity\r\n$215\r\n" +
@@ -7823,10 +7823,10 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\n" +
 			"name\r\n$5\r\nabort\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\n" +
 			"ABORT\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$8\r\nshutdown\r\n:-1\r\n~6\r\n+admin\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$8\r\nshutdown\r\n:-1\r\n~6\r\n+admin\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n+no_multi\r\n+allow_busy\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n" +
 			"+@slow\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$68\r\n" +
+		Docs3: "$7\r\nsummary\r\n$68\r\n" +
 			"Synchronously save the dataset to disk and then shut down the server\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$103\r\n" +
@@ -7859,13 +7859,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$6\r\nsinter\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\nsinter\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@set\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n~1\r\n" +
 			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$23\r\nIntersect multiple sets\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$23\r\nIntersect multiple sets\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$93\r\n" +
 			"O(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -7890,13 +7890,13 @@ var RedisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n*8\r\n$4\r\n" +
 			"name\r\n$5\r\nlimit\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\n" +
 			"LIMIT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$10\r\nsintercard\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n" +
+		Info3: "$10\r\nsintercard\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n" +
 			":0\r\n~3\r\n+@read\r\n+@set\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\nfirstkey\r\n" +
 			":1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$64\r\n" +
+		Docs3: "$7\r\nsummary\r\n$64\r\n" +
 			"Intersect multiple sets and return the cardinality of the result\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$93\r\n" +
@@ -7929,7 +7929,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
-		info3: "$11\r\nsinterstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
+		Info3: "$11\r\nsinterstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@set\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
@@ -7939,7 +7939,7 @@ var RedisDocs = map[string]redisDoc{
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
 			":0\r\n",
-		docs3: "$7\r\nsummary\r\n$60\r\n" +
+		Docs3: "$7\r\nsummary\r\n$60\r\n" +
 			"Intersect multiple sets and store the resulting set in a key\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$93\r\n" +
@@ -7963,12 +7963,12 @@ var RedisDocs = map[string]redisDoc{
 			"O(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$6\r\n" +
 			"member\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$9\r\nsismember\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$9\r\nsismember\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Determine if a given value is a member of a set\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
@@ -7995,10 +7995,10 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$2\r\nNO\r\n*6\r\n$4\r\n" +
 			"name\r\n$3\r\none\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\n" +
 			"ONE\r\n",
-		info3: "$7\r\nslaveof\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+stale\r\n" +
+		Info3: "$7\r\nslaveof\r\n:3\r\n~4\r\n+admin\r\n+noscript\r\n+stale\r\n" +
 			"+no_async_loading\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$71\r\n" +
+		Docs3: "$7\r\nsummary\r\n$71\r\n" +
 			"Make the server a replica of another instance, or promote it as master.\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\ndoc_flags\r\n~1\r\n+deprecated\r\n$16\r\n" +
@@ -8020,8 +8020,8 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$33\r\nA container for slow log commands\r\n$5\r\n" +
 			"since\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
-		info3: "$7\r\nslowlog\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$33\r\nA container for slow log commands\r\n$5\r\n" +
+		Info3: "$7\r\nslowlog\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$33\r\nA container for slow log commands\r\n$5\r\n" +
 			"since\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$22\r\nDepends on subcommand.\r\n",
 		DocsLen: 8,
@@ -8039,11 +8039,11 @@ var RedisDocs = map[string]redisDoc{
 			"Added client IP address, port and name to the reply.\r\n$9\r\n" +
 			"arguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$11\r\nslowlog|get\r\n:-2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
+		Info3: "$11\r\nslowlog|get\r\n:-2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~2\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$23\r\nnondeterministic_output\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$26\r\nGet the slow log's entries\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$26\r\nGet the slow log's entries\r\n$5\r\nsince\r\n" +
 			"$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$46\r\n" +
 			"O(N) where N is the number of entries returned\r\n$7\r\n" +
 			"history\r\n~1\r\n*2\r\n$5\r\n4.0.0\r\n$52\r\n" +
@@ -8060,9 +8060,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$12\r\nslowlog|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$12\r\nslowlog|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -8077,11 +8077,11 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$25\r\nGet the slow log's length\r\n$5\r\nsince\r\n" +
 			"$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
-		info3: "$11\r\nslowlog|len\r\n:2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
+		Info3: "$11\r\nslowlog|len\r\n:2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~3\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$23\r\nresponse_policy:agg_sum\r\n" +
 			"$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$25\r\nGet the slow log's length\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$25\r\nGet the slow log's length\r\n$5\r\nsince\r\n" +
 			"$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n",
 		DocsLen: 8,
@@ -8095,11 +8095,11 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n$5\r\n" +
 			"since\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$52\r\nO(N) where N is the number of entries in the slowlog\r\n",
-		info3: "$13\r\nslowlog|reset\r\n:2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
+		Info3: "$13\r\nslowlog|reset\r\n:2\r\n~3\r\n+admin\r\n+loading\r\n+stale\r\n:0\r\n" +
 			":0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n~2\r\n$24\r\n" +
 			"request_policy:all_nodes\r\n$29\r\n" +
 			"response_policy:all_succeeded\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$35\r\nClear all entries from the slow log\r\n$5\r\n" +
 			"since\r\n$6\r\n2.2.12\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$52\r\nO(N) where N is the number of entries in the slowlog\r\n",
 		DocsLen: 8,
@@ -8117,13 +8117,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the set cardinality.\r\n$9\r\narguments\r\n*1\r\n" +
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
-		info3: "$8\r\nsmembers\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$8\r\nsmembers\r\n:2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@set\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n~1\r\n" +
 			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$28\r\nGet all the members in a set\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$28\r\nGet all the members in a set\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$36\r\n" +
 			"O(N) where N is the set cardinality.\r\n$9\r\narguments\r\n*1\r\n" +
 			"%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
@@ -8146,13 +8146,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$10\r\nsmismember\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$10\r\nsmismember\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@read\r\n+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$67\r\n" +
+		Docs3: "$7\r\nsummary\r\n$67\r\n" +
 			"Returns the membership associated with the given elements for a set\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$67\r\n" +
@@ -8179,7 +8179,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$11\r\n" +
 			"destination\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n" +
 			"*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$5\r\nsmove\r\n:4\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$5\r\nsmove\r\n:4\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:2\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@set\r\n+@fast\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
@@ -8188,7 +8188,7 @@ var RedisDocs = map[string]redisDoc{
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nMove a member from one set to another\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nMove a member from one set to another\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$6\r\nsource\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%3\r\n$4\r\nname\r\n$11\r\n" +
@@ -8236,7 +8236,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*1\r\n+optional\r\n*10\r\n$4\r\nname\r\n$11\r\ndestination\r\n" +
 			"$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:2\r\n$5\r\ntoken\r\n$5\r\n" +
 			"STORE\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$4\r\nsort\r\n:-2\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n:1\r\n:1\r\n" +
+		Info3: "$4\r\nsort\r\n:-2\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n:1\r\n:1\r\n" +
 			":1\r\n~6\r\n+@write\r\n+@set\r\n+@sortedset\r\n+@list\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~3\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
@@ -8251,7 +8251,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n",
-		docs3: "$7\r\nsummary\r\n$46\r\n" +
+		Docs3: "$7\r\nsummary\r\n$46\r\n" +
 			"Sort the elements in a list, set or sorted set\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$168\r\n" +
 			"O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).\r\n" +
@@ -8311,7 +8311,7 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$4\r\nDESC\r\n*8\r\n$4\r\nname\r\n$7\r\n" +
 			"sorting\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$5\r\nALPHA\r\n" +
 			"$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$7\r\nsort_ro\r\n:-2\r\n~2\r\n+readonly\r\n+movablekeys\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$7\r\nsort_ro\r\n:-2\r\n~2\r\n+readonly\r\n+movablekeys\r\n:1\r\n:1\r\n:1\r\n" +
 			"~6\r\n+@read\r\n+@set\r\n+@sortedset\r\n+@list\r\n+@slow\r\n" +
 			"+@dangerous\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\n" +
 			"begin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\n" +
@@ -8322,7 +8322,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$7\r\nunknown\r\n$4\r\nspec\r\n%0\r\n",
-		docs3: "$7\r\nsummary\r\n$74\r\n" +
+		Docs3: "$7\r\nsummary\r\n$74\r\n" +
 			"Sort the elements in a list, set or sorted set. Read-only variant of SORT.\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$168\r\n" +
@@ -8364,13 +8364,13 @@ var RedisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\nsince\r\n" +
 			"$5\r\n3.2.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$4\r\nspop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$4\r\nspop\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@set\r\n+@fast\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n" +
 			"$5\r\nflags\r\n~3\r\n+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$59\r\n" +
+		Docs3: "$7\r\nsummary\r\n$59\r\n" +
 			"Remove and return one or multiple random members from a set\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$89\r\n" +
@@ -8397,13 +8397,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$7\r\nmessage\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$8\r\nspublish\r\n:3\r\n~4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$8\r\nspublish\r\n:3\r\n~4\r\n+pubsub\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			":1\r\n:1\r\n:1\r\n~2\r\n+@pubsub\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
 			"~1\r\n+not_key\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$33\r\nPost a message to a shard channel\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$33\r\nPost a message to a shard channel\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$80\r\n" +
 			"O(N) where N is the number of clients subscribed to the receiving shard channel.\r\n" +
@@ -8429,13 +8429,13 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\nsince\r\n$5\r\n2.6.0\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$11\r\nsrandmember\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$11\r\nsrandmember\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@set\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"Get one or multiple random members from a set\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$98\r\n" +
 			"Without the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.\r\n" +
@@ -8461,12 +8461,12 @@ var RedisDocs = map[string]redisDoc{
 			"*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$4\r\nsrem\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$4\r\nsrem\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@set\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nRemove one or more members from a set\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nRemove one or more members from a set\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$52\r\nO(N) where N is the number of members to be removed.\r\n" +
 			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.4.0\r\n$36\r\n" +
@@ -8494,13 +8494,13 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
 			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$5\r\nsscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$5\r\nsscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@set\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n%3\r\n" +
 			"$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$34\r\nIncrementally iterate Set elements\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$34\r\nIncrementally iterate Set elements\r\n$5\r\n" +
 			"since\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$170\r\n" +
 			"O(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..\r\n" +
@@ -8527,13 +8527,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of shard channels to subscribe to.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$10\r\nssubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$10\r\nssubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:1\r\n:-1\r\n:1\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
 			"flags\r\n~1\r\n+not_key\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$57\r\n" +
+		Docs3: "$7\r\nsummary\r\n$57\r\n" +
 			"Listen for messages published to the given shard channels\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
 			"complexity\r\n$61\r\n" +
@@ -8554,12 +8554,12 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$6\r\nstrlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\nstrlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@string\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$43\r\n" +
+		Docs3: "$7\r\nsummary\r\n$43\r\n" +
 			"Get the length of the value stored in a key\r\n$5\r\nsince\r\n" +
 			"$5\r\n2.2.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
@@ -8577,9 +8577,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of channels to subscribe to.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$9\r\nsubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$9\r\nsubscribe\r\n:-2\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$51\r\n" +
+		Docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"Listen for messages published to the given channels\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\ncomplexity\r\n" +
 			"$55\r\n" +
@@ -8604,12 +8604,12 @@ var RedisDocs = map[string]redisDoc{
 			"*3\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n*4\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$6\r\nsubstr\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\nsubstr\r\n:4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@string\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"Get a substring of the string stored at a key\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nstring\r\n$10\r\ncomplexity\r\n$231\r\n" +
 			"O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.\r\n" +
@@ -8633,13 +8633,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the total number of elements in all given sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$6\r\nsunion\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\nsunion\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:-1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@set\r\n+@slow\r\n~1\r\n$29\r\nnondeterministic_output_order\r\n~1\r\n" +
 			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$17\r\nAdd multiple sets\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n" +
+		Docs3: "$7\r\nsummary\r\n$17\r\nAdd multiple sets\r\n$5\r\nsince\r\n$5\r\n1.0.0\r\n" +
 			"$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n$63\r\n" +
 			"O(N) where N is the total number of elements in all given sets.\r\n" +
 			"$9\r\narguments\r\n*1\r\n%4\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -8667,7 +8667,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*8\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
-		info3: "$11\r\nsunionstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
+		Info3: "$11\r\nsunionstore\r\n:-3\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:-1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@set\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
@@ -8677,7 +8677,7 @@ var RedisDocs = map[string]redisDoc{
 			"index\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
 			":0\r\n",
-		docs3: "$7\r\nsummary\r\n$54\r\n" +
+		Docs3: "$7\r\nsummary\r\n$54\r\n" +
 			"Add multiple sets and store the resulting set in a key\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$3\r\nset\r\n$10\r\ncomplexity\r\n" +
 			"$63\r\n" +
@@ -8703,13 +8703,13 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of clients already subscribed to a shard channel.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$12\r\nshardchannel\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$12\r\nsunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$12\r\nsunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:1\r\n:-1\r\n:1\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
 			"flags\r\n~1\r\n+not_key\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$62\r\n" +
+		Docs3: "$7\r\nsummary\r\n$62\r\n" +
 			"Stop listening for messages posted to the given shard channels\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
 			"complexity\r\n$76\r\n" +
@@ -8727,9 +8727,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the count of clients watching or blocking on keys from both databases.\r\n" +
 			"$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$6\r\nindex1\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n*4\r\n$4\r\nname\r\n$6\r\nindex2\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$6\r\nswapdb\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~4\r\n" +
+		Info3: "$6\r\nswapdb\r\n:3\r\n~2\r\n+write\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~4\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n+@dangerous\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$25\r\nSwaps two Redis databases\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$25\r\nSwaps two Redis databases\r\n$5\r\nsince\r\n" +
 			"$5\r\n4.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n$86\r\n" +
 			"O(N) where N is the count of clients watching or blocking on keys from both databases.\r\n" +
 			"$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n$6\r\nindex1\r\n$4\r\ntype\r\n$7\r\n" +
@@ -8743,10 +8743,10 @@ var RedisDocs = map[string]redisDoc{
 			"*0\r\n*0\r\n",
 		Docs: "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n",
-		info3: "$4\r\nsync\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
+		Info3: "$4\r\nsync\r\n:1\r\n~4\r\n+admin\r\n+noscript\r\n+no_async_loading\r\n" +
 			"+no_multi\r\n:0\r\n:0\r\n:0\r\n~3\r\n+@admin\r\n+@slow\r\n+@dangerous\r\n" +
 			"~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n" +
+		Docs3: "$7\r\nsummary\r\n$37\r\nInternal command used for replication\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n",
 		DocsLen: 6,
 		cats:    "admin slow dangerous",
@@ -8757,9 +8757,9 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$30\r\nReturn the current server time\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$4\r\ntime\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
+		Info3: "$4\r\ntime\r\n:1\r\n~3\r\n+loading\r\n+stale\r\n+fast\r\n:0\r\n:0\r\n:0\r\n~1\r\n" +
 			"+@fast\r\n~1\r\n$23\r\nnondeterministic_output\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$30\r\nReturn the current server time\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$30\r\nReturn the current server time\r\n$5\r\n" +
 			"since\r\n$5\r\n2.6.0\r\n$5\r\ngroup\r\n$6\r\nserver\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -8780,14 +8780,14 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of keys that will be touched.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$5\r\ntouch\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\ntouch\r\n:-2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@fast\r\n~2\r\n$26\r\n" +
 			"request_policy:multi_shard\r\n$23\r\nresponse_policy:agg_sum\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$87\r\n" +
+		Docs3: "$7\r\nsummary\r\n$87\r\n" +
 			"Alters the last access time of a key(s). Returns the number of existing keys specified.\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.2.1\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$56\r\n" +
@@ -8811,14 +8811,14 @@ var RedisDocs = map[string]redisDoc{
 			"$7\r\nhistory\r\n*1\r\n*2\r\n$5\r\n2.8.0\r\n$19\r\nAdded the -2 reply.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$3\r\nttl\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$3\r\nttl\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@fast\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Get the time to live for a key in seconds\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n2.8.0\r\n$19\r\nAdded the -2 reply.\r\n" +
@@ -8838,13 +8838,13 @@ var RedisDocs = map[string]redisDoc{
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$4\r\ntype\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\ntype\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@read\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n" +
 			"+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n" +
 			"%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n" +
 			"$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
 			":0\r\n",
-		docs3: "$7\r\nsummary\r\n$32\r\nDetermine the type stored at key\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$32\r\nDetermine the type stored at key\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
@@ -8866,14 +8866,14 @@ var RedisDocs = map[string]redisDoc{
 			"O(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$6\r\nunlink\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\nunlink\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:-1\r\n:1\r\n~3\r\n" +
 			"+@keyspace\r\n+@write\r\n+@fast\r\n~2\r\n$26\r\n" +
 			"request_policy:multi_shard\r\n$23\r\nresponse_policy:agg_sum\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RM\r\n+delete\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$93\r\n" +
+		Docs3: "$7\r\nsummary\r\n$93\r\n" +
 			"Delete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.\r\n" +
 			"$5\r\nsince\r\n$5\r\n4.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$207\r\n" +
@@ -8893,9 +8893,9 @@ var RedisDocs = map[string]redisDoc{
 			"O(N) where N is the number of clients already subscribed to a channel.\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$7\r\nchannel\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\nflags\r\n*2\r\n+optional\r\n+multiple\r\n",
-		info3: "$11\r\nunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
+		Info3: "$11\r\nunsubscribe\r\n:-1\r\n~4\r\n+pubsub\r\n+noscript\r\n+loading\r\n" +
 			"+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@pubsub\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$56\r\n" +
+		Docs3: "$7\r\nsummary\r\n$56\r\n" +
 			"Stop listening for messages posted to the given channels\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$6\r\npubsub\r\n$10\r\n" +
 			"complexity\r\n$70\r\n" +
@@ -8912,10 +8912,10 @@ var RedisDocs = map[string]redisDoc{
 		Docs: "$7\r\nsummary\r\n$29\r\nForget about all watched keys\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
-		info3: "$7\r\nunwatch\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$7\r\nunwatch\r\n:1\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			"+allow_busy\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@fast\r\n+@transaction\r\n~0\r\n" +
 			"~0\r\n",
-		docs3: "$7\r\nsummary\r\n$29\r\nForget about all watched keys\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$29\r\nForget about all watched keys\r\n$5\r\n" +
 			"since\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n",
 		DocsLen: 8,
@@ -8931,10 +8931,10 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n" +
 			"$11\r\nnumreplicas\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$7\r\n" +
 			"timeout\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$4\r\nwait\r\n:3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
+		Info3: "$4\r\nwait\r\n:3\r\n~1\r\n+noscript\r\n:0\r\n:0\r\n:0\r\n~2\r\n+@slow\r\n" +
 			"+@connection\r\n~2\r\n$25\r\nrequest_policy:all_shards\r\n$23\r\n" +
 			"response_policy:agg_min\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$108\r\n" +
+		Docs3: "$7\r\nsummary\r\n$108\r\n" +
 			"Wait for the synchronous replication of all the write commands sent in the context of the current connection\r\n" +
 			"$5\r\nsince\r\n$5\r\n3.0.0\r\n$5\r\ngroup\r\n$7\r\ngeneric\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%2\r\n$4\r\nname\r\n" +
@@ -8956,13 +8956,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$19\r\nO(1) for every key.\r\n$9\r\narguments\r\n*1\r\n" +
 			"*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$5\r\nwatch\r\n:-2\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
+		Info3: "$5\r\nwatch\r\n:-2\r\n~5\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n" +
 			"+allow_busy\r\n:1\r\n:-1\r\n:1\r\n~2\r\n+@fast\r\n+@transaction\r\n~0\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:-1\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$67\r\n" +
+		Docs3: "$7\r\nsummary\r\n$67\r\n" +
 			"Watch the given keys to determine execution of the MULTI/EXEC block\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$12\r\ntransactions\r\n$10\r\n" +
 			"complexity\r\n$19\r\nO(1) for every key.\r\n$9\r\narguments\r\n*1\r\n" +
@@ -8985,12 +8985,12 @@ var RedisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\ngroup\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n*6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$4\r\nxack\r\n:-4\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$4\r\nxack\r\n:-4\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@stream\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+update\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$267\r\n" +
+		Docs3: "$7\r\nsummary\r\n$267\r\n" +
 			"Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$35\r\nO(1) for each message ID processed.\r\n$9\r\n" +
@@ -9042,7 +9042,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$5\r\nblock\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n$9\r\narguments\r\n" +
 			"*2\r\n*4\r\n$4\r\nname\r\n$5\r\nfield\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\n" +
 			"name\r\n$5\r\nvalue\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$4\r\nxadd\r\n:-5\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$4\r\nxadd\r\n:-5\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@stream\r\n+@fast\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%4\r\n$5\r\nnotes\r\n$65\r\n" +
 			"UPDATE instead of INSERT because of the optional trimming feature\r\n" +
@@ -9050,7 +9050,7 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$31\r\nAppends a new entry to a stream\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$31\r\nAppends a new entry to a stream\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$93\r\n" +
 			"O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.\r\n" +
@@ -9108,14 +9108,14 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n$6\r\n" +
 			"justid\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$6\r\nJUSTID\r\n" +
 			"$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$10\r\nxautoclaim\r\n:-6\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$10\r\nxautoclaim\r\n:-6\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@stream\r\n+@fast\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$125\r\n" +
+		Docs3: "$7\r\nsummary\r\n$125\r\n" +
 			"Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$23\r\nO(1) if COUNT is small.\r\n$7\r\nhistory\r\n~1\r\n" +
@@ -9163,14 +9163,14 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*1\r\n+optional\r\n*8\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n$5\r\ntoken\r\n$6\r\nLASTID\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$6\r\nxclaim\r\n:-6\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\nxclaim\r\n:-6\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@stream\r\n+@fast\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$124\r\n" +
+		Docs3: "$7\r\nsummary\r\n$124\r\n" +
 			"Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$78\r\n" +
@@ -9209,12 +9209,12 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$4\r\nxdel\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$4\r\nxdel\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@stream\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$178\r\n" +
+		Docs3: "$7\r\nsummary\r\n$178\r\n" +
 			"Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$81\r\n" +
@@ -9231,8 +9231,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for consumer groups commands\r\n$5\r\nsince\r\n$5\r\n" +
 			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
-		info3: "$6\r\nxgroup\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$40\r\n" +
+		Info3: "$6\r\nxgroup\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$40\r\n" +
 			"A container for consumer groups commands\r\n$5\r\nsince\r\n$5\r\n" +
 			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -9260,13 +9260,13 @@ var RedisDocs = map[string]redisDoc{
 			"+optional\r\n*8\r\n$4\r\nname\r\n$12\r\nentries_read\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\ntoken\r\n$11\r\nENTRIESREAD\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$13\r\nxgroup|create\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n:2\r\n:1\r\n" +
+		Info3: "$13\r\nxgroup|create\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n:2\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$24\r\nCreate a consumer group.\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$24\r\nCreate a consumer group.\r\n$5\r\nsince\r\n$5\r\n" +
 			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$40\r\n" +
 			"Added the `entries_read` named argument.\r\n$9\r\narguments\r\n" +
@@ -9296,13 +9296,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\ngroupname\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n" +
 			"$12\r\nconsumername\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$21\r\nxgroup|createconsumer\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n" +
+		Info3: "$21\r\nxgroup|createconsumer\r\n:5\r\n~2\r\n+write\r\n+denyoom\r\n:2\r\n" +
 			":2\r\n:1\r\n~3\r\n+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
 			"flags\r\n~2\r\n+RW\r\n+insert\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$38\r\nCreate a consumer in a consumer group.\r\n" +
+		Docs3: "$7\r\nsummary\r\n$38\r\nCreate a consumer in a consumer group.\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
@@ -9325,13 +9325,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$9\r\ngroupname\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$12\r\nconsumername\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n",
-		info3: "$18\r\nxgroup|delconsumer\r\n:5\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$18\r\nxgroup|delconsumer\r\n:5\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$40\r\n" +
+		Docs3: "$7\r\nsummary\r\n$40\r\n" +
 			"Delete a consumer from a consumer group.\r\n$5\r\nsince\r\n$5\r\n" +
 			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*3\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -9354,13 +9354,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$9\r\ngroupname\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$14\r\nxgroup|destroy\r\n:4\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$14\r\nxgroup|destroy\r\n:4\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$25\r\nDestroy a consumer group.\r\n$5\r\nsince\r\n" +
+		Docs3: "$7\r\nsummary\r\n$25\r\nDestroy a consumer group.\r\n$5\r\nsince\r\n" +
 			"$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$80\r\n" +
 			"O(N) where N is the number of entries in the group's pending entries list (PEL).\r\n" +
 			"$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -9376,9 +9376,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$11\r\nxgroup|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$11\r\nxgroup|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n" +
 			"~2\r\n+@stream\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -9405,13 +9405,13 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$1\r\n$\r\n*8\r\n$4\r\nname\r\n$12\r\n" +
 			"entries_read\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$11\r\n" +
 			"ENTRIESREAD\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$12\r\nxgroup|setid\r\n:-5\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$12\r\nxgroup|setid\r\n:-5\r\n~1\r\n+write\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$61\r\n" +
+		Docs3: "$7\r\nsummary\r\n$61\r\n" +
 			"Set a consumer group to an arbitrary last delivered ID value.\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$43\r\n" +
@@ -9433,8 +9433,8 @@ var RedisDocs = map[string]redisDoc{
 			"A container for stream introspection commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
-		info3: "$5\r\nxinfo\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$45\r\n" +
+		Info3: "$5\r\nxinfo\r\n:-2\r\n~0\r\n:0\r\n:0\r\n:0\r\n~1\r\n+@slow\r\n~0\r\n~0\r\n",
+		Docs3: "$7\r\nsummary\r\n$45\r\n" +
 			"A container for stream introspection commands\r\n$5\r\nsince\r\n" +
 			"$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$22\r\n" +
 			"Depends on subcommand.\r\n",
@@ -9454,14 +9454,14 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$9\r\ngroupname\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$15\r\nxinfo|consumers\r\n:4\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$15\r\nxinfo|consumers\r\n:4\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@stream\r\n+@slow\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$38\r\nList the consumers in a consumer group\r\n" +
+		Docs3: "$7\r\nsummary\r\n$38\r\nList the consumers in a consumer group\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n%2\r\n$4\r\n" +
@@ -9482,13 +9482,13 @@ var RedisDocs = map[string]redisDoc{
 			"Added the `entries-read` and `lag` fields\r\n$9\r\narguments\r\n" +
 			"*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\n" +
 			"key_spec_index\r\n:0\r\n",
-		info3: "$12\r\nxinfo|groups\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$12\r\nxinfo|groups\r\n:3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$36\r\nList the consumer groups of a stream\r\n" +
+		Docs3: "$7\r\nsummary\r\n$36\r\nList the consumer groups of a stream\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$41\r\n" +
 			"Added the `entries-read` and `lag` fields\r\n$9\r\narguments\r\n" +
@@ -9504,9 +9504,9 @@ var RedisDocs = map[string]redisDoc{
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
-		info3: "$10\r\nxinfo|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
+		Info3: "$10\r\nxinfo|help\r\n:2\r\n~2\r\n+loading\r\n+stale\r\n:0\r\n:0\r\n:0\r\n~2\r\n" +
 			"+@stream\r\n+@slow\r\n~0\r\n~0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"Show helpful text about the different subcommands\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n",
@@ -9531,13 +9531,13 @@ var RedisDocs = map[string]redisDoc{
 			"+optional\r\n$9\r\narguments\r\n*1\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$12\r\nxinfo|stream\r\n:-3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
+		Info3: "$12\r\nxinfo|stream\r\n:-3\r\n~1\r\n+readonly\r\n:2\r\n:2\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$30\r\nGet information about a stream\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$30\r\nGet information about a stream\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~2\r\n*2\r\n$5\r\n6.0.0\r\n$26\r\n" +
 			"Added the `FULL` modifier.\r\n*2\r\n$5\r\n7.0.0\r\n$109\r\n" +
@@ -9562,12 +9562,12 @@ var RedisDocs = map[string]redisDoc{
 			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$4\r\nxlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$4\r\nxlen\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@stream\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n+RO\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$40\r\n" +
+		Docs3: "$7\r\nsummary\r\n$40\r\n" +
 			"Return the number of entries in a stream\r\n$5\r\nsince\r\n$5\r\n" +
 			"5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n$4\r\nO(1)\r\n" +
 			"$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
@@ -9599,13 +9599,13 @@ var RedisDocs = map[string]redisDoc{
 			"*4\r\n$4\r\nname\r\n$3\r\nend\r\n$4\r\ntype\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n" +
 			"$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*6\r\n$4\r\nname\r\n$8\r\n" +
 			"consumer\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$8\r\nxpending\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$8\r\nxpending\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@stream\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n" +
 			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$131\r\n" +
+		Docs3: "$7\r\nsummary\r\n$131\r\n" +
 			"Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$364\r\n" +
@@ -9643,12 +9643,12 @@ var RedisDocs = map[string]redisDoc{
 			"$3\r\nend\r\n$4\r\ntype\r\n$6\r\nstring\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
-		info3: "$6\r\nxrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\nxrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$84\r\n" +
+		Docs3: "$7\r\nsummary\r\n$84\r\n" +
 			"Return a range of elements in a stream, with IDs matching the specified IDs interval\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$158\r\n" +
@@ -9685,14 +9685,14 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n" +
 			"+multiple\r\n*6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n",
-		info3: "$5\r\nxread\r\n:-4\r\n~3\r\n+readonly\r\n+blocking\r\n+movablekeys\r\n" +
+		Info3: "$5\r\nxread\r\n:-4\r\n~3\r\n+readonly\r\n+blocking\r\n+movablekeys\r\n" +
 			":0\r\n:0\r\n:0\r\n~4\r\n+@read\r\n+@stream\r\n+@slow\r\n+@blocking\r\n~0\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$7\r\n" +
 			"STREAMS\r\n$9\r\nstartfrom\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n" +
 			":1\r\n$5\r\nlimit\r\n:2\r\n",
-		docs3: "$7\r\nsummary\r\n$129\r\n" +
+		Docs3: "$7\r\nsummary\r\n$129\r\n" +
 			"Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$272\r\n" +
@@ -9736,14 +9736,14 @@ var RedisDocs = map[string]redisDoc{
 			"$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n$5\r\n" +
 			"flags\r\n*1\r\n+multiple\r\n*6\r\n$4\r\nname\r\n$2\r\nid\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$10\r\nxreadgroup\r\n:-7\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n" +
+		Info3: "$10\r\nxreadgroup\r\n:-7\r\n~3\r\n+write\r\n+blocking\r\n+movablekeys\r\n" +
 			":0\r\n:0\r\n:0\r\n~4\r\n+@write\r\n+@stream\r\n+@slow\r\n+@blocking\r\n~0\r\n" +
 			"~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n" +
 			"%2\r\n$4\r\ntype\r\n$7\r\nkeyword\r\n$4\r\nspec\r\n%2\r\n$7\r\nkeyword\r\n$7\r\n" +
 			"STREAMS\r\n$9\r\nstartfrom\r\n:4\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:-1\r\n$7\r\nkeystep\r\n" +
 			":1\r\n$5\r\nlimit\r\n:2\r\n",
-		docs3: "$7\r\nsummary\r\n$134\r\n" +
+		Docs3: "$7\r\nsummary\r\n$134\r\n" +
 			"Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$321\r\n" +
@@ -9783,12 +9783,12 @@ var RedisDocs = map[string]redisDoc{
 			"start\r\n$4\r\ntype\r\n$6\r\nstring\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n",
-		info3: "$9\r\nxrevrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$9\r\nxrevrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@stream\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n" +
 			"$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n" +
 			"$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\n" +
 			"spec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$151\r\n" +
+		Docs3: "$7\r\nsummary\r\n$151\r\n" +
 			"Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$152\r\n" +
@@ -9823,13 +9823,13 @@ var RedisDocs = map[string]redisDoc{
 			"$20\r\nmax_deleted_entry_id\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\n" +
 			"token\r\n$12\r\nMAXDELETEDID\r\n$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
-		info3: "$6\r\nxsetid\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$6\r\nxsetid\r\n:-3\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@stream\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$49\r\n" +
+		Docs3: "$7\r\nsummary\r\n$49\r\n" +
 			"An internal command for replicating stream values\r\n$5\r\n" +
 			"since\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\ncomplexity\r\n" +
 			"$4\r\nO(1)\r\n$7\r\nhistory\r\n~1\r\n*2\r\n$5\r\n7.0.0\r\n$63\r\n" +
@@ -9874,13 +9874,13 @@ var RedisDocs = map[string]redisDoc{
 			"$6\r\nstring\r\n*10\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n$5\r\ntoken\r\n$5\r\nLIMIT\r\n$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\n" +
 			"flags\r\n*1\r\n+optional\r\n",
-		info3: "$5\r\nxtrim\r\n:-4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$5\r\nxtrim\r\n:-4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@stream\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n" +
 			"%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$67\r\n" +
+		Docs3: "$7\r\nsummary\r\n$67\r\n" +
 			"Trims the stream to (approximately if '~' is passed) a certain size\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$6\r\nstream\r\n$10\r\n" +
 			"complexity\r\n$208\r\n" +
@@ -9940,13 +9940,13 @@ var RedisDocs = map[string]redisDoc{
 			"*1\r\n+multiple\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$5\r\nscore\r\n" +
 			"$4\r\ntype\r\n$6\r\ndouble\r\n*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
-		info3: "$4\r\nzadd\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$4\r\nzadd\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
 			"~2\r\n+RW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$81\r\n" +
+		Docs3: "$7\r\nsummary\r\n$81\r\n" +
 			"Add one or more members to a sorted set, or update its score if it already exists\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$83\r\n" +
@@ -9989,13 +9989,13 @@ var RedisDocs = map[string]redisDoc{
 			"1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
 			"$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n",
-		info3: "$5\r\nzcard\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\nzcard\r\n:2\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~1\r\n" +
 			"+RO\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n" +
 			"%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n" +
 			"$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n" +
 			":0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Get the number of members in a sorted set\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n$4\r\n" +
 			"O(1)\r\n$9\r\narguments\r\n*1\r\n%3\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n" +
@@ -10019,13 +10019,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$6\r\ndouble\r\n*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
 			"double\r\n",
-		info3: "$6\r\nzcount\r\n:4\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\nzcount\r\n:4\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$69\r\n" +
+		Docs3: "$7\r\nsummary\r\n$69\r\n" +
 			"Count the members in a sorted set with scores within the given values\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$64\r\n" +
@@ -10053,13 +10053,13 @@ var RedisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n*8\r\n$4\r\n" +
 			"name\r\n$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$5\r\nzdiff\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$5\r\nzdiff\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
 			"~3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
 			"~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$29\r\nSubtract multiple sorted sets\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$29\r\nSubtract multiple sorted sets\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$155\r\n" +
 			"O(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.\r\n" +
@@ -10092,7 +10092,7 @@ var RedisDocs = map[string]redisDoc{
 			"numkeys\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\n" +
 			"type\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:1\r\n$5\r\nflags\r\n*1\r\n" +
 			"+multiple\r\n",
-		info3: "$10\r\nzdiffstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
+		Info3: "$10\r\nzdiffstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
 			":1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n" +
 			"$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
@@ -10102,7 +10102,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$77\r\n" +
+		Docs3: "$7\r\nsummary\r\n$77\r\n" +
 			"Subtract multiple sorted sets and store the resulting sorted set in a new key\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$155\r\n" +
@@ -10131,13 +10131,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$9\r\nincrement\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n" +
 			"$6\r\nstring\r\n",
-		info3: "$7\r\nzincrby\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
+		Info3: "$7\r\nzincrby\r\n:4\r\n~3\r\n+write\r\n+denyoom\r\n+fast\r\n:1\r\n:1\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
 			"~3\r\n+RW\r\n+access\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Increment the score of a member in a sorted set\r\n$5\r\n" +
 			"since\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$62\r\n" +
@@ -10173,13 +10173,13 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n*8\r\n$4\r\nname\r\n" +
 			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$6\r\nzinter\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$6\r\nzinter\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
 			"~3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
 			"~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$30\r\nIntersect multiple sorted sets\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$30\r\nIntersect multiple sorted sets\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$177\r\n" +
 			"O(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.\r\n" +
@@ -10216,13 +10216,13 @@ var RedisDocs = map[string]redisDoc{
 			"$14\r\nkey_spec_index\r\n:0\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n*8\r\n$4\r\n" +
 			"name\r\n$5\r\nlimit\r\n$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\n" +
 			"LIMIT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$10\r\nzintercard\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n" +
+		Info3: "$10\r\nzintercard\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n" +
 			":0\r\n~3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\n" +
 			"flags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$71\r\n" +
+		Docs3: "$7\r\nsummary\r\n$71\r\n" +
 			"Intersect multiple sorted sets and return the cardinality of the result\r\n" +
 			"$5\r\nsince\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$102\r\n" +
@@ -10263,7 +10263,7 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nSUM\r\n*6\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMIN\r\n*6\r\n$4\r\nname\r\n" +
 			"$3\r\nmax\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n",
-		info3: "$11\r\nzinterstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
+		Info3: "$11\r\nzinterstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
 			":1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n" +
 			"$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
@@ -10273,7 +10273,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$78\r\n" +
+		Docs3: "$7\r\nsummary\r\n$78\r\n" +
 			"Intersect multiple sorted sets and store the resulting sorted set in a new key\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$177\r\n" +
@@ -10309,13 +10309,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$9\r\nzlexcount\r\n:4\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$9\r\nzlexcount\r\n:4\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$81\r\n" +
+		Docs3: "$7\r\nsummary\r\n$81\r\n" +
 			"Count the number of members in a sorted set between a given lexicographical range\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$64\r\n" +
@@ -10348,13 +10348,13 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n" +
 			"*1\r\n+optional\r\n",
-		info3: "$5\r\nzmpop\r\n:-4\r\n~2\r\n+write\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
+		Info3: "$5\r\nzmpop\r\n:-4\r\n~2\r\n+write\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n~3\r\n" +
 			"+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$53\r\n" +
+		Docs3: "$7\r\nsummary\r\n$53\r\n" +
 			"Remove and return members with scores in a sorted set\r\n$5\r\n" +
 			"since\r\n$5\r\n7.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$151\r\n" +
@@ -10386,13 +10386,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$6\r\nmember\r\n" +
 			"$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n*1\r\n+multiple\r\n",
-		info3: "$7\r\nzmscore\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\nzmscore\r\n:-3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$63\r\n" +
+		Docs3: "$7\r\nsummary\r\n$63\r\n" +
 			"Get the score associated with the given members in a sorted set\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$54\r\n" +
@@ -10418,13 +10418,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$7\r\nzpopmax\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\nzpopmax\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$65\r\n" +
+		Docs3: "$7\r\nsummary\r\n$65\r\n" +
 			"Remove and return members with the highest scores in a sorted set\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$109\r\n" +
@@ -10450,13 +10450,13 @@ var RedisDocs = map[string]redisDoc{
 			"$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\n" +
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*6\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$7\r\nzpopmin\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$7\r\nzpopmin\r\n:-2\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~3\r\n" +
 			"+RW\r\n+access\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\n" +
 			"keystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$64\r\n" +
+		Docs3: "$7\r\nsummary\r\n$64\r\n" +
 			"Remove and return members with the lowest scores in a sorted set\r\n" +
 			"$5\r\nsince\r\n$5\r\n5.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$109\r\n" +
@@ -10486,14 +10486,14 @@ var RedisDocs = map[string]redisDoc{
 			"*2\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n" +
 			"$4\r\nname\r\n$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\n" +
 			"token\r\n$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$11\r\nzrandmember\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$11\r\nzrandmember\r\n:-2\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@slow\r\n~1\r\n$23\r\n" +
 			"nondeterministic_output\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$53\r\n" +
+		Docs3: "$7\r\nsummary\r\n$53\r\n" +
 			"Get one or multiple random elements from a sorted set\r\n$5\r\n" +
 			"since\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$47\r\n" +
@@ -10537,13 +10537,13 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n$4\r\nname\r\n$10\r\nwithscores\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$10\r\nWITHSCORES\r\n$5\r\n" +
 			"flags\r\n*1\r\n+optional\r\n",
-		info3: "$6\r\nzrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$6\r\nzrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$41\r\n" +
+		Docs3: "$7\r\nsummary\r\n$41\r\n" +
 			"Return a range of members in a sorted set\r\n$5\r\nsince\r\n$5\r\n" +
 			"1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n$104\r\n" +
 			"O(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.\r\n" +
@@ -10590,13 +10590,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n" +
 			"$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"count\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$11\r\nzrangebylex\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$11\r\nzrangebylex\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$67\r\n" +
+		Docs3: "$7\r\nsummary\r\n$67\r\n" +
 			"Return a range of members in a sorted set, by lexicographical range\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$217\r\n" +
@@ -10640,13 +10640,13 @@ var RedisDocs = map[string]redisDoc{
 			"+optional\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n",
-		info3: "$13\r\nzrangebyscore\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$13\r\nzrangebyscore\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$51\r\n" +
+		Docs3: "$7\r\nsummary\r\n$51\r\n" +
 			"Return a range of members in a sorted set, by score\r\n$5\r\n" +
 			"since\r\n$5\r\n1.0.5\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$217\r\n" +
@@ -10699,7 +10699,7 @@ var RedisDocs = map[string]redisDoc{
 			"+optional\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n" +
 			"$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n" +
 			"$7\r\ninteger\r\n",
-		info3: "$11\r\nzrangestore\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n" +
+		Info3: "$11\r\nzrangestore\r\n:-5\r\n~2\r\n+write\r\n+denyoom\r\n:1\r\n:2\r\n:1\r\n" +
 			"~3\r\n+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n$5\r\nflags\r\n" +
 			"~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
@@ -10709,7 +10709,7 @@ var RedisDocs = map[string]redisDoc{
 			"spec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$57\r\n" +
+		Docs3: "$7\r\nsummary\r\n$57\r\n" +
 			"Store a range of members from sorted set into another key\r\n" +
 			"$5\r\nsince\r\n$5\r\n6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$127\r\n" +
@@ -10745,13 +10745,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$9\r\nO(log(N))\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\n" +
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$5\r\nzrank\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$5\r\nzrank\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$47\r\n" +
+		Docs3: "$7\r\nsummary\r\n$47\r\n" +
 			"Determine the index of a member in a sorted set\r\n$5\r\n" +
 			"since\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$9\r\nO(log(N))\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
@@ -10777,13 +10777,13 @@ var RedisDocs = map[string]redisDoc{
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*6\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n$5\r\nflags\r\n" +
 			"*1\r\n+multiple\r\n",
-		info3: "$4\r\nzrem\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
+		Info3: "$4\r\nzrem\r\n:-3\r\n~2\r\n+write\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n" +
 			"+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RW\r\n" +
 			"+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$44\r\n" +
+		Docs3: "$7\r\nsummary\r\n$44\r\n" +
 			"Remove one or more members from a sorted set\r\n$5\r\nsince\r\n" +
 			"$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n" +
 			"$109\r\n" +
@@ -10812,13 +10812,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$6\r\nstring\r\n*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
 			"string\r\n",
-		info3: "$14\r\nzremrangebylex\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$14\r\nzremrangebylex\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$74\r\n" +
+		Docs3: "$7\r\nsummary\r\n$74\r\n" +
 			"Remove all members in a sorted set between the given lexicographical range\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$120\r\n" +
@@ -10846,13 +10846,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$5\r\nstart\r\n$4\r\n" +
 			"type\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\n" +
 			"integer\r\n",
-		info3: "$15\r\nzremrangebyrank\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$15\r\nzremrangebyrank\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$59\r\n" +
+		Docs3: "$7\r\nsummary\r\n$59\r\n" +
 			"Remove all members in a sorted set within the given indexes\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$120\r\n" +
@@ -10880,13 +10880,13 @@ var RedisDocs = map[string]redisDoc{
 			"key\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$6\r\ndouble\r\n*4\r\n$4\r\nname\r\n$3\r\nmax\r\n$4\r\ntype\r\n$6\r\n" +
 			"double\r\n",
-		info3: "$16\r\nzremrangebyscore\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$16\r\nzremrangebyscore\r\n:4\r\n~1\r\n+write\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RW\r\n+delete\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$58\r\n" +
+		Docs3: "$7\r\nsummary\r\n$58\r\n" +
 			"Remove all members in a sorted set within the given scores\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$120\r\n" +
@@ -10918,13 +10918,13 @@ var RedisDocs = map[string]redisDoc{
 			"$4\r\nname\r\n$4\r\nstop\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*8\r\n$4\r\nname\r\n" +
 			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$9\r\nzrevrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$9\r\nzrevrange\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n" +
 			"+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n$4\r\n" +
 			"spec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"range\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\n" +
 			"limit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$89\r\n" +
+		Docs3: "$7\r\nsummary\r\n$89\r\n" +
 			"Return a range of members in a sorted set, by index, with scores ordered from high to low\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$104\r\n" +
@@ -10962,13 +10962,13 @@ var RedisDocs = map[string]redisDoc{
 			"token\r\n$5\r\nLIMIT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n" +
 			"*2\r\n*4\r\n$4\r\nname\r\n$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n" +
 			"$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$14\r\nzrevrangebylex\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$14\r\nzrevrangebylex\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$106\r\n" +
+		Docs3: "$7\r\nsummary\r\n$106\r\n" +
 			"Return a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.9\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$217\r\n" +
@@ -11012,13 +11012,13 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nflags\r\n*1\r\n+optional\r\n$9\r\narguments\r\n*2\r\n*4\r\n$4\r\nname\r\n" +
 			"$6\r\noffset\r\n$4\r\ntype\r\n$7\r\ninteger\r\n*4\r\n$4\r\nname\r\n$5\r\n" +
 			"count\r\n$4\r\ntype\r\n$7\r\ninteger\r\n",
-		info3: "$16\r\nzrevrangebyscore\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$16\r\nzrevrangebyscore\r\n:-4\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$89\r\n" +
+		Docs3: "$7\r\nsummary\r\n$89\r\n" +
 			"Return a range of members in a sorted set, by score, with scores ordered from high to low\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$217\r\n" +
@@ -11053,13 +11053,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$9\r\nO(log(N))\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\n" +
 			"name\r\n$3\r\nkey\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n" +
 			"*4\r\n$4\r\nname\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$8\r\nzrevrank\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$8\r\nzrevrank\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$85\r\n" +
+		Docs3: "$7\r\nsummary\r\n$85\r\n" +
 			"Determine the index of a member in a sorted set, with scores ordered from high to low\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$9\r\nO(log(N))\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\n" +
@@ -11086,13 +11086,13 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$7\r\npattern\r\n$5\r\ntoken\r\n$5\r\nMATCH\r\n$5\r\nflags\r\n*1\r\n" +
 			"+optional\r\n*8\r\n$4\r\nname\r\n$5\r\ncount\r\n$4\r\ntype\r\n$7\r\ninteger\r\n" +
 			"$5\r\ntoken\r\n$5\r\nCOUNT\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$5\r\nzscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
+		Info3: "$5\r\nzscan\r\n:-3\r\n~1\r\n+readonly\r\n:1\r\n:1\r\n:1\r\n~3\r\n+@read\r\n" +
 			"+@sortedset\r\n+@slow\r\n~1\r\n$23\r\nnondeterministic_output\r\n~1\r\n" +
 			"%3\r\n$5\r\nflags\r\n~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n" +
 			"$4\r\ntype\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
 			"find_keys\r\n%2\r\n$4\r\ntype\r\n$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\n" +
 			"lastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$64\r\n" +
+		Docs3: "$7\r\nsummary\r\n$64\r\n" +
 			"Incrementally iterate sorted sets elements and associated scores\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.8.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$170\r\n" +
@@ -11119,13 +11119,13 @@ var RedisDocs = map[string]redisDoc{
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n*6\r\n$4\r\nname\r\n$3\r\n" +
 			"key\r\n$4\r\ntype\r\n$3\r\nkey\r\n$14\r\nkey_spec_index\r\n:0\r\n*4\r\n$4\r\n" +
 			"name\r\n$6\r\nmember\r\n$4\r\ntype\r\n$6\r\nstring\r\n",
-		info3: "$6\r\nzscore\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
+		Info3: "$6\r\nzscore\r\n:3\r\n~2\r\n+readonly\r\n+fast\r\n:1\r\n:1\r\n:1\r\n~3\r\n" +
 			"+@read\r\n+@sortedset\r\n+@fast\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n~2\r\n" +
 			"+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\nindex\r\n" +
 			"$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\ntype\r\n" +
 			"$5\r\nrange\r\n$4\r\nspec\r\n%3\r\n$7\r\nlastkey\r\n:0\r\n$7\r\nkeystep\r\n:1\r\n" +
 			"$5\r\nlimit\r\n:0\r\n",
-		docs3: "$7\r\nsummary\r\n$62\r\n" +
+		Docs3: "$7\r\nsummary\r\n$62\r\n" +
 			"Get the score associated with the given member in a sorted set\r\n" +
 			"$5\r\nsince\r\n$5\r\n1.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$4\r\nO(1)\r\n$9\r\narguments\r\n*2\r\n%3\r\n$4\r\nname\r\n$3\r\n" +
@@ -11157,13 +11157,13 @@ var RedisDocs = map[string]redisDoc{
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n*8\r\n$4\r\nname\r\n" +
 			"$10\r\nwithscores\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n" +
 			"$10\r\nWITHSCORES\r\n$5\r\nflags\r\n*1\r\n+optional\r\n",
-		info3: "$6\r\nzunion\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
+		Info3: "$6\r\nzunion\r\n:-3\r\n~2\r\n+readonly\r\n+movablekeys\r\n:0\r\n:0\r\n:0\r\n" +
 			"~3\r\n+@read\r\n+@sortedset\r\n+@slow\r\n~0\r\n~1\r\n%3\r\n$5\r\nflags\r\n" +
 			"~2\r\n+RO\r\n+access\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\ntype\r\n$5\r\n" +
 			"index\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\nfind_keys\r\n%2\r\n$4\r\n" +
 			"type\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$24\r\nAdd multiple sorted sets\r\n$5\r\nsince\r\n$5\r\n" +
+		Docs3: "$7\r\nsummary\r\n$24\r\nAdd multiple sorted sets\r\n$5\r\nsince\r\n$5\r\n" +
 			"6.2.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\ncomplexity\r\n$140\r\n" +
 			"O(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.\r\n" +
 			"$9\r\narguments\r\n*5\r\n%2\r\n$4\r\nname\r\n$7\r\nnumkeys\r\n$4\r\ntype\r\n" +
@@ -11210,7 +11210,7 @@ var RedisDocs = map[string]redisDoc{
 			"pure-token\r\n$5\r\ntoken\r\n$3\r\nSUM\r\n*6\r\n$4\r\nname\r\n$3\r\nmin\r\n$4\r\n" +
 			"type\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMIN\r\n*6\r\n$4\r\nname\r\n" +
 			"$3\r\nmax\r\n$4\r\ntype\r\n$10\r\npure-token\r\n$5\r\ntoken\r\n$3\r\nMAX\r\n",
-		info3: "$11\r\nzunionstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
+		Info3: "$11\r\nzunionstore\r\n:-4\r\n~3\r\n+write\r\n+denyoom\r\n+movablekeys\r\n" +
 			":1\r\n:1\r\n:1\r\n~3\r\n+@write\r\n+@sortedset\r\n+@slow\r\n~0\r\n~2\r\n%3\r\n" +
 			"$5\r\nflags\r\n~2\r\n+OW\r\n+update\r\n$12\r\nbegin_search\r\n%2\r\n$4\r\n" +
 			"type\r\n$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:1\r\n$9\r\n" +
@@ -11220,7 +11220,7 @@ var RedisDocs = map[string]redisDoc{
 			"$5\r\nindex\r\n$4\r\nspec\r\n%1\r\n$5\r\nindex\r\n:2\r\n$9\r\nfind_keys\r\n%2\r\n" +
 			"$4\r\ntype\r\n$6\r\nkeynum\r\n$4\r\nspec\r\n%3\r\n$9\r\nkeynumidx\r\n:0\r\n$8\r\n" +
 			"firstkey\r\n:1\r\n$7\r\nkeystep\r\n:1\r\n",
-		docs3: "$7\r\nsummary\r\n$72\r\n" +
+		Docs3: "$7\r\nsummary\r\n$72\r\n" +
 			"Add multiple sorted sets and store the resulting sorted set in a new key\r\n" +
 			"$5\r\nsince\r\n$5\r\n2.0.0\r\n$5\r\ngroup\r\n$10\r\nsorted-set\r\n$10\r\n" +
 			"complexity\r\n$140\r\n" +

@@ -22,7 +22,6 @@ var ServerCommands = []*engine.Command{
 	{Name: "time", Arity: 1, Flags: engine.FlagLoading | engine.FlagStale | engine.FlagFast, Group: "server", Handler: cmdTime},
 	// FlagNoMulti makes the dispatcher run SHUTDOWN even inside MULTI, so the
 	// handler can refuse it there as Redis's no-multi flag does.
-	engine.CommandCommand,
 }
 
 func cmdDBSize(x *engine.Ctx) { x.W.Int(int64(x.DB.Len())) }
