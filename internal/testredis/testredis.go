@@ -1,8 +1,11 @@
 // Package testredis finds and starts the real redis-server that tests
 // compare limitkv with: the one place that knows where the binary is, what
 // LIMITKV_REQUIRE_REDIS means, and how a child server is started on a free
-// loopback port and stopped by its pid. Only tests (and test tools) import
-// it, as internal/testpki serves certificates.
+// loopback port and stopped by its pid. The same Start runs Redis in
+// Sentinel mode and limitkv's own binary when a test needs it as a child
+// process (Options), and FindTool finds redis-cli, redis-check-rdb and the
+// other tools. Only tests (and test tools such as bench) import it, as
+// internal/testpki serves certificates.
 package testredis
 
 import (
