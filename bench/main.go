@@ -29,6 +29,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 type config struct {
@@ -232,10 +234,13 @@ func bench(cfg *config, tmp, cpusOf string) error {
 			return err
 		}
 	}
-	for _, tool := range []string{"redis-server", "redis-benchmark"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			return fmt.Errorf("%s not found (apt-get install redis-server redis-tools)", tool)
-		}
+	// Found as the tests find them (internal/testredis): $LIMITKV_REDIS_SERVER,
+	// then PATH, then /usr/bin.
+	if redisServerBin, err = testredis.Find(); err != nil {
+		return err
+	}
+	if redisBenchmarkBin, err = testredis.FindTool("redis-benchmark"); err != nil {
+		return fmt.Errorf("%v (apt-get install redis-tools)", err)
 	}
 	bin := filepath.Join(tmp, "limitkv")
 	logf("building limitkv")
@@ -253,7 +258,7 @@ func bench(cfg *config, tmp, cpusOf string) error {
 			return fmt.Errorf("go build ./bench/floor: %v\n%s", err, out)
 		}
 	}
-	rv, _ := runChild(exec.Command("redis-server", "--version"))
+	rv, _ := runChild(exec.Command(redisServerBin, "--version"))
 	commit, _ := runChild(gitCmd(root, "describe", "--always", "--dirty"))
 	e := env{
 		Cores:   runtime.NumCPU(),

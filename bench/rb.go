@@ -28,7 +28,7 @@ func runRedisBenchmark(addr string, clients, pipeline, n, randRange int, args []
 		full = append(full, "-r", strconv.Itoa(randRange))
 	}
 	full = append(full, args...)
-	cmd := exec.Command("redis-benchmark", full...)
+	cmd := exec.Command(redisBenchmarkBin, full...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := startChild(cmd); err != nil {

@@ -143,8 +143,11 @@ type server struct {
 
 func (s *server) Pid() int { return s.cmd.Process.Pid }
 
+// The Redis binaries bench runs, set by bench before any server starts.
+var redisServerBin, redisBenchmarkBin = "redis-server", "redis-benchmark"
+
 // startServer starts a limitkv, redis-server or floor (bin: the built
-// binary; redis-server comes from PATH) on a free loopback port and waits
+// binary; redis-server is redisServerBin) on a free loopback port and waits
 // until it answers PING.
 func startServer(name, bin, dir string, pprof bool) (*server, error) {
 	port, err := freePort()
@@ -167,7 +170,7 @@ func startServer(name, bin, dir string, pprof bool) (*server, error) {
 			args = append(args, "--pprof", s.Pprof)
 		}
 	case "redis":
-		bin = "redis-server"
+		bin = redisServerBin
 		args = []string{"--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--save", "", "--appendonly", "no",
 			"--daemonize", "no", "--dir", dir, "--logfile", ""}
 	case "floor":

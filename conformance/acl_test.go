@@ -1,18 +1,16 @@
 package conformance
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/limitkv/limitkv"
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // ACL (Redis 7.0): every case runs on a pair of servers of the test's own,
@@ -60,7 +58,7 @@ func aclPairFile(t *testing.T, withFile, relative bool, extra ...string) (rds, l
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return p.addr, srv.Addr(), rdsFile, lkvFile
+	return p.Addr, srv.Addr(), rdsFile, lkvFile
 }
 
 // aclClean deletes the users the cases make and empties the log.
@@ -445,20 +443,20 @@ func TestACLFileAtStart(t *testing.T) {
 	if err := os.WriteFile(f, []byte("user u on +nosuch\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
+	p, err := testredis.Start(testredis.Options{Path: redisServerPath, Dir: dir, Args: []string{"--aclfile", f}})
+	if err == nil {
+		p.Stop()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, redisServerPath, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--dir", dir, "--aclfile", f).CombinedOutput()
 	const prefix = "Aborting Redis startup because of ACL errors: "
-	i := strings.Index(string(out), prefix)
-	if err == nil || i < 0 {
-		t.Fatalf("redis-server: %v\n%s", err, out)
+	var out string
+	if err != nil {
+		out = err.Error()
 	}
-	want := strings.TrimSpace(string(out[i:]))
+	i := strings.Index(out, prefix)
+	if err == nil || i < 0 {
+		t.Fatalf("redis-server: %v", err)
+	}
+	want := strings.TrimSpace(out[i:])
 	srv, err := limitkv.Start(limitkv.Options{Config: limitkv.Config{"aclfile": f}})
 	if err == nil {
 		srv.Close()

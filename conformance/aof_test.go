@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/aof"
+	"github.com/limitkv/limitkv/internal/testredis"
 	"github.com/limitkv/limitkv/ratelimit/seedscript"
 )
 
@@ -57,71 +58,36 @@ func limitkvBinary(t *testing.T) string {
 	return lkvBin
 }
 
-// lkvProc is a limitkv binary running as a child process.
-type lkvProc struct {
-	addr string
-	cmd  *exec.Cmd
-	log  *syncBuffer
-	done chan struct{}
-	err  error
-}
-
-// startLimitkvProc starts the binary on dir with args and waits for PING;
-// with wantFail it waits for the process to exit instead.
-func startLimitkvProc(t *testing.T, dir string, wantFail bool, args ...string) *lkvProc {
+// startLimitkvProc starts the binary on dir with args (DEBUG on) and waits
+// for PING; with wantFail it waits for the process to exit instead. It is
+// killed at the end of the test.
+func startLimitkvProc(t *testing.T, dir string, wantFail bool, args ...string) *testredis.Proc {
 	t.Helper()
-	bin := limitkvBinary(t)
-	port, err := freePort()
+	p, err := testredis.Start(testredis.Options{Path: limitkvBinary(t), Dir: dir, NoWait: wantFail,
+		Timeout: 20 * time.Second, Args: append([]string{"--enable-debug-command", "yes"}, args...)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &lkvProc{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), log: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--save", "", "--dir", dir,
-		"--enable-debug-command", "yes"}, args...)...)
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	setDeathSignal(p.cmd)
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(p.kill)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	t.Cleanup(p.Kill)
+	if wantFail {
 		select {
-		case <-p.done:
-			if !wantFail {
-				t.Fatalf("limitkv exited at start: %v; log:\n%s", p.err, p.log.String())
-			}
-			return p
-		default:
+		case <-p.Done():
+		case <-time.After(20 * time.Second):
+			t.Fatalf("limitkv did not exit; log:\n%s", p.Log())
 		}
-		if !wantFail && pingOK(p.addr) {
-			return p
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("limitkv did not start (or exit); log:\n%s", p.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
+	return p
 }
 
-func (p *lkvProc) kill() {
-	select {
-	case <-p.done:
-	default:
-		p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// term stops the process with SIGTERM, as an operator would.
-func (p *lkvProc) term(t *testing.T) {
+// term stops the process with SIGINT, as an operator would, and fails the
+// test if it does not stop by itself.
+func term(t *testing.T, p *testredis.Proc) {
 	t.Helper()
-	p.cmd.Process.Signal(os.Interrupt)
+	p.Cmd.Process.Signal(os.Interrupt)
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-time.After(10 * time.Second):
-		t.Fatalf("limitkv did not stop; log:\n%s", p.log.String())
+		t.Fatalf("%s did not stop; log:\n%s", filepath.Base(p.Cmd.Path), p.Log())
 	}
 }
 
@@ -313,11 +279,11 @@ func aofWorkload(t *testing.T, c, c2 *RawConn, target string, now int64, rl func
 
 // startAOFPair starts a redis-server and a limitkv binary, each on its own
 // directory with appendonly yes and appendfsync always.
-func startAOFPair(t *testing.T) (redis *RawConn, rp *redisProcess, rdir string, lkv *RawConn, lp *lkvProc, ldir string) {
+func startAOFPair(t *testing.T) (redis *RawConn, rp *testredis.Proc, rdir string, lkv *RawConn, lp *testredis.Proc, ldir string) {
 	rdir, ldir = t.TempDir(), t.TempDir()
 	redis, rp = startRedisOn(t, rdir, "--appendonly", "yes", "--appendfsync", "always", "--hz", "100")
 	lp = startLimitkvProc(t, ldir, false, "--appendonly", "yes", "--appendfsync", "always")
-	lkv = dialRaw(t, "limitkv", lp.addr)
+	lkv = dialRaw(t, "limitkv", lp.Addr)
 	return
 }
 
@@ -331,10 +297,10 @@ func TestAOFStreamMatchesRedis(t *testing.T) {
 	sha := sha1hex(seedscript.Source)
 	_, target := startRedisOn(t, t.TempDir()) // where MIGRATE sends keys
 	now := time.Now().UnixMilli()
-	aofWorkload(t, redis, dialRaw(t, "redis", rp.addr), target.addr, now, func(args ...string) []string {
+	aofWorkload(t, redis, dialRaw(t, "redis", rp.Addr), target.Addr, now, func(args ...string) []string {
 		return []string{redis.MustDo(t, append([]string{"EVALSHA", sha, "1", args[0]}, args[1:]...)...).Str}
 	})
-	aofWorkload(t, lkv, dialRaw(t, "limitkv", lp.addr), target.addr, now, func(args ...string) []string {
+	aofWorkload(t, lkv, dialRaw(t, "limitkv", lp.Addr), target.Addr, now, func(args ...string) []string {
 		return []string{lkv.MustDo(t, append([]string{"RL.CHECK"}, args...)...).Str}
 	})
 	rd, ld := redis.MustDo(t, "DEBUG", "DIGEST").Str, lkv.MustDo(t, "DEBUG", "DIGEST").Str
@@ -355,8 +321,8 @@ func TestAOFStreamMatchesRedis(t *testing.T) {
 	waitAOFRewrite(t, lkv)
 	lkv.MustDo(t, "SET", "after-rewrite", "1")
 	digest := lkv.MustDo(t, "DEBUG", "DIGEST").Str
-	lp.term(t)
-	rp.stop()
+	term(t, lp)
+	rp.Stop()
 	checkAOF(t, filepath.Join(ldir, "appendonlydir", "appendonly.aof.manifest"))
 	// A real redis-server started on limitkv's directory.
 	r2, _ := startRedisOn(t, ldir, "--appendonly", "yes")
@@ -365,7 +331,7 @@ func TestAOFStreamMatchesRedis(t *testing.T) {
 	}
 	// limitkv on Redis's directory.
 	l2 := startLimitkvProc(t, rdir, false, "--appendonly", "yes")
-	if got := dialRaw(t, "limitkv", l2.addr).MustDo(t, "DEBUG", "DIGEST").Str; got != rd {
+	if got := dialRaw(t, "limitkv", l2.Addr).MustDo(t, "DEBUG", "DIGEST").Str; got != rd {
 		t.Errorf("limitkv on Redis's AOF: digest %s, redis had %s", got, rd)
 	}
 }
@@ -390,12 +356,10 @@ func waitAOFRewrite(t *testing.T, c *RawConn) {
 
 func checkAOF(t *testing.T, manifest string) {
 	t.Helper()
-	bin := filepath.Join(filepath.Dir(redisServerPath), "redis-check-aof")
-	if _, err := os.Stat(bin); err != nil {
-		if bin, err = exec.LookPath("redis-check-aof"); err != nil {
-			t.Log("redis-check-aof not found; not checking the AOF with it")
-			return
-		}
+	bin, err := testredis.FindTool("redis-check-aof")
+	if err != nil {
+		t.Log("redis-check-aof not found; not checking the AOF with it")
+		return
 	}
 	out, err := exec.Command(bin, manifest).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "is valid") {
@@ -436,7 +400,7 @@ func testAOFCrash(t *testing.T, policy string, rounds int, window time.Duration,
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				conn, err := net.Dial("tcp", p.addr)
+				conn, err := net.Dial("tcp", p.Addr)
 				if err != nil {
 					return
 				}
@@ -459,14 +423,14 @@ func testAOFCrash(t *testing.T, policy string, rounds int, window time.Duration,
 			}()
 		}
 		time.Sleep(time.Duration(200+rand.Intn(600)) * time.Millisecond)
-		p.cmd.Process.Kill()
+		p.Cmd.Process.Kill()
 		killedAt := time.Now()
-		<-p.done
+		<-p.Done()
 		stop.Store(true)
 		wg.Wait()
 		mu.Lock()
 		if len(acked) == 0 {
-			t.Fatalf("round %d: no write acknowledged; log:\n%s", round, p.log.String())
+			t.Fatalf("round %d: no write acknowledged; log:\n%s", round, p.Log())
 		}
 		for _, a := range acked {
 			if window > 0 && killedAt.Sub(a.at) < window {
@@ -477,7 +441,7 @@ func testAOFCrash(t *testing.T, policy string, rounds int, window time.Duration,
 		mu.Unlock()
 		// The restart loads what the crash left (a torn tail is cut).
 		q := startLimitkvProc(t, dir, false, append([]string{"--appendonly", "yes", "--appendfsync", policy}, extra...)...)
-		c := dialRaw(t, "limitkv", q.addr)
+		c := dialRaw(t, "limitkv", q.Addr)
 		missing := 0
 		for _, a := range all {
 			if c.MustDo(t, "EXISTS", a.key).Int != 1 {
@@ -488,10 +452,10 @@ func testAOFCrash(t *testing.T, policy string, rounds int, window time.Duration,
 			}
 		}
 		if missing > 0 {
-			t.Fatalf("round %d: %d of %d acknowledged writes lost; log:\n%s", round, missing, len(all), q.log.String())
+			t.Fatalf("round %d: %d of %d acknowledged writes lost; log:\n%s", round, missing, len(all), q.Log())
 		}
 		t.Logf("round %d: %d writes acknowledged, all there after kill -9 and restart", round, len(acked))
-		q.term(t)
+		term(t, q)
 	}
 }
 
@@ -503,10 +467,10 @@ func TestAOFTornTail(t *testing.T) {
 	requireServers(t)
 	dir := t.TempDir()
 	p := startLimitkvProc(t, dir, false, "--appendonly", "yes")
-	c := dialRaw(t, "limitkv", p.addr)
+	c := dialRaw(t, "limitkv", p.Addr)
 	c.MustDo(t, "SET", "a", "1")
 	c.MustDo(t, "RPUSH", "l", "x", "y")
-	p.term(t)
+	term(t, p)
 	incr := filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof")
 	good, err := os.ReadFile(incr)
 	if err != nil {
@@ -515,8 +479,8 @@ func TestAOFTornTail(t *testing.T) {
 	torn := append(append([]byte(nil), good...), "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$5\r\nhel"...)
 	os.WriteFile(incr, torn, 0o644)
 	q := startLimitkvProc(t, dir, true, "--appendonly", "yes", "--aof-load-truncated", "no")
-	if !strings.Contains(q.log.String(), "Unexpected end of file reading the append only file appendonly.aof.1.incr.aof") {
-		t.Errorf("aof-load-truncated no did not refuse the torn file; log:\n%s", q.log.String())
+	if !strings.Contains(q.Log(), "Unexpected end of file reading the append only file appendonly.aof.1.incr.aof") {
+		t.Errorf("aof-load-truncated no did not refuse the torn file; log:\n%s", q.Log())
 	}
 	q = startLimitkvProc(t, dir, false, "--appendonly", "yes")
 	for _, want := range []string{"!!! Warning: short read while loading the AOF file appendonly.aof.1.incr.aof!!!",
@@ -525,19 +489,19 @@ func TestAOFTornTail(t *testing.T) {
 		// The process's output reaches the buffer through a pipe: the
 		// last lines may still be on their way when it answers.
 		deadline := time.Now().Add(5 * time.Second)
-		for !strings.Contains(q.log.String(), want) && time.Now().Before(deadline) {
+		for !strings.Contains(q.Log(), want) && time.Now().Before(deadline) {
 			time.Sleep(10 * time.Millisecond)
 		}
-		if log := q.log.String(); !strings.Contains(log, want) {
+		if log := q.Log(); !strings.Contains(log, want) {
 			t.Errorf("log lacks %q:\n%s", want, log)
 		}
 	}
-	c = dialRaw(t, "limitkv", q.addr)
+	c = dialRaw(t, "limitkv", q.Addr)
 	if got := c.MustDo(t, "LRANGE", "l", "0", "-1").Raw; !bytes.Equal(got, []byte("*2\r\n$1\r\nx\r\n$1\r\ny\r\n")) {
 		t.Errorf("after the torn tail, LRANGE l: %q", got)
 	}
 	c.MustDo(t, "SET", "c", "3")
-	q.term(t)
+	term(t, q)
 	if after, _ := os.ReadFile(incr); !bytes.HasPrefix(after, good) || bytes.Contains(after, []byte("hel")) {
 		t.Errorf("the torn tail was not cut:\n%q", after)
 	}
@@ -550,8 +514,8 @@ func TestAOFTornTail(t *testing.T) {
 	}
 	os.WriteFile(incr, bad, 0o644)
 	r := startLimitkvProc(t, dir, true, "--appendonly", "yes")
-	if !strings.Contains(r.log.String(), "Bad file format reading the append only file appendonly.aof.1.incr.aof") {
-		t.Errorf("a damaged middle did not refuse the start; log:\n%s", r.log.String())
+	if !strings.Contains(r.Log(), "Bad file format reading the append only file appendonly.aof.1.incr.aof") {
+		t.Errorf("a damaged middle did not refuse the start; log:\n%s", r.Log())
 	}
 }
 
@@ -561,7 +525,7 @@ func TestAOFConfigSetAppendonly(t *testing.T) {
 	requireServers(t)
 	dir := t.TempDir()
 	p := startLimitkvProc(t, dir, false)
-	c := dialRaw(t, "limitkv", p.addr)
+	c := dialRaw(t, "limitkv", p.Addr)
 	for i := 0; i < 100; i++ {
 		c.MustDo(t, "SET", "k"+strconv.Itoa(i), strconv.Itoa(i))
 	}
@@ -574,7 +538,7 @@ func TestAOFConfigSetAppendonly(t *testing.T) {
 	}
 	// BGREWRITEAOF while another client writes: the new base and the new
 	// incr file together hold every write, before, during and after.
-	pipe := dialRaw(t, "limitkv", p.addr)
+	pipe := dialRaw(t, "limitkv", p.Addr)
 	for i := 0; i < 20000; i += 500 {
 		args := []string{"MSET"}
 		for j := i; j < i+500; j++ {
@@ -582,7 +546,7 @@ func TestAOFConfigSetAppendonly(t *testing.T) {
 		}
 		pipe.MustDo(t, args...)
 	}
-	writer := dialRaw(t, "limitkv", p.addr)
+	writer := dialRaw(t, "limitkv", p.Addr)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -602,10 +566,10 @@ func TestAOFConfigSetAppendonly(t *testing.T) {
 		t.Errorf("after the rewrite appendonlydir holds %q; want a manifest, a base and an incr file", names)
 	}
 	digest := c.MustDo(t, "DEBUG", "DIGEST").Str
-	p.term(t)
+	term(t, p)
 	checkAOF(t, filepath.Join(dir, "appendonlydir", "appendonly.aof.manifest"))
 	q := startLimitkvProc(t, dir, false, "--appendonly", "yes")
-	if got := dialRaw(t, "limitkv", q.addr).MustDo(t, "DEBUG", "DIGEST").Str; got != digest {
+	if got := dialRaw(t, "limitkv", q.Addr).MustDo(t, "DEBUG", "DIGEST").Str; got != digest {
 		t.Errorf("restart on the AOF: digest %s, want %s", got, digest)
 	}
 }

@@ -31,7 +31,7 @@ func debugPair(t *testing.T, mode string, extra ...string) (rdsAddr, lkvAddr str
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return p.addr, srv.Addr()
+	return p.Addr, srv.Addr()
 }
 
 // runCasesOn is runCases against another pair of servers: the runner dials

@@ -17,6 +17,7 @@ import (
 
 	"github.com/limitkv/limitkv"
 	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // Hardening: limits, faults and hostile input. Where Redis's behaviour is
@@ -38,13 +39,13 @@ type privatePair struct {
 func startPrivatePair(t *testing.T, pass string) *privatePair {
 	t.Helper()
 	requireServers(t)
-	rp, err := startRedisProcess(redisServerPath)
+	rp, err := testredis.Start(testredis.Options{Path: redisServerPath})
 	if err != nil {
 		t.Fatalf("start a private redis-server: %v", err)
 	}
-	t.Cleanup(rp.stop)
+	t.Cleanup(rp.Stop)
 	if pass != "" {
-		c := dialRaw(t, "redis", rp.addr)
+		c := dialRaw(t, "redis", rp.Addr)
 		if r := c.MustDo(t, "CONFIG", "SET", "requirepass", pass); string(r.Raw) != "+OK\r\n" {
 			t.Fatalf("CONFIG SET requirepass on the private redis: %s", r)
 		}
@@ -55,7 +56,7 @@ func startPrivatePair(t *testing.T, pass string) *privatePair {
 		t.Fatalf("start a private limitkv: %v", err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	return &privatePair{redis: rp.addr, lkv: srv.Addr()}
+	return &privatePair{redis: rp.Addr, lkv: srv.Addr()}
 }
 
 // both runs fn on the redis and the limitkv address concurrently.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // migrateStep is one command of a MIGRATE scenario, sent to the source
@@ -140,7 +142,7 @@ func runMigrate(t *testing.T, s, d *RawConn, dstAddr, dead string) []string {
 func TestMigrate(t *testing.T) {
 	srcR, srcL := debugPair(t, "yes")
 	dstR, dstL := debugPair(t, "yes")
-	deadPort, err := freePort()
+	deadPort, err := testredis.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}

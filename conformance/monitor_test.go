@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // monLineRE is a MONITOR line: timestamp, database, client.
@@ -224,7 +226,7 @@ func sameMonitorListFields(names ...string) func(rds, lkv *Reply) error {
 // run it against both servers and compare what it prints.
 func TestMonitorRedisCLI(t *testing.T) {
 	requireServers(t)
-	cli, err := exec.LookPath("redis-cli")
+	cli, err := testredis.FindTool("redis-cli")
 	if err != nil {
 		t.Skip("redis-cli not installed")
 	}

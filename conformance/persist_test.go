@@ -3,7 +3,6 @@ package conformance
 import (
 	"encoding/binary"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/limitkv/limitkv"
 	"github.com/limitkv/limitkv/internal/rdb"
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // Snapshots (issue #14): DUMP and RESTORE against Redis, and RDB files
@@ -287,44 +287,22 @@ func TestDumpCrossRestore(t *testing.T) {
 }
 
 // startRedisOn starts a private redis-server with dir as its directory
-// (loading dbfilename there if present). It is stopped (not removed) at the
-// end of the test.
-func startRedisOn(t *testing.T, dir string, args ...string) (*RawConn, *redisProcess) {
+// (loading dbfilename there if present), DEBUG on so that DEBUG DIGEST
+// compares datasets (Redis 7.0 refuses it by default). It is stopped (dir
+// is kept) at the end of the test.
+func startRedisOn(t *testing.T, dir string, args ...string) (*RawConn, *testredis.Proc) {
 	t.Helper()
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &redisProcess{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), log: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(redisServerPath, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		// DEBUG on, so that DEBUG DIGEST compares datasets (Redis 7.0 refuses it by default).
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir, "--enable-debug-command", "yes"}, args...)...)
-	p.cmd.Dir = dir
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	setDeathSignal(p.cmd)
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(p.stop)
-	deadline := time.Now().Add(10 * time.Second)
-	for !pingOK(p.addr) {
-		if p.exited() || time.Now().After(deadline) {
-			t.Fatalf("redis-server did not start; log:\n%s", p.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return dialRaw(t, "redis", p.addr), p
+	p := testredis.StartWith(t, testredis.Options{Path: redisServerPath, Dir: dir,
+		Args: append([]string{"--enable-debug-command", "yes"}, args...)})
+	return dialRaw(t, "redis", p.Addr), p
 }
 
 func checkRDB(t *testing.T, path string) {
 	t.Helper()
-	bin := filepath.Join(filepath.Dir(redisServerPath), "redis-check-rdb")
-	if _, err := os.Stat(bin); err != nil {
-		if bin, err = exec.LookPath("redis-check-rdb"); err != nil {
-			t.Log("redis-check-rdb not found; not checking the file with it")
-			return
-		}
+	bin, err := testredis.FindTool("redis-check-rdb")
+	if err != nil {
+		t.Log("redis-check-rdb not found; not checking the file with it")
+		return
 	}
 	out, err := exec.Command(bin, path).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "RDB looks OK") {

@@ -3,15 +3,14 @@ package conformance
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/testredis"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -101,12 +100,9 @@ func goRedisPubSubRun(t *testing.T, c *redis.Client) []string {
 // the same lines for both servers.
 func TestPubSubRedisCLI(t *testing.T) {
 	requireServers(t)
-	cli, err := exec.LookPath("redis-cli")
+	cli, err := testredis.FindTool("redis-cli")
 	if err != nil {
-		cli = filepath.Join(filepath.Dir(redisServerPath), "redis-cli")
-		if _, err := os.Stat(cli); err != nil {
-			t.Skip("redis-cli not found")
-		}
+		t.Skip("redis-cli not found")
 	}
 	run := func(addr string, resp3 bool) string {
 		host, port := splitHostPort(t, addr)

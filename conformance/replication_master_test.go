@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv"
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // limitkv as a master: a Debian redis-server and a limitkv replicate it,
@@ -91,7 +92,7 @@ func TestLimitkvMaster(t *testing.T) {
 			lr, lrp := startRedisOn(t, t.TempDir())
 			lr.Name = "redis replica of limitkv"
 			ll, _ := startLimitkvOn(t, "limitkv replica of limitkv", nil)
-			mustOK(t, rr, "REPLICAOF", "127.0.0.1", portOf(rmp.addr))
+			mustOK(t, rr, "REPLICAOF", "127.0.0.1", portOf(rmp.Addr))
 			for _, r := range []*RawConn{lr, ll} {
 				mustOK(t, r, "REPLICAOF", "127.0.0.1", lport)
 			}
@@ -102,7 +103,7 @@ func TestLimitkvMaster(t *testing.T) {
 			// The payload's form: the EOF mark to a replica that can read
 			// it when diskless, its length otherwise.
 			form := map[string]string{"yes": "receiving streamed RDB from master with EOF", "no": "bytes from master"}[diskless]
-			if log := lrp.log.String(); !strings.Contains(log, form) {
+			if log := lrp.Log(); !strings.Contains(log, form) {
 				t.Errorf("the Redis replica's log does not say %q:\n%s", form, log)
 			}
 			sameDigest(t, "full sync (redis)", rm, rr)
@@ -306,7 +307,7 @@ func TestReplicaServeStaleData(t *testing.T) {
 	requireServers(t)
 	rds, _ := startRedisOn(t, t.TempDir())
 	lkv, _ := startLimitkvOn(t, "limitkv", nil)
-	port, err := freePort()
+	port, err := testredis.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -336,18 +337,18 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 	rm.Name = "redis master"
 	defer func() {
 		if t.Failed() {
-			t.Logf("redis master's log:\n%s", rmp.log.String())
+			t.Logf("redis master's log:\n%s", rmp.Log())
 		}
 	}()
 	lm, _ := startLimitkvOn(t, "limitkv master", nil)
 	type side struct {
 		m       *RawConn
-		replica *redisProcess
+		replica *testredis.Proc
 	}
 	var sides []side
 	for _, m := range []*RawConn{rm, lm} {
 		_, rp := startRedisOn(t, t.TempDir())
-		r := dialRaw(t, "replica", rp.addr)
+		r := dialRaw(t, "replica", rp.Addr)
 		mustOK(t, r, "REPLICAOF", "127.0.0.1", portOf(m.Addr))
 		mustOK(t, m, "SET", "k", "v")
 		waitSynced(t, m, r)
@@ -357,7 +358,7 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 	var got [2][]string
 	for i, s := range sides {
 		// The replica stops reading: the write after it lags.
-		if err := s.replica.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		if err := s.replica.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
 		mustOK(t, s.m, "SET", "k", "w")
@@ -383,7 +384,7 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 		record(other.ReadReply()) // the paused write ran once the pause ended
 		record(abort.Do("SHUTDOWN", "ABORT"))
 		record(abort.Do("GET", "k"))
-		s.replica.cmd.Process.Signal(syscall.SIGCONT)
+		s.replica.Cmd.Process.Signal(syscall.SIGCONT)
 	}
 	if strings.Join(got[1], " | ") != strings.Join(got[0], " | ") {
 		t.Errorf("limitkv: %q\n  redis: %q", got[1], got[0])
@@ -394,7 +395,7 @@ func TestShutdownWaitsForReplicas(t *testing.T) {
 	// SHUTDOWN was aborted sends its next command.)
 	for _, s := range sides {
 		s.m = dialRaw(t, s.m.Name, s.m.Addr)
-		r := dialRaw(t, "replica", s.replica.addr)
+		r := dialRaw(t, "replica", s.replica.Addr)
 		waitSynced(t, s.m, r)
 		mustOK(t, s.m, "SET", "last", "write")
 		if err := s.m.Send("SHUTDOWN", "NOSAVE"); err != nil {

@@ -655,7 +655,7 @@ func TestReplicationStream(t *testing.T) {
 	lr.Name = "redis replica of limitkv"
 	t.Cleanup(func() {
 		if t.Failed() {
-			t.Logf("the Redis replica of limitkv's log:\n%s", lrp.log.String())
+			t.Logf("the Redis replica of limitkv's log:\n%s", lrp.Log())
 			for _, args := range [][]string{{"INFO", "replication"}, {"CLIENT", "LIST"}} {
 				if r, err := dialRaw(t, "limitkv master", lm.Addr).Do(args...); err == nil {
 					t.Logf("limitkv master's %v:\n%s", args, r.Str)
@@ -953,7 +953,7 @@ func TestReplicationStreamEviction(t *testing.T) {
 	// The master runs as its own process: in this one its used_memory
 	// would count the fake replica's copy of the stream, and evict for it.
 	lp := startLimitkvProc(t, t.TempDir(), false, "--repl-diskless-sync-delay", "0")
-	lm, lport := dialRaw(t, "limitkv master", lp.addr), portOf(lp.addr)
+	lm, lport := dialRaw(t, "limitkv master", lp.Addr), portOf(lp.Addr)
 	rr, _ := startRedisOn(t, t.TempDir())
 	rr.Name = "redis replica of redis"
 	lr, _ := startRedisOn(t, t.TempDir())

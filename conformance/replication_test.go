@@ -80,7 +80,7 @@ func TestReplicaOfRedis(t *testing.T) {
 			} {
 				mustOK(t, master, cmd...)
 			}
-			port := strings.TrimPrefix(mp.addr, "127.0.0.1:")
+			port := strings.TrimPrefix(mp.Addr, "127.0.0.1:")
 			srv, err := limitkv.Start(limitkv.Options{Dir: t.TempDir(), Config: limitkv.Config{"enable-debug-command": "yes"}})
 			if err != nil {
 				t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // A script running past busy-reply-threshold (set low here) keeps running
@@ -96,13 +98,13 @@ func sameHelloShape(rds, lkv *Reply) error {
 // script, even one that has written; neither client gets a reply.
 func TestScriptingBusyShutdown(t *testing.T) {
 	requireServers(t)
-	p, err := startRedisProcess(redisServerPath)
+	p, err := testredis.Start(testredis.Options{Path: redisServerPath})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.stop()
+	defer p.Stop()
 	laddr, _ := startLimitkv(t)
-	for _, side := range []struct{ name, addr string }{{"redis", p.addr}, {"limitkv", laddr}} {
+	for _, side := range []struct{ name, addr string }{{"redis", p.Addr}, {"limitkv", laddr}} {
 		a := dialRaw(t, side.name, side.addr)
 		if r := a.MustDo(t, "CONFIG", "SET", "busy-reply-threshold", "200"); string(r.Raw) != "+OK\r\n" {
 			t.Fatalf("%s: CONFIG SET: %q", side.name, r.Raw)

@@ -2,9 +2,7 @@ package conformance
 
 import (
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv"
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // What Sentinel sends an instance it monitors, against real Redis: the
@@ -35,7 +34,7 @@ func TestSentinelInstanceCommands(t *testing.T) {
 	// so that CLIENT KILL TYPE normal counts the same.
 	lc := dialRaw(t, "limitkv", srv.Addr())
 	defer lc.Close()
-	closed, err := freePort() // nothing listens there: the replica link retries
+	closed, err := testredis.FreePort() // nothing listens there: the replica link retries
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +46,7 @@ func TestSentinelInstanceCommands(t *testing.T) {
 		}
 		return c
 	}
-	runCasesOn(t, rp.addr, srv.Addr(), []Case{
+	runCasesOn(t, rp.Addr, srv.Addr(), []Case{
 		{Name: "what Sentinel reads of a master", Cmds: []Cmd{
 			C("INFO", "server").Check("run_id", func(r, l *Reply) error {
 				// Sentinel takes exactly 40 characters after "run_id:".
@@ -109,7 +108,7 @@ func TestSentinelInstanceCommands(t *testing.T) {
 // from its file.
 func TestSentinelConfigRewrite(t *testing.T) {
 	requireServers(t)
-	closed, err := freePort()
+	closed, err := testredis.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,13 +117,13 @@ func TestSentinelConfigRewrite(t *testing.T) {
 	type server struct {
 		name, conf string
 		bin        string
-		p          *lkvProc
+		p          *testredis.Proc
 		c          *RawConn
 	}
 	start := func(s *server) {
 		t.Helper()
 		s.p = startConfProc(t, s.bin, s.conf)
-		s.c = dialRaw(t, s.name, s.p.addr)
+		s.c = dialRaw(t, s.name, s.p.Addr)
 	}
 	var servers []*server
 	for _, s := range []*server{{name: "redis", bin: redisServerPath}, {name: "limitkv", bin: limitkvBinary(t)}} {
@@ -169,7 +168,7 @@ func TestSentinelConfigRewrite(t *testing.T) {
 	}
 	// limitkv restarted from the rewritten file follows the master it names.
 	lkv := servers[1]
-	lkv.p.term(t)
+	term(t, lkv.p)
 	start(lkv)
 	if got := lkv.c.MustDo(t, "CONFIG", "GET", "replicaof"); len(got.Elems) != 2 || got.Elems[1].Str != "127.0.0.1 "+nowhere {
 		t.Errorf("CONFIG GET replicaof after the restart: %q", got.Raw)
@@ -189,36 +188,15 @@ func TestSentinelConfigRewrite(t *testing.T) {
 }
 
 // startConfProc starts bin (redis-server or limitkv) on a config file, the
-// file first as both want it, on a free port in the file's directory.
-func startConfProc(t *testing.T, bin, conf string) *lkvProc {
+// file first as both want it, on a free port in the file's directory. It
+// is killed at the end of the test.
+func startConfProc(t *testing.T, bin, conf string) *testredis.Proc {
 	t.Helper()
-	port, err := freePort()
+	p, err := testredis.Start(testredis.Options{Path: bin, Conf: conf, Dir: filepath.Dir(conf)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Dir(conf)
-	p := &lkvProc{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), log: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, conf, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--daemonize", "no")
-	p.cmd.Dir = dir
-	p.cmd.Stdout, p.cmd.Stderr = p.log, p.log
-	setDeathSignal(p.cmd)
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(p.kill)
-	deadline := time.Now().Add(10 * time.Second)
-	for !pingOK(p.addr) {
-		select {
-		case <-p.done:
-			t.Fatalf("%s exited at start: %v; log:\n%s", bin, p.err, p.log.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not start; log:\n%s", bin, p.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	t.Cleanup(p.Kill)
 	return p
 }
 
@@ -232,14 +210,14 @@ func TestSentinelLinkDownSince(t *testing.T) {
 	rr, _ := startRedisOn(t, t.TempDir())
 	rr.Name = "redis replica"
 	lkv, _ := startLimitkvOn(t, "limitkv", nil)
-	port := strings.TrimPrefix(mp.addr, "127.0.0.1:")
+	port := strings.TrimPrefix(mp.Addr, "127.0.0.1:")
 	for _, r := range []*RawConn{lkv, rr} {
 		mustOK(t, r, "REPLICAOF", "127.0.0.1", port)
 	}
 	for _, r := range []*RawConn{lkv, rr} {
 		waitSynced(t, master, r)
 	}
-	mp.stop()
+	mp.Stop()
 	deadline := time.Now().Add(10 * time.Second)
 	for _, r := range []*RawConn{lkv, rr} {
 		for replInfo(t, r, "replication", "master_link_status") != "down" {
@@ -270,7 +248,7 @@ func TestSentinelReplicaAnnounce(t *testing.T) {
 	rr, _ := startRedisOn(t, t.TempDir())
 	rr.Name = "redis replica"
 	lkv, lport := startLimitkvOn(t, "limitkv", nil)
-	port := strings.TrimPrefix(mp.addr, "127.0.0.1:")
+	port := strings.TrimPrefix(mp.Addr, "127.0.0.1:")
 	// Where each replica is listed, as "ip,port" (state, offset and lag
 	// left out).
 	listed := func() map[string]bool {

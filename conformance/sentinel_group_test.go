@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // A Sentinel-managed group for the failover tests: three real Sentinels
@@ -31,7 +33,7 @@ type groupNode struct {
 	name string
 	addr string
 	cmd  *exec.Cmd
-	done chan struct{}
+	done <-chan struct{}
 	log  func() string
 	conn *RawConn
 }
@@ -93,28 +95,24 @@ func (n *groupNode) role(t *testing.T) string {
 func startLimitkvNode(t *testing.T, name string, args ...string) *groupNode {
 	t.Helper()
 	p := startLimitkvProc(t, t.TempDir(), false, args...)
-	return &groupNode{name: name, addr: p.addr, cmd: p.cmd, done: p.done, log: p.log.String}
+	return &groupNode{name: name, addr: p.Addr, cmd: p.Cmd, done: p.Done(), log: p.Log}
 }
 
 // sentinelProc is one Sentinel, its log in a file (Sentinel's own logfile,
 // loglevel verbose) for the failure messages.
 type sentinelProc struct {
 	name, addr, logPath string
-	p                   *redisProcess
+	p                   *testredis.Proc
 	conn                *RawConn
 }
 
 func startSentinel(t *testing.T, name, masterAddr string) *sentinelProc {
 	t.Helper()
-	port, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
 	host, mport, _ := net.SplitHostPort(masterAddr)
-	s := &sentinelProc{name: name, addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), logPath: filepath.Join(dir, "sentinel.log")}
+	s := &sentinelProc{name: name, logPath: filepath.Join(dir, "sentinel.log")}
 	n := sentinelMasterName
-	conf := fmt.Sprintf("port %d\nbind 127.0.0.1\ndaemonize no\ndir %s\nlogfile %s\nloglevel verbose\n", port, dir, s.logPath) +
+	conf := fmt.Sprintf("logfile %s\nloglevel verbose\n", s.logPath) +
 		fmt.Sprintf("sentinel monitor %s %s %s 2\n", n, host, mport) +
 		fmt.Sprintf("sentinel down-after-milliseconds %s %d\n", n, sentinelDownAfter) +
 		fmt.Sprintf("sentinel failover-timeout %s %d\n", n, sentinelFailoverTO) +
@@ -123,23 +121,8 @@ func startSentinel(t *testing.T, name, masterAddr string) *sentinelProc {
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s.p = &redisProcess{addr: s.addr, log: &syncBuffer{}, done: make(chan struct{})}
-	s.p.cmd = exec.Command(redisServerPath, confPath, "--sentinel")
-	s.p.cmd.Dir = dir
-	s.p.cmd.Stdout, s.p.cmd.Stderr = s.p.log, s.p.log
-	setDeathSignal(s.p.cmd)
-	if err := s.p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { s.p.cmd.Wait(); close(s.p.done) }()
-	t.Cleanup(s.p.stop)
-	deadline := time.Now().Add(10 * time.Second)
-	for !pingOK(s.addr) {
-		if s.p.exited() || time.Now().After(deadline) {
-			t.Fatalf("sentinel did not start; output:\n%s", s.p.log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	s.p = testredis.StartWith(t, testredis.Options{Path: redisServerPath, Conf: confPath, Dir: dir, Args: []string{"--sentinel"}})
+	s.addr = s.p.Addr
 	s.conn = dialRaw(t, name, s.addr)
 	if r := s.conn.MustDo(t, "SENTINEL", "DEBUG", "info-period", "250", "publish-period", "250",
 		"ask-period", "250", "ping-period", "250"); r.Type == '-' {

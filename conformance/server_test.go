@@ -26,6 +26,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 func TestServerKeyspaceCommands(t *testing.T) {
@@ -93,13 +95,13 @@ func TestServerShutdownErrors(t *testing.T) {
 func TestServerShutdown(t *testing.T) {
 	requireServers(t)
 	for _, args := range [][]string{{"SHUTDOWN", "NOSAVE"}, {"SHUTDOWN", "NOW", "NOSAVE", "FORCE"}} {
-		p, err := startRedisProcess(redisServerPath)
+		p, err := testredis.Start(testredis.Options{Path: redisServerPath})
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer p.stop()
+		defer p.Stop()
 		laddr, _ := startLimitkv(t)
-		for _, side := range []struct{ name, addr string }{{"redis", p.addr}, {"limitkv", laddr}} {
+		for _, side := range []struct{ name, addr string }{{"redis", p.Addr}, {"limitkv", laddr}} {
 			c := dialRaw(t, side.name, side.addr)
 			if err := c.Send(args...); err != nil {
 				t.Fatal(err)
@@ -622,7 +624,7 @@ func checkKeyspace(rds, lkv *Reply) error {
 // TestServerRedisCli runs redis-cli against both servers.
 func TestServerRedisCli(t *testing.T) {
 	requireServers(t)
-	cli, err := exec.LookPath("redis-cli")
+	cli, err := testredis.FindTool("redis-cli")
 	if err != nil {
 		t.Skip("redis-cli not installed")
 	}

@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv"
+	"github.com/limitkv/limitkv/internal/testredis"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -160,11 +159,9 @@ func newClient(t testing.TB, addr string) *redis.Client {
 
 var realRedisState struct {
 	once sync.Once
-	addr string
+	p    *testredis.Proc
 	err  error // start failure
 	skip string
-	cmd  *exec.Cmd
-	dir  string
 }
 
 // realRedis returns the address of the package's redis-server, starting it
@@ -173,132 +170,31 @@ var realRedisState struct {
 func realRedis(t testing.TB) string {
 	t.Helper()
 	s := &realRedisState
-	s.once.Do(startRealRedis)
+	s.once.Do(func() {
+		path, err := testredis.Find()
+		if err != nil {
+			s.skip = err.Error()
+			return
+		}
+		s.p, s.err = testredis.Start(testredis.Options{Path: path})
+	})
 	if s.skip != "" {
-		if os.Getenv("LIMITKV_REQUIRE_REDIS") == "1" {
-			t.Fatalf("LIMITKV_REQUIRE_REDIS=1 but %s", s.skip)
+		if testredis.Required() {
+			t.Fatalf("%s=1 but %s", testredis.EnvRequire, s.skip)
 		}
 		t.Skip(s.skip + ": skipping this real-Redis case (LIMITKV_REQUIRE_REDIS=1 makes it a failure)")
 	}
 	if s.err != nil {
 		t.Fatalf("starting redis-server: %v", s.err)
 	}
-	return s.addr
+	return s.p.Addr
 }
 
-func findRedisServer() string {
-	if p := os.Getenv("LIMITKV_REDIS_SERVER"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return ""
-		}
-		return p
-	}
-	if p, err := exec.LookPath("redis-server"); err == nil {
-		return p
-	}
-	if _, err := os.Stat("/usr/bin/redis-server"); err == nil {
-		return "/usr/bin/redis-server"
-	}
-	return ""
-}
-
-func startRealRedis() {
-	s := &realRedisState
-	path := findRedisServer()
-	if path == "" {
-		s.skip = "redis-server not found (apt-get install redis-server, or set LIMITKV_REDIS_SERVER=/path/to/redis-server)"
-		return
-	}
-	for attempt := 0; attempt < 5; attempt++ {
-		var log string
-		s.addr, s.cmd, s.dir, log, s.err = tryStartRedis(path)
-		if s.err == nil || !strings.Contains(log, "in use") {
-			return
-		}
-	}
-}
-
-// tryStartRedis starts redis-server on a port that was free a moment ago
-// and waits for PING; on failure it returns the server's log, so the caller
-// can retry a port taken meanwhile.
-func tryStartRedis(path string) (addr string, cmd *exec.Cmd, dir, log string, err error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, "", "", err
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	dir, err = os.MkdirTemp("", "ratelimit-test-redis-")
-	if err != nil {
-		return "", nil, "", "", err
-	}
-	cmd = exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir)
-	var out strings.Builder
-	w := &syncWriter{w: &out}
-	cmd.Stdout, cmd.Stderr = w, w
-	setDeathSignal(cmd)
-	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
-		return "", nil, "", "", err
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		select {
-		case <-exited:
-			err = errors.New("redis-server exited at startup")
-		default:
-			c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-			perr := c.Ping(context.Background()).Err()
-			c.Close()
-			if perr == nil {
-				return addr, cmd, dir, "", nil
-			}
-			if time.Now().After(deadline) {
-				err = fmt.Errorf("redis-server did not answer PING within 10s: %v", perr)
-			}
-		}
-		if err != nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	cmd.Process.Kill()
-	<-exited
-	os.RemoveAll(dir)
-	w.mu.Lock()
-	log = out.String()
-	w.mu.Unlock()
-	return "", nil, "", log, fmt.Errorf("%v; log:\n%s", err, log)
-}
-
+// stopRealRedis stops the package's redis-server, if it was started.
 func stopRealRedis() {
-	s := &realRedisState
-	if s.cmd != nil {
-		s.cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { s.cmd.Process.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(3 * time.Second):
-			s.cmd.Process.Kill()
-		}
-		os.RemoveAll(s.dir)
+	if p := realRedisState.p; p != nil {
+		p.Stop()
 	}
-}
-
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // ---------------------------------------------------------------------------

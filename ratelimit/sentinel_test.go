@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/limitkv/limitkv"
+	"github.com/limitkv/limitkv/internal/testredis"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -20,13 +19,7 @@ import (
 // on against the promoted replica, with the windows the master had
 // (replicated), so a user's budget is not reset by the failover.
 func TestSentinelFailoverClient(t *testing.T) {
-	path := findRedisServer()
-	if path == "" {
-		if os.Getenv("LIMITKV_REQUIRE_REDIS") == "1" {
-			t.Fatal("LIMITKV_REQUIRE_REDIS=1 but redis-server (its sentinel mode) not found")
-		}
-		t.Skip("redis-server not found: no Sentinel to test with (LIMITKV_REQUIRE_REDIS=1 makes it a failure)")
-	}
+	path := testredis.Require(t) // its sentinel mode too
 	for _, tc := range []struct {
 		name    string
 		master  func(t *testing.T) string
@@ -149,10 +142,7 @@ func startLimitkv(t *testing.T) string {
 // end of the test.
 func startRedisProc(t *testing.T, path string) string {
 	t.Helper()
-	port := freeTCPPort(t)
-	dir := t.TempDir()
-	return startProc(t, exec.Command(path, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", dir), port)
+	return testredis.StartWith(t, testredis.Options{Path: path}).Addr
 }
 
 // startSentinel runs redis-server --sentinel watching master as
@@ -160,20 +150,20 @@ func startRedisProc(t *testing.T, path string) string {
 // shortened (SENTINEL DEBUG) so that the failover takes about a second.
 func startSentinel(t *testing.T, path, master string) string {
 	t.Helper()
-	port := freeTCPPort(t)
 	dir := t.TempDir()
 	host, mport, _ := net.SplitHostPort(master)
-	conf := fmt.Sprintf("port %d\nbind 127.0.0.1\ndaemonize no\ndir %s\nlogfile %s\n"+
+	logPath := filepath.Join(dir, "sentinel.log")
+	conf := fmt.Sprintf("logfile %s\n"+
 		"sentinel monitor mymaster %s %s 2\nsentinel down-after-milliseconds mymaster 1000\n"+
-		"sentinel failover-timeout mymaster 3000\n", port, dir, filepath.Join(dir, "sentinel.log"), host, mport)
+		"sentinel failover-timeout mymaster 3000\n", logPath, host, mport)
 	confPath := filepath.Join(dir, "sentinel.conf")
 	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	addr := startProc(t, exec.Command(path, confPath, "--sentinel"), port)
+	addr := testredis.StartWith(t, testredis.Options{Path: path, Conf: confPath, Dir: dir, Args: []string{"--sentinel"}}).Addr
 	t.Cleanup(func() {
 		if t.Failed() {
-			b, _ := os.ReadFile(filepath.Join(dir, "sentinel.log"))
+			b, _ := os.ReadFile(logPath)
 			t.Logf("sentinel %s log:\n%s", addr, b)
 		}
 	})
@@ -184,50 +174,6 @@ func startSentinel(t *testing.T, path, master string) string {
 		t.Fatal(err)
 	}
 	return addr
-}
-
-func startProc(t *testing.T, cmd *exec.Cmd, port int) string {
-	t.Helper()
-	setDeathSignal(cmd)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(3 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-		}
-	})
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	waitUntil(t, 10*time.Second, addr+" answering PING", func() string {
-		select {
-		case <-exited:
-			t.Fatalf("%v exited at start", cmd.Args)
-		default:
-		}
-		c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-		defer c.Close()
-		if err := c.Ping(context.Background()).Err(); err != nil {
-			return err.Error()
-		}
-		return ""
-	})
-	return addr
-}
-
-func freeTCPPort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // waitUntil polls check (every 50 ms) until it returns "", failing the

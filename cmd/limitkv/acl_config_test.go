@@ -1,25 +1,28 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/resp"
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // "user" lines of redis.conf, against redis-server: the same refusals of a
 // bad line (at parse or at start), the same users from good ones.
 func TestConfigUsers(t *testing.T) {
-	redisBin, err := exec.LookPath("redis-server")
+	redisBin, err := testredis.Find()
 	if err != nil {
 		t.Skip("no redis-server")
+	}
+	cli, err := testredis.FindTool("redis-cli")
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name, conf string
@@ -36,31 +39,20 @@ func TestConfigUsers(t *testing.T) {
 			acl := filepath.Join(dir, "users.acl")
 			os.WriteFile(acl, nil, 0o644)
 			conf := filepath.Join(dir, "r.conf")
-			port := freePort(t)
 			text := strings.ReplaceAll(tc.conf, "FILE", acl)
-			os.WriteFile(conf, []byte("port "+strconv.Itoa(port)+"\nbind 127.0.0.1\nsave \"\"\ndir "+dir+"\n"+text), 0o644)
+			os.WriteFile(conf, []byte("bind 127.0.0.1\nsave \"\"\ndir "+dir+"\n"+text), 0o644)
 
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			rcmd := exec.CommandContext(ctx, redisBin, conf)
-			var rout strings.Builder
-			rcmd.Stdout, rcmd.Stderr = &rout, &rout
-			if err := rcmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- rcmd.Wait() }()
-			var redisList string
-			select {
-			case <-exited:
-			case <-time.After(300 * time.Millisecond):
-				out, err := exec.Command("redis-cli", "-p", strconv.Itoa(port), "ACL", "LIST").Output()
+			// A refused start's error carries Redis's log.
+			var redisList, rout string
+			if p, err := testredis.Start(testredis.Options{Path: redisBin, Conf: conf, Dir: dir}); err != nil {
+				rout = err.Error()
+			} else {
+				out, err := exec.Command(cli, "-p", strconv.Itoa(p.Port), "ACL", "LIST").Output()
+				p.Stop()
 				if err != nil {
 					t.Fatal(err)
 				}
 				redisList = string(out)
-				rcmd.Process.Kill()
-				<-exited
 			}
 
 			l, _, err := load([]string{conf})
@@ -92,8 +84,8 @@ func TestConfigUsers(t *testing.T) {
 			if i := strings.LastIndex(msg, "\n"); i >= 0 {
 				msg = msg[i+1:]
 			}
-			if !strings.Contains(rout.String(), msg) {
-				t.Errorf("limitkv: %q\nredis:\n%s", msg, rout.String())
+			if !strings.Contains(rout, msg) {
+				t.Errorf("limitkv: %q\nredis:\n%s", msg, rout)
 			}
 		})
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv"
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 const loadingErr = "-LOADING Redis is loading the dataset in memory\r\n"
@@ -150,27 +150,22 @@ func TestRunServesLOADING(t *testing.T) {
 	syscall.Kill(os.Getpid(), syscall.SIGTERM)
 	waitExit(t, done)
 
-	redis, err := exec.LookPath("redis-server")
+	redis, err := testredis.Find()
 	if err != nil {
-		if os.Getenv("LIMITKV_REQUIRE_REDIS") != "" {
-			t.Fatal("redis-server not found")
+		if testredis.Required() {
+			t.Fatal(err)
 		}
 		t.Log("redis-server not installed: the comparison with Redis did not run")
 		return
 	}
-	// Redis on the same file: the same error, the same INFO fields.
-	rport := freePort(t)
-	cmd := exec.Command(redis, append([]string{"--port", strconv.Itoa(rport), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"}, slowLoad...)...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
+	// Redis on the same file: the same error, the same INFO fields. NoWait:
+	// the client must see it loading.
+	p, err := testredis.Start(testredis.Options{Path: redis, Dir: dir, Args: slowLoad, NoWait: true})
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	}()
-	rinfo, rduring, rafter := loadingClient(t, "127.0.0.1:"+strconv.Itoa(rport))
+	defer p.Kill()
+	rinfo, rduring, rafter := loadingClient(t, p.Addr)
 	if rduring != during || rafter != after {
 		t.Errorf("Redis answered %q while loading and %q after; limitkv %q and %q", rduring, rafter, during, after)
 	}

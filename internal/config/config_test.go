@@ -2,7 +2,6 @@ package config
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/acl"
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 func TestSplitArgs(t *testing.T) {
@@ -218,27 +218,29 @@ func TestLoadErrors(t *testing.T) {
 // TestErrorsLikeRedis runs the real redis-server with each bad start and
 // compares its report with limitkv's.
 func TestErrorsLikeRedis(t *testing.T) {
-	bin := os.Getenv("LIMITKV_REDIS_SERVER")
-	if bin == "" {
-		bin = "redis-server"
-	}
-	path, err := exec.LookPath(bin)
+	path, err := testredis.Find()
 	if err != nil {
 		t.Skipf("no redis-server (%v): the error texts are checked against the recorded ones only", err)
 	}
 	for _, tc := range badStarts {
-		cmd := exec.Command(path, append([]string{"--port", "0"}, tc.args...)...)
-		cmd.Dir = t.TempDir()
-		done := make(chan struct{})
-		timer := time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() })
-		out, err := cmd.CombinedOutput()
-		timer.Stop()
-		close(done)
-		if err == nil {
+		// Bare: --port P and the case's arguments, nothing else, so that
+		// the bad one is on the line Redis reports.
+		p, err := testredis.Start(testredis.Options{Path: path, Bare: true, Args: tc.args, NoWait: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-p.Done():
+		case <-time.After(5 * time.Second):
+		}
+		running := !p.Exited()
+		p.Stop()
+		if running || p.Err() == nil {
 			t.Errorf("%q: redis-server started", tc.args)
 			continue
 		}
-		// Our runs lack the leading --port 0: one line earlier.
+		out := p.Log()
+		// A leading --port on ours too, so the lines count the same.
 		_, lerr := load(t, "", append([]string{"--port", "0"}, tc.args...)...)
 		if lerr == nil {
 			t.Errorf("%q: limitkv accepts it", tc.args)

@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // TestRewriteLikeRedis makes the same changes to the same file on a real
@@ -20,11 +21,7 @@ import (
 // appends in its hash table's order). Redis also appends lines limitkv
 // does not write: its ACL user and latency-tracking-info-percentiles.
 func TestRewriteLikeRedis(t *testing.T) {
-	bin := os.Getenv("LIMITKV_REDIS_SERVER")
-	if bin == "" {
-		bin = "redis-server"
-	}
-	path, err := exec.LookPath(bin)
+	path, err := testredis.Find()
 	if err != nil {
 		t.Skipf("no redis-server: %v", err)
 	}
@@ -48,23 +45,13 @@ slave-announce-port 7000
 	rdir := t.TempDir()
 	rconf := filepath.Join(rdir, "r.conf")
 	os.WriteFile(rconf, []byte(file), 0o644)
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(path, rconf, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", rdir)
-	cmd.Dir = rdir
-	if err := cmd.Start(); err != nil {
+	// Bare: the command line limitkv's loader gets below, nothing more.
+	p := testredis.StartWith(t, testredis.Options{Path: path, Conf: rconf, Dir: rdir, Bare: true,
+		Args: []string{"--bind", "127.0.0.1", "--dir", rdir}})
+	port := p.Port
+	nc, err := net.Dial("tcp", p.Addr)
+	if err != nil {
 		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	var nc net.Conn
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if nc, err = net.Dial("tcp", ln.Addr().String()); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("redis-server did not start")
-		}
 	}
 	defer nc.Close()
 	br := bufio.NewReader(nc)

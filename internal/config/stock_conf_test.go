@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -105,20 +104,10 @@ func TestStockConfsLikeRedis(t *testing.T) {
 	for _, name := range stockConfs {
 		t.Run(name, func(t *testing.T) {
 			path, dir := stockConf(t, name)
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-			ln.Close()
-			args := append([]string{"--port", port}, stockArgs...)
-			cmd := exec.Command(bin, append([]string{path}, args...)...)
-			cmd.Dir = dir
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { cmd.Process.Kill(); cmd.Wait() }()
-			want := redisConfigAll(t, "127.0.0.1:"+port)
+			// Bare: the file's own settings, but the port.
+			p := testredis.StartWith(t, testredis.Options{Path: bin, Conf: path, Dir: dir, Bare: true, Args: stockArgs})
+			args := append([]string{"--port", strconv.Itoa(p.Port)}, stockArgs...)
+			want := redisConfigAll(t, p.Addr)
 			if len(want) < 190 {
 				t.Fatalf("CONFIG GET * on redis-server: %d settings", len(want))
 			}

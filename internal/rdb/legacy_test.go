@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // Test-only encoders for the formats Redis 7 still loads but no longer
@@ -260,7 +262,7 @@ func TestLegacyFormatsDecode(t *testing.T) {
 // TestOracleLegacyFormats has redis-server 7.0.15 load the legacy file and
 // compares what it serves with what we read.
 func TestOracleLegacyFormats(t *testing.T) {
-	checkRDB := redisBinary(t, "redis-check-rdb")
+	checkRDB := testredis.RequireTool(t, "redis-check-rdb")
 	for _, ver := range []int{4, 9} {
 		dir := t.TempDir()
 		data, want := legacyFile(ver, false, true)

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/limitkv/limitkv/internal/testredis"
 )
 
 // oracleDataset is the neutral dataset both directions use: every type in
@@ -426,7 +428,7 @@ func withRedisEncodings(t *testing.T, p *redisProc, es []Entry) []Entry {
 }
 
 func TestOracleWriteFiles(t *testing.T) {
-	checkRDB := redisBinary(t, "redis-check-rdb")
+	checkRDB := testredis.RequireTool(t, "redis-check-rdb")
 	dir := t.TempDir()
 	ref := startRedis(t, dir)
 	expireBase := time.Now().Add(time.Hour).UnixMilli()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/testpki"
+	"github.com/limitkv/limitkv/internal/testredis"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -177,7 +178,7 @@ func TestTLSMaxClients(t *testing.T) {
 
 // TestTLSRedisCli talks to the TLS port with Debian's redis-cli.
 func TestTLSRedisCli(t *testing.T) {
-	cli, err := exec.LookPath("redis-cli")
+	cli, err := testredis.FindTool("redis-cli")
 	if err != nil {
 		t.Skip("redis-cli not installed")
 	}

@@ -1,8 +1,11 @@
 // Package testredis finds and starts the real redis-server that tests
 // compare limitkv with: the one place that knows where the binary is, what
 // LIMITKV_REQUIRE_REDIS means, and how a child server is started on a free
-// loopback port and stopped by its pid. Only tests (and test tools) import
-// it, as internal/testpki serves certificates.
+// loopback port and stopped by its pid. The same Start runs Redis in
+// Sentinel mode and limitkv's own binary when a test needs it as a child
+// process (Options), and FindTool finds redis-cli, redis-check-rdb and the
+// other tools. Only tests (and test tools such as bench) import it, as
+// internal/testpki serves certificates.
 package testredis
 
 import (
@@ -79,6 +82,22 @@ func RequireTool(t testing.TB, name string) string {
 	return ""
 }
 
+// RequireVersion is Require for tests that need a given Redis release:
+// it also skips (or fails, under LIMITKV_REQUIRE_REDIS=1) when the
+// binary's Version does not start with prefix ("7.0.").
+func RequireVersion(t testing.TB, prefix string) string {
+	t.Helper()
+	p := Require(t)
+	if v := Version(p); !strings.HasPrefix(v, prefix) {
+		msg := fmt.Sprintf("%s is Redis %q, not %sx", p, v, prefix)
+		if Required() {
+			t.Fatalf("%s=1 but %s", EnvRequire, msg)
+		}
+		t.Skipf("%s: skipping this real-Redis test (%s=1 makes it a failure)", msg, EnvRequire)
+	}
+	return p
+}
+
 // Version returns "7.0.15" from `redis-server --version`, or "" if unknown.
 func Version(path string) string {
 	out, err := exec.Command(path, "--version").Output()
@@ -102,19 +121,39 @@ type Proc struct {
 
 	log     *logBuffer
 	done    chan struct{}
+	err     error // Cmd.Wait's, set before done is closed
 	once    sync.Once
 	ownsDir bool
 }
 
 // Options says how to start a server. The zero value starts one with no
 // persistence in a fresh temporary directory.
+//
+// The command line is [Conf] --port P --bind 127.0.0.1 --save "" --appendonly
+// no --daemonize no --dir DIR [Args...]: later options override earlier
+// ones, so Args override the defaults and both override the file's lines.
+// redis-sentinel is redis-server with a Conf (which Sentinel rewrites; no
+// port line is needed) and Args {"--sentinel"}.
 type Options struct {
-	Path string   // binary; Find's when empty
-	Dir  string   // working directory; a fresh one (removed at Stop) when empty
+	Path string // binary; Find's when empty
+	Dir  string // working directory; a fresh one (removed at Stop) when empty
+	// Conf is a configuration file, passed first as redis-server wants it.
+	Conf string
 	Args []string // appended to the defaults, so they override them
+	// Bare leaves out the defaults but --port: the file or Args say where
+	// to bind and write (for a test comparing the file's own settings).
+	// Dir is still the working directory.
+	Bare bool
 	// Exec, when set, is run instead of Path with the same arguments (a
 	// wrapper, or limitkv's own binary standing in for Redis).
 	Exec string
+	Env  []string // added to the test process's environment
+	// NoWait makes Start return once the process runs, without waiting for
+	// PING: for a server expected to fail at startup (wait on Done, read
+	// Log and Err), or one a test watches while it loads.
+	NoWait bool
+	// Timeout is how long Start waits for PING; 10 s when zero.
+	Timeout time.Duration
 }
 
 // TempPrefix names the working directories Start makes: PREFIX<pid>-<random>.
@@ -150,8 +189,18 @@ func Start(o Options) (*Proc, error) {
 // and stops it when the test ends. args are appended to the defaults.
 func StartT(t testing.TB, args ...string) *Proc {
 	t.Helper()
-	path := Require(t)
-	p, err := Start(Options{Path: path, Args: args})
+	return StartWith(t, Options{Args: args})
+}
+
+// StartWith is StartT with any Options: Require finds the binary when
+// o.Path and o.Exec are empty, and the process is stopped (Stop) when the
+// test ends.
+func StartWith(t testing.TB, o Options) *Proc {
+	t.Helper()
+	if o.Path == "" && o.Exec == "" {
+		o.Path = Require(t)
+	}
+	p, err := Start(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,8 +222,14 @@ func tryStart(o Options) (*Proc, error) {
 		}
 		p.ownsDir = true
 	}
-	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", "no", "--daemonize", "no", "--dir", p.Dir}, o.Args...)
+	args := []string{"--port", strconv.Itoa(port)}
+	if !o.Bare {
+		args = append(args, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no", "--dir", p.Dir)
+	}
+	args = append(args, o.Args...)
+	if o.Conf != "" {
+		args = append([]string{o.Conf}, args...)
+	}
 	bin := o.Path
 	if o.Exec != "" {
 		bin = o.Exec
@@ -182,24 +237,34 @@ func tryStart(o Options) (*Proc, error) {
 	p.Cmd = exec.Command(bin, args...)
 	p.Cmd.Dir = p.Dir
 	p.Cmd.Stdout, p.Cmd.Stderr = p.log, p.log
+	if len(o.Env) > 0 {
+		p.Cmd.Env = append(os.Environ(), o.Env...)
+	}
 	setDeathSignal(p.Cmd)
 	if err := p.Cmd.Start(); err != nil {
 		p.removeDir()
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	go func() { _ = p.Cmd.Wait(); close(p.done) }()
-	deadline := time.Now().Add(10 * time.Second)
+	go func() { p.err = p.Cmd.Wait(); close(p.done) }()
+	if o.NoWait {
+		return p, nil
+	}
+	wait := o.Timeout
+	if wait <= 0 {
+		wait = 10 * time.Second
+	}
+	deadline := time.Now().Add(wait)
 	for {
 		if p.Exited() {
 			p.Stop()
-			return nil, fmt.Errorf("%s on port %d exited at startup; log:\n%s", filepath.Base(bin), port, p.Log())
+			return nil, fmt.Errorf("%s on port %d exited at startup (%v); log:\n%s", filepath.Base(bin), port, p.err, p.Log())
 		}
 		if Ping(p.Addr) {
 			return p, nil
 		}
 		if time.Now().After(deadline) {
 			p.Stop()
-			return nil, fmt.Errorf("%s on port %d did not answer PING within 10s; log:\n%s", filepath.Base(bin), port, p.Log())
+			return nil, fmt.Errorf("%s on port %d did not answer PING within %v; log:\n%s", filepath.Base(bin), port, wait, p.Log())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -218,10 +283,20 @@ func (p *Proc) Exited() bool {
 // Done is closed when the process has ended.
 func (p *Proc) Done() <-chan struct{} { return p.done }
 
-// Log is the last 64 KB the process wrote.
+// Err is the error Cmd.Wait returned (an exit status), once Done is
+// closed; nil before.
+func (p *Proc) Err() error {
+	if !p.Exited() {
+		return nil
+	}
+	return p.err
+}
+
+// Log is the last 64 KB the process wrote to stdout and stderr.
 func (p *Proc) Log() string { return p.log.String() }
 
-// Stop ends the process (SIGTERM, then SIGKILL after 3 s) and removes the
+// Stop ends the process (SIGINT, which Redis handles as SIGTERM, then
+// SIGKILL after 3 s) and removes the
 // directory Start made. It is safe to call more than once.
 func (p *Proc) Stop() {
 	p.once.Do(func() {
