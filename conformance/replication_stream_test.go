@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv"
+	"github.com/limitkv/limitkv/ratelimit/scripts"
 )
 
 // The write stream a master sends its replicas, compared command by
@@ -277,15 +278,18 @@ func (m *streamMaster) sync(t *testing.T) []streamCmd {
 
 // rstep is one command of an invocation.
 type rstep struct {
-	args    []string
-	redis   []string        // what Redis gets instead (RL.CHECK's counterpart)
-	dyn     func() []string // args computed when sent
-	block   int             // on blocking connection 1 or 2, its reply read at the end
-	sleep   time.Duration   // pause before the step (lazy expiry)
-	poll    []string        // repeat until the reply is want (active expiry)
-	want    string
-	capture *string // Redis's reply (bulk string) kept for later steps
-	loose   bool    // the reply is not compared
+	args  []string
+	redis []string // what Redis gets instead (RL.CHECK's counterpart)
+	// What Redis gets instead, several commands (RL.ALL's counterpart: a
+	// MULTI of the twin scripts); the replies are not compared.
+	redisCmds [][]string
+	dyn       func() []string // args computed when sent
+	block     int             // on blocking connection 1 or 2, its reply read at the end
+	sleep     time.Duration   // pause before the step (lazy expiry)
+	poll      []string        // repeat until the reply is want (active expiry)
+	want      string
+	capture   *string // Redis's reply (bulk string) kept for later steps
+	loose     bool    // the reply is not compared
 }
 
 type rinv struct {
@@ -359,6 +363,113 @@ func streamInvocations(dumps map[string]*string) []rinv {
 	fnLib := "#!lua name=slib\nredis.register_function('sw', function(k, a) redis.call('set', k[1], a[1]) return redis.call('incr', k[2]) end)\n" +
 		"redis.register_function{function_name='sr', callback=function(k) return redis.call('get', k[1]) end, flags={'no-writes'}}"
 	seedNow := "1700000000000"
+	// The limiters' explicit now: seedNow plus d ms.
+	at := func(d int64) string { return strconv.FormatInt(1_700_000_000_000+d, 10) }
+	loose := func(s rstep) rstep { s.loose = true; return s }
+	// twin is a limiter command on limitkv and its Lua twin's EVAL on
+	// Redis (the key is the command's second argument).
+	twin := func(lkv []string, script string, argv ...string) rstep {
+		return rstep{args: lkv, redis: append([]string{"EVAL", script, "1", lkv[1]}, argv...)}
+	}
+	tokenStep := func(d, cost int64) rstep {
+		c := strconv.FormatInt(cost, 10)
+		return twin([]string{"RL.TOKEN", "rl:token", at(d), "3", "1", "1000000", "COST", c}, scripts.TokenBucket, at(d), "3", "1", "1000000", c, "check")
+	}
+	tokenPeek := func(key, capacity, refill, period string) rstep {
+		return twin([]string{"RL.TOKEN.PEEK", key, at(0), capacity, refill, period}, scripts.TokenBucket, at(0), capacity, refill, period, "1", "peek")
+	}
+	// RL.FIXED has no now: its window runs on each server's clock, so a
+	// reply that reads the key's PTTL back is not compared (the GETs after
+	// are).
+	fixedStep := func(key string, cost int64, pttl bool) rstep {
+		c := strconv.FormatInt(cost, 10)
+		s := twin([]string{"RL.FIXED", key, "1000000", "3", "COST", c}, scripts.FixedWindow, "1000000", "3", c, "check")
+		s.loose = pttl
+		return s
+	}
+	slidingStep := func(d, cost int64) rstep {
+		c := strconv.FormatInt(cost, 10)
+		return twin([]string{"RL.SLIDING", "rl:sliding", at(d), "1000000", "3", "COST", c}, scripts.SlidingWindow, at(d), "1000000", "3", c, "check")
+	}
+	slidingPeek := func(key, window, limit string) rstep {
+		return twin([]string{"RL.SLIDING.PEEK", key, at(0), window, limit}, scripts.SlidingWindow, at(0), window, limit, "1", "peek")
+	}
+	acquire := func(d int64, id string) rstep {
+		return twin([]string{"RL.ACQUIRE", "rl:lease", at(d), "2", "1000000", id}, scripts.Concurrency, at(d), "acquire", "2", "1000000", id)
+	}
+	release := func(d int64, id string) rstep {
+		return twin([]string{"RL.RELEASE", "rl:lease", at(d), "2", id}, scripts.Concurrency, at(d), "release", "2", "1", id)
+	}
+	reserve := func(d int64, est string) rstep {
+		return twin([]string{"RL.RESERVE", "rl:budget", at(d), "1000000", "100", est}, scripts.Budget, at(d), "reserve", "1000000", "100", est)
+	}
+	settle := func(d int64, est, actual, ws string) rstep {
+		return twin([]string{"RL.SETTLE", "rl:budget", at(d), "1000000", "100", est, actual, ws}, scripts.Budget, at(d), "settle", "1000000", "100", est, actual, ws)
+	}
+	// rlAll is RL.ALL at(0) over limits {key, spec, twin}; Redis gets a
+	// MULTI of each limit's twin, or when refused (one limit refuses and
+	// none is charged) the twins' peeks, the refusing limit's own check
+	// writing nothing either.
+	rlAll := func(refused bool, limits ...[]string) rstep {
+		args := []string{"RL.ALL", at(0)}
+		cmds := [][]string{{"MULTI"}}
+		for _, l := range limits {
+			args = append(args, l[0], l[1])
+			w := strings.Fields(l[1])
+			cost := "1"
+			if n := len(w); n > 2 && strings.EqualFold(w[n-2], "COST") {
+				cost, w = w[n-1], w[:n-2]
+			}
+			mode := "check"
+			if refused {
+				mode = "peek"
+			}
+			var c []string
+			switch l[2] {
+			case "gcra": // cell.lua has no peek: a refusing cost instead
+				if refused {
+					cost = "100"
+				}
+				c = []string{scripts.Cell, at(0) + "000000", w[1], w[2], w[3], cost}
+			case "token":
+				c = []string{scripts.TokenBucket, at(0), w[1], w[2], w[3], cost, mode}
+			case "sliding":
+				if cost != "1" {
+					mode = "check" // the refusing limit
+				}
+				c = []string{scripts.SlidingWindow, at(0), w[1], w[2], cost, mode}
+			case "fixed":
+				c = []string{scripts.FixedWindow, w[1], w[2], cost, mode}
+			case "lease":
+				op := "acquire"
+				if refused {
+					op = "peek"
+				}
+				c = []string{scripts.Concurrency, at(0), op, w[1], w[2], w[3]}
+			case "budget":
+				op := "reserve"
+				if refused {
+					op = "peek"
+				}
+				c = []string{scripts.Budget, at(0), op, w[1], w[2], w[3]}
+			}
+			cmds = append(cmds, append([]string{"EVAL", c[0], "1", l[0]}, c[1:]...))
+		}
+		return rstep{args: args, redisCmds: append(cmds, []string{"EXEC"})}
+	}
+	// CL.THROTTLE reads the server's clock (cell.lua's "*", TIME), so its
+	// key starts with a TAT a day ahead of both clocks: a decision then
+	// sets the TAT to the old one plus the increment, whatever the clock
+	// reads, and the two masters store the same value. Its replies count
+	// seconds from the clock (not compared); the GETs after are.
+	clTAT := time.Now().Add(24 * time.Hour).UnixNano()
+	cl := func(q string) rstep {
+		s := twin([]string{"CL.THROTTLE", "rl:cell", "30", "1", "3600", q}, scripts.Cell, "*", "30", "1", "3600", q)
+		s.loose = true
+		return s
+	}
+	clThrottle := []rstep{S("SET", "rl:cell", strconv.FormatInt(clTAT, 10)), cl("1"), S("GET", "rl:cell"), cl("7"), cl("40"), cl("6"), S("GET", "rl:cell"),
+		cl("0"), S("GET", "rl:cell")}
 	return []rinv{
 		// Strings.
 		inv("SET", S("SET", "s1", "v")),
@@ -578,6 +689,44 @@ func streamInvocations(dumps map[string]*string) []rinv {
 			S("EVALSHA", seedSHA, "1", "rl2", "1700000000100", "1000", "2", "m2"), S("EVALSHA", seedSHA, "1", "rl2", "1700000000200", "1000", "2", "m3"),
 			S("EVALSHA", seedSHA, "1", "rl2", "1700000005000", "1000", "2", "m4"), S("EVAL", seedScript, "1", "rl2", "1700000005000", "1000", "2", "m4")),
 
+		// The other limiters (limitkv's own commands) against their Lua
+		// twins (ratelimit/scripts) on Redis, allowed and refused, with
+		// costs; every now is explicit.
+		inv("CL.THROTTLE as cell.lua", clThrottle...),
+		// RL.GCRA's reply is the common six figures in ms, cell.lua's
+		// redis-cell's five in seconds: not compared; the GETs are.
+		inv("RL.GCRA as cell.lua",
+			loose(twin([]string{"RL.GCRA", "rl:gcra", at(0), "2", "1", "1000"}, scripts.Cell, at(0)+"000000", "2", "1", "1000", "1")), S("GET", "rl:gcra"),
+			loose(twin([]string{"RL.GCRA", "rl:gcra", at(0), "2", "1", "1000", "COST", "2"}, scripts.Cell, at(0)+"000000", "2", "1", "1000", "2")),
+			loose(twin([]string{"RL.GCRA", "rl:gcra", at(0), "2", "1", "1000"}, scripts.Cell, at(0)+"000000", "2", "1", "1000", "1")),
+			loose(twin([]string{"RL.GCRA", "rl:gcra", at(500000), "2", "1", "1000", "COST", "5"}, scripts.Cell, at(500000)+"000000", "2", "1", "1000", "5")),
+			S("GET", "rl:gcra"),
+			loose(twin([]string{"RL.GCRA", "rl:gcra", at(1000000), "2", "1", "1000", "COST", "0"}, scripts.Cell, at(1000000)+"000000", "2", "1", "1000", "0")),
+			loose(twin([]string{"RL.GCRA", "rl:gcra", at(4000000), "2", "1", "1000"}, scripts.Cell, at(4000000)+"000000", "2", "1", "1000", "1")),
+			S("GET", "rl:gcra")),
+		inv("RL.TOKEN as token_bucket.lua", tokenStep(0, 1), tokenStep(500000, 2), tokenStep(500000, 1), tokenStep(500000, 5), tokenStep(600000, 0),
+			tokenStep(2000000, 3), tokenStep(2000000, 1)),
+		inv("RL.FIXED as fixed_window.lua", fixedStep("rl:fixed", 1, false), fixedStep("rl:fixed", 2, true), fixedStep("rl:fixed", 1, true),
+			fixedStep("rl:fixed", 4, true), fixedStep("rl:fixed", 0, true), S("GET", "rl:fixed"),
+			// A counter someone SET without a TTL gets the window.
+			S("SET", "rl:fixed2", "1"), fixedStep("rl:fixed2", 2, false), S("GET", "rl:fixed2")),
+		inv("RL.SLIDING as sliding_window.lua", slidingStep(0, 1), slidingStep(1500000, 2), slidingStep(1500000, 1), slidingStep(1500000, 4),
+			slidingStep(1600000, 0), slidingStep(3700000, 1)),
+		inv("RL.ACQUIRE RL.RELEASE as concurrency.lua", acquire(0, "a"), acquire(100000, "b"), acquire(200000, "c"), acquire(200000, "a"),
+			release(300000, "b"), release(300000, "b"), acquire(1300000, "c"), release(1400000, "c"), release(5000000, "a")),
+		inv("RL.RESERVE RL.SETTLE as budget.lua", reserve(0, "30"), reserve(1000, "80"), reserve(1000, "200"),
+			settle(2000, "30", "10", at(0)), settle(2000, "10", "20", at(-1000000)), settle(2000, "10", "10", at(0)),
+			settle(1500000, "0", "50", at(1000000)), reserve(1600000, "50"), reserve(1600000, "1")),
+		// RL.ALL against a MULTI of the twins: all charged, or (one limit
+		// refusing) each only asked, so nothing is written.
+		inv("RL.ALL as a MULTI of the twins", rlAll(false,
+			[]string{"rl:all1", "TOKEN 5 1 1000000 COST 2", "token"}, []string{"rl:all2", "SLIDING 1000000 3", "sliding"}, []string{"rl:all3", "FIXED 1000000 3", "fixed"}),
+			rlAll(false, []string{"rl:all4", "GCRA 2 1 1000", "gcra"}, []string{"rl:all5", "LEASE 2 1000000 a", "lease"}, []string{"rl:all6", "BUDGET 1000000 100 30", "budget"}),
+			rlAll(true, []string{"rl:all1", "TOKEN 5 1 1000000 COST 2", "token"}, []string{"rl:all2", "SLIDING 1000000 3 COST 3", "sliding"}, []string{"rl:all3", "FIXED 1000000 3", "fixed"}),
+			rlAll(true, []string{"rl:all4", "GCRA 2 1 1000 COST 2", "gcra"}, []string{"rl:all5", "LEASE 1 1000000 b", "lease"}),
+			S("GET", "rl:all3"), S("GET", "rl:all4"), S("ZRANGE", "rl:all5", "0", "-1", "WITHSCORES"), S("HGETALL", "rl:all6"),
+			tokenPeek("rl:all1", "5", "1", "1000000"), slidingPeek("rl:all2", "1000000", "3")),
+
 		// Pub/Sub goes down the stream too (Redis without cluster).
 		inv("PUBLISH", S("PUBLISH", "ch", "msg"), S("SPUBLISH", "ch", "msg")),
 		inv("PUBLISH in MULTI and EVAL", S("MULTI"), S("SET", "pb1", "v"), S("PUBLISH", "ch", "m1"), S("EXEC"), S("MULTI"), S("PUBLISH", "ch", "m2"), S("GET", "pb1"), S("EXEC"),
@@ -758,6 +907,17 @@ func runInvocation(t *testing.T, m *streamMaster, redis bool, iv rinv) {
 		}
 		if redis && s.redis != nil {
 			args = s.redis
+		}
+		if s.redisCmds != nil {
+			if redis {
+				for _, c := range s.redisCmds {
+					m.c.MustDo(t, c...)
+				}
+			} else {
+				m.c.MustDo(t, args...)
+			}
+			got = append(got, "")
+			continue
 		}
 		if s.block != 0 {
 			if err := map[int]*RawConn{1: m.blk, 2: m.blk2}[s.block].Send(args...); err != nil {

@@ -132,17 +132,17 @@ func TestRLLimiters(t *testing.T) {
 		{[]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000", "COST", "2"}, ints(1, 2, 5, 3, 0, 2000),
 			"0: MULTI|0: HSET t tokens 3 ts {T}|0: PEXPIREAT t {T+2000}|0: EXEC"},
 		{[]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "2"}, ints(1, 4, 5, 1, 0, 3500),
-			"0: MULTI|0: HSET t tokens 1.5 ts {T+500}|0: PEXPIREAT t {T+3500}|0: EXEC"},
+			"0: MULTI|0: DEL t|0: HSET t tokens 1.5 ts {T+500}|0: PEXPIREAT t {T+3500}|0: EXEC"},
 		{[]string{"RL.TOKEN.PEEK", "t", "{T+500}", "5", "1", "1000", "COST", "2"}, ints(0, 4, 5, 1, 500, 3500), ""},
 		{[]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "6"}, ints(0, 4, 5, 1, -1, 3500), ""},
 		{[]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "0"}, ints(1, 4, 5, 1, 0, 3500), ""},
 		{[]string{"HGETALL", "t"}, array(bulk("tokens"), bulk("1.5"), bulk("ts"), bulk(itoaT(500))), ""},
 
 		// Fixed window: a counter whose TTL is the window.
-		{[]string{"RL.FIXED", "f", "1000", "3", "COST", "2"}, ints(1, 2, 3, 1, 0, 1000), "0: SET f 2 PXAT {T+1000}"},
+		{[]string{"RL.FIXED", "f", "1000", "3", "COST", "2"}, ints(1, 2, 3, 1, 0, 1000), "0: MULTI|0: INCRBY f 2|0: PEXPIREAT f {T+1000}|0: EXEC"},
 		{[]string{"RL.FIXED.PEEK", "f", "1000", "3", "INFO"}, info(1, 3, 3, 0, 0, 1000), ""},
 		{[]string{"RL.FIXED", "f", "1000", "3", "COST", "2"}, ints(0, 2, 3, 1, 1000, 1000), ""},
-		{[]string{"RL.FIXED", "f", "1000", "3"}, ints(1, 3, 3, 0, 0, 1000), "0: SET f 3 PXAT {T+1000}"},
+		{[]string{"RL.FIXED", "f", "1000", "3"}, ints(1, 3, 3, 0, 0, 1000), "0: INCRBY f 1"},
 		{[]string{"PERSIST", "f"}, integer(1), "0: PERSIST f"},
 		{[]string{"RL.FIXED", "f", "1000", "3"}, ints(0, 3, 3, 0, -1, -1), ""},
 
@@ -150,11 +150,11 @@ func TestRLLimiters(t *testing.T) {
 		// from the now given, on the server's clock (here T), as the Lua
 		// twin's PEXPIRE does.
 		{[]string{"RL.SLIDING", "s", "{T}", "1000", "2"}, ints(1, 1, 2, 1, 0, 2000),
-			"0: MULTI|0: HSET s cur 1 prev 0 start {T}|0: PEXPIREAT s {T+2000}|0: EXEC"},
+			"0: MULTI|0: HSET s start {T} cur 1 prev 0|0: PEXPIREAT s {T+2000}|0: EXEC"},
 		{[]string{"RL.SLIDING", "s", "{T+100}", "1000", "2"}, ints(1, 2, 2, 0, 0, 1900),
-			"0: MULTI|0: HSET s cur 2|0: PEXPIREAT s {T+1900}|0: EXEC"},
+			"0: MULTI|0: HSET s start {T} cur 2 prev 0|0: PEXPIREAT s {T+1900}|0: EXEC"},
 		{[]string{"RL.SLIDING", "s", "{T+1500}", "1000", "2"}, ints(1, 2, 2, 0, 0, 1500),
-			"0: MULTI|0: HSET s cur 1 prev 2 start {T+1000}|0: PEXPIREAT s {T+1500}|0: EXEC"},
+			"0: MULTI|0: HSET s start {T+1000} cur 1 prev 2|0: PEXPIREAT s {T+1500}|0: EXEC"},
 		// The previous window's 2 weigh 1.5 at T+1750: 2.5 rounds up to 3 > 2.
 		{[]string{"RL.SLIDING.PEEK", "s", "{T+1750}", "1000", "2"}, ints(0, 2, 2, 0, 250, 1250), ""},
 		{[]string{"DEL", "s"}, integer(1), "0: DEL s"},
@@ -173,23 +173,24 @@ func TestRLLeasesAndBudgets(t *testing.T) {
 		{[]string{"RL.ACQUIRE", "l", "{T}", "2", "3000", "a"}, ints(1, 2, 2, 0, 0, 3000),
 			"0: MULTI|0: ZADD l {T+3000} a|0: PEXPIREAT l {T+3000}|0: EXEC"},
 		{[]string{"RL.HOLDERS", "l", "{T}"}, array(bulk("b"), integer(itoaN(2000)), bulk("a"), integer(itoaN(3000))), ""},
-		{[]string{"RL.RELEASE", "l", "{T}", "2", "b"}, ints(1, 1, 2, 1, 0, 3000), "0: ZREM l b"},
+		{[]string{"RL.RELEASE", "l", "{T}", "2", "b"}, ints(1, 1, 2, 1, 0, 3000), "0: MULTI|0: ZREM l b|0: PEXPIREAT l {T+3000}|0: EXEC"},
 		{[]string{"RL.RELEASE", "l", "{T}", "2", "b"}, ints(0, 1, 2, 1, 0, 3000), ""},
 		{[]string{"RL.RELEASE", "l", "{T}", "2", "a", "INFO"}, array(bulk("allowed"), integer(1), bulk("count"), integer(0),
-			bulk("limit"), integer(2), bulk("remaining"), integer(2), bulk("retry_after_ms"), integer(0), bulk("reset_after_ms"), integer(0)), "0: DEL l"},
+			bulk("limit"), integer(2), bulk("remaining"), integer(2), bulk("retry_after_ms"), integer(0), bulk("reset_after_ms"), integer(0)), "0: ZREM l a"},
 		{[]string{"EXISTS", "l"}, integer(0), ""},
 		// An expired lease frees its slot, and goes at the next acquire.
 		{[]string{"RL.ACQUIRE", "m", "{T}", "1", "100", "a"}, ints(1, 1, 1, 0, 0, 100),
 			"0: MULTI|0: ZADD m {T+100} a|0: PEXPIREAT m {T+100}|0: EXEC"},
 		{[]string{"RL.ACQUIRE", "m", "{T+100}", "1", "100", "b"}, ints(1, 1, 1, 0, 0, 100),
-			"0: MULTI|0: ZREM m a|0: ZADD m {T+200} b|0: EXEC"},
+			"0: MULTI|0: ZREMRANGEBYSCORE m -inf {T+100}|0: ZADD m {T+200} b|0: PEXPIREAT m {T+100}|0: EXEC"},
 		{[]string{"RL.HOLDERS", "m", "{T+150}"}, array(bulk("b"), integer(itoaN(200))), ""},
 
 		// A budget of 100 per minute: reserve 30, settle at 10.
 		{[]string{"RL.RESERVE", "b", "{T}", "60000", "100", "30"}, ints(1, 30, 100, 70, 0, 40000, itoaN(-20000)),
 			"0: MULTI|0: HSET b start {T-20000} used 30|0: PEXPIREAT b {T+40000}|0: EXEC"},
 		{[]string{"RL.RESERVE.PEEK", "b", "{T}", "60000", "100", "80"}, ints(0, 30, 100, 70, 40000, 40000, itoaN(-20000)), ""},
-		{[]string{"RL.SETTLE", "b", "{T}", "60000", "100", "30", "10", "{T-20000}"}, ints(1, 10, 100, 90, 0, 40000, itoaN(-20000)), "0: HSET b used 10"},
+		{[]string{"RL.SETTLE", "b", "{T}", "60000", "100", "30", "10", "{T-20000}"}, ints(1, 10, 100, 90, 0, 40000, itoaN(-20000)),
+			"0: MULTI|0: HSET b start {T-20000} used 10|0: PEXPIREAT b {T+40000}|0: EXEC"},
 		// A settlement for a window that has ended changes nothing.
 		{[]string{"RL.SETTLE", "b", "{T+40000}", "60000", "100", "10", "50", "{T-20000}"}, ints(0, 0, 100, 100, 0, 0, itoaN(40000)), ""},
 		{[]string{"RL.RESERVE", "b", "{T}", "60000", "100", "101", "INFO"}, array(bulk("allowed"), integer(0), bulk("count"), integer(10),
@@ -206,7 +207,7 @@ func TestRLAll(t *testing.T) {
 		{[]string{"EXISTS", "u", "ip"}, integer(0), ""},
 		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "ip", "fixed 1000 2", "l", "LEASE 1 500 job1"},
 			array(integer(1), integer(-1), array(ints(1, 1, 5, 4, 0, 1000), ints(1, 1, 2, 1, 0, 1000), ints(1, 1, 1, 0, 0, 500))),
-			"0: MULTI|0: HSET u tokens 4 ts {T}|0: PEXPIREAT u {T+1000}|0: SET ip 1 PXAT {T+1000}|" +
+			"0: MULTI|0: HSET u tokens 4 ts {T}|0: PEXPIREAT u {T+1000}|0: INCRBY ip 1|0: PEXPIREAT ip {T+1000}|" +
 				"0: ZADD l {T+500} job1|0: PEXPIREAT l {T+500}|0: EXEC"},
 		// The lease is taken: nothing else is charged.
 		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "l", "LEASE 1 500 job2"},
@@ -214,7 +215,7 @@ func TestRLAll(t *testing.T) {
 		{[]string{"RL.ALL", "{T}", "g", "GCRA 0 1 60", "b", "BUDGET 1000 10 3", "s", "SLIDING 1000 5 COST 5"},
 			array(integer(1), integer(-1), array(ints(1, 1, 1, 0, 0, 60000), ints(1, 3, 10, 7, 0, 1000), ints(1, 5, 5, 0, 0, 2000))),
 			"0: MULTI|0: SET g {T+60000}000000 PXAT {T+60000}|0: HSET b start {T} used 3|0: PEXPIREAT b {T+1000}|" +
-				"0: HSET s cur 5 prev 0 start {T}|0: PEXPIREAT s {T+2000}|0: EXEC"},
+				"0: HSET s start {T} cur 5 prev 0|0: PEXPIREAT s {T+2000}|0: EXEC"},
 		// Errors name the limit and keep their code; nothing is charged.
 		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "FIXED 0 1"},
 			errReply("ERR limit 1: window must be a positive integer number of milliseconds"), ""},
@@ -268,16 +269,26 @@ func TestRLErrors(t *testing.T) {
 	})
 }
 
-// A hash with a field the limiter does not write loses it (HDEL); a value
-// of another kind is replaced (DEL first); a TTL removed by hand comes back.
+// The writes are the Lua twin's commands (token_bucket.lua replaces the
+// hash: DEL, HSET, PEXPIRE), or, where those would not leave the value the
+// limiter decided (a field the twin's HSET would keep), the plain
+// commands that do: HDEL of the stray field. A TTL removed by hand comes
+// back.
 func TestRLWritesPlainCommands(t *testing.T) {
 	runLimitSteps(t, []limitStep{
 		{[]string{"HSET", "t", "tokens", "5", "ts", "{T}", "note", "x"}, integer(3), "0: HSET t tokens 5 ts {T} note x"},
 		{[]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000"}, ints(1, 1, 5, 4, 0, 1000),
-			"0: MULTI|0: HDEL t note|0: HSET t tokens 4|0: PEXPIREAT t {T+1000}|0: EXEC"},
+			"0: MULTI|0: DEL t|0: HSET t tokens 4 ts {T}|0: PEXPIREAT t {T+1000}|0: EXEC"},
 		{[]string{"PERSIST", "t"}, integer(1), "0: PERSIST t"},
 		{[]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000"}, ints(1, 2, 5, 3, 0, 2000),
-			"0: MULTI|0: HSET t tokens 3|0: PEXPIREAT t {T+2000}|0: EXEC"},
+			"0: MULTI|0: DEL t|0: HSET t tokens 3 ts {T}|0: PEXPIREAT t {T+2000}|0: EXEC"},
+		{[]string{"HSET", "s", "start", "{T}", "cur", "0", "prev", "0", "note", "x"}, integer(4), "0: HSET s start {T} cur 0 prev 0 note x"},
+		{[]string{"RL.SLIDING", "s", "{T}", "1000", "2"}, ints(1, 1, 2, 1, 0, 2000),
+			"0: MULTI|0: HDEL s note|0: HSET s cur 1|0: PEXPIREAT s {T+2000}|0: EXEC"},
+		// A counter SET without a TTL gets the window, as the twin's
+		// PEXPIRE gives it.
+		{[]string{"SET", "f", "1"}, okReply, "0: SET f 1"},
+		{[]string{"RL.FIXED", "f", "1000", "3"}, ints(1, 2, 3, 1, 0, 1000), "0: MULTI|0: INCRBY f 1|0: PEXPIREAT f {T+1000}|0: EXEC"},
 		// A refused request writes nothing, not even a TTL.
 		{[]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000", "COST", "4"}, ints(0, 2, 5, 3, 1000, 2000), ""},
 		{[]string{"PTTL", "t"}, integer(2000), ""},

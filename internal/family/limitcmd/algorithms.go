@@ -37,7 +37,7 @@ func cmdCLThrottle(x *engine.Ctx) {
 		reply = r
 		return r.Result(), after, changed, err
 	}
-	if _, ok := decide(x, x.Args[1], false, check, x.Now); !ok {
+	if _, ok := decide(x, x.Args[1], false, styleGCRA, check, x.Now); !ok {
 		return
 	}
 	ints := reply.Ints()
@@ -94,7 +94,7 @@ func rlGCRA(x *engine.Ctx, peek bool) {
 	if !ok {
 		return
 	}
-	if r, ok := decide(x, x.Args[1], peek, check, now); ok {
+	if r, ok := decide(x, x.Args[1], peek, styleGCRA, check, now); ok {
 		replyResult(x, r, o.info)
 	}
 }
@@ -120,7 +120,7 @@ func rlToken(x *engine.Ctx, peek bool) {
 			return r, v, false, err
 		}
 	}
-	if r, ok := decide(x, a[1], peek, check, now); ok {
+	if r, ok := decide(x, a[1], peek, styleToken, check, now); ok {
 		replyResult(x, r, o.info)
 	}
 }
@@ -142,7 +142,7 @@ func rlFixed(x *engine.Ctx, peek bool) {
 			return r, v, false, err
 		}
 	}
-	if r, ok := decide(x, a[1], peek, check, x.Now); ok {
+	if r, ok := decide(x, a[1], peek, styleFixed, check, x.Now); ok {
 		replyResult(x, r, o.info)
 	}
 }
@@ -168,7 +168,7 @@ func rlSliding(x *engine.Ctx, peek bool) {
 			return r, v, false, err
 		}
 	}
-	if r, ok := decide(x, a[1], peek, check, now); ok {
+	if r, ok := decide(x, a[1], peek, styleSliding, check, now); ok {
 		replyResult(x, r, o.info)
 	}
 }

@@ -46,6 +46,7 @@ func cmdRLAll(x *engine.Ctx) {
 	}
 	n := (len(a) - 2) / 2
 	limits := make([]limiter.Limit, n)
+	styles := make([]style, n)
 	seen := make(map[string]bool, n)
 	for i := range n {
 		key := string(a[2+2*i])
@@ -54,7 +55,7 @@ func cmdRLAll(x *engine.Ctx) {
 			return
 		}
 		seen[key] = true
-		check, msg := parseSpec(string(a[3+2*i]))
+		check, st, msg := parseSpec(string(a[3+2*i]))
 		if msg == "" {
 			// Parameters are checked on an absent key, which reads nothing.
 			if _, _, _, err := check(limiter.Value{}, now); err != nil && err != limiter.ErrCellExpire {
@@ -65,7 +66,7 @@ func cmdRLAll(x *engine.Ctx) {
 			x.W.Error(limitErr(i, msg))
 			return
 		}
-		limits[i].Check = check
+		limits[i].Check, styles[i] = check, st
 	}
 	for i := range limits {
 		v, err := readValue(x, a[2+2*i], true)
@@ -88,7 +89,7 @@ func cmdRLAll(x *engine.Ctx) {
 	}
 	for i, w := range writes {
 		if w.Changed {
-			writeValue(x, a[2+2*i], limits[i].Value, w.Value)
+			writeTwin(x, a[2+2*i], limits[i].Value, w.Value, styles[i], m.Results[i], now)
 		}
 	}
 	allowed := int64(0)
@@ -114,11 +115,12 @@ func limitErr(i int, msg string) string {
 	return code + " limit " + strconv.Itoa(i) + ": " + rest
 }
 
-// parseSpec reads one limit's spec; msg is the error to answer.
-func parseSpec(spec string) (limiter.Check, string) {
+// parseSpec reads one limit's spec, and the twin its writes follow; msg
+// is the error to answer.
+func parseSpec(spec string) (limiter.Check, style, string) {
 	w := strings.Fields(spec)
 	if len(w) == 0 {
-		return nil, ErrRLAllSpec
+		return nil, styleDiff, ErrRLAllSpec
 	}
 	arg := func(i int, bad int64) int64 { return intArg([]byte(w[i]), bad) }
 	// cost reads an optional "COST n" after the first k words.
@@ -137,33 +139,33 @@ func parseSpec(spec string) (limiter.Check, string) {
 		if len(w) == 6 && strings.EqualFold(w[4], "cost") {
 			q = w[5]
 		} else if len(w) != 4 {
-			return nil, ErrRLAllSpec
+			return nil, styleDiff, ErrRLAllSpec
 		}
 		_, p, quantity, err := limiter.ParseThrottleArgs([]string{"", w[1], w[2], w[3], q})
 		if err != nil {
-			return nil, err.Error()
+			return nil, styleDiff, err.Error()
 		}
-		return p.Check(quantity), ""
+		return p.Check(quantity), styleGCRA, ""
 	case "TOKEN":
 		if c, ok := cost(4); ok && len(w) >= 4 {
-			return limiter.TokenBucket{Capacity: arg(1, 0), Refill: arg(2, 0), PeriodMs: arg(3, 0)}.Check(c), ""
+			return limiter.TokenBucket{Capacity: arg(1, 0), Refill: arg(2, 0), PeriodMs: arg(3, 0)}.Check(c), styleToken, ""
 		}
 	case "FIXED":
 		if c, ok := cost(3); ok && len(w) >= 3 {
-			return limiter.FixedWindow{WindowMs: arg(1, 0), Limit: arg(2, 0)}.Check(c), ""
+			return limiter.FixedWindow{WindowMs: arg(1, 0), Limit: arg(2, 0)}.Check(c), styleFixed, ""
 		}
 	case "SLIDING":
 		if c, ok := cost(3); ok && len(w) >= 3 {
-			return limiter.SlidingWindow{WindowMs: arg(1, 0), Limit: arg(2, 0)}.Check(c), ""
+			return limiter.SlidingWindow{WindowMs: arg(1, 0), Limit: arg(2, 0)}.Check(c), styleSliding, ""
 		}
 	case "LEASE":
 		if len(w) == 4 {
-			return limiter.Concurrency{Limit: arg(1, 0)}.Check(w[3], arg(2, 0)), ""
+			return limiter.Concurrency{Limit: arg(1, 0)}.Check(w[3], arg(2, 0)), styleAcquire, ""
 		}
 	case "BUDGET":
 		if len(w) == 4 {
-			return limiter.Budget{WindowMs: arg(1, 0), Limit: arg(2, 0)}.Check(arg(3, -1)), ""
+			return limiter.Budget{WindowMs: arg(1, 0), Limit: arg(2, 0)}.Check(arg(3, -1)), styleBudget, ""
 		}
 	}
-	return nil, ErrRLAllSpec
+	return nil, styleDiff, ErrRLAllSpec
 }

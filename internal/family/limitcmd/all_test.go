@@ -37,7 +37,7 @@ func TestParseSpec(t *testing.T) {
 		{"LEAKY 1 2", false, 0, 0, false},
 	}
 	for _, tc := range tests {
-		check, msg := parseSpec(tc.spec)
+		check, _, msg := parseSpec(tc.spec)
 		if (msg == "") != tc.ok {
 			t.Errorf("%q: error %q, want ok=%v", tc.spec, msg, tc.ok)
 			continue

@@ -106,11 +106,12 @@ func replyResult(x *engine.Ctx, r limiter.Result, info bool, extra ...field) {
 	}
 }
 
-// decide runs one limiter command: validate (the decision on an absent
+// decide runs one limiter command (its writes propagated as st's twin
+// calls them): validate (the decision on an absent
 // key, which reads nothing, reports any argument error), read the key,
 // decide, write what changed. peek reads the key as a read command and
 // writes nothing.
-func decide(x *engine.Ctx, key []byte, peek bool, check limiter.Check, now int64) (limiter.Result, bool) {
+func decide(x *engine.Ctx, key []byte, peek bool, st style, check limiter.Check, now int64) (limiter.Result, bool) {
 	if _, _, _, err := check(limiter.Value{}, now); err != nil && err != limiter.ErrCellExpire {
 		x.W.Error(err.Error())
 		return limiter.Result{}, false
@@ -126,7 +127,7 @@ func decide(x *engine.Ctx, key []byte, peek bool, check limiter.Check, now int64
 		return limiter.Result{}, false
 	}
 	if changed && !peek {
-		writeValue(x, key, before, after)
+		writeTwin(x, key, before, after, st, r, now)
 	}
 	if err != nil {
 		x.W.Error(err.Error())

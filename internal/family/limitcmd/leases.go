@@ -29,7 +29,7 @@ func cmdRLAcquire(x *engine.Ctx) {
 	if !ok {
 		return
 	}
-	if r, ok := decide(x, a[1], false, p.Check(id, lease), now); ok {
+	if r, ok := decide(x, a[1], false, styleAcquire, p.Check(id, lease), now); ok {
 		replyResult(x, r, o.info)
 	}
 }
@@ -46,7 +46,7 @@ func cmdRLRelease(x *engine.Ctx) {
 	if !ok {
 		return
 	}
-	if r, ok := decide(x, a[1], false, func(v limiter.Value, now int64) (limiter.Result, limiter.Value, bool, error) {
+	if r, ok := decide(x, a[1], false, styleRelease, func(v limiter.Value, now int64) (limiter.Result, limiter.Value, bool, error) {
 		return p.Release(v, now, id)
 	}, now); ok {
 		replyResult(x, r, o.info)
@@ -107,7 +107,7 @@ func rlReserve(x *engine.Ctx, peek bool) {
 		start = s
 		return r, after, changed, err
 	}
-	if r, ok := decide(x, a[1], peek, check, now); ok {
+	if r, ok := decide(x, a[1], peek, styleBudget, check, now); ok {
 		replyResult(x, r, o.info, field{"window_start", start})
 	}
 }
@@ -144,7 +144,7 @@ func cmdRLSettle(x *engine.Ctx) {
 		start = budgetStart(p, v, now)
 		return r, after, changed, err
 	}
-	if r, ok := decide(x, a[1], false, check, now); ok {
+	if r, ok := decide(x, a[1], false, styleBudget, check, now); ok {
 		replyResult(x, r, o.info, field{"window_start", start})
 	}
 }

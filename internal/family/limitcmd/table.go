@@ -3,7 +3,9 @@
 // the native twins of the limiter scripts internal/lua recognises. Every
 // command keeps its state in one ordinary Redis value (see limiter's
 // package doc for each algorithm's), which DEL resets, and propagates the
-// plain commands that make that value, never itself.
+// plain commands that make that value, never itself: those its Lua twin
+// (ratelimit/scripts) calls for the same decision, so the write stream is
+// the one Redis replicates for the twin (twin.go).
 package limitcmd
 
 import (

@@ -21,7 +21,9 @@ import (
 // written back as the plain commands (SET, HSET, ZADD, ZREM, PEXPIREAT,
 // PERSIST, DEL) that turn the old value into the new one, so an AOF or a
 // replica that is plain Redis ends up holding the same key. Nothing is
-// propagated, signalled or notified for a value that did not change.
+// propagated, signalled or notified for a value that did not change. The
+// commands go through writeTwin (twin.go), which propagates the Lua twin's
+// own commands instead wherever they leave the same value.
 
 // errWrongType answers a key whose type no limiter keeps its state in
 // (a list, a set...).
@@ -78,6 +80,15 @@ var (
 // would come out differently elsewhere). A value left with a TTL of 0
 // expires at once, as PEXPIRE 0 deletes.
 func writeValue(x *engine.Ctx, key []byte, before, after limiter.Value) {
+	applyValue(x, key, before, after, x.AlsoPropagate)
+}
+
+// propagator takes the commands a write propagates: x.AlsoPropagate, or
+// nothing when the caller propagates the twin's commands instead.
+type propagator func(args ...[]byte)
+
+// applyValue is writeValue with the propagation going to prop.
+func applyValue(x *engine.Ctx, key []byte, before, after limiter.Value, prop propagator) {
 	x.NoPropagate()
 	if after.Kind != limiter.Absent && after.TTL == 0 {
 		after = limiter.Value{}
@@ -86,7 +97,7 @@ func writeValue(x *engine.Ctx, key []byte, before, after limiter.Value) {
 		if before.Kind != limiter.Absent && x.DB.Delete(key, x.Now) {
 			x.Modified(key)
 			x.Notify(config.EvGeneric, "del", key)
-			x.AlsoPropagate(engine.ArgDel, key)
+			prop(engine.ArgDel, key)
 		}
 		return
 	}
@@ -104,9 +115,9 @@ func writeValue(x *engine.Ctx, key []byte, before, after limiter.Value) {
 		ent := x.DB.Set(key, []byte(after.Str), false)
 		if after.TTL > 0 {
 			x.DB.SetExpiry(ent, deadline)
-			x.AlsoPropagate(engine.ArgSet, key, []byte(after.Str), argPXATWord, engine.MsArg(deadline))
+			prop(engine.ArgSet, key, []byte(after.Str), argPXATWord, engine.MsArg(deadline))
 		} else {
-			x.AlsoPropagate(engine.ArgSet, key, []byte(after.Str))
+			prop(engine.ArgSet, key, []byte(after.Str))
 		}
 		x.Modified(key)
 		x.Notify(config.EvString, "set", key)
@@ -115,9 +126,9 @@ func writeValue(x *engine.Ctx, key []byte, before, after limiter.Value) {
 		}
 		return
 	case limiter.Hash:
-		changed, fresh = writeHash(x, key, before, after, fresh)
+		changed, fresh = writeHash(x, key, before, after, fresh, prop)
 	case limiter.ZSet:
-		changed, fresh = writeZSet(x, key, before, after, fresh)
+		changed, fresh = writeZSet(x, key, before, after, fresh, prop)
 	}
 	ent := x.DB.Get(key, x.Now)
 	if ent == nil { // an empty hash or sorted set is no key
@@ -126,12 +137,12 @@ func writeValue(x *engine.Ctx, key []byte, before, after limiter.Value) {
 	switch {
 	case after.TTL > 0 && (fresh || !sameTTL(before, after)):
 		x.DB.SetExpiry(ent, deadline)
-		x.AlsoPropagate(engine.ArgPexpireat, key, engine.MsArg(deadline))
+		prop(engine.ArgPexpireat, key, engine.MsArg(deadline))
 		x.Notify(config.EvGeneric, "expire", key)
 		changed = true
 	case after.TTL < 0 && !fresh && before.TTL >= 0:
 		x.DB.Persist(ent)
-		x.AlsoPropagate(engine.ArgPersist, key)
+		prop(engine.ArgPersist, key)
 		x.Notify(config.EvGeneric, "persist", key)
 		changed = true
 	}
@@ -146,16 +157,16 @@ func sameTTL(a, b limiter.Value) bool { return a.TTL == b.TTL || (a.TTL < 0 && b
 
 // dropOld deletes a key whose value cannot be edited into the new one,
 // propagating the DEL; fresh is then true.
-func dropOld(x *engine.Ctx, key []byte, before limiter.Value) {
+func dropOld(x *engine.Ctx, key []byte, before limiter.Value, prop propagator) {
 	if before.Kind != limiter.Absent && x.DB.Delete(key, x.Now) {
-		x.AlsoPropagate(engine.ArgDel, key)
+		prop(engine.ArgDel, key)
 		x.Notify(config.EvGeneric, "del", key)
 	}
 }
 
 // writeHash edits the hash field by field when the old one has no field
 // the new one lacks (HSET of what differs), else replaces it (DEL, HSET).
-func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh bool) (changed, isFresh bool) {
+func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh bool, prop propagator) (changed, isFresh bool) {
 	var stale []string
 	if !fresh {
 		for f := range before.Hash {
@@ -168,7 +179,7 @@ func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 		fresh = true // nothing is kept: replace rather than HDEL all
 	}
 	if fresh {
-		dropOld(x, key, before)
+		dropOld(x, key, before, prop)
 	}
 	ent := x.DB.Get(key, x.Now)
 	var h *hash.Hash
@@ -185,7 +196,7 @@ func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 			h.Delete([]byte(f))
 			args = append(args, []byte(f))
 		}
-		x.AlsoPropagate(args...)
+		prop(args...)
 		x.Notify(config.EvHash, "hdel", key)
 		changed = true
 	}
@@ -199,7 +210,7 @@ func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 		args = append(args, []byte(f), []byte(after.Hash[f]))
 	}
 	if len(args) > 2 {
-		x.AlsoPropagate(args...)
+		prop(args...)
 		x.Notify(config.EvHash, "hset", key)
 		changed = true
 	}
@@ -208,9 +219,9 @@ func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 
 // writeZSet edits the sorted set: ZREM of the members that went, ZADD of
 // the new or rescored ones.
-func writeZSet(x *engine.Ctx, key []byte, before, after limiter.Value, fresh bool) (changed, isFresh bool) {
+func writeZSet(x *engine.Ctx, key []byte, before, after limiter.Value, fresh bool, prop propagator) (changed, isFresh bool) {
 	if fresh {
-		dropOld(x, key, before)
+		dropOld(x, key, before, prop)
 	}
 	ent := x.DB.Get(key, x.Now)
 	var z *zset.Set
@@ -239,7 +250,7 @@ func writeZSet(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 		}
 	}
 	if len(rem) > 2 {
-		x.AlsoPropagate(rem...)
+		prop(rem...)
 		x.Notify(config.EvZSet, "zrem", key)
 		changed = true
 	}
@@ -253,7 +264,7 @@ func writeZSet(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 		add = append(add, scoreArg(m.Score), []byte(m.Member))
 	}
 	if len(add) > 2 {
-		x.AlsoPropagate(add...)
+		prop(add...)
 		x.Notify(config.EvZSet, "zadd", key)
 		changed = true
 	}
