@@ -99,6 +99,9 @@ func unsetMaster(e *engine.Engine) {
 	r := &e.Repl
 	r.Host, r.Port, r.State = "", 0, engine.ReplNone
 	r.DownSince = time.Time{}
+	// The time without replicas starts now, or a promoted replica would
+	// free its backlog before its old peers can reconnect and continue.
+	r.NoneSince = e.Clock.Now()
 	e.Cfg.Replicaof.Store(config.Ptr(""))
 	r.Replid2, r.SecondOffset = r.Replid, r.Offset+1
 	r.Replid = engine.NewReplID()

@@ -531,6 +531,12 @@ func ReplicationCron(e *engine.Engine) {
 	if len(r.Replicas) == 0 {
 		if ttl := e.Cfg.ReplBacklogTTL.Load(); ttl > 0 && !e.IsReplica() && r.Backlog != nil &&
 			now.Sub(r.NoneSince) > time.Duration(ttl)*time.Second {
+			// A new replication id, and no replid2: writes taken while
+			// there is no backlog must not let a former replica of ours,
+			// promoted meanwhile, continue from us later by replid2 with
+			// different data (replicationCron's comment in Redis).
+			r.Replid, r.Replid2, r.SecondOffset = engine.NewReplID(), "", -1
+			e.Debug.ReplID = r.Replid
 			freeBacklog(e)
 			e.Log.Info("Replication backlog freed after repl-backlog-ttl with no replica", "seconds", ttl)
 		}
