@@ -52,7 +52,9 @@ func (p *twinPair) sync(now int64) {
 	if p.expireAt == 0 {
 		return
 	}
-	if rem := p.expireAt - now; rem < 50 {
+	// A TTL that could run out on a server's own clock before the step
+	// (hundreds of ms pass on a loaded machine) is applied as DEL on both.
+	if rem := p.expireAt - now; rem < 1500 {
 		p.del()
 	} else {
 		p.rds.MustDo(p.t, "PEXPIRE", p.key, strconv.FormatInt(rem, 10))
