@@ -7,10 +7,9 @@ import (
 	"log/slog"
 
 	"github.com/limitkv/limitkv/internal/admin"
+	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/durability"
-
-	"github.com/limitkv/limitkv/internal/clock"
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/family/conncmd"
 	"github.com/limitkv/limitkv/internal/family/hashcmd"
@@ -25,10 +24,14 @@ import (
 )
 
 func init() {
-	engine.Install(admin.Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands, conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands,
-		keycmd.ExpireCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, zsetcmd.ZsetCommands,
-		limitcmd.Commands, stringcmd.HllCommands, hashcmd.HashCommands, listcmd.ListCommands,
-		setcmd.SetCommands, zsetcmd.GeoCommands, keycmd.SortCommands, streamcmd.StreamCommands)
+	engine.Install(
+		// components
+		admin.Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands,
+		// families
+		conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands, keycmd.ExpireCommands,
+		keycmd.SortCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, stringcmd.HllCommands,
+		hashcmd.HashCommands, listcmd.ListCommands, setcmd.SetCommands, zsetcmd.ZsetCommands,
+		zsetcmd.GeoCommands, streamcmd.StreamCommands, limitcmd.Commands)
 }
 
 // New returns an engine with empty databases and the whole command set.
