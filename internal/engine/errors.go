@@ -8,8 +8,10 @@ import (
 	"strings"
 )
 
-// Redis 7.0's error replies, word for word. Every handler answers from here so
-// the texts live in one place.
+// Redis 7.0's error replies, word for word: the ones the engine gives and
+// those several families share. A text only one family or component gives
+// lives beside its handlers (internal/stream's, the DEBUG and ACL ones in
+// internal/admin, ...).
 const (
 	ErrNoReplicas = "NOREPLICAS Not enough good replicas to write."
 
