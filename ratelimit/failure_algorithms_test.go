@@ -67,8 +67,8 @@ func TestFailurePolicyEveryAlgorithm(t *testing.T) {
 				policy  FailurePolicy
 				allowed bool
 			}{
-				{"$-1\r\n", nil, true},          // nil reply: the seed fails open
-				{"-ERR boom\r\n", nil, false},   // error: the seed fails closed
+				{"$-1\r\n", nil, true},        // nil reply: the seed fails open
+				{"-ERR boom\r\n", nil, false}, // error: the seed fails closed
 				{"-ERR boom\r\n", FailOpen, true},
 				{"$-1\r\n", FailClosed, false},
 			} {
@@ -85,7 +85,6 @@ func TestFailurePolicyEveryAlgorithm(t *testing.T) {
 		}
 	}
 }
-
 
 // TestMiddlewareHeadersPerAlgorithm: the fields of three requests against
 // a limit of 2 per minute, for each algorithm, natively; what r, t and

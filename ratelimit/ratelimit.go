@@ -1,5 +1,7 @@
-// Package ratelimit is a sliding-window rate limiter on a Redis-protocol
-// store: "at most Limit requests per Window for each (tenant, user)".
+// Package ratelimit is a rate limiter on a Redis-protocol store: "at most
+// Limit requests per Window for each (tenant, user)", counted by the
+// algorithm of your choice, plus concurrency leases, budgets and several
+// limits at once.
 //
 // It is the Go form of the limiter limitkv grew from (a Java service that
 // guards a costly AI endpoint with 5 requests per 60 s per user): each
@@ -17,6 +19,34 @@
 //	if err != nil { ... }         // the store failed and the policy says fail closed
 //	if !res.Allowed { ... }       // answer 429, retry after res.RetryAfter
 //
+// # Picking an algorithm
+//
+// Options.Algorithm chooses how a Limiter counts; every one runs natively
+// on limitkv (an RL.* command) and as its Lua twin from ratelimit/scripts
+// on Redis, Valkey or Dragonfly, with the same decisions and figures:
+//
+//	You want                                        Use
+//	an exact window, every request recorded         SlidingLog (default; RL.CHECK)
+//	a steady rate with bursts, O(1), exact          GCRA (Burst; redis-cell's key)
+//	a bucket that refills continuously, with costs  TokenBucket (Burst = capacity)
+//	the simplest counter, resetting in steps        FixedWindow (up to 2×Limit across a boundary)
+//	a close approximation of SlidingLog, O(1)       SlidingWindow
+//	at most N jobs in flight, freed if one dies     Concurrency (NewConcurrency, leases)
+//	costs known only afterwards (LLM tokens)        Budget (NewBudget: Reserve, then Settle)
+//	user and IP and tenant limits, all or none      AllowAll with Limiter.Charge, Concurrency.Charge
+//
+// Result's figures mean the same for all: Remaining is what could still
+// pass now (a window's unused requests, a bucket's whole tokens, GCRA's
+// free burst), RetryAfter what a refused request of the same cost waits
+// (Never if it cannot pass), Reset how long until the key is back to "no
+// history". Limit is Limiter.Limit(): the per-window limit, or the burst.
+//
+// AllowAll on other servers runs scripts.All: one script holding the
+// twins, which peeks every limit and charges them only if all passed, in
+// one atomic step as RL.ALL. A SlidingLog limiter cannot take part (RL.ALL
+// has no sliding log); a Budget neither (RL.ALL's reply lacks the window a
+// settlement needs).
+//
 // # Backends
 //
 // Against limitkv the check is one RL.CHECK ... INFO command: limitkv's clock
@@ -30,7 +60,12 @@
 // key (only the members' format differs), so support commands work the same
 // on both, and limiters of either backend on one limitkv share their windows.
 //
-// For the same history both backends give the same Result, except:
+// The other algorithms, leases and budgets use the same detection: their
+// RL command on limitkv, their twin (EVALSHA, EVAL on NOSCRIPT) elsewhere,
+// with the server's clock ("*": TIME in the twins) unless Options.Now is
+// set. Their twins answer every figure, so both backends give the same
+// Result. For the sliding log (the seed's script), both backends give the
+// same Result except:
 //   - The script backend computes RetryAfter and Reset of a refused request
 //     with a second round trip (ZRANGEBYSCORE and ZRANGE in one pipeline), after the
 //     script: a request recorded in between by another client can make them
