@@ -9,7 +9,7 @@ import (
 // The client library is imported by application services: it must not link
 // the server (gopher-lua, btree, the engine). Allowed are the standard
 // library, go-redis with whatever it imports, and this package with its
-// leaf seedscript.
+// leaves seedscript and scripts (the algorithms' Lua twins, embedded).
 func TestDependsOnlyOnGoRedis(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -24,6 +24,7 @@ func TestDependsOnlyOnGoRedis(t *testing.T) {
 	allowed := map[string]bool{
 		"github.com/limitkv/limitkv/ratelimit":            true,
 		"github.com/limitkv/limitkv/ratelimit/seedscript": true,
+		"github.com/limitkv/limitkv/ratelimit/scripts":    true,
 	}
 	for _, p := range list("github.com/redis/go-redis/v9") {
 		allowed[p] = true

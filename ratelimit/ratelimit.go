@@ -1,5 +1,7 @@
-// Package ratelimit is a sliding-window rate limiter on a Redis-protocol
-// store: "at most Limit requests per Window for each (tenant, user)".
+// Package ratelimit is a rate limiter on a Redis-protocol store: "at most
+// Limit requests per Window for each (tenant, user)", counted by the
+// algorithm of your choice, plus concurrency leases, budgets and several
+// limits at once.
 //
 // It is the Go form of the limiter limitkv grew from (a Java service that
 // guards a costly AI endpoint with 5 requests per 60 s per user): each
@@ -17,6 +19,34 @@
 //	if err != nil { ... }         // the store failed and the policy says fail closed
 //	if !res.Allowed { ... }       // answer 429, retry after res.RetryAfter
 //
+// # Picking an algorithm
+//
+// Options.Algorithm chooses how a Limiter counts; every one runs natively
+// on limitkv (an RL.* command) and as its Lua twin from ratelimit/scripts
+// on Redis, Valkey or Dragonfly, with the same decisions and figures:
+//
+//	You want                                        Use
+//	an exact window, every request recorded         SlidingLog (default; RL.CHECK)
+//	a steady rate with bursts, O(1), exact          GCRA (Burst; redis-cell's key)
+//	a bucket that refills continuously, with costs  TokenBucket (Burst = capacity)
+//	the simplest counter, resetting in steps        FixedWindow (up to 2×Limit across a boundary)
+//	a close approximation of SlidingLog, O(1)       SlidingWindow
+//	at most N jobs in flight, freed if one dies     Concurrency (NewConcurrency, leases)
+//	costs known only afterwards (LLM tokens)        Budget (NewBudget: Reserve, then Settle)
+//	user and IP and tenant limits, all or none      AllowAll with Limiter.Charge, Concurrency.Charge
+//
+// Result's figures mean the same for all: Remaining is what could still
+// pass now (a window's unused requests, a bucket's whole tokens, GCRA's
+// free burst), RetryAfter what a refused request of the same cost waits
+// (Never if it cannot pass), Reset how long until the key is back to "no
+// history". Limit is Limiter.Limit(): the per-window limit, or the burst.
+//
+// AllowAll on other servers runs scripts.All: one script holding the
+// twins, which peeks every limit and charges them only if all passed, in
+// one atomic step as RL.ALL. A SlidingLog limiter cannot take part (RL.ALL
+// has no sliding log); a Budget neither (RL.ALL's reply lacks the window a
+// settlement needs).
+//
 // # Backends
 //
 // Against limitkv the check is one RL.CHECK ... INFO command: limitkv's clock
@@ -30,7 +60,12 @@
 // key (only the members' format differs), so support commands work the same
 // on both, and limiters of either backend on one limitkv share their windows.
 //
-// For the same history both backends give the same Result, except:
+// The other algorithms, leases and budgets use the same detection: their
+// RL command on limitkv, their twin (EVALSHA, EVAL on NOSCRIPT) elsewhere,
+// with the server's clock ("*": TIME in the twins) unless Options.Now is
+// set. Their twins answer every figure, so both backends give the same
+// Result. For the sliding log (the seed's script), both backends give the
+// same Result except:
 //   - The script backend computes RetryAfter and Reset of a refused request
 //     with a second round trip (ZRANGEBYSCORE and ZRANGE in one pipeline), after the
 //     script: a request recorded in between by another client can make them
@@ -164,11 +199,19 @@ type Options struct {
 	// Name identifies the limit (e.g. the endpoint); it is part of the
 	// default key and of the RateLimit-Policy header. Default "default".
 	Name string
-	// Limit is the number of requests allowed in any Window; at least 1.
+	// Limit is the number of requests allowed per Window; at least 1.
 	Limit int
-	// Window is the length of the sliding window, in whole milliseconds
-	// (at least 1 ms; finer parts are dropped).
+	// Window is the length of the window, in whole milliseconds (at least
+	// 1 ms; finer parts are dropped). For GCRA and TokenBucket, Limit per
+	// Window is the rate at which capacity comes back; GCRA needs whole
+	// seconds (redis-cell's period).
 	Window time.Duration
+	// Algorithm is how requests are counted; default SlidingLog, the
+	// seed's. See "Picking an algorithm" in the package doc.
+	Algorithm Algorithm
+	// Burst is the most requests GCRA and TokenBucket admit at once (the
+	// bucket's capacity); default Limit. The window algorithms ignore it.
+	Burst int
 	// Key returns the store key of (tenant, user). Default: DefaultKey(Name).
 	Key func(tenant, user string) string
 	// Backend forces a backend; default BackendAuto.
@@ -199,14 +242,17 @@ type Result struct {
 	// Count is the number of requests in the window after this call (the
 	// recorded ones, including this one if it was allowed).
 	Count int
-	// Limit is the limit checked against.
+	// Limit is the limit checked against (Limiter.Limit).
 	Limit int
-	// Remaining is Limit-Count, never below 0.
+	// Remaining is what a request could still take now: Limit-Count,
+	// never below 0 (a token bucket's whole tokens, GCRA's free burst).
 	Remaining int
 	// RetryAfter is 0 if allowed; otherwise how long until the same call
 	// could succeed, or Never.
 	RetryAfter time.Duration
-	// Reset is how long until the window is empty (0 if it is).
+	// Reset is how long until the key is back to "no history": the window
+	// empty, the bucket full, the burst whole, every lease ended (0 if it
+	// is).
 	Reset time.Duration
 	// StoreErr is the store failure the FailurePolicy let through (the
 	// request was allowed without a check); nil normally. When it is set,
@@ -214,26 +260,60 @@ type Result struct {
 	StoreErr error
 }
 
-// Limiter checks requests against one limit. It is safe for concurrent use.
-type Limiter struct {
+// store is what every limiter of the package shares: the client, the
+// clock, the failure policy and the backend, detected once.
+type store struct {
 	rdb       redis.UniversalClient
-	name      string
-	limit     int
-	windowMs  int64
-	key       func(tenant, user string) string
 	now       func() time.Time
-	serverNow bool // the limitkv backend sends '*' as now
+	serverNow bool // Options.Now unset: the server's clock decides ('*' as now)
 	onFailure FailurePolicy
 
 	backend  atomic.Int32 // a Backend; BackendAuto until detected
 	detectMu sync.Mutex
 }
 
-// New returns a Limiter that keeps its windows in rdb.
-func New(rdb redis.UniversalClient, o Options) (*Limiter, error) {
+func newStore(rdb redis.UniversalClient, b Backend, now func() time.Time, onFailure FailurePolicy) (*store, error) {
 	if rdb == nil {
 		return nil, errors.New("ratelimit: nil client")
 	}
+	switch b {
+	case BackendAuto, BackendLimitkv, BackendScript:
+	default:
+		return nil, fmt.Errorf("ratelimit: unknown %v", b)
+	}
+	st := &store{rdb: rdb, now: now, serverNow: now == nil, onFailure: onFailure}
+	if st.now == nil {
+		st.now = time.Now
+	}
+	if st.onFailure == nil {
+		st.onFailure = FailOpenOnNoAnswer
+	}
+	st.backend.Store(int32(b))
+	return st, nil
+}
+
+// nowArg is the now_ms argument of the commands and twins that take one:
+// "*" for the server's clock unless Options.Now is set.
+func (st *store) nowArg() any {
+	if st.serverNow {
+		return "*"
+	}
+	return st.now().UnixMilli()
+}
+
+// Limiter checks requests against one limit. It is safe for concurrent use.
+type Limiter struct {
+	*store
+	name     string
+	alg      Algorithm
+	limit    int
+	burst    int
+	windowMs int64
+	key      func(tenant, user string) string
+}
+
+// New returns a Limiter that keeps its windows in rdb.
+func New(rdb redis.UniversalClient, o Options) (*Limiter, error) {
 	if o.Limit < 1 {
 		return nil, fmt.Errorf("ratelimit: Limit must be at least 1, got %d", o.Limit)
 	}
@@ -241,20 +321,24 @@ func New(rdb redis.UniversalClient, o Options) (*Limiter, error) {
 	if windowMs < 1 {
 		return nil, fmt.Errorf("ratelimit: Window must be at least 1ms, got %v", o.Window)
 	}
-	switch o.Backend {
-	case BackendAuto, BackendLimitkv, BackendScript:
-	default:
-		return nil, fmt.Errorf("ratelimit: unknown %v", o.Backend)
+	st, err := newStore(rdb, o.Backend, o.Now, o.OnFailure)
+	if err != nil {
+		return nil, err
 	}
 	l := &Limiter{
-		rdb:       rdb,
-		name:      o.Name,
-		limit:     o.Limit,
-		windowMs:  windowMs,
-		key:       o.Key,
-		now:       o.Now,
-		serverNow: o.Now == nil,
-		onFailure: o.OnFailure,
+		store:    st,
+		name:     o.Name,
+		alg:      o.Algorithm,
+		limit:    o.Limit,
+		burst:    o.Burst,
+		windowMs: windowMs,
+		key:      o.Key,
+	}
+	if l.burst == 0 {
+		l.burst = l.limit
+	}
+	if err := l.validate(); err != nil {
+		return nil, err
 	}
 	if l.name == "" {
 		l.name = "default"
@@ -262,21 +346,27 @@ func New(rdb redis.UniversalClient, o Options) (*Limiter, error) {
 	if l.key == nil {
 		l.key = DefaultKey(l.name)
 	}
-	if l.now == nil {
-		l.now = time.Now
-	}
-	if l.onFailure == nil {
-		l.onFailure = FailOpenOnNoAnswer
-	}
-	l.backend.Store(int32(o.Backend))
 	return l, nil
 }
 
 // Name returns the limit's name.
 func (l *Limiter) Name() string { return l.name }
 
-// Limit returns the number of requests allowed per window.
-func (l *Limiter) Limit() int { return l.limit }
+// Limit returns the most requests a check can ever see pass at once: the
+// limit per window of the window algorithms, the burst (bucket capacity)
+// of GCRA and the token bucket. Result.Limit is the same figure.
+func (l *Limiter) Limit() int {
+	if l.alg == GCRA || l.alg == TokenBucket {
+		return l.burst
+	}
+	return l.limit
+}
+
+// Rate returns Options.Limit: requests per Window.
+func (l *Limiter) Rate() int { return l.limit }
+
+// Algorithm returns the limiter's algorithm.
+func (l *Limiter) Algorithm() Algorithm { return l.alg }
 
 // Window returns the window length.
 func (l *Limiter) Window() time.Duration { return time.Duration(l.windowMs) * time.Millisecond }
@@ -308,11 +398,13 @@ func (l *Limiter) AllowN(ctx context.Context, tenant, user string, n int) (Resul
 	key := l.key(tenant, user)
 	b, err := l.resolveBackend(ctx)
 	if err != nil {
-		return l.fail(ctx, key, err)
+		return l.fail(ctx, key, l.Limit(), err)
 	}
 	var res Result
-	switch b {
-	case BackendLimitkv:
+	switch {
+	case l.alg != SlidingLog:
+		res, err = l.allowAlgorithm(ctx, b, key, n)
+	case b == BackendLimitkv:
 		res, err = l.rlCheck(ctx, key, n)
 	default:
 		if n != 1 {
@@ -321,39 +413,45 @@ func (l *Limiter) AllowN(ctx context.Context, tenant, user string, n int) (Resul
 		res, err = l.runScript(ctx, key)
 	}
 	if err != nil {
-		return l.fail(ctx, key, err)
+		return l.fail(ctx, key, l.Limit(), err)
 	}
 	return res, nil
 }
 
-// fail applies the failure policy to a store failure.
-func (l *Limiter) fail(ctx context.Context, key string, err error) (Result, error) {
+// fail applies the failure policy to a store failure of a check against
+// limit.
+func (st *store) fail(ctx context.Context, key string, limit int, err error) (Result, error) {
+	err = st.wrap(key, err)
+	if st.onFailure(ctx, key, err) {
+		return Result{Allowed: true, Limit: limit, StoreErr: err}, nil
+	}
+	return Result{Limit: limit}, err
+}
+
+// wrap names the key in a store failure, and ErrNoAnswer for a nil reply.
+func (st *store) wrap(key string, err error) error {
 	if errors.Is(err, redis.Nil) {
 		err = fmt.Errorf("%w: %w", ErrNoAnswer, err)
 	}
-	err = fmt.Errorf("ratelimit: key %q: %w", key, err)
-	if l.onFailure(ctx, key, err) {
-		return Result{Allowed: true, Limit: l.limit, StoreErr: err}, nil
-	}
-	return Result{Limit: l.limit}, err
+	return fmt.Errorf("ratelimit: key %q: %w", key, err)
 }
 
 // resolveBackend returns the forced or detected backend. A detection that
 // fails on the network is not remembered, so the next call asks again.
-func (l *Limiter) resolveBackend(ctx context.Context) (Backend, error) {
-	if b := Backend(l.backend.Load()); b != BackendAuto {
+func (st *store) resolveBackend(ctx context.Context) (Backend, error) {
+	if b := Backend(st.backend.Load()); b != BackendAuto {
 		return b, nil
 	}
-	l.detectMu.Lock()
-	defer l.detectMu.Unlock()
-	if b := Backend(l.backend.Load()); b != BackendAuto {
+	st.detectMu.Lock()
+	defer st.detectMu.Unlock()
+	if b := Backend(st.backend.Load()); b != BackendAuto {
 		return b, nil
 	}
-	b, err := detect(ctx, l.rdb)
+	b, err := detect(ctx, st.rdb)
 	if err != nil {
 		return BackendAuto, err
 	}
-	l.backend.Store(int32(b))
+	st.backend.Store(int32(b))
 	return b, nil
 }
 

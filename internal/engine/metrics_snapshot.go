@@ -33,12 +33,14 @@ type DBMetrics struct {
 	Keys, Expiring int64
 }
 
-// RLDecision counts RL.CHECK or RL.PEEK answers for one limit.
+// RLDecision counts one rate-limit command's answers for one algorithm and
+// limit.
 type RLDecision struct {
-	Cmd     string // "rl.check" or "rl.peek"
-	Limit   string // the limit, or "other" past rlMaxLimits distinct ones
-	Allowed bool
-	Count   int64
+	Cmd       string // "rl.check", "rl.peek", "rl.gcra", "cl.throttle", "rl.all", ...
+	Algorithm string // "sliding_log", "gcra", "token_bucket", "fixed_window", "sliding_window", "concurrency", "budget"
+	Limit     string // the limit, or "other" past rlMaxLimits distinct ones
+	Allowed   bool
+	Count     int64
 }
 
 // MetricsSnapshot is the engine's state for a scrape.
@@ -140,13 +142,9 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 		if !k.other {
 			lim = strconv.FormatInt(k.limit, 10)
 		}
-		cmd := "rl.check"
-		if k.peek {
-			cmd = "rl.peek"
-		}
 		for allowed, c := range n {
 			if c > 0 {
-				s.RL = append(s.RL, RLDecision{Cmd: cmd, Limit: lim, Allowed: allowed == 1, Count: c})
+				s.RL = append(s.RL, RLDecision{Cmd: k.cmd, Algorithm: k.alg, Limit: lim, Allowed: allowed == 1, Count: c})
 			}
 		}
 	}
@@ -154,6 +152,9 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 		a, b := s.RL[i], s.RL[j]
 		if a.Cmd != b.Cmd {
 			return a.Cmd < b.Cmd
+		}
+		if a.Algorithm != b.Algorithm {
+			return a.Algorithm < b.Algorithm
 		}
 		if a.Limit != b.Limit {
 			return a.Limit < b.Limit
@@ -167,8 +168,9 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 // allowed answers.
 type (
 	rlSeries struct {
-		peek, other bool
-		limit       int64
+		cmd, alg string // both from fixed sets: the command table, the algorithms
+		other    bool
+		limit    int64
 	}
 	rlCounts [2]int64
 )
@@ -178,11 +180,13 @@ type (
 // grow without end.
 const rlMaxLimits = 256
 
-// rlDecision counts an RL.CHECK or RL.PEEK answer. Called with the lock
-// held.
-func (e *Engine) RlDecision(peek bool, limit int64, allowed bool) {
+// RlDecision counts one decision of a rate-limit command (cmd, its name as
+// in the command table) by an algorithm for a limit. Called with the lock
+// held. cmd and algorithm must come from fixed sets (never a client's
+// bytes): only the limit is bounded here.
+func (e *Engine) RlDecision(cmd, algorithm string, limit int64, allowed bool) {
 	o := &e.Obs
-	k := rlSeries{peek: peek, limit: limit}
+	k := rlSeries{cmd: cmd, alg: algorithm, limit: limit}
 	if o.rlHot == nil || o.rlHotKey != k {
 		o.rlHot, o.rlHotKey = o.rlCountsOf(k), k
 	}
@@ -202,7 +206,7 @@ func (o *obsState) rlCountsOf(k rlSeries) *rlCounts {
 	}
 	if !o.rlLimits[k.limit] {
 		if len(o.rlLimits) >= rlMaxLimits {
-			k = rlSeries{peek: k.peek, other: true}
+			k = rlSeries{cmd: k.cmd, alg: k.alg, other: true}
 		} else {
 			o.rlLimits[k.limit] = true
 		}

@@ -43,11 +43,13 @@ func richSnapshot() *fakeSource {
 		Errors:          map[string]int64{"ERR": 12, "WRONGTYPE": 3, "NOSCRIPT": 1, `ODD"x\y` + "\nz": 1},
 		PercentileRanks: []float64{50, 99, 99.9},
 		RL: []engine.RLDecision{
-			{Cmd: "rl.check", Limit: "10", Allowed: false, Count: 1},
-			{Cmd: "rl.check", Limit: "10", Allowed: true, Count: 9},
-			{Cmd: "rl.check", Limit: "2", Allowed: true, Count: 2},
-			{Cmd: "rl.check", Limit: "other", Allowed: false, Count: 4},
-			{Cmd: "rl.peek", Limit: "2", Allowed: false, Count: 1},
+			{Cmd: "rl.all", Algorithm: "token_bucket", Limit: "10", Allowed: false, Count: 2},
+			{Cmd: "rl.check", Algorithm: "sliding_log", Limit: "10", Allowed: false, Count: 1},
+			{Cmd: "rl.check", Algorithm: "sliding_log", Limit: "10", Allowed: true, Count: 9},
+			{Cmd: "rl.check", Algorithm: "sliding_log", Limit: "2", Allowed: true, Count: 2},
+			{Cmd: "rl.check", Algorithm: "sliding_log", Limit: "other", Allowed: false, Count: 4},
+			{Cmd: "rl.gcra", Algorithm: "gcra", Limit: "6", Allowed: true, Count: 3},
+			{Cmd: "rl.peek", Algorithm: "sliding_log", Limit: "2", Allowed: false, Count: 1},
 		},
 		RDBChangesSinceLastSave: 42, RDBLastSaveTime: 1764620000, RDBBgsaveInProgress: true, RDBLastBgsaveOK: true,
 	}

@@ -83,8 +83,8 @@ var (
 	dLatHist       = redis("commands_latencies_usec", "A histogram of latencies per command", histogram, "cmd")
 	dLatPct        = redis("latency_percentiles_usec", "A summary of latency percentile distribution per command", summary, "cmd")
 	dRL            = &desc{"limitkv_ratelimit_decisions_total",
-		"RL.CHECK and RL.PEEK answers by command, limit and decision (allowed or refused)",
-		counter, []string{"cmd", "limit", "decision"}}
+		"Rate-limit decisions (RL.* and CL.THROTTLE) by command, algorithm, limit and decision (allowed or refused)",
+		counter, []string{"cmd", "algorithm", "limit", "decision"}}
 )
 
 // gather reads one snapshot into families, in no particular order (write
@@ -180,7 +180,7 @@ func gather(s engine.MetricsSnapshot) *families {
 		if d.Allowed {
 			dec = "allowed"
 		}
-		f.put(dRL, float64(d.Count), d.Cmd, d.Limit, dec)
+		f.put(dRL, float64(d.Count), d.Cmd, d.Algorithm, d.Limit, dec)
 	}
 	return f
 }

@@ -74,8 +74,9 @@ func TestParsedByExpfmt(t *testing.T) {
 		{"redis_commands_failed_calls_total", dto.MetricType_COUNTER, "cmd=set", 1},
 		{"redis_errors_total", dto.MetricType_COUNTER, "err=WRONGTYPE", 3},
 		{"redis_errors_total", dto.MetricType_COUNTER, "err=ODD\"x\\y\nz", 1},
-		{"limitkv_ratelimit_decisions_total", dto.MetricType_COUNTER, "cmd=rl.check,decision=refused,limit=other", 4},
-		{"limitkv_ratelimit_decisions_total", dto.MetricType_COUNTER, "cmd=rl.peek,decision=refused,limit=2", 1},
+		{"limitkv_ratelimit_decisions_total", dto.MetricType_COUNTER, "algorithm=sliding_log,cmd=rl.check,decision=refused,limit=other", 4},
+		{"limitkv_ratelimit_decisions_total", dto.MetricType_COUNTER, "algorithm=sliding_log,cmd=rl.peek,decision=refused,limit=2", 1},
+		{"limitkv_ratelimit_decisions_total", dto.MetricType_COUNTER, "algorithm=gcra,cmd=rl.gcra,decision=allowed,limit=6", 3},
 	} {
 		mf := mfs[w.family]
 		if mf == nil {

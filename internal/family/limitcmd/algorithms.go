@@ -37,9 +37,11 @@ func cmdCLThrottle(x *engine.Ctx) {
 		reply = r
 		return r.Result(), after, changed, err
 	}
-	if _, ok := decide(x, x.Args[1], false, styleGCRA, check, x.Now); !ok {
+	r, ok := decide(x, x.Args[1], false, styleGCRA, check, x.Now)
+	if !ok {
 		return
 	}
+	decided(x, styleGCRA, r)
 	ints := reply.Ints()
 	x.W.Array(len(ints))
 	for _, n := range ints {
@@ -95,6 +97,7 @@ func rlGCRA(x *engine.Ctx, peek bool) {
 		return
 	}
 	if r, ok := decide(x, x.Args[1], peek, styleGCRA, check, now); ok {
+		decided(x, styleGCRA, r)
 		replyResult(x, r, o.info)
 	}
 }
@@ -121,6 +124,7 @@ func rlToken(x *engine.Ctx, peek bool) {
 		}
 	}
 	if r, ok := decide(x, a[1], peek, styleToken, check, now); ok {
+		decided(x, styleToken, r)
 		replyResult(x, r, o.info)
 	}
 }
@@ -143,6 +147,7 @@ func rlFixed(x *engine.Ctx, peek bool) {
 		}
 	}
 	if r, ok := decide(x, a[1], peek, styleFixed, check, x.Now); ok {
+		decided(x, styleFixed, r)
 		replyResult(x, r, o.info)
 	}
 }
@@ -169,6 +174,7 @@ func rlSliding(x *engine.Ctx, peek bool) {
 		}
 	}
 	if r, ok := decide(x, a[1], peek, styleSliding, check, now); ok {
+		decided(x, styleSliding, r)
 		replyResult(x, r, o.info)
 	}
 }

@@ -87,6 +87,12 @@ func cmdRLAll(x *engine.Ctx) {
 		x.W.Error(msg)
 		return
 	}
+	// Each limit counts its own verdict: in a refused step the limits that
+	// would have passed count as allowed though nothing was charged, so
+	// the refusals name the limits that refused.
+	for i, r := range m.Results {
+		decided(x, styles[i], r)
+	}
 	for i, w := range writes {
 		if w.Changed {
 			writeTwin(x, a[2+2*i], limits[i].Value, w.Value, styles[i], m.Results[i], now)

@@ -135,3 +135,40 @@ func decide(x *engine.Ctx, key []byte, peek bool, st style, check limiter.Check,
 	}
 	return r, true
 }
+
+// Algorithm labels of limitkv_ratelimit_decisions_total: a fixed set, so
+// the metric's series stay bounded whatever clients send.
+const (
+	algSlidingLog    = "sliding_log"
+	algGCRA          = "gcra"
+	algTokenBucket   = "token_bucket"
+	algFixedWindow   = "fixed_window"
+	algSlidingWindow = "sliding_window"
+	algConcurrency   = "concurrency"
+	algBudget        = "budget"
+)
+
+// algorithmOf is the algorithm a twin style decides with.
+func algorithmOf(st style) string {
+	switch st {
+	case styleGCRA:
+		return algGCRA
+	case styleToken:
+		return algTokenBucket
+	case styleFixed:
+		return algFixedWindow
+	case styleSliding:
+		return algSlidingWindow
+	case styleAcquire, styleRelease:
+		return algConcurrency
+	case styleBudget:
+		return algBudget
+	}
+	return "other"
+}
+
+// decided counts one decision of the running command in the metrics, by
+// the algorithm st decides with and the limit the reply names.
+func decided(x *engine.Ctx, st style, r limiter.Result) {
+	x.E.RlDecision(x.Cmd.Name, algorithmOf(st), r.Limit, r.Allowed)
+}

@@ -30,6 +30,7 @@ func cmdRLAcquire(x *engine.Ctx) {
 		return
 	}
 	if r, ok := decide(x, a[1], false, styleAcquire, p.Check(id, lease), now); ok {
+		decided(x, styleAcquire, r)
 		replyResult(x, r, o.info)
 	}
 }
@@ -49,6 +50,7 @@ func cmdRLRelease(x *engine.Ctx) {
 	if r, ok := decide(x, a[1], false, styleRelease, func(v limiter.Value, now int64) (limiter.Result, limiter.Value, bool, error) {
 		return p.Release(v, now, id)
 	}, now); ok {
+		decided(x, styleRelease, r)
 		replyResult(x, r, o.info)
 	}
 }
@@ -108,6 +110,7 @@ func rlReserve(x *engine.Ctx, peek bool) {
 		return r, after, changed, err
 	}
 	if r, ok := decide(x, a[1], peek, styleBudget, check, now); ok {
+		decided(x, styleBudget, r)
 		replyResult(x, r, o.info, field{"window_start", start})
 	}
 }
@@ -145,6 +148,7 @@ func cmdRLSettle(x *engine.Ctx) {
 		return r, after, changed, err
 	}
 	if r, ok := decide(x, a[1], false, styleBudget, check, now); ok {
+		decided(x, styleBudget, r)
 		replyResult(x, r, o.info, field{"window_start", start})
 	}
 }

@@ -145,7 +145,7 @@ func cmdRLPeek(x *engine.Ctx) {
 }
 
 func (res *rlResult) reply(x *engine.Ctx, r *rlRequest) {
-	x.E.RlDecision(x.Cmd.Name == "rl.peek", r.limit, res.allowed)
+	x.E.RlDecision(x.Cmd.Name, algSlidingLog, r.limit, res.allowed)
 	if !r.info {
 		x.W.Int(res.before)
 		return
