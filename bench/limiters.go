@@ -128,7 +128,7 @@ func limPairs() []limPair {
 		{id: "acquire", label: "RL.ACQUIRE (a new lease) vs concurrency.lua acquire",
 			native: []string{"RL.ACQUIRE", k("lease"), limNow, limLimit, limLease, "l:__rand_int__"},
 			twin:   evalsha("concurrency.lua", k("lease"), limNow, "acquire", limLimit, limLease, "l:__rand_int__")},
-		{id: "lease-pair", label: "RL.ACQUIRE then RL.RELEASE of the same lease vs concurrency.lua (Go load generator)",
+		{id: "lease-pair", label: "RL.ACQUIRE then RL.RELEASE of the same lease vs concurrency.lua",
 			gen: leasePairGen},
 		{id: "reserve", label: "RL.RESERVE vs budget.lua reserve",
 			native: []string{"RL.RESERVE", k("budget"), limNow, limWindow, limLimit, "1"},
@@ -163,8 +163,10 @@ func limiterRows() []row {
 			} else {
 				l = &spec{ID: "lim-" + lp.id + "-native" + ps, Pipeline: p, RBRand: limRand, State: "flushed+limiters",
 					RBArgs: lp.native, Probe: probeArgs(lp.native)}
-				r = l
-				if !slicesEqual(lp.native, lp.twin) {
+				if slicesEqual(lp.native, lp.twin) {
+					l.ID = "lim-" + lp.id + "-evalsha" + ps
+					r = l
+				} else {
 					r = &spec{ID: "lim-" + lp.id + "-twin" + ps, Pipeline: p, RBRand: limRand, State: "flushed+limiters",
 						RBArgs: lp.twin, Probe: probeArgs(lp.twin)}
 				}

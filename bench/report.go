@@ -532,7 +532,11 @@ func containsInt(xs []int, x int) bool {
 
 // limiterTargetName is a workload 12 row's line in the targets table.
 func limiterTargetName(rw row, want float64) string {
-	return fmt.Sprintf("%s >= %gx, P%d", rw.Label, want, rw.Pipeline)
+	tool := "redis-benchmark"
+	if rw.L.RBArgs == nil {
+		tool = "Go load generator"
+	}
+	return fmt.Sprintf("%s (%s) >= %gx Redis, P%d", rw.Label, tool, want, rw.Pipeline)
 }
 
 func contains(ss []string, s string) bool {

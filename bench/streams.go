@@ -53,22 +53,22 @@ func streamRows(cfg *config) []row {
 		mk    func(p int) *spec
 	}
 	xrs := []xr{
-		{fmt.Sprintf("XADD, auto id, no trimming, %d streams from empty", xaKeys), func(p int) *spec {
+		{fmt.Sprintf("XADD, auto id, no trimming, %s streams from empty", fmtCount(xaKeys)), func(p int) *spec {
 			return &spec{ID: "xadd-P" + strconv.Itoa(p), Pipeline: p, RBRand: xaKeys, State: "flushed",
 				RBArgs: append([]string{"XADD", "xa:__rand_int__", "*"}, xEntryRB...),
 				Probe:  []string{"XADD", "xa:probe", "*", "user", "1", "action", "login"}}
 		}},
-		{fmt.Sprintf("XADD MAXLEN ~ %d, auto id, %d streams of %d entries", xtLen, xtKeys, xtLen), func(p int) *spec {
+		{fmt.Sprintf("XADD MAXLEN ~ %d, auto id, %s streams of %s entries", xtLen, fmtCount(xtKeys), fmtCount(xtLen)), func(p int) *spec {
 			return &spec{ID: "xadd-trim-P" + strconv.Itoa(p), Pipeline: p, RBRand: xtKeys, State: "xtrim",
 				RBArgs: append([]string{"XADD", "xt:__rand_int__", "MAXLEN", "~", strconv.Itoa(xtLen), "*"}, xEntryRB...),
 				Probe:  []string{"XADD", xKey("xt:", 0), "MAXLEN", "~", strconv.Itoa(xtLen), "*", "user", "1", "action", "login"}}
 		}},
-		{fmt.Sprintf("XREADGROUP > COUNT %d, no XACK, %d streams of %d entries", xgCount, xgKeys, ent), func(p int) *spec {
+		{fmt.Sprintf("XREADGROUP > COUNT %d, no XACK, %s streams of %s entries", xgCount, fmtCount(xgKeys), fmtCount(ent)), func(p int) *spec {
 			return &spec{ID: "xreadgroup-P" + strconv.Itoa(p), Pipeline: p, RBRand: xgKeys, State: gState, MaxRequests: maxReads,
 				RBArgs: []string{"XREADGROUP", "GROUP", xgGroup, "c1", "COUNT", strconv.Itoa(xgCount), "STREAMS", "xg:__rand_int__", ">"},
 				Probe:  []string{"XREADGROUP", "GROUP", xgGroup, "probe", "COUNT", "1", "STREAMS", xKey("xg:", 0), ">"}}
 		}},
-		{fmt.Sprintf("XREADGROUP > COUNT %d + XACK of its ids, %d streams of %d entries", xgCount, xgKeys, ent), func(p int) *spec {
+		{fmt.Sprintf("XREADGROUP > COUNT %d + XACK of its ids, %s streams of %s entries", xgCount, fmtCount(xgKeys), fmtCount(ent)), func(p int) *spec {
 			return &spec{ID: "xreadack-P" + strconv.Itoa(p), Pipeline: p, State: gState, Load: readAckLoad(xgKeys),
 				Probe: []string{"XREADGROUP", "GROUP", xgGroup, "probe", "COUNT", "1", "STREAMS", xKey("xg:", 0), ">"}}
 		}},
