@@ -425,7 +425,13 @@ func runLimiterMemory(cfg *config, name, bin, dir string, alg limMemAlg) (res lm
 	window, _ := strconv.ParseInt(limWindow, 10, 64)
 	start := time.Now()
 	startMs := start.UnixMilli()
-	bad, first, err := bulkLoad(s.Addr, 4, 1000, total, func(b []byte, i int, _ time.Time) []byte {
+	// A key's next request is keys requests (keys/1000 batches) after its
+	// last: with fewer than ten batches between them, concurrent
+	// connections could deliver them out of order, so small loads take
+	// one connection.
+	const batch = 1000
+	conns := max(1, min(4, keys/(10*batch)))
+	bad, first, err := bulkLoad(s.Addr, conns, batch, total, func(b []byte, i int, _ time.Time) []byte {
 		pass, k := i/keys, i%keys
 		now := startMs + int64(i)*(window/2)/int64(total)
 		var kb, mb [48]byte
