@@ -129,7 +129,9 @@ func limPairs() []limPair {
 			native: []string{"RL.ACQUIRE", k("lease"), limNow, limLimit, limLease, "l:__rand_int__"},
 			twin:   evalsha("concurrency.lua", k("lease"), limNow, "acquire", limLimit, limLease, "l:__rand_int__")},
 		{id: "lease-pair", label: "RL.ACQUIRE then RL.RELEASE of the same lease vs concurrency.lua",
-			gen: leasePairGen},
+			gen:    leasePairGen, // native and twin: the probes
+			native: []string{"RL.RELEASE", k("lease"), limNow, limLimit, "l:__rand_int__"},
+			twin:   evalsha("concurrency.lua", k("lease"), limNow, "release", limLimit, "1", "l:__rand_int__")},
 		{id: "reserve", label: "RL.RESERVE vs budget.lua reserve",
 			native: []string{"RL.RESERVE", k("budget"), limNow, limWindow, limLimit, "1"},
 			twin:   evalsha("budget.lua", k("budget"), limNow, "reserve", limWindow, limLimit, "1")},
@@ -158,8 +160,10 @@ func limiterRows() []row {
 			ps := "-P" + strconv.Itoa(p)
 			var l, r *spec
 			if lp.gen != nil {
-				l = &spec{ID: "lim-" + lp.id + "-native" + ps, Pipeline: p, State: "flushed+limiters", Gen: lp.gen(true)}
-				r = &spec{ID: "lim-" + lp.id + "-twin" + ps, Pipeline: p, State: "flushed+limiters", Gen: lp.gen(false)}
+				l = &spec{ID: "lim-" + lp.id + "-native" + ps, Pipeline: p, State: "flushed+limiters", Gen: lp.gen(true),
+					Probe: probeArgs(lp.native)}
+				r = &spec{ID: "lim-" + lp.id + "-twin" + ps, Pipeline: p, State: "flushed+limiters", Gen: lp.gen(false),
+					Probe: probeArgs(lp.twin)}
 			} else {
 				l = &spec{ID: "lim-" + lp.id + "-native" + ps, Pipeline: p, RBRand: limRand, State: "flushed+limiters",
 					RBArgs: lp.native, Probe: probeArgs(lp.native)}

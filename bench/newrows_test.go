@@ -155,6 +155,9 @@ func TestRowIDsUnique(t *testing.T) {
 						t.Errorf("%s: probe %q keeps a marker", sp.ID, sp.Probe)
 					}
 				}
+				if sp.Probe == nil {
+					t.Errorf("%s: no probe", sp.ID)
+				}
 				if sp.RBArgs == nil && sp.Gen == nil && sp.Load == nil {
 					t.Errorf("%s: no load", sp.ID)
 				}
