@@ -52,6 +52,8 @@ type config struct {
 	users      int    // -users: overrides the user/key count of workloads 4 and 5
 	noRedis    bool   // -limitkv-only: skip Redis in workloads 4 and 5 (iteration, not a report)
 	serverCPUs string // -server-cpus as given
+	limitKeys  int    // -limit-keys: keys per limiter of workload 13 (GCRA, sliding counter)
+	logKeys    int    // -log-keys: keys of workload 13's sliding log (500 entries each)
 }
 
 func main() {
@@ -67,11 +69,13 @@ func run() int {
 	flag.DurationVar(&cfg.dur, "dur", 0, "measured time per run (default 2s, quick 1s)")
 	flag.IntVar(&cfg.clients, "clients", 50, "concurrent clients")
 	flag.StringVar(&ports, "ports", "", "lo-hi: take server ports from this range (default: the kernel picks)")
-	flag.StringVar(&only, "only", "1,2,3,4,5", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm, 6 BGSAVE under load, 7 Pub/Sub load, 8 eviction under a write flood, 9 replication cost; 6 to 9 run only when named)")
+	flag.StringVar(&only, "only", "1,2,3,4,5", "workloads to run, comma separated (1 PING, 2 sorted sets, 3 seed, 4 memory, 5 expiry storm, 6 BGSAVE under load, 7 Pub/Sub load, 8 eviction under a write flood, 9 replication cost, 10 streams XADD/XREADGROUP, 11 stream bytes per entry, 12 limiters vs their Lua twins, 13 limiter memory per key; 6 to 13 run only when named)")
 	flag.StringVar(&cfg.profileDir, "profile", "", "directory for limitkv CPU profiles of workloads 1-3 (extra, unmeasured runs) and a heap profile after workload 4")
 	flag.IntVar(&cfg.nice, "nice", 0, "run the harness, its servers and redis-benchmark at this nice value (e.g. -10, needs root) so that other processes on a shared machine disturb less")
 	flag.IntVar(&cfg.users, "users", 0, "users (workload 4) and keys (workload 5), overriding the default")
 	flag.BoolVar(&cfg.noRedis, "limitkv-only", false, "run workloads 4 and 5 on limitkv only, for quick iteration (the report then has no ratio)")
+	flag.IntVar(&cfg.limitKeys, "limit-keys", 0, "workload 13: keys per O(1) limiter (GCRA, sliding-window counter) (default 1000000, quick 100000)")
+	flag.IntVar(&cfg.logKeys, "log-keys", 0, "workload 13: keys of the sliding log, 500 entries each (default 50000, quick 2000; 1M would need about 65 GB in Redis)")
 	flag.StringVar(&cfg.serverCPUs, "server-cpus", "", "pin the servers (limitkv, redis-server, floor; not the load generators) with taskset: a count N takes the first N CPUs the harness may use, a list (0,1 or 1-1) names them")
 	flag.Parse()
 	cfg.seedUsers = 100_000
@@ -81,12 +85,14 @@ func run() int {
 		cfg.warmup = 200 * time.Millisecond
 		cfg.memUsers, cfg.stormKeys = 200_000, 200_000
 		cfg.settle, cfg.stormLead, cfg.stormWatch = 2*time.Second, 6*time.Second, 10*time.Second
+		cfg.limitKeys, cfg.logKeys = orInt(cfg.limitKeys, 100_000), orInt(cfg.logKeys, 2_000)
 	} else {
 		cfg.rounds = orInt(cfg.rounds, 3)
 		cfg.dur = orDur(cfg.dur, 2*time.Second)
 		cfg.warmup = 300 * time.Millisecond
 		cfg.memUsers, cfg.stormKeys = 1_000_000, 1_000_000
 		cfg.settle, cfg.stormLead, cfg.stormWatch = 5*time.Second, 12*time.Second, 20*time.Second
+		cfg.limitKeys, cfg.logKeys = orInt(cfg.limitKeys, 1_000_000), orInt(cfg.logKeys, 50_000)
 	}
 	if cfg.users > 0 {
 		cfg.memUsers, cfg.stormKeys = cfg.users, cfg.users
@@ -101,15 +107,12 @@ func run() int {
 		}
 		portRange = [2]int{a, b}
 	}
-	cfg.only = map[int]bool{}
-	for _, f := range strings.Split(only, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 9 {
-			fmt.Fprintf(os.Stderr, "bench: -only: bad workload %q\n", f)
-			return 2
-		}
-		cfg.only[n] = true
+	o, err := parseOnly(only)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench: -only:", err)
+		return 2
 	}
+	cfg.only = o
 
 	var cpusOf string
 	if cfg.serverCPUs != "" {
@@ -159,6 +162,22 @@ func run() int {
 		return 1
 	}
 	return 0
+}
+
+// maxWorkload is the highest workload number -only accepts.
+const maxWorkload = 13
+
+// parseOnly parses -only: workload numbers, comma separated.
+func parseOnly(v string) (map[int]bool, error) {
+	only := map[int]bool{}
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > maxWorkload {
+			return nil, fmt.Errorf("bad workload %q (1 to %d)", f, maxWorkload)
+		}
+		only[n] = true
+	}
+	return only, nil
 }
 
 func orInt(v, def int) int {
@@ -290,7 +309,7 @@ func bench(cfg *config, tmp, cpusOf string) error {
 		logf("WARNING: other processes are using CPU, figures will be off: %s", strings.Join(busy, "; "))
 	}
 
-	if cfg.only[1] || cfg.only[2] || cfg.only[3] {
+	if cfg.only[1] || cfg.only[2] || cfg.only[3] || cfg.only[10] || cfg.only[12] {
 		l, err := startServer("limitkv", bin, tmp, cfg.profileDir != "")
 		if err != nil {
 			return err
@@ -383,6 +402,30 @@ func bench(cfg *config, tmp, cpusOf string) error {
 	if cfg.only[9] {
 		logf("workload 9: replication cost, the redis-benchmark seed check on a master with 0, 1 and 2 replicas")
 		rep.repl = runReplication(cfg, bin, tmp)
+	}
+	if cfg.only[11] {
+		logf("workload 11: stream bytes per entry, %d entries per shape", cfg.memUsers)
+		for _, sh := range streamShapes(cfg.memUsers) {
+			for _, name := range []string{"limitkv", "redis"} {
+				if name == "redis" && cfg.noRedis {
+					continue
+				}
+				rep.xmem = append(rep.xmem, runStreamMemory(cfg, name, bin, tmp, sh))
+				logf("  %s %s: %s", name, sh, rep.xmem[len(rep.xmem)-1].summary())
+			}
+		}
+	}
+	if cfg.only[13] {
+		logf("workload 13: limiter memory, %d keys (sliding log %d keys) x %d requests at %d per hour", cfg.limitKeys, cfg.logKeys, limMemRequests, limMemLimit)
+		for _, alg := range limMemAlgorithms {
+			for _, name := range []string{"limitkv", "redis"} {
+				if name == "redis" && cfg.noRedis {
+					continue
+				}
+				rep.lmem = append(rep.lmem, runLimiterMemory(cfg, name, bin, tmp, alg))
+				logf("  %s %s: %s", name, alg.Name, rep.lmem[len(rep.lmem)-1].summary())
+			}
+		}
 	}
 	if busy := busyProcesses(time.Second, 0.05); len(busy) > 0 {
 		rep.noise = append(rep.noise, "at the end: "+strings.Join(busy, "; "))

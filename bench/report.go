@@ -17,6 +17,8 @@ type report struct {
 	bgsave   []bgsaveResult
 	evict    []evictResult
 	repl     *replReport
+	xmem     []xmemResult // workload 11
+	lmem     []lmemResult // workload 13
 	elapsed  time.Duration
 	noise    []string // other busy processes seen before the run
 	profiles []profileSummary
@@ -167,6 +169,15 @@ func (r *report) targets() []target {
 		if L, R, _, ok := med(labelSeedRB, 16); ok {
 			ratio("RL.CHECK (redis-benchmark) >= 5x Redis EVALSHA, P16", L, R, 5, "Redis EVALSHA")
 		}
+		// Workload 12: "More than one way to limit"'s targets, every row.
+		for _, rw := range r.rows {
+			if rw.Group != 12 {
+				continue
+			}
+			L, R, _ := r.medians(rw)
+			want := limiterTarget(rw.Pipeline)
+			ratio(limiterTargetName(rw, want), L, R, want, "Redis")
+		}
 	}
 	if len(r.mem) == 2 {
 		l, rd := r.mem[0], r.mem[1]
@@ -220,7 +231,7 @@ func (r *report) markdown() string {
 	p("\n")
 
 	if r.run != nil {
-		p("## Workloads 1-3: throughput and latency\n\n")
+		p("## %s: throughput and latency\n\n", workloadsHeading(r.rows))
 		p("| # | workload | pipeline | limitkv ops/s | Redis ops/s | floor ops/s | limitkv/Redis | limitkv/floor | limitkv p50 ms | limitkv p99 ms | Redis p50 ms | Redis p99 ms | server CPU µs/op limitkv / Redis / floor | client CPU µs/op limitkv run / Redis run | RSS MB limitkv / Redis | tool |\n")
 		p("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 		var notes []string
@@ -417,6 +428,13 @@ func (r *report) markdown() string {
 		b.WriteString(replMarkdown(r.cfg, r.repl))
 	}
 
+	if len(r.xmem) > 0 {
+		b.WriteString(xmemMarkdown(r.cfg, r.xmem))
+	}
+	if len(r.lmem) > 0 {
+		b.WriteString(lmemMarkdown(r.cfg, r.lmem))
+	}
+
 	if len(r.profiles) > 0 {
 		p("## limitkv CPU profiles (-profile; extra %s runs, not the measured ones)\n\n", profileDur)
 		p("Cumulative share of the profile's samples spent in (below) each function; cores = CPU seconds sampled per second.\n\n")
@@ -472,6 +490,53 @@ func (r *report) markdown() string {
 		p("\n")
 	}
 	return b.String()
+}
+
+// workloadsHeading names the workloads of the throughput table:
+// "Workloads 1-3", "Workload 12", "Workloads 3, 10, 12".
+func workloadsHeading(rows []row) string {
+	var gs []int
+	for _, rw := range rows {
+		if !containsInt(gs, rw.Group) {
+			gs = append(gs, rw.Group)
+		}
+	}
+	switch {
+	case len(gs) == 0:
+		return "Workloads"
+	case len(gs) == 1:
+		return fmt.Sprintf("Workload %d", gs[0])
+	}
+	consecutive := true
+	for i := 1; i < len(gs); i++ {
+		consecutive = consecutive && gs[i] == gs[i-1]+1
+	}
+	if consecutive {
+		return fmt.Sprintf("Workloads %d-%d", gs[0], gs[len(gs)-1])
+	}
+	var ss []string
+	for _, g := range gs {
+		ss = append(ss, fmt.Sprint(g))
+	}
+	return "Workloads " + strings.Join(ss, ", ")
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// limiterTargetName is a workload 12 row's line in the targets table.
+func limiterTargetName(rw row, want float64) string {
+	tool := "redis-benchmark"
+	if rw.L.RBArgs == nil {
+		tool = "Go load generator"
+	}
+	return fmt.Sprintf("%s (%s) >= %gx Redis, P%d", rw.Label, tool, want, rw.Pipeline)
 }
 
 func contains(ss []string, s string) bool {

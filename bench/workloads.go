@@ -23,11 +23,20 @@ type spec struct {
 	// summed (SCAN, ZCARD) after the last round's run: how many of the
 	// run's requests were recorded, that is allowed.
 	CountMatch string
+	// MaxRequests, if set, caps a redis-benchmark run (calibration
+	// included): the stream reads consume pre-filled entries.
+	MaxRequests int
+	// Load, if set, runs a Go load-generator run in place of runLoad (Gen
+	// unused): the stream read-and-ack clients, which read replies.
+	Load func(loadSpec) (*loadResult, error)
 }
 
 func (s *spec) Tool() string {
 	if s.RBArgs != nil {
 		return "redis-benchmark"
+	}
+	if s.Load != nil {
+		return "Go RESP, reads replies"
 	}
 	return "Go RESP"
 }
@@ -151,6 +160,8 @@ func buildRows(cfg *config) []row {
 		rows = append(rows, row{3, labelSeedGo, p, rl, ev, nil})
 		rows = append(rows, row{3, labelSeedGoEval, p, ev, ev, nil})
 	}
+	rows = append(rows, streamRows(cfg)...)
+	rows = append(rows, limiterRows()...)
 	return rows
 }
 
@@ -184,6 +195,16 @@ func ensureState(s *server, want string) error {
 		}
 		s.state = "zsets"
 		return nil
+	}
+	if handled, err := ensureStreamState(s, want); handled {
+		return err
+	}
+	if want == "flushed+limiters" {
+		if err := s.FlushAll(); err != nil {
+			return err
+		}
+		s.state = "dirty"
+		return loadLimiterScripts(s)
 	}
 	return fmt.Errorf("unknown state %q", want)
 }
@@ -272,6 +293,9 @@ func (r *runner) runOne(s *server, sp *spec, profileTo string) (measurement, err
 			if r.cfg.quick {
 				n /= 2
 			}
+			if sp.MaxRequests > 0 {
+				n = min(n, sp.MaxRequests/2)
+			}
 			res, err := runRedisBenchmark(s.Addr, r.cfg.clients, sp.Pipeline, n, sp.RBRand, sp.RBArgs)
 			if err != nil {
 				return m, err
@@ -285,6 +309,9 @@ func (r *runner) runOne(s *server, sp *spec, profileTo string) (measurement, err
 		}
 		n = int(float64(n) * dur.Seconds() / r.cfg.dur.Seconds())
 		n = max(10000, min(n, 50_000_000))
+		if sp.MaxRequests > 0 {
+			n = min(n, sp.MaxRequests)
+		}
 		// redis-benchmark issues whole pipelines while fewer than n have
 		// been issued: a multiple of the depth makes n exact.
 		n -= n % sp.Pipeline
@@ -308,7 +335,11 @@ func (r *runner) runOne(s *server, sp *spec, profileTo string) (measurement, err
 		var cpu0, cpu1, self0, self1 time.Duration
 		var b0, t0, b1, t1 int64
 		var snap0, snap1 cpuSnap
-		res, err := runLoad(loadSpec{Addr: s.Addr, Clients: r.cfg.clients, Pipeline: sp.Pipeline,
+		load := runLoad
+		if sp.Load != nil {
+			load = sp.Load
+		}
+		res, err := load(loadSpec{Addr: s.Addr, Clients: r.cfg.clients, Pipeline: sp.Pipeline,
 			Warmup: r.cfg.warmup, Duration: dur, NewGen: sp.Gen,
 			OnWindow: func(open bool) {
 				if open {
