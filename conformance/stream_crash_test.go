@@ -224,7 +224,10 @@ func TestStreamCrashNothingLost(t *testing.T) {
 		if d := diffPEL(pel, want); d != "" {
 			t.Errorf("round %d: the loaded PEL is not the AOF's: %s", round, d)
 		}
-		stale, bad := 0, 0 // stale: delivered, no XACK even sent, so still pending with its consumer
+		// stale: delivered, no XACK even sent, so still pending. Its
+		// consumer is the AOF's (checked above): an XAUTOCLAIM cut by
+		// the kill may have moved it without the client knowing.
+		stale, bad := 0, 0
 		for id, ds := range deliveries {
 			_, acked := ackedAt[id]
 			e, pending := pel[id]
@@ -236,10 +239,10 @@ func TestStreamCrashNothingLost(t *testing.T) {
 				}
 			case len(ds) > 0 && !sentAtKill[id]:
 				stale++
-				if !pending || e.consumer != consumerOf[id] {
+				if !pending {
 					bad++
 					if bad < 5 {
-						t.Errorf("round %d: %s was delivered to %s and never acknowledged, but pending %v (%+v)", round, id, consumerOf[id], pending, e)
+						t.Errorf("round %d: %s was delivered to %s and never acknowledged, but is not pending", round, id, consumerOf[id])
 					}
 				}
 			}
