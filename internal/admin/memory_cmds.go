@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"math"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -57,6 +58,7 @@ func memoryOverhead(e *engine.Engine) *memOverhead {
 }
 
 func cmdMemoryUsage(x *engine.Ctx) {
+	samples := engine.DefaultMemorySamples
 	for i := 3; i < len(x.Args); i++ {
 		if engine.CEqualFold(x.Args[i], "samples") && i+1 < len(x.Args) {
 			n, ok := num.ParseInt(x.Args[i+1])
@@ -68,6 +70,9 @@ func cmdMemoryUsage(x *engine.Ctx) {
 				x.W.Error(engine.ErrSyntax)
 				return
 			}
+			// 0 samples everything (LLONG_MAX); so does any count
+			// beyond an int.
+			samples = int(min(n, math.MaxInt))
 			i++
 			continue
 		}
@@ -81,7 +86,7 @@ func cmdMemoryUsage(x *engine.Ctx) {
 		x.W.Null()
 		return
 	}
-	x.W.Int(int64(engine.EntryMemory(ent)))
+	x.W.Int(int64(engine.EntryMemorySampled(ent, samples)))
 }
 
 func cmdMemoryStats(x *engine.Ctx) {

@@ -371,12 +371,15 @@ const (
 
 // entryMemory estimates the heap bytes a key holds. Calibrated against the
 // heap by TestMemoryEntryEstimate.
-func EntryMemory(ent *keyspace.Entry) uint64 {
+func EntryMemory(ent *keyspace.Entry) uint64 { return EntryMemorySampled(ent, DefaultMemorySamples) }
+
+// EntryMemorySampled is EntryMemory with MEMORY USAGE's SAMPLES (0: all).
+func EntryMemorySampled(ent *keyspace.Entry, samples int) uint64 {
 	n := roundAlloc(int(entryOverhead)+len(ent.Key())) + bucketOverhead
 	if ent.Expiry() != keyspace.NoExpiry {
 		n += expiryOverhead
 	}
-	return n + ValueMemory(ent)
+	return n + valueMemory(ent, samples)
 }
 
 // roundAlloc approximates Go's size classes (at most 12.5% waste).

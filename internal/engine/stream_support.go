@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/limitkv/limitkv/internal/stream"
+
 // What the stream commands (internal/family/streamcmd) need from the
 // engine beyond what every family uses.
 
@@ -28,4 +30,31 @@ func (e *Engine) signalStreamGone(db int, key string) {
 		return
 	}
 	e.Ready = append(e.Ready, WaitKey{db, key})
+}
+
+// ScanDeletedStreams is Redis's scanDatabaseForDeletedStreams(emptied,
+// replacedWith) for SWAPDB, called before the swap: a key an XREADGROUP
+// waits on in database emptied that holds a stream there but not in
+// database replacedWith is queued, so that the waiter gets -UNBLOCKED once
+// the swap has taken its stream away. A stream on the other side is left
+// to the ready-key scan after the swap (it serves the waiter or fails it
+// with -NOGROUP). FLUSHALL and FLUSHDB need no scan: their Flush reports
+// every key to KeyDeleted, which signals the same keys.
+func (e *Engine) ScanDeletedStreams(emptied, replacedWith int) {
+	if len(e.Waiting) == 0 {
+		return
+	}
+	isStream := func(db int, key string) bool {
+		ent := e.Dbs[db].Peek([]byte(key)) // dictFind: expired or not
+		if ent == nil {
+			return false
+		}
+		_, ok := ent.Val.(*stream.Stream)
+		return ok
+	}
+	for k := range e.Waiting {
+		if k.Db == emptied && e.xreadGroupWaiting(k.Db, k.Key) && isStream(emptied, k.Key) && !isStream(replacedWith, k.Key) {
+			e.Ready = append(e.Ready, k)
+		}
+	}
 }

@@ -85,7 +85,15 @@ func CopyValue(e *keyspace.Entry) (any, keyspace.StrEncoding) {
 
 // valueMemory estimates the heap bytes a value holds beyond its entry
 // (see entryMemory).
-func ValueMemory(e *keyspace.Entry) uint64 {
+func ValueMemory(e *keyspace.Entry) uint64 { return valueMemory(e, DefaultMemorySamples) }
+
+// DefaultMemorySamples is OBJ_COMPUTE_SIZE_DEF_SAMPLES, MEMORY USAGE's
+// SAMPLES when not given.
+const DefaultMemorySamples = 5
+
+// valueMemory is ValueMemory measuring samples of a stream's nodes (0:
+// all), as objectComputeSize does; the other types' figures are exact.
+func valueMemory(e *keyspace.Entry, samples int) uint64 {
 	switch v := e.Val.(type) {
 	case []byte:
 		return bytesOverhead + roundAlloc(cap(v))
@@ -98,7 +106,7 @@ func ValueMemory(e *keyspace.Entry) uint64 {
 	case *set.Set:
 		return uint64(v.MemoryUsage())
 	case *stream.Stream:
-		return uint64(v.MemoryUsage(5, stream.DefaultLimits))
+		return uint64(v.MemoryUsage(samples))
 	}
 	panic("keyspace holds an unknown value type")
 }

@@ -237,7 +237,7 @@ func TestStreamMemoryUsage(t *testing.T) {
 						t.Fatal(err)
 					}
 					n, _ := strconv.Atoi(samples)
-					ours := k.s.MemoryUsage(n, lim)
+					ours := k.s.MemoryUsage(n)
 					// MEMORY USAGE adds the key's dictEntry (24) and its
 					// sds allocation (8 for a 1-byte name).
 					if theirs := v.(int64) - 24 - 8; ours != theirs {

@@ -11,6 +11,7 @@ func (s *Stream) Clone() *Stream {
 	c.nodes = make([]*node, len(s.nodes))
 	for i, n := range s.nodes {
 		m := *n
+		m.prealloc = 0 // streamDup allocates each listpack to size
 		m.masterFields = cloneBytes(n.masterFields)
 		m.entries = make([]nodeEntry, len(n.entries))
 		for j, e := range n.entries {

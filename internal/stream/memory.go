@@ -4,7 +4,7 @@ import "math/bits"
 
 // MemoryUsage approximates what MEMORY USAGE reports for a stream
 // (objectComputeSize in object.c, with samples as its SAMPLES, 5 by
-// default; 0 means all nodes), to be added to the key's own overhead the
+// default; 0 means all nodes, as MEMORY USAGE's SAMPLES 0), to be added to the key's own overhead the
 // way the caller adds it for other types. Redis sums:
 //
 //   - the robj and the stream struct (16 + 80 bytes);
@@ -20,12 +20,13 @@ import "math/bits"
 // The allocation size of a listpack is modelled as jemalloc's size class
 // of its bytes, except for the node being filled, which Redis allocates
 // with room for stream-node-max-bytes (at most 4096) up front and only
-// shrinks when it moves to a new node. It matches redis-server exactly
+// shrinks when it moves to a new node: the limit in force when that node
+// was created (node.prealloc), not the current one. It matches redis-server exactly
 // for every scenario of the rdb package's tests (XDEL, trims and groups
 // included, and after RESTORE). What it cannot see: a listpack whose
 // counters shrank in width keeps its allocation in Redis if jemalloc
 // resizes it in place, which this model assumes never happens.
-func (s *Stream) MemoryUsage(samples int, lim Limits) int64 {
+func (s *Stream) MemoryUsage(samples int) int64 {
 	size := int64(16 + 80)
 	size += raxMemory(len(s.nodes), s.RaxNodes())
 	if samples <= 0 {
@@ -34,12 +35,8 @@ func (s *Stream) MemoryUsage(samples int, lim Limits) int64 {
 	alloc := func(i int) int64 {
 		n := s.nodes[i]
 		b := n.bytes
-		if i == len(s.nodes)-1 && n.open {
-			pre := 4096
-			if lim.NodeMaxBytes > 0 && lim.NodeMaxBytes < 4096 {
-				pre = int(lim.NodeMaxBytes)
-			}
-			b = max(b, pre)
+		if i == len(s.nodes)-1 {
+			b = max(b, n.prealloc)
 		}
 		return int64(jemallocSize(b))
 	}
@@ -62,6 +59,9 @@ func (s *Stream) MemoryUsage(samples int, lim Limits) int64 {
 	}
 	return size
 }
+
+// streamPrealloc is STREAM_LISTPACK_MAX_PRE_ALLOCATE.
+const streamPrealloc = 4096
 
 func raxMemory(keys, nodes int) int64 { return int64(keys)*16 + int64(nodes)*(4+8*30) }
 

@@ -56,9 +56,12 @@ type node struct {
 	masterFields [][]byte
 	entries      []nodeEntry
 	bytes        int // the listpack's size, lpBytes
-	// open marks the node XADD is filling: Redis allocated it with room
-	// to grow and shrinks it when XADD moves on (MemoryUsage).
-	open bool
+	// prealloc is, for the node XADD is filling, the room Redis's lpNew
+	// gave it when it was created (4096 bytes, or stream-node-max-bytes
+	// if smaller, as configured then); 0 once XADD moved on to a new node
+	// (lpShrinkToFit) and for nodes loaded or copied, which are allocated
+	// to size. MemoryUsage measures it.
+	prealloc int
 }
 
 func (n *node) id(i int) ID {

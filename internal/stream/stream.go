@@ -128,9 +128,9 @@ func (s *Stream) appendEntry(id ID, fields [][]byte, tot int, lim Limits) {
 			maxBytes = listpackMaxSize
 		}
 		if int64(n.bytes)+int64(tot) >= maxBytes {
-			n.open, n = false, nil
+			n.prealloc, n = 0, nil
 		} else if lim.NodeMaxEntries > 0 && n.count+n.deleted >= lim.NodeMaxEntries {
-			n.open, n = false, nil
+			n.prealloc, n = 0, nil
 		}
 	}
 	e := nodeEntry{values: make([][]byte, len(fields)/2)}
@@ -138,7 +138,10 @@ func (s *Stream) appendEntry(id ID, fields [][]byte, tot int, lim Limits) {
 		e.values[i] = slices.Clone(fields[2*i+1])
 	}
 	if n == nil {
-		n = &node{master: id, count: 1, open: true}
+		n = &node{master: id, count: 1, prealloc: streamPrealloc}
+		if lim.NodeMaxBytes > 0 && lim.NodeMaxBytes < streamPrealloc {
+			n.prealloc = int(lim.NodeMaxBytes)
+		}
 		n.masterFields = make([][]byte, len(fields)/2)
 		for i := range n.masterFields {
 			n.masterFields[i] = slices.Clone(fields[2*i])

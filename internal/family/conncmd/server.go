@@ -49,6 +49,8 @@ func cmdFlushDB(x *engine.Ctx) {
 	x.E.Persist.Dirty += int64(x.DB.Len())
 	x.Dirty() // forceCommandPropagation: even an empty database's flush
 	x.E.TrackingFlushed()
+	// Flush reports every key to KeyDeleted, which queues those an
+	// XREADGROUP waits on: signalFlushedDb's scanDatabaseForDeletedStreams.
 	x.DB.Flush()
 	x.W.OK()
 }
@@ -63,7 +65,7 @@ func cmdFlushAll(x *engine.Ctx) {
 	x.E.TrackingFlushed()
 	for i := range config.NumDBs {
 		x.E.Persist.Dirty += int64(x.E.DB(i).Len())
-		x.E.DB(i).Flush()
+		x.E.DB(i).Flush() // XREADGROUP waiters: as in cmdFlushDB
 	}
 	// flushAllDataAndResetRDB: with save points set, the now empty
 	// dataset is saved at once, so a restart does not bring the keys back.

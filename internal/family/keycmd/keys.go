@@ -405,8 +405,9 @@ func cmdObjectHelp(x *engine.Ctx) {
 // places while clients, their watched keys and their blocked commands stay
 // with the database number they chose. A watch is invalidated as Redis's
 // touchAllWatchedKeysInDb decides (the key exists on either side, with
-// its rules for keys whose deadline has passed), and clients blocked on a
-// key the swap brings in are served.
+// its rules for keys whose deadline has passed), clients blocked on a
+// key the swap brings in are served, and XREADGROUP waiters whose stream
+// the swap takes away get -UNBLOCKED.
 func cmdSwapDB(x *engine.Ctx) {
 	a, ok := swapDBIndex(x.Args[1])
 	if !ok {
@@ -428,6 +429,9 @@ func cmdSwapDB(x *engine.Ctx) {
 		e := x.E
 		touchWatchedOnSwap(e, a, b, x.Now)
 		touchWatchedOnSwap(e, b, a, x.Now)
+		// XREADGROUP waiters whose stream leaves their database.
+		e.ScanDeletedStreams(a, b)
+		e.ScanDeletedStreams(b, a)
 		e.Dbs[a], e.Dbs[b] = e.Dbs[b], e.Dbs[a]
 		// Each database reports deletions under its new number.
 		for _, i := range []int{a, b} {
