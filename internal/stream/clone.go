@@ -11,13 +11,7 @@ func (s *Stream) Clone() *Stream {
 	c.nodes = make([]*node, len(s.nodes))
 	for i, n := range s.nodes {
 		m := *n
-		m.masterFields = cloneBytes(n.masterFields)
-		m.entries = make([]nodeEntry, len(n.entries))
-		for j, e := range n.entries {
-			e.fields = cloneBytes(e.fields)
-			e.values = cloneBytes(e.values)
-			m.entries[j] = e
-		}
+		m.lp = slices.Clone(n.lp)
 		c.nodes[i] = &m
 	}
 	if s.groups == nil {
@@ -51,15 +45,4 @@ func (s *Stream) Clone() *Stream {
 		})
 	}
 	return c
-}
-
-func cloneBytes(in [][]byte) [][]byte {
-	if in == nil {
-		return nil
-	}
-	out := make([][]byte, len(in))
-	for i, b := range in {
-		out[i] = slices.Clone(b)
-	}
-	return out
 }

@@ -33,7 +33,7 @@ func (s *Stream) MemoryUsage(samples int, lim Limits) int64 {
 	}
 	alloc := func(i int) int64 {
 		n := s.nodes[i]
-		b := n.bytes
+		b := n.size()
 		if i == len(s.nodes)-1 && n.open {
 			pre := 4096
 			if lim.NodeMaxBytes > 0 && lim.NodeMaxBytes < 4096 {
