@@ -12,13 +12,7 @@ func (s *Stream) Clone() *Stream {
 	for i, n := range s.nodes {
 		m := *n
 		m.prealloc = 0 // streamDup allocates each listpack to size
-		m.masterFields = cloneBytes(n.masterFields)
-		m.entries = make([]nodeEntry, len(n.entries))
-		for j, e := range n.entries {
-			e.fields = cloneBytes(e.fields)
-			e.values = cloneBytes(e.values)
-			m.entries[j] = e
-		}
+		m.lp = slices.Clone(n.lp)
 		c.nodes[i] = &m
 	}
 	if s.groups == nil {
@@ -52,15 +46,4 @@ func (s *Stream) Clone() *Stream {
 		})
 	}
 	return c
-}
-
-func cloneBytes(in [][]byte) [][]byte {
-	if in == nil {
-		return nil
-	}
-	out := make([][]byte, len(in))
-	for i, b := range in {
-		out[i] = slices.Clone(b)
-	}
-	return out
 }

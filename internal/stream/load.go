@@ -8,11 +8,11 @@ package stream
 // written may be refused here while Redis would load it.
 
 // EachNode calls fn for each node in order with its master ID and its
-// listpack, built in buf's memory (the slice is reused between calls).
+// listpack, the node's own bytes (not to be modified nor kept past fn).
+// buf is unused.
 func (s *Stream) EachNode(buf []byte, fn func(master ID, lp []byte) error) error {
 	for _, n := range s.nodes {
-		buf = n.appendListpack(buf[:0])
-		if err := fn(n.master, buf); err != nil {
+		if err := fn(n.master, n.lp); err != nil {
 			return err
 		}
 	}
@@ -22,13 +22,17 @@ func (s *Stream) EachNode(buf []byte, fn func(master ID, lp []byte) error) error
 // LoadNode appends a node read from an RDB file. Nodes must come in
 // ascending order, each after the previous one's entries.
 func (s *Stream) LoadNode(master ID, lp []byte) error {
-	n, err := decodeNode(master, lp)
+	d, err := decodeNode(master, lp)
 	if err != nil {
 		return err
 	}
+	// Redis's listpack as it was written (re-encoding a valid one gives
+	// the same bytes, and the canonical form for one Redis accepts but
+	// would not write, such as integers stored as strings).
+	n := nodeFromDecoded(d)
 	if k := len(s.nodes); k > 0 {
 		prev := s.nodes[k-1]
-		if !prev.id(len(prev.entries) - 1).Less(master) {
+		if !prev.lastID().Less(master) {
 			return corrupt("stream node %s out of order", master)
 		}
 	}
@@ -60,7 +64,7 @@ func (s *Stream) LoadMeta(m Meta) error {
 	}
 	if k := len(s.nodes); k > 0 {
 		n := s.nodes[k-1]
-		if m.LastID.Less(n.id(len(n.entries) - 1)) {
+		if m.LastID.Less(n.lastID()) {
 			return corrupt("stream last ID %s before its last entry", m.LastID)
 		}
 	}

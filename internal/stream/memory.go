@@ -34,7 +34,7 @@ func (s *Stream) MemoryUsage(samples int) int64 {
 	}
 	alloc := func(i int) int64 {
 		n := s.nodes[i]
-		b := n.bytes
+		b := n.size()
 		if i == len(s.nodes)-1 {
 			b = max(b, n.prealloc)
 		}

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -48,37 +47,23 @@ func (e *nodeEntry) size() int {
 	return n + lpIntSize(e.lpCount())
 }
 
-// node is one radix tree key of Redis's stream and its listpack's content.
-type node struct {
+// decNode is a node decoded (for validation and tests).
+type decNode struct {
 	master       ID
 	count        int64 // live entries (the master entry's "count")
 	deleted      int64 // tombstones (its "deleted")
 	masterFields [][]byte
 	entries      []nodeEntry
 	bytes        int // the listpack's size, lpBytes
-	// prealloc is, for the node XADD is filling, the room Redis's lpNew
-	// gave it when it was created (4096 bytes, or stream-node-max-bytes
-	// if smaller, as configured then); 0 once XADD moved on to a new node
-	// (lpShrinkToFit) and for nodes loaded or copied, which are allocated
-	// to size. MemoryUsage measures it.
-	prealloc int
 }
 
-func (n *node) id(i int) ID {
+func (n *decNode) id(i int) ID {
 	e := &n.entries[i]
 	return ID{n.master.Ms + uint64(e.msDiff), n.master.Seq + uint64(e.seqDiff)}
 }
 
-// fieldsOf returns the field names of entry i.
-func (n *node) fieldsOf(i int) [][]byte {
-	if f := n.entries[i].fields; f != nil || n.entries[i].flags&flagSameFields == 0 {
-		return f
-	}
-	return n.masterFields
-}
-
 // masterSize is the bytes of the master entry.
-func (n *node) masterSize() int {
+func (n *decNode) masterSize() int {
 	s := lpIntSize(n.count) + lpIntSize(n.deleted) + lpIntSize(int64(len(n.masterFields)))
 	for _, f := range n.masterFields {
 		s += lpStrSize(f)
@@ -87,7 +72,7 @@ func (n *node) masterSize() int {
 }
 
 // computeBytes is lpBytes from scratch.
-func (n *node) computeBytes() int {
+func (n *decNode) computeBytes() int {
 	s := lpHeaderSize + 1 + n.masterSize()
 	for i := range n.entries {
 		s += n.entries[i].size()
@@ -95,15 +80,8 @@ func (n *node) computeBytes() int {
 	return s
 }
 
-// setCounters changes count and deleted as lpReplaceInteger does,
-// keeping the byte size right (the encodings may change width).
-func (n *node) setCounters(count, deleted int64) {
-	n.bytes += lpIntSize(count) - lpIntSize(n.count) + lpIntSize(deleted) - lpIntSize(n.deleted)
-	n.count, n.deleted = count, deleted
-}
-
 // elements is the number of listpack elements (for the header).
-func (n *node) elements() int {
+func (n *decNode) elements() int {
 	k := 3 + len(n.masterFields) + 1
 	for i := range n.entries {
 		k += int(n.entries[i].lpCount()) + 1
@@ -112,7 +90,7 @@ func (n *node) elements() int {
 }
 
 // appendListpack appends the node's listpack, byte for byte Redis's.
-func (n *node) appendListpack(dst []byte) []byte {
+func (n *decNode) appendListpack(dst []byte) []byte {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0)
 	dst = lpAppendInt(dst, n.count)
@@ -160,7 +138,7 @@ func corrupt(format string, a ...any) error {
 // decodeNode checks a listpack as streamValidateListpackIntegrity does in
 // deep mode, plus what this package relies on (counters that match the
 // flags, at least one entry, IDs in order), and decodes it.
-func decodeNode(master ID, lp []byte) (*node, error) {
+func decodeNode(master ID, lp []byte) (*decNode, error) {
 	els, err := lpDecode(lp)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
@@ -185,7 +163,7 @@ func decodeNode(master ID, lp []byte) (*node, error) {
 		return els[p-1].bytes(), true
 	}
 	bad := corrupt("stream listpack integrity check failed")
-	n := &node{master: master, bytes: len(lp)}
+	n := &decNode{master: master, bytes: len(lp)}
 	var ok1, ok2, ok3 bool
 	n.count, ok1 = nextInt()
 	n.deleted, ok2 = nextInt()
@@ -276,18 +254,4 @@ func decodeNode(master ID, lp []byte) (*node, error) {
 		return nil, corrupt("stream node counters (%d live, %d deleted) do not match its entries", n.count, n.deleted)
 	}
 	return n, nil
-}
-
-// sameFields reports whether fields (every other element of pairs)
-// equal the master fields, as streamAppendItem compares them.
-func sameFields(master [][]byte, pairs [][]byte) bool {
-	if len(master) != len(pairs)/2 {
-		return false
-	}
-	for i, f := range master {
-		if !bytes.Equal(f, pairs[2*i]) {
-			return false
-		}
-	}
-	return true
 }

@@ -127,43 +127,29 @@ func (s *Stream) appendEntry(id ID, fields [][]byte, tot int, lim Limits) {
 		if maxBytes <= 0 || maxBytes > listpackMaxSize {
 			maxBytes = listpackMaxSize
 		}
-		if int64(n.bytes)+int64(tot) >= maxBytes {
-			n.prealloc, n = 0, nil
+		if int64(n.size())+int64(tot) >= maxBytes {
+			n.close()
+			n = nil
 		} else if lim.NodeMaxEntries > 0 && n.count+n.deleted >= lim.NodeMaxEntries {
-			n.prealloc, n = 0, nil
+			n.close()
+			n = nil
 		}
 	}
-	e := nodeEntry{values: make([][]byte, len(fields)/2)}
-	for i := range e.values {
-		e.values[i] = slices.Clone(fields[2*i+1])
-	}
 	if n == nil {
-		n = &node{master: id, count: 1, prealloc: streamPrealloc}
+		n = newNode(id, fields)
+		n.prealloc = streamPrealloc
 		if lim.NodeMaxBytes > 0 && lim.NodeMaxBytes < streamPrealloc {
 			n.prealloc = int(lim.NodeMaxBytes)
 		}
-		n.masterFields = make([][]byte, len(fields)/2)
-		for i := range n.masterFields {
-			n.masterFields[i] = slices.Clone(fields[2*i])
-		}
-		n.bytes = lpHeaderSize + 1 + n.masterSize()
 		s.nodes = append(s.nodes, n)
-		e.flags = flagSameFields
 	} else {
 		n.setCounters(n.count+1, n.deleted)
-		if sameFields(n.masterFields, fields) {
-			e.flags = flagSameFields
-		} else {
-			e.fields = make([][]byte, len(fields)/2)
-			for i := range e.fields {
-				e.fields[i] = slices.Clone(fields[2*i])
-			}
+		flags := int64(0)
+		if n.sameMasterFields(fields) {
+			flags = flagSameFields
 		}
+		n.appendEntryElems(id, flags, fields)
 	}
-	e.msDiff = int64(id.Ms - n.master.Ms)
-	e.seqDiff = int64(id.Seq - n.master.Seq)
-	n.entries = append(n.entries, e)
-	n.bytes += e.size()
 	s.length++
 	s.entriesAdded++
 	s.lastID = id
@@ -172,8 +158,9 @@ func (s *Stream) appendEntry(id ID, fields [][]byte, tot int, lim Limits) {
 	}
 }
 
-// pos is an entry position: node index and entry index in it.
-type pos struct{ n, e int }
+// pos is an entry position: node index and the entry's offset in its
+// listpack (the terminator's offset past the last entry).
+type pos struct{ n, off int }
 
 // seek returns the position of the first entry (tombstones included) with
 // an ID >= id, or {len(nodes), 0}.
@@ -184,27 +171,32 @@ func (s *Stream) seek(id ID) pos {
 		ni--
 	}
 	if ni < 0 {
-		return pos{0, 0}
+		return pos{0, s.firstOff(0)}
 	}
 	n := s.nodes[ni]
-	ei, _ := slices.BinarySearchFunc(n.entries, id, func(e nodeEntry, t ID) int {
-		return ID{n.master.Ms + uint64(e.msDiff), n.master.Seq + uint64(e.seqDiff)}.Compare(t)
-	})
-	if ei == len(n.entries) {
-		return pos{ni + 1, 0}
+	for off := int(n.first); off < n.eof(); {
+		e := n.scan(off)
+		if e.id.Compare(id) >= 0 {
+			return pos{ni, off}
+		}
+		off = e.next
 	}
-	return pos{ni, ei}
+	return pos{ni + 1, s.firstOff(ni + 1)}
 }
 
-func (s *Stream) entryAt(p pos) Entry {
-	n := s.nodes[p.n]
-	e := &n.entries[p.e]
-	names := n.fieldsOf(p.e)
-	f := make([][]byte, 0, 2*len(e.values))
-	for i, v := range e.values {
-		f = append(f, names[i], v)
+// firstOff is the offset of node i's first entry (0 past the last node).
+func (s *Stream) firstOff(i int) int {
+	if i >= len(s.nodes) {
+		return 0
 	}
-	return Entry{ID: n.id(p.e), Fields: f}
+	return int(s.nodes[i].first)
+}
+
+// at reports the entry at p, which must exist.
+func (s *Stream) at(p pos) ent { return s.nodes[p.n].scan(p.off) }
+
+func (s *Stream) entryAt(p pos, e *ent) Entry {
+	return Entry{ID: e.id, Fields: s.nodes[p.n].fields(e)}
 }
 
 // Range calls fn for the entries with start <= ID <= end, in order (or in
@@ -217,47 +209,48 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
 	if !rev {
 		for p := s.seek(start); p.n < len(s.nodes); {
 			n := s.nodes[p.n]
-			for ; p.e < len(n.entries); p.e++ {
-				if n.entries[p.e].deleted() {
-					continue
+			for p.off < n.eof() {
+				e := n.scan(p.off)
+				if !e.deleted() {
+					if e.id.Compare(end) > 0 {
+						return
+					}
+					if !fn(s.entryAt(p, &e)) {
+						return
+					}
 				}
-				if n.id(p.e).Compare(end) > 0 {
-					return
-				}
-				if !fn(s.entryAt(p)) {
-					return
-				}
+				p.off = e.next
 			}
-			p = pos{p.n + 1, 0}
+			p = pos{p.n + 1, s.firstOff(p.n + 1)}
 		}
 		return
 	}
 	p := s.seek(end)
 	// p is the first entry >= end; step back unless it is end itself.
-	if p.n == len(s.nodes) || s.nodes[p.n].id(p.e) != end {
-		if p.e > 0 {
-			p.e--
+	if p.n == len(s.nodes) || s.nodes[p.n].idAt(p.off) != end {
+		if p.n < len(s.nodes) {
+			p.off = s.nodes[p.n].prev(p.off)
 		} else {
+			p.off = -1
+		}
+		if p.off < 0 {
 			p.n--
-			if p.n < 0 {
-				return
-			}
-			p.e = len(s.nodes[p.n].entries) - 1
 		}
 	}
 	for ; p.n >= 0; p.n-- {
 		n := s.nodes[p.n]
-		if p.e < 0 {
-			p.e = len(n.entries) - 1
+		if p.off < 0 {
+			p.off = n.last()
 		}
-		for ; p.e >= 0; p.e-- {
-			if n.entries[p.e].deleted() {
+		for ; p.off >= 0; p.off = n.prev(p.off) {
+			e := n.scan(p.off)
+			if e.deleted() {
 				continue
 			}
-			if n.id(p.e).Compare(start) < 0 {
+			if e.id.Compare(start) < 0 {
 				return
 			}
-			if !fn(s.entryAt(p)) {
+			if !fn(s.entryAt(p, &e)) {
 				return
 			}
 		}
@@ -266,16 +259,29 @@ func (s *Stream) Range(start, end ID, rev bool, fn func(Entry) bool) {
 
 // Get returns the live entry with this ID.
 func (s *Stream) Get(id ID) (Entry, bool) {
-	p := s.seek(id)
-	if p.n == len(s.nodes) || s.nodes[p.n].id(p.e) != id || s.nodes[p.n].entries[p.e].deleted() {
+	p, e, ok := s.find(id)
+	if !ok {
 		return Entry{}, false
 	}
-	return s.entryAt(p), true
+	return s.entryAt(p, &e), true
+}
+
+// find returns the live entry with this ID.
+func (s *Stream) find(id ID) (pos, ent, bool) {
+	p := s.seek(id)
+	if p.n == len(s.nodes) {
+		return p, ent{}, false
+	}
+	e := s.at(p)
+	if e.id != id || e.deleted() {
+		return p, ent{}, false
+	}
+	return p, e, true
 }
 
 // Exists reports whether a live entry has this ID (streamEntryExists).
 func (s *Stream) Exists(id ID) bool {
-	_, ok := s.Get(id)
+	_, _, ok := s.find(id)
 	return ok
 }
 
@@ -296,19 +302,21 @@ func (s *Stream) Last() (e Entry, ok bool) {
 func (s *Stream) edgeID(first, skipTombstones bool) ID {
 	if first {
 		for _, n := range s.nodes {
-			for i := range n.entries {
-				if !skipTombstones || !n.entries[i].deleted() {
-					return n.id(i)
+			for off := int(n.first); off < n.eof(); {
+				e := n.scan(off)
+				if !skipTombstones || !e.deleted() {
+					return e.id
 				}
+				off = e.next
 			}
 		}
 		return MaxID
 	}
 	for k := len(s.nodes) - 1; k >= 0; k-- {
 		n := s.nodes[k]
-		for i := len(n.entries) - 1; i >= 0; i-- {
-			if !skipTombstones || !n.entries[i].deleted() {
-				return n.id(i)
+		for off := n.last(); off >= 0; off = n.prev(off) {
+			if flags, _ := lpInt(n.lp, off); !skipTombstones || flags&flagDeleted == 0 {
+				return n.idAt(off)
 			}
 		}
 	}
@@ -327,7 +335,7 @@ func (s *Stream) LastValidID() ID { return s.edgeID(false, true) }
 // removeEntry is streamIteratorRemoveEntry for a live entry.
 func (s *Stream) removeEntry(p pos) {
 	n := s.nodes[p.n]
-	n.entries[p.e].flags |= flagDeleted // 0..3 always take one byte: size unchanged
+	n.markDeleted(p.off) // 0..3 always take one byte: size unchanged
 	if n.count == 1 {
 		s.nodes = slices.Delete(s.nodes, p.n, p.n+1)
 	} else {
@@ -341,8 +349,8 @@ func (s *Stream) removeEntry(p pos) {
 func (s *Stream) Delete(ids ...ID) int {
 	deleted, firstEntry := 0, false
 	for _, id := range ids {
-		p := s.seek(id)
-		if p.n == len(s.nodes) || s.nodes[p.n].id(p.e) != id || s.nodes[p.n].entries[p.e].deleted() {
+		p, _, ok := s.find(id)
+		if !ok {
 			continue
 		}
 		s.removeEntry(p)
@@ -417,7 +425,7 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 		if a.Strategy == TrimMaxLen {
 			remove = s.length-uint64(entries) >= maxlen
 		} else {
-			remove = n.id(len(n.entries) - 1).Less(a.MinID)
+			remove = n.lastID().Less(a.MinID)
 		}
 		if remove {
 			s.nodes = slices.Delete(s.nodes, 0, 1)
@@ -429,21 +437,24 @@ func (s *Stream) Trim(a TrimArgs) int64 {
 			break
 		}
 		var fromNode int64
-		for i := range n.entries {
+		for off := int(n.first); off < n.eof(); {
+			e := n.scan(off)
 			var stop bool
 			if a.Strategy == TrimMaxLen {
 				stop = s.length <= maxlen
 			} else {
-				stop = n.id(i).Compare(a.MinID) >= 0
+				stop = e.id.Compare(a.MinID) >= 0
 			}
 			if stop {
 				break
 			}
-			if !n.entries[i].deleted() {
-				n.entries[i].flags |= flagDeleted
+			next := e.next
+			if !e.deleted() {
+				n.markDeleted(off)
 				fromNode++
 				s.length--
 			}
+			off = next
 		}
 		deleted += fromNode
 		n.setCounters(entries-fromNode, n.deleted+fromNode)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -105,8 +106,8 @@ func TestNodeLayout(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("elements\ngot  %v\nwant %v", got, want)
 	}
-	if len(lp) != s.nodes[0].bytes || len(lp) != s.nodes[0].computeBytes() {
-		t.Fatalf("sizes: listpack %d, tracked %d, computed %d", len(lp), s.nodes[0].bytes, s.nodes[0].computeBytes())
+	if len(lp) != s.nodes[0].size() || len(lp) != s.nodes[0].computeBytes() {
+		t.Fatalf("sizes: listpack %d, tracked %d, computed %d", len(lp), s.nodes[0].size(), s.nodes[0].computeBytes())
 	}
 }
 
@@ -285,11 +286,19 @@ func TestSetID(t *testing.T) {
 // every node's tracked size is its listpack's, that its listpack decodes
 // back to the same node, and that the length adds up.
 func TestNodeInvariants(t *testing.T) {
+	// small nodes, and nodes whose counters cross the 1- and 2-byte
+	// integer encodings (127, 4095)
+	testNodeInvariants(t, Limits{NodeMaxBytes: 300, NodeMaxEntries: 8}, 5000, 10)
+	testNodeInvariants(t, Limits{NodeMaxBytes: 0, NodeMaxEntries: 5000}, 12000, 500)
+}
+
+func testNodeInvariants(t *testing.T, lim Limits, steps, every int) {
 	rng := rand.New(rand.NewSource(7))
 	s := New()
-	lim := Limits{NodeMaxBytes: 300, NodeMaxEntries: 8}
 	ms := uint64(1)
-	for step := 0; step < 5000; step++ {
+	var maxCount, maxDeleted int64
+	defer func() { t.Logf("%v: largest counters %d live, %d deleted", lim, maxCount, maxDeleted) }()
+	for step := 0; step < steps; step++ {
 		switch r := rng.Intn(10); {
 		case r < 6:
 			ms += uint64(rng.Intn(2))
@@ -305,14 +314,14 @@ func TestNodeInvariants(t *testing.T) {
 		default:
 			s.Trim(TrimArgs{Strategy: TrimMinID, MinID: ID{s.FirstID().Ms + uint64(rng.Intn(2)), 0}})
 		}
-		if step%10 != 9 {
+		if step%every != every-1 {
 			continue
 		}
 		var live uint64
 		for _, n := range s.nodes {
 			lp := n.appendListpack(nil)
-			if len(lp) != n.bytes || n.computeBytes() != n.bytes {
-				t.Fatalf("step %d: node %v: listpack %d bytes, tracked %d", step, n.master, len(lp), n.bytes)
+			if len(lp) != n.size() || n.computeBytes() != n.size() {
+				t.Fatalf("step %d: node %v: listpack %d bytes, tracked %d", step, n.master, len(lp), n.size())
 			}
 			back, err := decodeNode(n.master, lp)
 			if err != nil {
@@ -321,10 +330,75 @@ func TestNodeInvariants(t *testing.T) {
 			if !reflect.DeepEqual(back.appendListpack(nil), lp) {
 				t.Fatalf("step %d: node does not round-trip", step)
 			}
+			if back.count != n.count || back.deleted != n.deleted || nodeFromDecoded(back).first != n.first {
+				t.Fatalf("step %d: cached counters %d/%d first %d, listpack says %d/%d", step, n.count, n.deleted, n.first, back.count, back.deleted)
+			}
 			live += uint64(n.count)
+			maxCount, maxDeleted = max(maxCount, n.count), max(maxDeleted, n.deleted)
 		}
 		if live != s.Len() {
 			t.Fatalf("step %d: nodes hold %d, length %d", step, live, s.Len())
 		}
+		if every < 100 && step%100 != 99 {
+			continue
+		}
+		// forward and backward iteration agree, over the whole stream and
+		// a random range, and Get finds what they find
+		lo := ID{uint64(rng.Intn(int(ms) + 1)), uint64(rng.Intn(3))}
+		hi := ID{lo.Ms + uint64(rng.Intn(20)), uint64(rng.Intn(3))}
+		for _, r := range [][2]ID{{ID{}, MaxID}, {lo, hi}} {
+			var fwd, bwd []string
+			s.Range(r[0], r[1], false, func(e Entry) bool {
+				fwd = append(fwd, fmt.Sprintf("%v%q", e.ID, e.Fields))
+				if r[0] == lo {
+					if g, ok := s.Get(e.ID); !ok || !reflect.DeepEqual(g, e) {
+						t.Fatalf("step %d: Get(%v) = %v %v", step, e.ID, g, ok)
+					}
+				}
+				return true
+			})
+			s.Range(r[0], r[1], true, func(e Entry) bool {
+				bwd = append(bwd, fmt.Sprintf("%v%q", e.ID, e.Fields))
+				return true
+			})
+			slices.Reverse(bwd)
+			if !slices.Equal(fwd, bwd) {
+				t.Fatalf("step %d: range %v: forward %d entries, backward %d", step, r, len(fwd), len(bwd))
+			}
+			if r[0].IsZero() && uint64(len(fwd)) != s.Len() {
+				t.Fatalf("step %d: %d entries iterated, length %d", step, len(fwd), s.Len())
+			}
+		}
+	}
+}
+
+// TestIntegerFields checks fields and values listpack stores as integers:
+// the master-fields comparison and what ranges return.
+func TestIntegerFields(t *testing.T) {
+	s := New()
+	for i, f := range []string{"1 10 x -5", "1 7 x 99999999999", "01 a x b", "1 -0 x 3"} {
+		if _, err := s.Add(AddID{ID: ID{1, uint64(i + 1)}}, fv(f), 0, DefaultLimits); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var flags []int64
+	d, err := decodeNode(s.nodes[0].master, s.nodes[0].lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range d.entries {
+		flags = append(flags, e.flags)
+	}
+	if want := []int64{2, 2, 0, 2}; !reflect.DeepEqual(flags, want) {
+		t.Fatalf("flags %v, want %v", flags, want)
+	}
+	var got []string
+	s.Range(ID{}, MaxID, true, func(e Entry) bool {
+		got = append(got, fmt.Sprintf("%q", e.Fields))
+		return true
+	})
+	want := []string{`["1" "-0" "x" "3"]`, `["01" "a" "x" "b"]`, `["1" "7" "x" "99999999999"]`, `["1" "10" "x" "-5"]`}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
 	}
 }
