@@ -23,6 +23,7 @@ func ExampleNew_tokenBucket() {
 
 	lim, err := ratelimit.New(rdb, ratelimit.Options{
 		Name: "search", Algorithm: ratelimit.TokenBucket, Limit: 3, Window: time.Minute, Burst: 3,
+		Now: fixedNow, // the example's figures do not depend on when it runs
 	})
 	if err != nil {
 		panic(err)
@@ -53,7 +54,7 @@ func ExampleConcurrency() {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer rdb.Close()
 
-	jobs, err := ratelimit.NewConcurrency(rdb, ratelimit.ConcurrencyOptions{Name: "reports", Limit: 2, Lease: time.Minute})
+	jobs, err := ratelimit.NewConcurrency(rdb, ratelimit.ConcurrencyOptions{Name: "reports", Limit: 2, Lease: time.Minute, Now: fixedNow})
 	if err != nil {
 		panic(err)
 	}
@@ -87,7 +88,7 @@ func ExampleBudget() {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer rdb.Close()
 
-	b, err := ratelimit.NewBudget(rdb, ratelimit.BudgetOptions{Name: "llm", Limit: 10000, Window: time.Hour, Unit: "tokens"})
+	b, err := ratelimit.NewBudget(rdb, ratelimit.BudgetOptions{Name: "llm", Limit: 10000, Window: time.Hour, Unit: "tokens", Now: fixedNow})
 	if err != nil {
 		panic(err)
 	}
@@ -119,9 +120,9 @@ func ExampleAllowAll() {
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer rdb.Close()
 
-	user, _ := ratelimit.New(rdb, ratelimit.Options{Name: "user", Algorithm: ratelimit.TokenBucket, Limit: 10, Window: time.Minute})
-	ip, _ := ratelimit.New(rdb, ratelimit.Options{Name: "ip", Algorithm: ratelimit.SlidingWindow, Limit: 2, Window: time.Minute})
-	tenant, _ := ratelimit.New(rdb, ratelimit.Options{Name: "tenant", Algorithm: ratelimit.GCRA, Limit: 100, Window: time.Minute})
+	user, _ := ratelimit.New(rdb, ratelimit.Options{Name: "user", Algorithm: ratelimit.TokenBucket, Limit: 10, Window: time.Minute, Now: fixedNow})
+	ip, _ := ratelimit.New(rdb, ratelimit.Options{Name: "ip", Algorithm: ratelimit.SlidingWindow, Limit: 2, Window: time.Minute, Now: fixedNow})
+	tenant, _ := ratelimit.New(rdb, ratelimit.Options{Name: "tenant", Algorithm: ratelimit.GCRA, Limit: 100, Window: time.Minute, Now: fixedNow})
 	ctx := context.Background()
 	for i := 1; i <= 3; i++ {
 		m, err := ratelimit.AllowAll(ctx,
@@ -141,3 +142,7 @@ func ExampleAllowAll() {
 	// call 3: allowed=false refused=1 user remaining=7
 	// user remaining after one more call: 7
 }
+
+// fixedNow stands still, so the examples print the same figures whenever
+// and however slowly they run (a real clock moves between two calls).
+func fixedNow() time.Time { return time.UnixMilli(1_700_000_000_000) }
