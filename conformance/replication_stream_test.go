@@ -775,7 +775,9 @@ func streamInvocations(dumps map[string]*string) []rinv {
 			S("XREADGROUP", "GROUP", "g", "c4", "STREAMS", "xg", ">"), S("XDEL", "xg", "4-1"), S("XAUTOCLAIM", "xg", "g", "c5", "0", "0", "COUNT", "10"),
 			S("XAUTOCLAIM", "xg", "g", "c5", "0", "0", "JUSTID"), S("XGROUP", "DELCONSUMER", "xg", "g", "c1"), S("XGROUP", "DESTROY", "xg", "g2")),
 		inv("stream blocking readers", S("XGROUP", "CREATE", "xb", "g", "$", "MKSTREAM"), Blk("XREADGROUP", "GROUP", "g", "c", "BLOCK", "0", "STREAMS", "xb", ">"),
-			Blk2("XREADGROUP", "GROUP", "g", "c2", "NOACK", "BLOCK", "0", "STREAMS", "xb", ">"), waitBlocked(2), S("XADD", "xb", "1-1", "a", "b"),
+			// The first reader must be blocked before the second sends, or
+			// the two connections race and the arrival order is chance.
+			waitBlocked(1), Blk2("XREADGROUP", "GROUP", "g", "c2", "NOACK", "BLOCK", "0", "STREAMS", "xb", ">"), waitBlocked(2), S("XADD", "xb", "1-1", "a", "b"),
 			S("XADD", "xb", "2-1", "a", "b")),
 
 		// FLUSHALL last but one: the data written after it is what the
