@@ -76,23 +76,6 @@ func ackOn(tt *tester, c *engine.Client, off int64) {
 	}
 }
 
-// verdict ends a case that compares with Redis. A case marked with a
-// known divergence (behaviour that differs from Redis 7.0 and is not fixed
-// yet) still runs: while the difference is there it is skipped with what
-// was found, and once the code behaves as Redis it fails, so that the mark
-// is removed and the case guards the fix.
-func verdict(t *testing.T, divergence string, problems []string) {
-	t.Helper()
-	switch {
-	case divergence == "" && len(problems) > 0:
-		t.Fatal(strings.Join(problems, "; "))
-	case divergence != "" && len(problems) > 0:
-		t.Skipf("known divergence from Redis 7.0 (%s): %s", divergence, strings.Join(problems, "; "))
-	case divergence != "" && len(problems) == 0:
-		t.Fatalf("marked as a known divergence (%s) but now behaves as Redis: remove the mark", divergence)
-	}
-}
-
 var getAck = "*3\r\n$8\r\nREPLCONF\r\n$6\r\nGETACK\r\n$1\r\n*\r\n"
 
 // TestWait is WAIT on a master: answered at once when enough replicas have
@@ -105,15 +88,12 @@ func TestWait(t *testing.T) {
 		name     string
 		replicas int
 		acked    []int64 // per replica, before the WAIT: its ACK relative to the client's woff (nil: none sent)
-		otherW   bool    // another client writes, then the WAIT's client reads, before the WAIT
 		args     []string
 		now      string  // the reply at once; "" if it blocks
 		later    []int64 // ACKs after it blocked, replica i sends later[i] relative to woff
 		wokenBy  int     // the later ACK (1-based) that answers it; 0: none, it times out
 		reply    string  // the reply when woken or timed out
 		forever  bool    // timeout 0: no deadline
-		// divergence marks a known difference from Redis 7.0.
-		divergence string
 	}{
 		{name: "no replica wanted", args: []string{"0", "0"}, now: ":0\r\n"},
 		{name: "already satisfied", replicas: 2, acked: []int64{0, 0}, args: []string{"2", "100"}, now: ":2\r\n"},
@@ -140,15 +120,10 @@ func TestWait(t *testing.T) {
 			for i, a := range tc.acked {
 				ackOn(tt, reps[i], woff+a)
 			}
-			if tc.otherW {
-				other := tt.E.NewClient("127.0.0.1:2", "127.0.0.1:6379")
-				replDo(tt, other, "SET", "k2", "v")
-				replDo(tt, tt.C, "GET", "k")
-			}
 			start := time.Now()
 			w, out := execW(tt, tt.C, append([]string{"WAIT"}, tc.args...)...)
 			var problems []string
-			defer func() { verdict(t, tc.divergence, problems) }()
+			defer func() { failIf(t, problems) }()
 			if tc.now != "" {
 				if got := string(w.Bytes()); got != tc.now || out == engine.Blocked {
 					problems = append(problems, fmt.Sprintf("WAIT %v: %q (blocked %v), want %q at once", tc.args, got, out == engine.Blocked, tc.now))
@@ -251,20 +226,19 @@ func TestWaitWoff(t *testing.T) {
 		c    *engine.Client
 		args []string
 		woff int // the step whose offset the client's woff is; -1: 0, it never wrote
-		div  string
 	}{
-		{b, []string{"SET", "b", "1"}, 0, ""},
-		{a, []string{"PING"}, 1, ""},
-		{a, []string{"SET", "a", "1"}, 2, ""},
-		{b, []string{"SET", "b", "2"}, 3, ""},
-		{a, []string{"GET", "a"}, 4, ""},
-		{a, []string{"DEL", "nosuchkey"}, 5, ""}, // a write that changed nothing
-		{a, []string{"EVAL", "redis.call('set','a','2')", "0"}, 6, ""},
-		{a, []string{"WAIT", "0", "0"}, 6, ""},
-		{b, []string{"INCR", "n"}, 8, ""},
-		{a, []string{"MULTI"}, 9, ""},
-		{a, []string{"SET", "a", "3"}, 9, ""}, // queued: woff is still MULTI's
-		{a, []string{"EXEC"}, 11, ""},
+		{b, []string{"SET", "b", "1"}, 0},
+		{a, []string{"PING"}, 1},
+		{a, []string{"SET", "a", "1"}, 2},
+		{b, []string{"SET", "b", "2"}, 3},
+		{a, []string{"GET", "a"}, 4},
+		{a, []string{"DEL", "nosuchkey"}, 5}, // a write that changed nothing
+		{a, []string{"EVAL", "redis.call('set','a','2')", "0"}, 6},
+		{a, []string{"WAIT", "0", "0"}, 6},
+		{b, []string{"INCR", "n"}, 8},
+		{a, []string{"MULTI"}, 9},
+		{a, []string{"SET", "a", "3"}, 9}, // queued: woff is still MULTI's
+		{a, []string{"EXEC"}, 11},
 	} {
 		replDo(tt, st.c, st.args...)
 		offs = append(offs, tt.replOffset())
@@ -279,7 +253,7 @@ func TestWaitWoff(t *testing.T) {
 				problems = append(problems, fmt.Sprintf("woff %d, want %d (offsets so far %v)", st.c.Woff, want, offs))
 			}
 			tt.E.Unlock()
-			verdict(t, st.div, problems)
+			failIf(t, problems)
 		})
 	}
 }
@@ -336,5 +310,13 @@ func TestReplMinReplicas(t *testing.T) {
 				tt.Expect(tc.want[i], args...)
 			}
 		})
+	}
+}
+
+// failIf ends the case with every problem found.
+func failIf(t *testing.T, problems []string) {
+	t.Helper()
+	if len(problems) > 0 {
+		t.Fatal(strings.Join(problems, "; "))
 	}
 }

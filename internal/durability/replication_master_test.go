@@ -272,23 +272,6 @@ func TestPsyncRefused(t *testing.T) {
 	}
 }
 
-// verdict ends a case that compares with Redis. A case marked with a
-// known divergence (behaviour that differs from Redis 7.0 and is not fixed
-// yet) still runs: while the difference is there it is skipped with what
-// was found, and once the code behaves as Redis it fails, so that the mark
-// is removed and the case guards the fix.
-func verdict(t *testing.T, divergence string, problems []string) {
-	t.Helper()
-	switch {
-	case divergence == "" && len(problems) > 0:
-		t.Fatal(strings.Join(problems, "; "))
-	case divergence != "" && len(problems) > 0:
-		t.Skipf("known divergence from Redis 7.0 (%s): %s", divergence, strings.Join(problems, "; "))
-	case divergence != "" && len(problems) == 0:
-		t.Fatalf("marked as a known divergence (%s) but now behaves as Redis: remove the mark", divergence)
-	}
-}
-
 // continueReplica makes a new connection a replica of e by a partial
 // resync at e's next offset (online at once, no snapshot).
 func continueReplica(t *testing.T, e *engine.Engine, addr string) *engine.Client {
@@ -359,14 +342,13 @@ func TestReplBacklogCreatedForFirstReplica(t *testing.T) {
 func TestReplBacklogTTL(t *testing.T) {
 	const ttl = 3600
 	for _, tc := range []struct {
-		name       string
-		ttl        int64
-		keep       bool          // a replica stays connected
-		replica    bool          // the server is itself a replica
-		promoted   bool          // a replica with no replica of its own, just promoted (REPLICAOF NO ONE)
-		after      time.Duration // since the last replica left (or the promotion)
-		freed      bool
-		divergence string
+		name     string
+		ttl      int64
+		keep     bool          // a replica stays connected
+		replica  bool          // the server is itself a replica
+		promoted bool          // a replica with no replica of its own, just promoted (REPLICAOF NO ONE)
+		after    time.Duration // since the last replica left (or the promotion)
+		freed    bool
 	}{
 		{name: "before the ttl", ttl: ttl, after: ttl * time.Second, freed: false},
 		// Redis: changeReplicationId(); clearReplicationId2(); freeReplicationBacklog().
@@ -425,7 +407,7 @@ func TestReplBacklogTTL(t *testing.T) {
 					problems = append(problems, fmt.Sprintf("replid2 %q up to %d stayed", e.Repl.Replid2, e.Repl.SecondOffset))
 				}
 			}
-			verdict(t, tc.divergence, problems)
+			failIf(t, problems)
 		})
 	}
 }
@@ -573,5 +555,13 @@ func TestReplAcksAndGoodReplicas(t *testing.T) {
 				t.Errorf("NoGoodReplicas %v, want %v", got, tc.refuse)
 			}
 		})
+	}
+}
+
+// failIf ends the case with every problem found.
+func failIf(t *testing.T, problems []string) {
+	t.Helper()
+	if len(problems) > 0 {
+		t.Fatal(strings.Join(problems, "; "))
 	}
 }
