@@ -377,9 +377,7 @@ func debugPopulate(x *engine.Ctx) {
 		}
 		// createStringObject: embstr up to 44 bytes, no integer detection.
 		x.DB.Add(kb, val).Enc = keyspace.EncEmbstr
-		if x.E.Watching != 0 {
-			x.E.WatchTable().Touch(x.C.DB, kb)
-		}
+		x.E.TouchWatched(x.C.DB, kb)
 	}
 	x.W.OK()
 }

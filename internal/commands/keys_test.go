@@ -12,7 +12,6 @@ import (
 	"github.com/limitkv/limitkv/internal/engine"
 
 	"github.com/limitkv/limitkv/internal/keyspace"
-	"github.com/limitkv/limitkv/internal/resp"
 	"github.com/limitkv/limitkv/internal/zset"
 )
 
@@ -629,44 +628,5 @@ func TestKeysExpiryBoundaryForEveryCommand(t *testing.T) {
 				tt.Expect(want, p.args...)
 			}
 		})
-	}
-}
-
-// A RENAME, MOVE or COPY that puts a sorted set under a key a client waits
-// on marks the key ready, in the right database.
-func TestKeysSignalBlockedOnZsetArrival(t *testing.T) {
-	tt := newTester(t)
-	putZset(tt, 0, "src", "m")
-	putZset(tt, 0, "src2", "m")
-	tt.E.Lock()
-	tt.E.Waiting[engine.WaitKey{Db: 0, Key: "dst"}] = nil
-	tt.E.Waiting[engine.WaitKey{Db: 1, Key: "dst"}] = nil
-	tt.E.Unlock()
-	ready := func(args ...string) []engine.WaitKey {
-		bargs := make([][]byte, len(args))
-		for i, a := range args {
-			bargs[i] = []byte(a)
-		}
-		tt.E.Lock()
-		defer tt.E.Unlock()
-		var w resp.Writer
-		x := engine.Ctx{E: tt.E, C: tt.C, W: &w, DB: tt.E.DB(tt.C.DB), Now: tt.Clock.Now().UnixMilli(), Args: bargs, Cmd: engine.Lookup(bargs[0])}
-		x.Cmd.Handler(&x)
-		r := tt.E.Ready
-		tt.E.Ready = nil
-		return r
-	}
-	if r := ready("RENAME", "src", "dst"); !slices.Equal(r, []engine.WaitKey{{Db: 0, Key: "dst"}}) {
-		t.Fatalf("RENAME signalled %v", r)
-	}
-	if r := ready("MOVE", "dst", "1"); !slices.Equal(r, []engine.WaitKey{{Db: 1, Key: "dst"}}) {
-		t.Fatalf("MOVE signalled %v", r)
-	}
-	if r := ready("COPY", "src2", "dst", "DB", "1", "REPLACE"); !slices.Equal(r, []engine.WaitKey{{Db: 1, Key: "dst"}}) {
-		t.Fatalf("COPY signalled %v", r)
-	}
-	tt.Expect(okReply, "SET", "s", "v")
-	if r := ready("RENAME", "s", "dst"); len(r) != 0 {
-		t.Fatalf("a string arriving signalled %v", r)
 	}
 }

@@ -91,7 +91,7 @@ func TestTransactionsWatch(t *testing.T) {
 	tt.E.Lock()
 	tt.E.UnwatchAll(tt.C)
 	tt.E.Unlock()
-	if n := tt.E.Watching; n != 0 {
+	if n := tt.E.WatchedKeys(); n != 0 {
 		t.Fatalf("watching = %d after unwatchAll", n)
 	}
 }

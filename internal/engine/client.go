@@ -214,12 +214,12 @@ func (x *Ctx) Block(keys [][]byte, timeout time.Duration) bool {
 // SignalReady marks key as written, so clients blocked on it are served after
 // the current command, in the order they blocked.
 func (x *Ctx) SignalReady(key []byte) {
-	if len(x.E.Waiting) == 0 {
+	if len(x.E.waiting) == 0 {
 		return
 	}
 	k := WaitKey{x.C.DB, string(key)}
-	if _, ok := x.E.Waiting[k]; ok {
-		x.E.Ready = append(x.E.Ready, k)
+	if _, ok := x.E.waiting[k]; ok {
+		x.E.ready = append(x.E.ready, k)
 	}
 }
 
@@ -228,7 +228,7 @@ func (e *Engine) RegisterBlocked(x *Ctx) {
 	c.Blocked = x.Blocking
 	for _, k := range x.Blocking.keys {
 		wk := WaitKey{x.Blocking.db, k}
-		e.Waiting[wk] = append(e.Waiting[wk], c)
+		e.waiting[wk] = append(e.waiting[wk], c)
 	}
 }
 
@@ -242,7 +242,7 @@ func (e *Engine) Unblock(c *Client) {
 	}
 	for _, k := range b.keys {
 		wk := WaitKey{b.db, k}
-		list := e.Waiting[wk]
+		list := e.waiting[wk]
 		for i, o := range list {
 			if o == c {
 				list = append(list[:i], list[i+1:]...)
@@ -250,9 +250,9 @@ func (e *Engine) Unblock(c *Client) {
 			}
 		}
 		if len(list) == 0 {
-			delete(e.Waiting, wk)
+			delete(e.waiting, wk)
 		} else {
-			e.Waiting[wk] = list
+			e.waiting[wk] = list
 		}
 	}
 	c.Blocked = nil
@@ -262,10 +262,10 @@ func (e *Engine) Unblock(c *Client) {
 // keys that were written, as Redis's handleClientsBlockedOnKeys does. A served
 // client's reply goes to its own writer and its connection is woken to flush it.
 func (e *Engine) serveBlocked() {
-	for len(e.Ready) > 0 {
-		k := e.Ready[0]
-		e.Ready = e.Ready[1:]
-		for _, c := range append([]*Client(nil), e.Waiting[k]...) {
+	for len(e.ready) > 0 {
+		k := e.ready[0]
+		e.ready = e.ready[1:]
+		for _, c := range append([]*Client(nil), e.waiting[k]...) {
 			b := c.Blocked
 			if b == nil {
 				continue
@@ -282,7 +282,7 @@ func (e *Engine) serveBlocked() {
 			c.NotifyOutput()
 		}
 	}
-	e.Ready = e.Ready[:0]
+	e.ready = e.ready[:0]
 }
 
 // notify tells c's connection that it has output to write unasked.

@@ -61,7 +61,7 @@ func (e *Engine) execQuiet(x *Ctx) Outcome {
 	if out != Blocked && out != Paused {
 		cs.Reply &^= replySkip
 	}
-	if len(e.Ready) > 0 {
+	if len(e.ready) > 0 {
 		e.serveBlocked()
 	}
 	return out

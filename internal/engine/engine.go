@@ -57,8 +57,8 @@ type Engine struct {
 	nextID  atomic.Int64
 
 	// blocked clients by database and key, in the order they blocked.
-	Waiting map[WaitKey][]*Client
-	Ready   []WaitKey // keys written since the last serveBlocked
+	waiting map[WaitKey][]*Client
+	ready   []WaitKey // keys written since the last serveBlocked
 
 	// Shutdown is called (without the lock) when a client sends SHUTDOWN.
 	Shutdown func()
@@ -69,11 +69,11 @@ type Engine struct {
 	Fault func(c *Client, args [][]byte, w *resp.Writer) (out Outcome, done bool)
 
 	expireScratch []*keyspace.Entry
-	RlSeq         uint64    // makes RL.CHECK's server-made members unique
-	Reclaimed     int       // keys the expiry cycle removed since memory was last returned
-	LastReturn    time.Time // when it was
-	ReturnPending bool      // a large reclamation is waiting for returnMemory's next turn
-	shrinkWait    time.Time // since when a pending return waits for a big table's shrink
+	locals        map[any]any // the families' own state (Local)
+	reclaimed     int         // keys the expiry cycle removed since memory was last returned
+	lastReturn    time.Time   // when it was
+	returnPending bool        // a large reclamation is waiting for returnMemory's next turn
+	shrinkWait    time.Time   // since when a pending return waits for a big table's shrink
 	quiet         QuietReturn
 	// prefetchSink keeps Prefetch's reads from being optimised away (a
 	// field, not a global: engines in one process run at the same time).
@@ -85,7 +85,7 @@ type Engine struct {
 
 	// watching counts watched keys, so every write and deletion costs one
 	// comparison when nobody watches anything.
-	Watching int
+	watching int
 	watch    *watchTable // WATCHed keys (transactions.go)
 	// Scripts is the scripting component (EVAL, FUNCTION).
 	Scripts Scripting
@@ -143,7 +143,7 @@ func New(cfg *config.Config, clk clock.Clock, log *slog.Logger) *Engine {
 		RunID:     newRunID(),
 		Clients:   make(map[int64]*Client),
 		Memory:    NewMemState(),
-		Waiting:   make(map[WaitKey][]*Client),
+		waiting:   make(map[WaitKey][]*Client),
 	}
 	if real {
 		e.resyncWall()
@@ -345,7 +345,7 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 		return e.execQuiet(x)
 	}
 	out := e.dispatch(x)
-	if len(e.Ready) > 0 && !e.BusyScript.On {
+	if len(e.ready) > 0 && !e.BusyScript.On {
 		e.serveBlocked()
 	}
 	return out
@@ -578,7 +578,7 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 			var n int
 			before := db.Len()
 			n, e.expireScratch = db.ExpireDue(now, 64, e.expireScratch)
-			e.Reclaimed += before - db.Len()
+			e.reclaimed += before - db.Len()
 			if n < 64 {
 				break
 			}
@@ -593,7 +593,7 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	}
 	e.TrackingCron()
 	e.LatencyAddIfNeeded("expire-cycle", time.Since(start).Milliseconds())
-	if len(e.Ready) > 0 {
+	if len(e.ready) > 0 {
 		e.serveBlocked()
 	}
 	if !more {
@@ -619,7 +619,7 @@ func (e *Engine) RehashActively(budget time.Duration) {
 		// an expiry storm's wake the traffic's steps often end it first.
 		for _, db := range e.Dbs {
 			if db.TakeDropped() >= BigTable {
-				e.ReturnPending = true // the old table is garbage now
+				e.returnPending = true // the old table is garbage now
 			}
 		}
 		e.ReturnMemory()
@@ -652,17 +652,17 @@ func (e *Engine) ReturnMemory() {
 	for _, db := range e.Dbs {
 		keys += db.Len()
 	}
-	if e.Reclaimed >= 50_000 && e.Reclaimed >= keys/4 {
-		e.ReturnPending = true
-		e.Reclaimed = 0
+	if e.reclaimed >= 50_000 && e.reclaimed >= keys/4 {
+		e.returnPending = true
+		e.reclaimed = 0
 	}
 	// Under maxmemory the accounting (memory.go) runs its own collections
 	// and a forced one at a quiet moment upsets its bookkeeping: the
 	// volatile-lru flood of TestEvictFlood evicted more, hot keys included.
 	if e.Cfg.MaxMemory.Load() == 0 && e.quiet.Due(e.Stats.Commands, time.Now()) {
-		e.ReturnPending = true
+		e.returnPending = true
 	}
-	if !e.ReturnPending || time.Since(e.LastReturn) < returnEvery {
+	if !e.returnPending || time.Since(e.lastReturn) < returnEvery {
 		return
 	}
 	// A big table still shrinking is dropped moments later (RehashActively
@@ -678,11 +678,16 @@ func (e *Engine) ReturnMemory() {
 		}
 	}
 	e.shrinkWait = time.Time{}
-	e.ReturnPending = false
-	e.LastReturn = time.Now()
+	e.returnPending = false
+	e.lastReturn = time.Now()
 	e.quiet.Returned()
 	go debug.FreeOSMemory()
 }
+
+// ReturnMemorySoon asks for memory to go back to the OS at returnMemory's
+// next turn: a command has just dropped a large allocation (LCS's table)
+// that Redis would have freed at once.
+func (e *Engine) ReturnMemorySoon() { e.returnPending = true }
 
 // returnEvery spaces returnMemory's forced collections, and bounds how long
 // one waits for a shrink.

@@ -54,8 +54,8 @@ func (x *Ctx) SignalReadyIn(db int, e *keyspace.Entry) {
 		return
 	}
 	k := WaitKey{db, e.Key()}
-	if _, ok := x.E.Waiting[k]; ok {
-		x.E.Ready = append(x.E.Ready, k)
+	if _, ok := x.E.waiting[k]; ok {
+		x.E.ready = append(x.E.ready, k)
 	}
 }
 

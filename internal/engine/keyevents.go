@@ -29,11 +29,11 @@ func (x *Ctx) Notify(class config.EventClass, event string, key []byte) {
 // calls only trackingInvalidate: see bindDB).
 func (e *Engine) KeyModified(db int, key []byte, by *Client) {
 	// An overwrite of a stream must reach XREADGROUP waiters (dbOverwrite).
-	if len(e.Waiting) != 0 {
+	if len(e.waiting) != 0 {
 		e.signalStreamGone(db, string(key))
 	}
-	if e.Watching != 0 {
-		e.WatchTable().Touch(db, key)
+	if e.watching != 0 {
+		e.watches().Touch(db, key)
 	}
 	e.trackingInvalidate(db, key, by)
 }

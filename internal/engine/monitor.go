@@ -403,9 +403,9 @@ func parseShebangFlags(body []byte) (shebang, noWrites, ok bool) {
 // watchDirty reports whether a key c watches changed (Redis's
 // CLIENT_DIRTY_CAS): its transaction can only fail.
 func (e *Engine) watchDirty(c *Client) bool {
-	if e.Watching == 0 {
+	if e.watching == 0 {
 		return false
 	}
-	ws := e.WatchTable().Watches[c]
+	ws := e.watches().Watches[c]
 	return ws != nil && ws.Dirty
 }

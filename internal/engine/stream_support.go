@@ -15,7 +15,7 @@ func (c *Client) MustObey() bool { return c.IsMaster || c.AofLoading }
 // key is deleted or overwritten, as Redis signals a stream key on
 // dbGenericDelete and dbOverwrite.
 func (e *Engine) xreadGroupWaiting(db int, key string) bool {
-	for _, c := range e.Waiting[WaitKey{db, key}] {
+	for _, c := range e.waiting[WaitKey{db, key}] {
 		if b := c.Blocked; b != nil && len(b.args) > 0 && AsciiEq(b.args[0], "xreadgroup") {
 			return true
 		}
@@ -26,13 +26,13 @@ func (e *Engine) xreadGroupWaiting(db int, key string) bool {
 // signalStreamGone queues key for the blocked clients' round if an
 // XREADGROUP waits on it; see xreadGroupWaiting.
 func (e *Engine) signalStreamGone(db int, key string) {
-	if len(e.Waiting) == 0 || !e.xreadGroupWaiting(db, key) {
+	if len(e.waiting) == 0 || !e.xreadGroupWaiting(db, key) {
 		return
 	}
-	e.Ready = append(e.Ready, WaitKey{db, key})
+	e.ready = append(e.ready, WaitKey{db, key})
 }
 
-// ScanDeletedStreams is Redis's scanDatabaseForDeletedStreams(emptied,
+// scanDeletedStreams is Redis's scanDatabaseForDeletedStreams(emptied,
 // replacedWith) for SWAPDB, called before the swap: a key an XREADGROUP
 // waits on in database emptied that holds a stream there but not in
 // database replacedWith is queued, so that the waiter gets -UNBLOCKED once
@@ -40,8 +40,8 @@ func (e *Engine) signalStreamGone(db int, key string) {
 // to the ready-key scan after the swap (it serves the waiter or fails it
 // with -NOGROUP). FLUSHALL and FLUSHDB need no scan: their Flush reports
 // every key to KeyDeleted, which signals the same keys.
-func (e *Engine) ScanDeletedStreams(emptied, replacedWith int) {
-	if len(e.Waiting) == 0 {
+func (e *Engine) scanDeletedStreams(emptied, replacedWith int) {
+	if len(e.waiting) == 0 {
 		return
 	}
 	isStream := func(db int, key string) bool {
@@ -52,9 +52,9 @@ func (e *Engine) ScanDeletedStreams(emptied, replacedWith int) {
 		_, ok := ent.Val.(*stream.Stream)
 		return ok
 	}
-	for k := range e.Waiting {
+	for k := range e.waiting {
 		if k.Db == emptied && e.xreadGroupWaiting(k.Db, k.Key) && isStream(emptied, k.Key) && !isStream(replacedWith, k.Key) {
-			e.Ready = append(e.Ready, k)
+			e.ready = append(e.ready, k)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -56,8 +57,8 @@ type watchedKey struct {
 	Expired bool
 }
 
-// WatchTable is the WATCHed keys and who watches them, made on first use.
-func (e *Engine) WatchTable() *watchTable {
+// watches is the WATCHed keys and who watches them, made on first use.
+func (e *Engine) watches() *watchTable {
 	if e.watch == nil {
 		e.watch = &watchTable{
 			Watchers: make(map[WaitKey][]*Client),
@@ -148,7 +149,7 @@ func cmdWatch(x *Ctx) {
 		x.W.Error(ErrWatchInMulti)
 		return
 	}
-	ext := x.E.WatchTable()
+	ext := x.E.watches()
 	c := x.C
 	ws := ext.Watches[c]
 	if ws == nil {
@@ -169,7 +170,7 @@ next:
 		ws.Keys = append(ws.Keys, wk)
 		id := WaitKey{wk.Db, wk.Key}
 		ext.Watchers[id] = append(ext.Watchers[id], c)
-		x.E.Watching++
+		x.E.watching++
 	}
 	x.W.OK()
 }
@@ -182,10 +183,10 @@ func cmdUnwatch(x *Ctx) {
 // watchFailed reports whether EXEC must fail: a watched key changed, or its
 // deadline passed since WATCH (Redis's isWatchedKeyExpired).
 func (e *Engine) watchFailed(c *Client, now int64) bool {
-	if e.Watching == 0 {
+	if e.watching == 0 {
 		return false
 	}
-	ws := e.WatchTable().Watches[c]
+	ws := e.watches().Watches[c]
 	if ws == nil {
 		return false
 	}
@@ -206,10 +207,10 @@ func (e *Engine) watchFailed(c *Client, now int64) bool {
 // unwatchAll forgets c's watched keys (UNWATCH, EXEC, DISCARD, RESET, and
 // when the connection closes).
 func (e *Engine) UnwatchAll(c *Client) {
-	if e.Watching == 0 {
+	if e.watching == 0 {
 		return
 	}
-	ext := e.WatchTable()
+	ext := e.watches()
 	ws := ext.Watches[c]
 	if ws == nil {
 		return
@@ -228,7 +229,7 @@ func (e *Engine) UnwatchAll(c *Client) {
 		} else {
 			ext.Watchers[id] = list
 		}
-		e.Watching--
+		e.watching--
 	}
 	delete(ext.Watches, c)
 }
@@ -246,10 +247,10 @@ func (ext *watchTable) Touch(db int, key []byte) {
 // reason (DEL, overwrite by RENAME, expiry, FLUSH).
 func (e *Engine) KeyDeleted(db int, key string) {
 	e.signalStreamGone(db, key) // dbGenericDelete's signal to XREADGROUP waiters
-	if e.Watching == 0 {
+	if e.watching == 0 {
 		return
 	}
-	ext := e.WatchTable()
+	ext := e.watches()
 	for _, c := range ext.Watchers[WaitKey{db, key}] {
 		ws := ext.Watches[c]
 		if ws == nil {
@@ -320,3 +321,22 @@ done:
 	}
 	return ch && bytes.Equal(reply, []byte(":0\r\n"))
 }
+
+// TouchWatched invalidates the transactions watching key in db, for a
+// write that bypasses the keyspace's own signals (DEBUG POPULATE).
+func (e *Engine) TouchWatched(db int, key []byte) {
+	if e.watching != 0 {
+		e.watches().Touch(db, key)
+	}
+}
+
+// WritesUnseen reports whether nobody can tell an update of an existing
+// member from an addition: no WATCH, no client-side caching, no keyspace
+// events of class. A write may then skip the lookup it needs to tell them
+// apart (ZADD's plain form).
+func (e *Engine) WritesUnseen(class config.EventClass) bool {
+	return e.watching == 0 && e.Trk.Clients == 0 && !e.Observed(class)
+}
+
+// WatchedKeys is how many keys are WATCHed, counting each client's.
+func (e *Engine) WatchedKeys() int { return e.watching }

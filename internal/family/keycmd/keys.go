@@ -423,23 +423,7 @@ func cmdSwapDB(x *engine.Ctx) {
 		x.W.Error(engine.ErrDBIndex)
 		return
 	}
-	// Watchers are invalidated here, before the swap, by Redis's rules;
-	// the generic after-write pass must not touch anything more.
-	if a != b {
-		e := x.E
-		touchWatchedOnSwap(e, a, b, x.Now)
-		touchWatchedOnSwap(e, b, a, x.Now)
-		// XREADGROUP waiters whose stream leaves their database.
-		e.ScanDeletedStreams(a, b)
-		e.ScanDeletedStreams(b, a)
-		e.Dbs[a], e.Dbs[b] = e.Dbs[b], e.Dbs[a]
-		// Each database reports deletions under its new number.
-		for _, i := range []int{a, b} {
-			e.BindDB(i)
-		}
-		x.DB = e.Dbs[x.C.DB]
-		signalSwapped(e, a, b)
-	}
+	x.SwapDB(a, b)
 	x.Dirty() // server.dirty++ even for a database swapped with itself
 	x.W.OK()
 }
@@ -451,65 +435,4 @@ func swapDBIndex(arg []byte) (int, bool) {
 		return 0, false
 	}
 	return int(n), true
-}
-
-// touchWatchedOnSwap is touchAllWatchedKeysInDb(emptied, replaced): for a
-// key watched in database emptied that exists (even past its deadline) in
-// either database, the watch fails, except that a watch taken on an
-// expired key stays valid if the key is gone or still expired after the
-// swap, and a missing key replaced by an expired one marks the watch as
-// taken on an expired key.
-func touchWatchedOnSwap(e *engine.Engine, emptied, replaced int, now int64) {
-	if e.Watching == 0 {
-		return
-	}
-	ext := e.WatchTable()
-	expired := func(ent *keyspace.Entry) bool { return ent.Expiry() != 0 && now > ent.Expiry() }
-	for id, clients := range ext.Watchers {
-		if id.Db != emptied {
-			continue
-		}
-		k := []byte(id.Key)
-		inEmptied := e.Dbs[emptied].Peek(k) != nil
-		repl := e.Dbs[replaced].Peek(k)
-		if !inEmptied && repl == nil {
-			continue
-		}
-		for _, c := range clients {
-			ws := ext.Watches[c]
-			if ws == nil {
-				continue
-			}
-			for i := range ws.Keys {
-				wk := &ws.Keys[i]
-				if wk.Db != emptied || wk.Key != id.Key {
-					continue
-				}
-				switch {
-				case wk.Expired && repl == nil:
-					wk.Expired = false
-					continue
-				case wk.Expired && expired(repl):
-					continue
-				case !wk.Expired && !inEmptied && expired(repl):
-					wk.Expired = true
-					continue
-				}
-				ws.Dirty = true
-			}
-		}
-	}
-}
-
-// signalSwapped is scanDatabaseForReadyKeys for both databases: every key
-// a client blocks on that now holds a value able to serve it is ready.
-func signalSwapped(e *engine.Engine, a, b int) {
-	for k := range e.Waiting {
-		if k.Db != a && k.Db != b {
-			continue
-		}
-		if ent := e.Dbs[k.Db].Peek([]byte(k.Key)); ent != nil && engine.WakesBlocked(ent) {
-			e.Ready = append(e.Ready, k)
-		}
-	}
 }

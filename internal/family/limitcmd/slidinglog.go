@@ -172,6 +172,10 @@ func (res *rlResult) reply(x *engine.Ctx, r *rlRequest) {
 // rlCheck runs the sliding-window check. With peek it changes nothing and
 // answers what a check would. A key of another type changes nothing and is
 // reported for the caller to answer.
+// memberSeq numbers the members RL.CHECK makes itself ('*'), so that two
+// made in the same millisecond differ.
+type memberSeq struct{ n uint64 }
+
 func rlCheck(x *engine.Ctx, r *rlRequest, peek bool) (res rlResult, wrongType bool) {
 	// One lookup; hits and misses are counted once the type is right, as
 	// the seed script's ZCARD would count them (its write lookups do not).
@@ -182,10 +186,8 @@ func rlCheck(x *engine.Ctx, r *rlRequest, peek bool) (res rlResult, wrongType bo
 		if z, ok = ent.Val.(*zset.Set); !ok {
 			return res, true
 		}
-		x.E.Stats.KeyspaceHits++
-	} else {
-		x.E.Stats.KeyspaceMisses++
 	}
+	x.CountLookup(z != nil)
 	if r.serverNow && z != nil && z.Len() > 0 {
 		// Server time never goes below what is already recorded, so a clock
 		// stepping back cannot re-admit requests.
@@ -268,11 +270,12 @@ func rlCheck(x *engine.Ctx, r *rlRequest, peek bool) (res rlResult, wrongType bo
 	}
 	if r.autoMember {
 		var buf [40]byte
+		seq := &engine.Local[memberSeq](x.E).n
 		for i := int64(0); i < r.cost; i++ {
-			x.E.RlSeq++
+			*seq++
 			m := strconv.AppendInt(buf[:0], r.now, 10)
 			m = append(m, '-')
-			m = strconv.AppendUint(m, x.E.RlSeq, 10)
+			m = strconv.AppendUint(m, *seq, 10)
 			z.AddBytes(m, score, lim)
 			if prop {
 				zadd = append(zadd, nowArg, append([]byte(nil), m...))

@@ -91,9 +91,7 @@ func listWrite(x *engine.Ctx, key []byte) (*keyspace.Entry, *list.List, bool) {
 func listCreate(x *engine.Ctx, key []byte) (*keyspace.Entry, *list.List) {
 	l := list.New(x.E.Cfg.ListFill())
 	e := x.DB.Set(key, l, false)
-	if len(x.E.Waiting) > 0 {
-		x.SignalReady(key)
-	}
+	x.SignalReady(key)
 	return e, l
 }
 

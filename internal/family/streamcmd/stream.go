@@ -151,9 +151,7 @@ func writeRange(w *resp.Writer, s *stream.Stream, start, end stream.ID, count in
 func streamCreate(x *engine.Ctx, key []byte) (*keyspace.Entry, *stream.Stream) {
 	s := stream.New()
 	e := x.DB.Set(key, s, false)
-	if len(x.E.Waiting) > 0 {
-		x.SignalReady(key)
-	}
+	x.SignalReady(key)
 	return e, s
 }
 

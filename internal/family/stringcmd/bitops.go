@@ -582,7 +582,7 @@ func cmdLCS(x *engine.Ctx) {
 	if table >= lcsReturnTable {
 		// Redis frees the table at once; here it is garbage the heap
 		// would otherwise keep until it is reused or scavenged.
-		x.E.ReturnPending = true
+		x.E.ReturnMemorySoon()
 	}
 	if !getIdx {
 		x.W.Bulk(seq)

@@ -132,9 +132,7 @@ func zsetWrite(x *engine.Ctx, key []byte) (*keyspace.Entry, *zset.Set, bool) {
 // zsetCreated signals a sorted set just created under key to the clients
 // blocked on it, as Redis's dbAdd does.
 func zsetCreated(x *engine.Ctx, key []byte) {
-	if len(x.E.Waiting) > 0 {
-		x.SignalReady(key)
-	}
+	x.SignalReady(key)
 }
 
 // zDropIfEmpty deletes a key whose set was emptied, as every Redis writer
@@ -235,7 +233,7 @@ parsed:
 	var score float64
 	// The plain form needs no lookup before Add: its reply counts only
 	// additions, and nobody watches, tracks or listens for updates.
-	plain := flags == 0 && x.E.Watching == 0 && x.E.Trk.Clients == 0 && !x.E.Observed(config.EvZSet)
+	plain := flags == 0 && x.E.WritesUnseen(config.EvZSet)
 	lim := x.E.Cfg.ZsetLimits()
 	for j := si; j < len(args); j += 2 {
 		score, _ = num.ParseFloat(args[j])
