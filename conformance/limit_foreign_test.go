@@ -205,7 +205,13 @@ func restore(t *testing.T, c *RawConn, pairs []*twinPair, dumps []*Reply, pttls 
 	for i, p := range pairs {
 		c.MustDo(t, "DEL", p.key)
 		if !dumps[i].Null && pttls[i] != -2 {
-			ttl := max(pttls[i], 0) // -1: no TTL, RESTORE's 0
+			ttl := pttls[i]
+			switch ttl {
+			case -1:
+				ttl = 0 // no TTL: RESTORE's 0
+			case 0:
+				ttl = 1 // under a millisecond left: RESTORE's 0 would keep it forever
+			}
 			if r := c.MustDo(t, "RESTORE", p.key, i64(ttl), dumps[i].Str); r.IsError() {
 				t.Fatalf("RESTORE %s: %q", p.key, r.Raw)
 			}

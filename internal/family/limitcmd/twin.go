@@ -44,12 +44,19 @@ var (
 // writeTwin makes key hold after, decided from before at now with result
 // r, and propagates what st's twin script calls for that decision.
 func writeTwin(x *engine.Ctx, key []byte, before, after limiter.Value, st style, r limiter.Result, now int64) {
+	if !x.Propagating() {
+		// No AOF, no replica: what would go out is not built. The
+		// decision changed the value, which is a write either way.
+		applyValue(x, key, before, after, nil)
+		x.Modified(key)
+		return
+	}
 	cmds, ok := twinCommands(x, key, before, after, st, r, now)
 	if !ok {
 		writeValue(x, key, before, after)
 		return
 	}
-	applyValue(x, key, before, after, func(...[]byte) {})
+	applyValue(x, key, before, after, nil)
 	for _, c := range cmds {
 		x.AlsoPropagate(c...)
 	}

@@ -2,7 +2,6 @@ package limitcmd
 
 import (
 	"errors"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -52,7 +51,7 @@ func readValue(x *engine.Ctx, key []byte, write bool) (limiter.Value, error) {
 	case *hash.Hash:
 		v.Kind, v.Hash = limiter.Hash, make(map[string]string, val.Len())
 		val.ForEach(func(f, value []byte) bool {
-			v.Hash[string(f)] = string(value)
+			v.Hash[fieldName(f)] = string(value)
 			return true
 		})
 	case *zset.Set:
@@ -65,6 +64,26 @@ func readValue(x *engine.Ctx, key []byte, write bool) (limiter.Value, error) {
 		return v, errWrongType
 	}
 	return v, nil
+}
+
+// fieldName is f as a string, without an allocation for the fields the
+// limiters write (a switch on string(f) copies nothing).
+func fieldName(f []byte) string {
+	switch string(f) {
+	case "tokens":
+		return "tokens"
+	case "ts":
+		return "ts"
+	case "start":
+		return "start"
+	case "cur":
+		return "cur"
+	case "prev":
+		return "prev"
+	case "used":
+		return "used"
+	}
+	return string(f)
 }
 
 var (
@@ -80,11 +99,16 @@ var (
 // would come out differently elsewhere). A value left with a TTL of 0
 // expires at once, as PEXPIRE 0 deletes.
 func writeValue(x *engine.Ctx, key []byte, before, after limiter.Value) {
-	applyValue(x, key, before, after, x.AlsoPropagate)
+	var prop propagator
+	if x.Propagating() {
+		prop = x.AlsoPropagate
+	}
+	applyValue(x, key, before, after, prop)
 }
 
 // propagator takes the commands a write propagates: x.AlsoPropagate, or
-// nothing when the caller propagates the twin's commands instead.
+// nil when the caller propagates the twin's commands instead or nothing
+// reads the write stream (the commands are then not even built).
 type propagator func(args ...[]byte)
 
 // applyValue is writeValue with the propagation going to prop.
@@ -97,7 +121,9 @@ func applyValue(x *engine.Ctx, key []byte, before, after limiter.Value, prop pro
 		if before.Kind != limiter.Absent && x.DB.Delete(key, x.Now) {
 			x.Modified(key)
 			x.Notify(config.EvGeneric, "del", key)
-			prop(engine.ArgDel, key)
+			if prop != nil {
+				prop(engine.ArgDel, key)
+			}
 		}
 		return
 	}
@@ -115,9 +141,13 @@ func applyValue(x *engine.Ctx, key []byte, before, after limiter.Value, prop pro
 		ent := x.DB.Set(key, []byte(after.Str), false)
 		if after.TTL > 0 {
 			x.DB.SetExpiry(ent, deadline)
-			prop(engine.ArgSet, key, []byte(after.Str), argPXATWord, engine.MsArg(deadline))
+			if prop != nil {
+				prop(engine.ArgSet, key, []byte(after.Str), argPXATWord, engine.MsArg(deadline))
+			}
 		} else {
-			prop(engine.ArgSet, key, []byte(after.Str))
+			if prop != nil {
+				prop(engine.ArgSet, key, []byte(after.Str))
+			}
 		}
 		x.Modified(key)
 		x.Notify(config.EvString, "set", key)
@@ -137,12 +167,16 @@ func applyValue(x *engine.Ctx, key []byte, before, after limiter.Value, prop pro
 	switch {
 	case after.TTL > 0 && (fresh || !sameTTL(before, after)):
 		x.DB.SetExpiry(ent, deadline)
-		prop(engine.ArgPexpireat, key, engine.MsArg(deadline))
+		if prop != nil {
+			prop(engine.ArgPexpireat, key, engine.MsArg(deadline))
+		}
 		x.Notify(config.EvGeneric, "expire", key)
 		changed = true
 	case after.TTL < 0 && !fresh && before.TTL >= 0:
 		x.DB.Persist(ent)
-		prop(engine.ArgPersist, key)
+		if prop != nil {
+			prop(engine.ArgPersist, key)
+		}
 		x.Notify(config.EvGeneric, "persist", key)
 		changed = true
 	}
@@ -159,7 +193,9 @@ func sameTTL(a, b limiter.Value) bool { return a.TTL == b.TTL || (a.TTL < 0 && b
 // propagating the DEL; fresh is then true.
 func dropOld(x *engine.Ctx, key []byte, before limiter.Value, prop propagator) {
 	if before.Kind != limiter.Absent && x.DB.Delete(key, x.Now) {
-		prop(engine.ArgDel, key)
+		if prop != nil {
+			prop(engine.ArgDel, key)
+		}
 		x.Notify(config.EvGeneric, "del", key)
 	}
 }
@@ -196,21 +232,40 @@ func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 			h.Delete([]byte(f))
 			args = append(args, []byte(f))
 		}
-		prop(args...)
+		if prop != nil {
+			prop(args...)
+		}
 		x.Notify(config.EvHash, "hdel", key)
 		changed = true
 	}
 	lim := x.E.Cfg.HashLimits()
-	args := [][]byte{engine.ArgHSet, key}
-	for _, f := range slices.Sorted(maps.Keys(after.Hash)) {
+	var args [][]byte
+	if prop != nil {
+		args = [][]byte{engine.ArgHSet, key}
+	}
+	// Fields go in sorted order, as the twins' HSETs name them, so the
+	// hash's compact encoding lists them as Redis's does.
+	var buf [8]string
+	fields := buf[:0]
+	for f := range after.Hash {
+		fields = append(fields, f)
+	}
+	slices.Sort(fields)
+	set := false
+	for _, f := range fields {
 		if old, ok := before.Hash[f]; ok && !fresh && old == after.Hash[f] {
 			continue
 		}
 		h.Set([]byte(f), []byte(after.Hash[f]), lim)
-		args = append(args, []byte(f), []byte(after.Hash[f]))
+		set = true
+		if prop != nil {
+			args = append(args, []byte(f), []byte(after.Hash[f]))
+		}
 	}
-	if len(args) > 2 {
-		prop(args...)
+	if set {
+		if prop != nil {
+			prop(args...)
+		}
 		x.Notify(config.EvHash, "hset", key)
 		changed = true
 	}
@@ -250,7 +305,9 @@ func writeZSet(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 		}
 	}
 	if len(rem) > 2 {
-		prop(rem...)
+		if prop != nil {
+			prop(rem...)
+		}
 		x.Notify(config.EvZSet, "zrem", key)
 		changed = true
 	}
@@ -264,7 +321,9 @@ func writeZSet(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 		add = append(add, scoreArg(m.Score), []byte(m.Member))
 	}
 	if len(add) > 2 {
-		prop(add...)
+		if prop != nil {
+			prop(add...)
+		}
 		x.Notify(config.EvZSet, "zadd", key)
 		changed = true
 	}
