@@ -1,9 +1,15 @@
 package limitkv
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/limitkv/limitkv/internal/engine"
 )
 
 // TestLayers holds the packages to README's layers, as go list reports
@@ -80,5 +86,37 @@ func TestLayers(t *testing.T) {
 	}
 	if len(imports["internal/engine"]) == 0 {
 		t.Fatal("go list reported no imports for internal/engine")
+	}
+}
+
+// TestFamiliesReachNoEngineState: a family reads the configuration and the
+// clock and asks the engine's methods; it never reaches into the engine's
+// exported status (the components' and the dispatcher's: statistics,
+// tracking, blocked clients, observability). Go cannot hide those fields
+// from the families alone, so this test does, by name.
+func TestFamiliesReachNoEngineState(t *testing.T) {
+	allowed := map[string]bool{"Cfg": true, "Clock": true, "Dur": true}
+	ty := reflect.TypeFor[engine.Engine]()
+	var fields []string
+	for i := range ty.NumField() {
+		if f := ty.Field(i); f.IsExported() && !allowed[f.Name] {
+			fields = append(fields, f.Name)
+		}
+	}
+	use := regexp.MustCompile(`\.E\.(` + strings.Join(fields, "|") + `)\b`)
+	files, err := filepath.Glob("internal/family/*/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no family sources (%v)", err)
+	}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if m := use.FindStringSubmatch(line); m != nil {
+				t.Errorf("%s:%d: a family reaches Engine.%s: give the engine a method", f, i+1, m[1])
+			}
+		}
 	}
 }
