@@ -24,6 +24,9 @@ type Client struct {
 	Authed atomic.Bool
 	// User is the ACL user the connection runs as (nil: unrestricted).
 	User *acl.User
+	// Cluster mode: Asking is set by ASKING for the next command (or the
+	// transaction it starts), ReadOnly by READONLY until READWRITE.
+	Asking, ReadOnly bool
 	// Proto is the protocol HELLO chose (2 or 3; 0 until then, which is 2).
 	Proto   int
 	Created time.Time

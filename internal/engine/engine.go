@@ -22,6 +22,7 @@ import (
 	"github.com/limitkv/limitkv/internal/config"
 
 	"github.com/limitkv/limitkv/internal/clock"
+	"github.com/limitkv/limitkv/internal/keyslot"
 	"github.com/limitkv/limitkv/internal/keyspace"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -89,6 +90,10 @@ type Engine struct {
 	watch    *watchTable // WATCHed keys (transactions.go)
 	// Scripts is the scripting component (EVAL, FUNCTION).
 	Scripts Scripting
+	// Cluster is the cluster component; nil unless cluster-enabled.
+	Cluster   Cluster
+	slotQuery SlotQuery      // clusterRedirect's, reused
+	slotIndex *keyslot.Index // database 0's keys by slot, in cluster mode
 	// Dur is the durability component: RDB, AOF, replication.
 	Dur        Durability
 	Persist    PersistState // snapshots (rdb_cmds.go)
@@ -345,6 +350,10 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 		return e.execQuiet(x)
 	}
 	out := e.dispatch(x)
+	// ASKING lasts one command (resetClient), or until EXEC.
+	if c.Asking && c.Multi == nil && c.LastCmd != "asking" {
+		c.Asking = false
+	}
 	if len(e.ready) > 0 && !e.BusyScript.On {
 		e.serveBlocked()
 	}
@@ -385,6 +394,12 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	}
 	if u := c.User; u != nil && !u.Unrestricted && e.aclDenied(x, cmd) {
 		return e.closing(c)
+	}
+	if e.Cluster != nil {
+		if msg := e.clusterRedirect(x, cmd); msg != "" {
+			e.rejectCmd(x, cmd, msg)
+			return e.closing(c)
+		}
 	}
 	if e.Cfg.MaxMemory.Load() > 0 && !e.BusyScript.On && !c.IsMaster && (denyOOM(c, cmd) || e.Scripts.DeniesOOM(cmd, args)) && !e.memoryAvailable() {
 		e.rejectCmd(x, cmd, ErrOOM)

@@ -58,6 +58,12 @@ func (e *Engine) publishKeyEvent(f int, event string, key []byte, db int) {
 func (e *Engine) BindDB(i int) {
 	db := e.Dbs[i]
 	db.OnDelete = func(key string) { e.KeyDeleted(i, key) }
+	if idx := e.slotIndex; i == 0 && idx != nil {
+		db.OnDelete = func(key string) {
+			idx.Remove(key)
+			e.KeyDeleted(i, key)
+		}
+	}
 	db.OnExpire = func(key string) {
 		// deleteExpiredKeyAndPropagate: the event, then signalModifiedKey
 		// with no client. Its WATCH half is keyDeleted's, already run by
@@ -73,6 +79,13 @@ func (e *Engine) BindDB(i int) {
 		// (dbAddRDBLoad).
 		if !e.LoadingKeys {
 			e.NotifyKeyspace(config.EvNew, "new", bkey(key), i)
+		}
+	}
+	if idx := e.slotIndex; i == 0 && idx != nil {
+		onNew := db.OnNew
+		db.OnNew = func(key string) {
+			idx.Add(key)
+			onNew(key)
 		}
 	}
 }

@@ -160,6 +160,7 @@ func cmdReset(x *engine.Ctx) {
 	x.E.DisableTracking(c)
 	c.DB = 0
 	c.Name = ""
+	c.Asking, c.ReadOnly = false, false // clearClientConnectionState
 	x.E.SetDefaultAuth(c)
 	c.Proto = 2
 	x.W.SetRESP3(false)

@@ -1,0 +1,98 @@
+package engine
+
+import (
+	"github.com/limitkv/limitkv/internal/keyslot"
+	"github.com/limitkv/limitkv/internal/keyspace"
+)
+
+// Cluster is what the engine asks of the cluster component when the server
+// runs in cluster mode (cluster-enabled yes): whether this node serves a
+// command's keys. The component keeps the cluster's state (nodes, slots,
+// epochs, the bus) behind it; the engine only gathers the keys, as
+// processCommand does before it calls getNodeByQuery.
+type Cluster interface {
+	// Redirect is getNodeByQuery with clusterRedirectClient's words: ""
+	// when this node serves the query, else the error to refuse it with
+	// ("MOVED 3999 127.0.0.1:6381", "CROSSSLOT ...", "CLUSTERDOWN ...").
+	Redirect(q *SlotQuery) string
+}
+
+// SlotQuery is a command as getNodeByQuery sees it.
+type SlotQuery struct {
+	// Keys are the keys (and, for SPUBLISH/SSUBSCRIBE/SUNSUBSCRIBE, the
+	// shard channels) of the command, or of every command an EXEC runs.
+	Keys        [][]byte
+	Write       bool // the command, or EXEC's queue, writes
+	Asking      bool // the client sent ASKING, or the command is one allowed while importing
+	ReadOnly    bool // the connection sent READONLY
+	PubSubShard bool // SPUBLISH, SSUBSCRIBE, SUNSUBSCRIBE
+	Migrate     bool // MIGRATE, served locally while its slot moves
+	// Exists reports whether a key is in database 0, without touching or
+	// expiring it (the lookup getNodeByQuery makes for a slot that moves).
+	Exists func(key []byte) bool
+}
+
+// clusterRedirect is processCommand's cluster step: the error that refuses
+// x's command, or "". Commands without keys (and EXEC outside MULTI) are
+// always served; so are those of the master link and of the AOF.
+func (e *Engine) clusterRedirect(x *Ctx, cmd *Command) string {
+	c := x.C
+	if c.MustObey() {
+		return ""
+	}
+	q := &e.slotQuery
+	*q = SlotQuery{Keys: q.Keys[:0], ReadOnly: c.ReadOnly, Asking: c.Asking, Exists: q.Exists}
+	if q.Exists == nil {
+		q.Exists = func(key []byte) bool { return e.Dbs[0].Peek(key) != nil }
+	}
+	switch cmd.Name {
+	case "exec":
+		if c.Multi == nil {
+			return ""
+		}
+		for _, qc := range c.Multi.cmds {
+			q.Keys = e.appendKeys(q.Keys, qc.cmd, qc.args)
+		}
+		q.Write = c.Multi.write
+	case "spublish", "ssubscribe", "sunsubscribe":
+		q.PubSubShard = true
+		if cmd.Name == "spublish" {
+			q.Keys = append(q.Keys, x.Args[1])
+		} else {
+			q.Keys = append(q.Keys, x.Args[1:]...)
+		}
+	default:
+		q.Keys = e.appendKeys(q.Keys, cmd, x.Args)
+		_, q.Write, _ = e.effectiveFlags(c, cmd, x.Args)
+		q.Migrate = cmd.Name == "migrate"
+	}
+	if len(q.Keys) == 0 {
+		return ""
+	}
+	return e.Cluster.Redirect(q)
+}
+
+// appendKeys appends the keys of cmd in args (getKeysFromCommand).
+func (e *Engine) appendKeys(dst [][]byte, cmd *Command, args [][]byte) [][]byte {
+	var buf [8]int
+	for _, pos := range e.commandKeys(cmd, args, buf[:0]) {
+		dst = append(dst, args[pos])
+	}
+	return dst
+}
+
+// EnableSlotIndex makes database 0 keep its keys by hash slot, for
+// CLUSTER COUNTKEYSINSLOT and GETKEYSINSLOT (cluster mode has database 0
+// only). Keys already there are indexed now. Call with the lock held.
+func (e *Engine) EnableSlotIndex() {
+	if e.slotIndex != nil {
+		return
+	}
+	e.slotIndex = keyslot.NewIndex()
+	e.Dbs[0].ForEach(func(ent *keyspace.Entry) bool { e.slotIndex.Add(ent.Key()); return true })
+	e.BindDB(0)
+}
+
+// SlotIndex is database 0's keys by hash slot (nil unless EnableSlotIndex
+// ran). Call with the lock held.
+func (e *Engine) SlotIndex() *keyslot.Index { return e.slotIndex }
