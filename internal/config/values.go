@@ -468,3 +468,7 @@ func (c *Config) DumpOptions() rdb.DumpOptions {
 func (c *Config) StreamLimits() stream.Limits {
 	return stream.Limits{NodeMaxBytes: c.StreamNodeMaxBytes.Load(), NodeMaxEntries: c.StreamNodeMaxEntries.Load()}
 }
+
+// ClusterEnabled is cluster-enabled: the server is a Redis Cluster node,
+// with database 0 only.
+func (c *Config) ClusterEnabled() bool { return c.Stored("cluster-enabled") == "yes" }

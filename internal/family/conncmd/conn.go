@@ -55,6 +55,10 @@ func cmdSelect(x *engine.Ctx) {
 		x.W.Error(engine.ErrNotInt)
 		return
 	}
+	if n != 0 && x.E.Cfg.ClusterEnabled() {
+		x.W.Error(errClusterSelect)
+		return
+	}
 	if n < 0 || n >= config.NumDBs {
 		x.W.Error(engine.ErrDBIndex)
 		return
@@ -166,3 +170,6 @@ func cmdReset(x *engine.Ctx) {
 	x.W.SetRESP3(false)
 	x.W.Simple("RESET")
 }
+
+// A cluster node has database 0 only.
+const errClusterSelect = "ERR SELECT is not allowed in cluster mode"

@@ -261,6 +261,10 @@ func cmdCopy(x *engine.Ctx) {
 		}
 	}
 	src, dst := args[1], args[2]
+	if x.E.Cfg.ClusterEnabled() && (x.C.DB != 0 || dbid != 0) {
+		x.W.Error(errClusterCopy)
+		return
+	}
 	if dbid == x.C.DB && bytes.Equal(src, dst) {
 		x.W.Error(engine.ErrSameObject)
 		return
@@ -291,6 +295,10 @@ func cmdCopy(x *engine.Ctx) {
 }
 
 func cmdMove(x *engine.Ctx) {
+	if x.E.Cfg.ClusterEnabled() {
+		x.W.Error(errClusterMove)
+		return
+	}
 	dbid, msg := getInt32(x.Args[2])
 	if msg != "" {
 		x.W.Error(msg)
@@ -409,6 +417,11 @@ func cmdObjectHelp(x *engine.Ctx) {
 // key the swap brings in are served, and XREADGROUP waiters whose stream
 // the swap takes away get -UNBLOCKED.
 func cmdSwapDB(x *engine.Ctx) {
+	// Not allowed in cluster mode: there is database 0 only.
+	if x.E.Cfg.ClusterEnabled() {
+		x.W.Error(errClusterSwapDB)
+		return
+	}
 	a, ok := swapDBIndex(x.Args[1])
 	if !ok {
 		x.W.Error(engine.ErrSwapDBFirst)
@@ -436,3 +449,10 @@ func swapDBIndex(arg []byte) (int, bool) {
 	}
 	return int(n), true
 }
+
+// A cluster node has database 0 only.
+const (
+	errClusterMove   = "ERR MOVE is not allowed in cluster mode"
+	errClusterCopy   = "ERR Copying to another database is not allowed in cluster mode"
+	errClusterSwapDB = "ERR SWAPDB is not allowed in cluster mode"
+)
