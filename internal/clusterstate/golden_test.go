@@ -271,15 +271,33 @@ func copyStats(t *testing.T, s *State, info string) {
 
 // compareSlotsShards renders our CLUSTER SLOTS and SHARDS as go-redis
 // reads RESP2 and compares them with Redis's answers. The replication
-// offsets, which the state does not learn from nodes.conf, are taken from
-// Redis's SHARDS.
+// offsets, which the state does not learn from nodes.conf and which move
+// (the master's replication PINGs), are taken from the very SHARDS reply
+// compared.
 func compareSlotsShards(t *testing.T, g *goldenNode, s *State) {
 	t.Helper()
-	shards := g.do(t, "CLUSTER", "SHARDS").([]any)
-	var o ReplyOptions
-	for _, sh := range shards {
-		nodes := sh.([]any)[3].([]any)
-		for _, n := range nodes {
+	for _, ep := range []struct {
+		name string
+		typ  EndpointType
+	}{{"ip", EndpointIP}, {"hostname", EndpointHostname}, {"unknown-endpoint", EndpointUnknown}} {
+		g.do(t, "CONFIG", "SET", "cluster-preferred-endpoint-type", ep.name)
+		shards := g.do(t, "CLUSTER", "SHARDS")
+		o := ReplyOptions{Endpoint: ep.typ, MyReplOffset: takeOffsets(s, g.id, shards)}
+		if got, want := fmt.Sprint(renderShards(s.Shards(o))), fmt.Sprint(shards); got != want {
+			t.Errorf("CLUSTER SHARDS (%s):\n got: %s\nwant: %s", ep.name, got, want)
+		}
+		if got, want := fmt.Sprint(renderSlots(s.Slots(o))), fmt.Sprint(g.do(t, "CLUSTER", "SLOTS")); got != want {
+			t.Errorf("CLUSTER SLOTS (%s):\n got: %s\nwant: %s", ep.name, got, want)
+		}
+	}
+	g.do(t, "CONFIG", "SET", "cluster-preferred-endpoint-type", "ip")
+}
+
+// takeOffsets sets each node's ReplOffset from a CLUSTER SHARDS reply and
+// returns myself's.
+func takeOffsets(s *State, myID string, shards any) (mine int64) {
+	for _, sh := range shards.([]any) {
+		for _, n := range sh.([]any)[3].([]any) {
 			f := n.([]any)
 			var id string
 			var off int64
@@ -292,25 +310,12 @@ func compareSlotsShards(t *testing.T, g *goldenNode, s *State) {
 				}
 			}
 			s.LookupID(id).ReplOffset = off
-			if id == g.id {
-				o.MyReplOffset = off
+			if id == myID {
+				mine = off
 			}
 		}
 	}
-	for _, ep := range []struct {
-		name string
-		typ  EndpointType
-	}{{"ip", EndpointIP}, {"hostname", EndpointHostname}, {"unknown-endpoint", EndpointUnknown}} {
-		g.do(t, "CONFIG", "SET", "cluster-preferred-endpoint-type", ep.name)
-		o.Endpoint = ep.typ
-		if got, want := fmt.Sprint(renderSlots(s.Slots(o))), fmt.Sprint(g.do(t, "CLUSTER", "SLOTS")); got != want {
-			t.Errorf("CLUSTER SLOTS (%s):\n got: %s\nwant: %s", ep.name, got, want)
-		}
-		if got, want := fmt.Sprint(renderShards(s.Shards(o))), fmt.Sprint(g.do(t, "CLUSTER", "SHARDS")); got != want {
-			t.Errorf("CLUSTER SHARDS (%s):\n got: %s\nwant: %s", ep.name, got, want)
-		}
-	}
-	g.do(t, "CONFIG", "SET", "cluster-preferred-endpoint-type", "ip")
+	return mine
 }
 
 // renderSlots is what the command layer will send, as go-redis reads it.
