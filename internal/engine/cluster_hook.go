@@ -15,6 +15,13 @@ type Cluster interface {
 	// when this node serves the query, else the error to refuse it with
 	// ("MOVED 3999 127.0.0.1:6381", "CROSSSLOT ...", "CLUSTERDOWN ...").
 	Redirect(q *SlotQuery) string
+	// PropagatePublish sends a PUBLISH (shard false) to every node of the
+	// cluster, or an SPUBLISH to the nodes of this node's shard, instead
+	// of the replication stream (clusterPropagatePublish). Call with the
+	// lock held.
+	PropagatePublish(channel, message []byte, shard bool)
+	// Cron is clusterCron, ten times a second; it takes the lock.
+	Cron()
 }
 
 // SlotQuery is a command as getNodeByQuery sees it.

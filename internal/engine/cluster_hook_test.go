@@ -16,6 +16,9 @@ import (
 // recordingCluster refuses every query with MOVED and keeps what it saw.
 type recordingCluster struct{ seen []engine.SlotQuery }
 
+func (r *recordingCluster) PropagatePublish([]byte, []byte, bool) {}
+func (r *recordingCluster) Cron()                                 {}
+
 func (r *recordingCluster) Redirect(q *engine.SlotQuery) string {
 	c := *q
 	c.Keys = nil

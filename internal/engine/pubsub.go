@@ -7,6 +7,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/glob"
 
+	"github.com/limitkv/limitkv/internal/keyslot"
 	"github.com/limitkv/limitkv/internal/pubsub"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -190,13 +191,23 @@ func cmdUnsubscribe(x *Ctx)  { unsubscribeCmd(x, kindChannel) }
 func cmdPUnsubscribe(x *Ctx) { unsubscribeCmd(x, kindPattern) }
 func cmdSUnsubscribe(x *Ctx) { unsubscribeCmd(x, kindShard) }
 
+// A cluster node sends a PUBLISH to the other nodes over the bus, not to
+// its replicas (publishCommand).
 func cmdPublish(x *Ctx) {
-	x.ForceReplication()
+	if cl := x.E.Cluster; cl != nil {
+		cl.PropagatePublish(x.Args[1], x.Args[2], false)
+	} else {
+		x.ForceReplication()
+	}
 	x.W.Int(int64(x.E.Publish(x.Args[1], x.Args[2])))
 }
 
 func cmdSPublish(x *Ctx) {
-	x.ForceReplication()
+	if cl := x.E.Cluster; cl != nil {
+		cl.PropagatePublish(x.Args[1], x.Args[2], true)
+	} else {
+		x.ForceReplication()
+	}
 	x.W.Int(int64(x.E.SPublish(x.Args[1], x.Args[2])))
 }
 
@@ -402,3 +413,21 @@ var pubsubHelp = []string{
 }
 
 func cmdPubsubHelp(x *Ctx) { WriteHelp(x, pubsubHelp) }
+
+// DropShardChannelsInSlot is removeChannelsInSlot: a cluster node that
+// stops serving slot unsubscribes every client from the slot's shard
+// channels, each told with an sunsubscribe push. Call with the lock held.
+func (e *Engine) DropShardChannelsInSlot(slot int) {
+	var names []string
+	e.ps.shard.Names(func(name string) bool {
+		if int(keyslot.Slot([]byte(name))) == slot {
+			names = append(names, name)
+		}
+		return true
+	})
+	for _, name := range names {
+		for _, c := range append([]*Client(nil), e.ps.shard.Subscribers(name)...) {
+			e.push(c, func(w *resp.Writer) { e.unsubscribe(c, kindShard, name, w) })
+		}
+	}
+}

@@ -249,6 +249,9 @@ func (s *Server) cron() {
 				s.tickLoop()
 				s.E.RehashActively(rehashBudget)
 				s.E.Dur.Cron()
+				if cl := s.E.Cluster; cl != nil {
+					cl.Cron()
+				}
 			}
 		}
 	}
