@@ -41,7 +41,7 @@ func TestLayers(t *testing.T) {
 	family := func(p string) bool { return strings.HasPrefix(p, "internal/family/") }
 	component := func(p string) bool {
 		switch p {
-		case "internal/admin", "internal/durability", "internal/scripting":
+		case "internal/admin", "internal/durability", "internal/scripting", "internal/cluster":
 			return true
 		}
 		return false

@@ -24,6 +24,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/cluster"
 	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/durability"
@@ -170,9 +171,18 @@ func run(args []string) error {
 			return nil
 		}
 	}
-	redislog.Initialized(log, redislog.Init{Version: config.RedisVersion, Commit: "00000000", Mode: "standalone", Port: cfg.Port, TLSPort: set.TLSPort,
+	redislog.Initialized(log, redislog.Init{Version: config.RedisVersion, Commit: "00000000", Mode: mode(cfg), Port: cfg.Port, TLSPort: set.TLSPort,
 		ShowLogo: rlog != nil && redislog.ShowLogo(set.AlwaysShowLogo, set.SyslogEnabled, set.LogFile)})
 	eng := commands.New(cfg, nil, log)
+	// Cluster mode: nodes.conf and the bus come before the data, as
+	// clusterInit runs before loadDataFromDisk.
+	node, err := cluster.Open(eng, log, func(port int) ([]net.Listener, error) { return listen(cfg.Bind, port, log) })
+	if err != nil {
+		return err
+	}
+	if node != nil {
+		defer node.Close()
+	}
 	// With appendonly yes the AOF is the dataset, loaded before the server
 	// listens (the RDB, below, while it serves LOADING).
 	aofOn := cfg.AOF.Enabled.Load()
@@ -245,6 +255,12 @@ func run(args []string) error {
 	}
 	if st.Keys > 0 || st.Expired > 0 {
 		log.Info("DB loaded from disk", "keys", st.Keys, "expired", st.Expired)
+	}
+	if node != nil {
+		if err := node.VerifyData(); err != nil {
+			srv.Close()
+			return err
+		}
 	}
 	if rlog != nil {
 		stopRole := make(chan struct{})
@@ -363,4 +379,12 @@ func setGCPercent(set *config.Settings, log *slog.Logger) bool {
 	}
 	debug.SetGCPercent(set.GCPercent)
 	return !set.GCPercentSet
+}
+
+// mode is the banner's and INFO's server mode.
+func mode(cfg *config.Config) string {
+	if cfg.ClusterEnabled() {
+		return "cluster"
+	}
+	return "standalone"
 }

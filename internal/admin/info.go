@@ -41,8 +41,16 @@ var infoSections = []struct {
 	{"commandstats", false, "Commandstats", engine.InfoCommandStats},
 	{"errorstats", true, "Errorstats", engine.InfoErrorStats},
 	{"latencystats", false, "Latencystats", engine.InfoLatencyStats},
-	{"cluster", true, "Cluster", func(_ *engine.Ctx, b *engine.InfoBuf) { b.I("cluster_enabled", 0) }},
+	{"cluster", true, "Cluster", infoCluster},
 	{"keyspace", true, "Keyspace", infoKeyspace},
+}
+
+func infoCluster(x *engine.Ctx, b *engine.InfoBuf) {
+	if x.E.Cluster != nil {
+		b.I("cluster_enabled", 1)
+	} else {
+		b.I("cluster_enabled", 0)
+	}
 }
 
 func CmdInfo(x *engine.Ctx) {
@@ -88,7 +96,11 @@ func infoServer(x *engine.Ctx, b *engine.InfoBuf) {
 	b.Kv("redis_git_sha1", "00000000")
 	b.I("redis_git_dirty", 0)
 	b.Kv("redis_build_id", e.RunID[:16])
-	b.Kv("redis_mode", "standalone")
+	if x.E.Cluster != nil {
+		b.Kv("redis_mode", "cluster")
+	} else {
+		b.Kv("redis_mode", "standalone")
+	}
 	b.Kv("os", osName())
 	b.I("arch_bits", strconv.IntSize)
 	b.Kv("monotonic_clock", "POSIX clock_gettime")

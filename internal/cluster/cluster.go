@@ -37,10 +37,10 @@ type Cluster struct {
 // Open makes e a cluster node when cluster-enabled is yes (else it returns
 // nil, nil), as clusterInit does: it locks and loads nodes.conf (a node
 // that finds none makes itself a new name and saves it at once), listens on
-// the bus port (cluster-port, or the client port plus 10000) on every bind
-// address, and attaches to the engine. The caller closes it after the
+// the bus port (cluster-port, or the client port plus 10000) on the
+// addresses listen opens it on, and attaches to the engine. The caller closes it after the
 // clients are gone.
-func Open(e *engine.Engine, log *slog.Logger, binds []string) (*Cluster, error) {
+func Open(e *engine.Engine, log *slog.Logger, listen Listener) (*Cluster, error) {
 	if !e.Cfg.ClusterEnabled() {
 		return nil, nil
 	}
@@ -79,7 +79,6 @@ func Open(e *engine.Engine, log *slog.Logger, binds []string) (*Cluster, error) 
 		c.st = st
 	}
 	c.applySettings()
-	port := e.Cfg.Port
 	cport := c.busPort()
 	if cport > 65535 {
 		cf.Close()
@@ -90,22 +89,38 @@ func Open(e *engine.Engine, log *slog.Logger, binds []string) (*Cluster, error) 
 	e.EnableSlotIndex()
 	e.Cluster = c
 	e.Unlock()
-	var lns []net.Listener
-	for _, b := range binds {
-		ln, err := net.Listen("tcp", net.JoinHostPort(b, strconv.Itoa(cport)))
-		if err != nil {
-			for _, l := range lns {
-				l.Close()
-			}
-			c.detach()
-			cf.Close()
-			return nil, fmt.Errorf("Failed listening on port %d (cluster), aborting.", cport)
-		}
-		lns = append(lns, ln)
+	lns, err := listen(cport)
+	if err != nil {
+		e.Lock()
+		c.detach()
+		e.Unlock()
+		cf.Close()
+		return nil, fmt.Errorf("Failed listening on port %d (cluster), aborting.", cport)
 	}
-	_ = port
 	c.startBus(lns)
 	return c, nil
+}
+
+// Listener opens the bus's listening sockets on port, on the server's bind
+// addresses.
+type Listener func(port int) ([]net.Listener, error)
+
+// ListenOn is a Listener on the given addresses ("127.0.0.1", "::1").
+func ListenOn(addrs ...string) Listener {
+	return func(port int) ([]net.Listener, error) {
+		var lns []net.Listener
+		for _, a := range addrs {
+			ln, err := net.Listen("tcp", net.JoinHostPort(a, strconv.Itoa(port)))
+			if err != nil {
+				for _, l := range lns {
+					l.Close()
+				}
+				return nil, err
+			}
+			lns = append(lns, ln)
+		}
+		return lns, nil
+	}
 }
 
 // busPort is the port the bus listens on.
@@ -172,6 +187,7 @@ func (c *Cluster) now() int64 { return c.e.Clock.Now().UnixMilli() }
 func (c *Cluster) Cron() {
 	c.e.Lock()
 	defer c.e.Unlock()
+	c.applySettings() // CONFIG SET of a cluster-* setting takes effect here
 	c.cron(c.now())
 	c.afterChange()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/admin"
 	"github.com/limitkv/limitkv/internal/clock"
+	"github.com/limitkv/limitkv/internal/cluster"
 	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
@@ -26,7 +27,7 @@ import (
 func init() {
 	engine.Install(
 		// components
-		admin.Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands,
+		admin.Commands, durability.Commands, cluster.Commands, scripting.ScriptCommands, scripting.FunctionCommands,
 		// families
 		conncmd.ConnectionCommands, conncmd.ServerCommands, keycmd.KeyCommands, keycmd.ExpireCommands,
 		keycmd.SortCommands, stringcmd.StringCommands, stringcmd.BitopsCommands, stringcmd.HllCommands,

@@ -146,7 +146,11 @@ func cmdHello(x *engine.Ctx) {
 	x.W.BulkString("id")
 	x.W.Int(x.C.ID)
 	x.W.BulkString("mode")
-	x.W.BulkString("standalone")
+	if x.E.Cfg.ClusterEnabled() {
+		x.W.BulkString("cluster") // HELLO's mode
+	} else {
+		x.W.BulkString("standalone")
+	}
 	x.W.BulkString("role")
 	x.W.BulkString("master")
 	x.W.BulkString("modules")
