@@ -33,15 +33,17 @@ import (
 // (bgsave.go) while new writes go to a new incremental file, then swaps the
 // manifest atomically and removes the files it replaced.
 
-func aofDir(e *engine.Engine) string {
+func (d *Component) aofDir() string {
+	e := d.e
 	return filepath.Join(*e.Cfg.Dir.Load(), *e.Cfg.AOF.DirName.Load())
 }
 
 // aofFlush is flushAppendOnlyFile: the buffer to the current file, and
 // with appendfsync always an fsync before any reply goes. Call with the
 // lock held.
-func aofFlush(e *engine.Engine, force bool) {
-	a := &e.Aof
+func (d *Component) aofFlush(force bool) {
+	e := d.e
+	a := &d.aof
 	if len(a.Buf) == 0 || a.F == nil {
 		return
 	}
@@ -82,12 +84,13 @@ func aofFlush(e *engine.Engine, force bool) {
 // FlushAOF writes (and with appendfsync always fsyncs) what the write
 // stream gave the AOF, for a front that writes replies with the lock held:
 // call it before the first reply goes. Call with the lock held.
-func FlushAOF(e *engine.Engine) { aofFlush(e, false) }
+func FlushAOF(e *engine.Engine) { Of(e).aofFlush(false) }
 
 // aofSyncLoop is the everysec fsync (Redis's bio thread): once a second it
 // writes what is buffered (keys the expiry cycle removed, say) and fsyncs
 // without the lock.
-func aofSyncLoop(e *engine.Engine, stop chan struct{}) {
+func (d *Component) aofSyncLoop(stop chan struct{}) {
+	e := d.e
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -97,8 +100,8 @@ func aofSyncLoop(e *engine.Engine, stop chan struct{}) {
 		case <-t.C:
 		}
 		e.Mu.Lock()
-		aofFlush(e, false)
-		a := &e.Aof
+		d.aofFlush(false)
+		a := &d.aof
 		f, need := a.F, a.Unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
 		a.Unsynced = false
 		e.Mu.Unlock()
@@ -114,8 +117,9 @@ func aofSyncLoop(e *engine.Engine, stop chan struct{}) {
 // with aof-load-truncated yes (logged as Redis does); anything else that
 // is wrong is an error and the server must not start. Call before serving.
 func LoadAppendOnly(e *engine.Engine) (bool, error) {
+	d := Of(e)
 	prefix := *e.Cfg.AOF.FileName.Load()
-	dir := aofDir(e)
+	dir := d.aofDir()
 	man := aof.New(prefix)
 	data, err := os.ReadFile(filepath.Join(dir, aof.ManifestName(prefix)))
 	switch {
@@ -128,7 +132,7 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 			return false, err
 		}
 	}
-	e.Aof.Man = man
+	d.aof.Man = man
 	var files []string
 	if man.Base != nil {
 		files = append(files, man.Base.Name)
@@ -161,7 +165,7 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 	for i, name := range files {
 		start := time.Now()
 		last := i == len(files)-1
-		truncated, err := loadAOFFile(e, c, dir, name, last)
+		truncated, err := d.loadAOFFile(c, dir, name, last)
 		if err != nil {
 			for _, db := range e.Dbs {
 				db.Flush()
@@ -176,17 +180,18 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 			e.Log.Info(fmt.Sprintf("DB loaded from %s file %s: %.3f seconds", kind, name, time.Since(start).Seconds()))
 		}
 	}
-	e.Aof.CurrentSize = total
+	d.aof.CurrentSize = total
 	if man.Base != nil {
 		if st, err := os.Stat(filepath.Join(dir, man.Base.Name)); err == nil {
-			e.Aof.BaseSize = st.Size()
+			d.aof.BaseSize = st.Size()
 		}
 	}
 	return true, nil
 }
 
 // loadAOFFile is loadSingleAppendOnlyFile.
-func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool) (truncated bool, err error) {
+func (d *Component) loadAOFFile(c *engine.Client, dir, name string, last bool) (truncated bool, err error) {
+	e := d.e
 	path := filepath.Join(dir, name)
 	f, err := os.Open(path)
 	if err != nil {
@@ -215,7 +220,7 @@ func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool
 		if err == io.EOF {
 			if inMulti {
 				e.Log.Warn("Revert incomplete MULTI/EXEC transaction in AOF file " + name)
-				return aofTruncate(e, path, name, beforeMulti, last)
+				return d.aofTruncate(path, name, beforeMulti, last)
 			}
 			return false, nil
 		}
@@ -224,7 +229,7 @@ func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool
 			if inMulti {
 				off = beforeMulti
 			}
-			return aofTruncate(e, path, name, off, last)
+			return d.aofTruncate(path, name, off, last)
 		}
 		if errors.Is(err, aof.ErrFormat) {
 			e.Log.Warn("Bad file format reading the append only file " + name + ": make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>")
@@ -248,12 +253,12 @@ func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool
 		case cmd.Name == "exec" && inMulti:
 			inMulti = false
 			for _, q := range queued {
-				aofRun(e, c, q, w)
+				d.aofRun(c, q, w)
 			}
 		case inMulti:
 			queued = append(queued, args)
 		default:
-			aofRun(e, c, args, w)
+			d.aofRun(c, args, w)
 		}
 		w.Reset(0)
 	}
@@ -261,7 +266,8 @@ func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool
 
 // aofRun runs one loaded command on the loading client, without the
 // checks a network command passes (Redis calls cmd->proc directly).
-func aofRun(e *engine.Engine, c *engine.Client, args [][]byte, w *resp.Writer) {
+func (d *Component) aofRun(c *engine.Client, args [][]byte, w *resp.Writer) {
+	e := d.e
 	cmd := engine.Lookup(args[0])
 	if cmd.Sub != nil && len(args) >= 2 {
 		cmd = engine.LookupSub(cmd, args[1])
@@ -277,7 +283,8 @@ func aofRun(e *engine.Engine, c *engine.Client, args [][]byte, w *resp.Writer) {
 // aofTruncate is the uxeof path: with aof-load-truncated the last file is
 // cut after its last complete command; otherwise, or for a file that is
 // not the last, loading fails.
-func aofTruncate(e *engine.Engine, path, name string, off int64, last bool) (bool, error) {
+func (d *Component) aofTruncate(path, name string, off int64, last bool) (bool, error) {
+	e := d.e
 	if e.Cfg.AOF.LoadTruncated.Load() {
 		e.Log.Warn("!!! Warning: short read while loading the AOF file " + name + "!!!")
 		e.Log.Warn(fmt.Sprintf("!!! Truncating the AOF %s at offset %d !!!", name, off))
@@ -301,13 +308,14 @@ func aofTruncate(e *engine.Engine, path, name string, off int64, last bool) (boo
 // incremental file opened for appending (made if there is none), the
 // manifest persisted. Call before serving.
 func StartAppendOnly(e *engine.Engine) error {
+	d := Of(e)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	if !e.Cfg.AOF.Enabled.Load() {
 		return nil
 	}
-	a := &e.Aof
-	a.Dir = aofDir(e)
+	a := &d.aof
+	a.Dir = d.aofDir()
 	if a.Man == nil {
 		a.Man = aof.New(*e.Cfg.AOF.FileName.Load())
 	}
@@ -316,7 +324,7 @@ func StartAppendOnly(e *engine.Engine) error {
 	}
 	if a.Man.Base == nil && len(a.Man.Incr) == 0 {
 		name := a.Man.NewBase(e.Cfg.AOF.UseRDBPreamble.Load())
-		if err := writeBaseLocked(e, name); err != nil {
+		if err := d.writeBaseLocked(name); err != nil {
 			return err
 		}
 		e.Log.Info("Creating AOF base file " + name + " on server start")
@@ -338,9 +346,9 @@ func StartAppendOnly(e *engine.Engine) error {
 	} else {
 		e.Log.Info("Creating AOF incr file " + name + " on server start")
 	}
-	aofAttach(e, f, engine.AofOn)
+	d.aofAttach(f, aofOn)
 	if a.CurrentSize == 0 {
-		a.CurrentSize = aofFilesSize(e)
+		a.CurrentSize = d.aofFilesSize()
 		a.BaseSize = a.CurrentSize
 	}
 	return nil
@@ -348,25 +356,25 @@ func StartAppendOnly(e *engine.Engine) error {
 
 // aofAttach makes f the file writes go to and the AOF a reader of the
 // stream.
-func aofAttach(e *engine.Engine, f *os.File, state int) {
-	aofAttachStream(e)
-	e.Aof.F, e.Aof.State = f, state
+func (d *Component) aofAttach(f *os.File, state int) {
+	d.aofAttachStream()
+	d.aof.F, d.aof.State = f, state
 }
 
 // writeBaseLocked writes the dataset as base file name synchronously
 // (rewriteAppendOnlyFile at start, where the dataset is what was loaded).
-func writeBaseLocked(e *engine.Engine, name string) error {
-	dir := aofDir(e)
+func (d *Component) writeBaseLocked(name string) error {
+	dir := d.aofDir()
 	tmp := "temp-rewriteaof-" + strconv.Itoa(os.Getpid()) + ".aof"
-	opts := writerOptions(e)
+	opts := d.writerOptions()
 	opts.AOFBase = true
 	return CommitFile(dir, name, tmp, func(w io.Writer) error {
-		return writeBase(e, w, opts)
+		return d.writeBase(w, opts)
 	}, nil)
 }
 
-func aofFilesSize(e *engine.Engine) int64 {
-	a := &e.Aof
+func (d *Component) aofFilesSize() int64 {
+	a := &d.aof
 	var n int64
 	names := []string{}
 	if a.Man.Base != nil {
@@ -386,29 +394,31 @@ func aofFilesSize(e *engine.Engine) int64 {
 // StopAppendOnly closes the AOF at shutdown: what is buffered is written
 // and fsynced (Redis's flushAppendOnlyFile(1) and fsync in prepareForShutdown).
 func StopAppendOnly(e *engine.Engine) {
+	d := Of(e)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	stopAppendOnlyLocked(e)
+	d.stopAppendOnlyLocked()
 }
 
-func stopAppendOnlyLocked(e *engine.Engine) {
-	a := &e.Aof
-	if a.State == engine.AofOff {
+func (d *Component) stopAppendOnlyLocked() {
+	e := d.e
+	a := &d.aof
+	if a.State == aofOff {
 		return
 	}
-	aofFlush(e, true)
+	d.aofFlush(true)
 	if a.F != nil {
 		a.F.Sync()
 		a.F.Close()
 		a.F = nil
 	}
-	aofKillRewrite(e)
-	if a.State == engine.AofWaitRewrite && a.Man != nil {
+	d.aofKillRewrite()
+	if a.State == aofWaitRewrite && a.Man != nil {
 		// killAppendOnlyChild's aofDelTempIncrAofFile: nothing refers to it.
 		os.Remove(filepath.Join(a.Dir, aof.TempIncrName(a.Man.Prefix)))
 	}
 	e.Prop.Stream.Detach(a)
 	close(a.Stop)
-	a.State = engine.AofOff
+	a.State = aofOff
 	a.Buf = a.Buf[:0]
 }

@@ -45,7 +45,7 @@ var errBgAborted = errors.New("background save aborted")
 const bgArenaChunk = 256 << 10
 
 // alloc returns n bytes of arena.
-func alloc(b *engine.BgBatch, n int) []byte {
+func alloc(b *bgBatch, n int) []byte {
 	for {
 		if b.Cur == len(b.Chunks) {
 			b.Chunks = append(b.Chunks, make([]byte, 0, max(bgArenaChunk, n)))
@@ -64,14 +64,14 @@ func alloc(b *engine.BgBatch, n int) []byte {
 	}
 }
 
-func copyOf(b *engine.BgBatch, p []byte) []byte {
+func copyOf(b *bgBatch, p []byte) []byte {
 	d := alloc(b, len(p))
 	copy(d, p)
 	return d
 }
 
 // next returns the next record slot, its slices emptied for reuse.
-func next(b *engine.BgBatch) *rdb.Entry {
+func next(b *bgBatch) *rdb.Entry {
 	if b.N == len(b.Recs) {
 		b.Recs = append(b.Recs, rdb.Entry{})
 	}
@@ -83,20 +83,20 @@ func next(b *engine.BgBatch) *rdb.Entry {
 }
 
 // reset empties the batch, keeping its records and chunks for reuse.
-func reset(b *engine.BgBatch) {
+func reset(b *bgBatch) {
 	b.N, b.Cur = 0, 0
 	for i := range b.Chunks {
 		b.Chunks[i] = b.Chunks[i][:0]
 	}
 }
 
-// record copies k out into d's batch. It runs under the lock, from the
+// record copies k out into sd's batch. It runs under the lock, from the
 // walk or from whatever command reached k's bucket first.
-func record(bg *engine.BgSave, d *engine.BgDB, k *keyspace.Entry) {
+func record(bg *bgSave, sd *bgDB, k *keyspace.Entry) {
 	bg.Saved++
-	b := d.Batch
+	b := sd.Batch
 	r := next(b)
-	r.DB = d.Index
+	r.DB = sd.Index
 	key := k.Key()
 	r.Key = alloc(b, len(key))
 	copy(r.Key, key)
@@ -138,20 +138,21 @@ func record(bg *engine.BgSave, d *engine.BgDB, k *keyspace.Entry) {
 // RESIZEDB hints as a SAVE now would write them) and starts the goroutine
 // that walks and writes. The lock is held only for that start.
 func BgsaveLocked(e *engine.Engine) error {
-	p := &e.Persist
-	if e.Aof.Rw != nil {
+	d := Of(e)
+	p := &d.persist
+	if d.aof.Rw != nil {
 		return errAOFChildActive // one snapshot at a time, as Redis's one child
 	}
-	if e.Repl.Syncing != nil {
-		return errors.New(engine.ErrBgsaveInProgress)
+	if d.repl.Syncing != nil {
+		return errors.New(ErrBgsaveInProgress)
 	}
 	start := time.Now()
-	opts := writerOptions(e)
-	opts.Repl = saveReplInfo(e)
-	bg := beginBgSnapshot(e, opts)
+	opts := d.writerOptions()
+	opts.Repl = d.saveReplInfo()
+	bg := d.beginBgSnapshot(opts)
 	p.LastLockHold = time.Since(start)
 	p.Saves++
-	p.DirtyAtBg = p.Dirty
+	p.DirtyAtBg = e.DirtyCount()
 	p.LastBgTry = e.Clock.Now()
 	p.BgRunning, p.BgStart = true, p.LastBgTry
 	p.Bg = bg
@@ -165,7 +166,7 @@ func BgsaveLocked(e *engine.Engine) error {
 	go func() {
 		defer close(done)
 		renaming := false
-		err := CommitFile(dir, name, bg.Tmp, func(w io.Writer) error { return streamBgsave(e, bg, w) }, func() error {
+		err := CommitFile(dir, name, bg.Tmp, func(w io.Writer) error { return d.streamBgsave(bg, w) }, func() error {
 			if hook != nil {
 				hook()
 			}
@@ -186,12 +187,12 @@ func BgsaveLocked(e *engine.Engine) error {
 		if bg.Aborted.Load() {
 			return // abortBgsaveLocked has settled the state
 		}
-		for _, d := range bg.Dbs {
-			d.Snap.Abort() // after a write error the walk may not be done
+		for _, sd := range bg.Dbs {
+			sd.Snap.Abort() // after a write error the walk may not be done
 		}
 		p.Bg = nil
 		p.BgRunning = false
-		freezeAccess(e, false)
+		d.freezeAccess(false)
 		p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
 		if err != nil {
 			e.Log.Warn(err.Error())
@@ -200,8 +201,8 @@ func BgsaveLocked(e *engine.Engine) error {
 			return
 		}
 		e.Log.Info("Background saving terminated with success", "slices", bg.Slices, "lock_held", bg.Held, "longest_slice", bg.MaxSlice)
-		p.LastWalk = bg.WalkStats
-		p.Dirty -= p.DirtyAtBg
+		p.LastWalk = bg.walkStats
+		e.AddDirty(-p.DirtyAtBg) // what came after the snapshot stays unsaved
 		p.LastSave = e.Clock.Now()
 		p.LastBgOK = true
 	}()
@@ -211,27 +212,29 @@ func BgsaveLocked(e *engine.Engine) error {
 // beginBgSnapshot takes the point in time of a background save (or of an
 // AOF rewrite's base): the function libraries and every database's
 // snapshot. Call with the lock held.
-func beginBgSnapshot(e *engine.Engine, opts rdb.WriterOptions) *engine.BgSave {
-	bg := &engine.BgSave{Opts: opts, Spare: &engine.BgBatch{}, Access: e.RdbAccessNow()}
+func (d *Component) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
+	e := d.e
+	bg := &bgSave{Opts: opts, Spare: &bgBatch{}, Access: e.RdbAccessNow()}
 	bg.Enc = rdb.NewEntryEncoder(bg.Opts)
 	bg.Functions = e.Scripts.FunctionCodes() // the libraries at the instant, as SAVE writes them
 	for i, db := range e.Dbs {
 		if db.Len() == 0 {
 			continue
 		}
-		d := &engine.BgDB{Index: i, Keys: uint64(db.Len()), Expires: uint64(db.ExpiresLen()), Batch: &engine.BgBatch{}}
+		sd := &bgDB{Index: i, Keys: uint64(db.Len()), Expires: uint64(db.ExpiresLen()), Batch: &bgBatch{}}
 		bg.Total += int64(db.Len())
-		d.Snap = db.BeginSnapshot(func(k *keyspace.Entry) { record(bg, d, k) })
-		bg.Dbs = append(bg.Dbs, d)
+		sd.Snap = db.BeginSnapshot(func(k *keyspace.Entry) { record(bg, sd, k) })
+		bg.Dbs = append(bg.Dbs, sd)
 	}
-	freezeAccess(e, true)
+	d.freezeAccess(true)
 	return bg
 }
 
 // streamBgsave writes the file: header, then per database its SELECTDB and
 // RESIZEDB and the keys the walk (and the commands ahead of it) copied
 // out, slice by slice, encoded without the lock, then EOF and the checksum.
-func streamBgsave(e *engine.Engine, bg *engine.BgSave, w io.Writer) error {
+func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
+	e := d.e
 	wr, err := rdb.NewWriter(w, bg.Opts)
 	if err != nil {
 		return err
@@ -243,8 +246,8 @@ func streamBgsave(e *engine.Engine, bg *engine.BgSave, w io.Writer) error {
 	}
 	var buf []byte
 	var seen int64 // commands run when the last slice ended
-	for _, d := range bg.Dbs {
-		if err := wr.SelectDB(d.Index, d.Keys, d.Expires); err != nil {
+	for _, sd := range bg.Dbs {
+		if err := wr.SelectDB(sd.Index, sd.Keys, sd.Expires); err != nil {
 			return err
 		}
 		for complete := false; !complete; {
@@ -256,15 +259,15 @@ func streamBgsave(e *engine.Engine, bg *engine.BgSave, w io.Writer) error {
 			busy := e.Stats.Commands != seen
 			start := time.Now()
 			for !complete && time.Since(start) < bgSlice {
-				_, complete = d.Snap.Walk(bgSliceBuckets)
+				_, complete = sd.Snap.Walk(bgSliceBuckets)
 			}
 			held := time.Since(start)
 			bg.Slices++
 			bg.Held += held
 			bg.MaxSlice = max(bg.MaxSlice, held)
 			seen = e.Stats.Commands
-			batch := d.Batch
-			d.Batch, bg.Spare = bg.Spare, nil
+			batch := sd.Batch
+			sd.Batch, bg.Spare = bg.Spare, nil
 			e.Mu.Unlock()
 
 			for i := range batch.Recs[:batch.N] {
@@ -298,34 +301,28 @@ func streamBgsave(e *engine.Engine, bg *engine.BgSave, w io.Writer) error {
 // with SIGUSR1: the walk stops, the temporary file goes, the last
 // status stays as it was.
 func AbortBgsaveLocked(e *engine.Engine) {
-	p := &e.Persist
+	d := Of(e)
+	p := &d.persist
 	if !p.BgRunning || p.Bg == nil {
 		return
 	}
 	bg := p.Bg
 	bg.Aborted.Store(true)
-	for _, d := range bg.Dbs {
-		d.Snap.Abort()
+	for _, sd := range bg.Dbs {
+		sd.Snap.Abort()
 	}
 	os.Remove(bg.Tmp) // the goroutine's open file goes with its last close
 	p.Bg = nil
 	p.BgRunning = false
-	freezeAccess(e, false)
+	d.freezeAccess(false)
 	p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
 	e.Log.Warn("Background saving terminated by signal 10")
 }
 
-// saveProgress is INFO's current_save_keys_processed and _total.
-func SaveProgress(p *engine.PersistState) (processed, total int64) {
-	if p.Bg == nil {
-		return 0, 0
-	}
-	return min(p.Bg.Saved, p.Bg.Total), p.Bg.Total
-}
-
 // freezeAccess is Redis's rule that lookups do not update access times
 // while a child process runs (lookupKey's hasActiveChildProcess check).
-func freezeAccess(e *engine.Engine, on bool) {
+func (d *Component) freezeAccess(on bool) {
+	e := d.e
 	for _, db := range e.Dbs {
 		db.FreezeAccess = on
 	}
@@ -334,4 +331,4 @@ func freezeAccess(e *engine.Engine, on bool) {
 // rdbChildBusy is Redis's "an RDB child is running": a background save, or
 // the snapshot of a replica's full sync (replication_master.go), which
 // Redis makes with the same child.
-func rdbChildBusy(e *engine.Engine) bool { return e.Persist.BgRunning || e.Repl.Syncing != nil }
+func (d *Component) rdbChildBusy() bool { return d.persist.BgRunning || d.repl.Syncing != nil }

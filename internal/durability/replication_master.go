@@ -63,17 +63,17 @@ const (
 
 // Feed encodes op; Flushed hands the flush's bytes on in one piece.
 func (f *replFeed) Feed(op propagate.Op) {
-	if f.e.IsReplica() {
+	if f.d.e.IsReplica() {
 		return // a replica proxies its master's bytes instead
 	}
-	f.buf = f.e.Repl.Enc.Append(f.buf, op)
+	f.buf = f.d.repl.Enc.Append(f.buf, op)
 }
 
 func (f *replFeed) Flushed() {
 	if len(f.buf) == 0 {
 		return
 	}
-	replFeedBytes(f.e, f.buf)
+	f.d.replFeedBytes(f.buf)
 	f.buf = f.buf[:0]
 	if cap(f.buf) > 1<<20 {
 		f.buf = nil
@@ -82,23 +82,24 @@ func (f *replFeed) Flushed() {
 
 // replFeedBytes appends p to the stream: the backlog, every replica that
 // gets it, and the offset. Call with the lock held.
-func replFeedBytes(e *engine.Engine, p []byte) {
-	r := &e.Repl
+func (d *Component) replFeedBytes(p []byte) {
+	e := d.e
+	r := &d.repl
 	if r.Backlog != nil {
 		r.Backlog.Write(p)
 	}
-	r.Offset += int64(len(p))
-	var over []*engine.Replica
+	e.SetReplOffset(e.ReplOffset() + int64(len(p)))
+	var over []*replica
 	for _, rp := range r.Replicas {
 		switch {
-		case rp.State == engine.ReplicaOnline && !rp.StreamOnAck:
+		case rp.State == replicaOnline && !rp.StreamOnAck:
 			rp.C.Out.Raw(p)
 			if e.OverOutputLimit(rp.C) {
 				over = append(over, rp)
 				continue
 			}
 			rp.C.NotifyOutput()
-		case rp.State != engine.ReplicaWaitStart:
+		case rp.State != replicaWaitStart:
 			rp.Pending = append(rp.Pending, p...)
 			if lim := e.OutputLimit(rp.C); lim.Hard > 0 && uint64(len(rp.Pending)) > lim.Hard {
 				over = append(over, rp)
@@ -108,7 +109,7 @@ func replFeedBytes(e *engine.Engine, p []byte) {
 	for _, rp := range over {
 		e.Log.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.", "client", rp.C.ID, "addr", rp.C.Addr, "class", "replica")
 		e.KillClient(rp.C)
-		dropReplica(e, rp.C)
+		d.dropReplica(rp.C)
 	}
 }
 
@@ -116,14 +117,15 @@ func replFeedBytes(e *engine.Engine, p []byte) {
 // command it applied from its master goes on, as the master sent it, to
 // its backlog and its own replicas. size is the command's length on the
 // wire, which its re-encoding has (the master sends RESP arrays).
-func replProxy(e *engine.Engine, args [][]byte, size int64) {
-	r := &e.Repl
+func (d *Component) replProxy(args [][]byte, size int64) {
+	e := d.e
+	r := &d.repl
 	if r.Backlog == nil && len(r.Replicas) == 0 {
-		r.Offset += size
+		e.SetReplOffset(e.ReplOffset() + size)
 		return
 	}
 	r.ProxyBuf = propagate.AppendCommand(r.ProxyBuf[:0], args)
-	replFeedBytes(e, r.ProxyBuf)
+	d.replFeedBytes(r.ProxyBuf)
 	if cap(r.ProxyBuf) > 1<<20 {
 		r.ProxyBuf = nil
 	}
@@ -131,11 +133,12 @@ func replProxy(e *engine.Engine, args [][]byte, size int64) {
 
 // createBacklog is createReplicationBacklog: empty, its first byte the
 // next of the stream, and the stream read from now on.
-func createBacklog(e *engine.Engine) {
-	r := &e.Repl
-	r.Backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), r.Offset+1)
+func (d *Component) createBacklog() {
+	e := d.e
+	r := &d.repl
+	r.Backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), e.ReplOffset()+1)
 	if r.Feed == nil {
-		r.Feed = &replFeed{e: e}
+		r.Feed = &replFeed{d: d}
 		e.Prop.Stream.Attach(r.Feed)
 	}
 	r.Enc.Reset()
@@ -143,8 +146,9 @@ func createBacklog(e *engine.Engine) {
 
 // freeBacklog is freeReplicationBacklog (repl-backlog-ttl passed with no
 // replica): the stream is no longer recorded.
-func freeBacklog(e *engine.Engine) {
-	r := &e.Repl
+func (d *Component) freeBacklog() {
+	e := d.e
+	r := &d.repl
 	r.Backlog = nil
 	if r.Feed != nil {
 		e.Prop.Stream.Detach(r.Feed)
@@ -153,8 +157,9 @@ func freeBacklog(e *engine.Engine) {
 }
 
 func cmdSync(x *engine.Ctx) {
-	e, c, r := x.E, x.C, &x.E.Repl
-	if c.Repl != nil {
+	e, c, d := x.E, x.C, Of(x.E)
+	r := &d.repl
+	if replicaOf(c) != nil {
 		return // already a replica: ignored, as Redis
 	}
 	if c.Out == nil || c.Unsent == nil {
@@ -163,7 +168,7 @@ func cmdSync(x *engine.Ctx) {
 		x.W.Error("ERR SYNC and PSYNC need a network connection")
 		return
 	}
-	if e.IsReplica() && r.State != engine.ReplConnected {
+	if e.IsReplica() && r.State != replConnected {
 		x.W.Error(errNoMasterLink)
 		return
 	}
@@ -174,7 +179,7 @@ func cmdSync(x *engine.Ctx) {
 			x.W.Error(engine.ErrNotInt)
 			return
 		}
-		if tryPartialResync(e, x, off) {
+		if d.tryPartialResync(x, off) {
 			r.SyncPartialOK++
 			return
 		}
@@ -183,8 +188,9 @@ func cmdSync(x *engine.Ctx) {
 		}
 	}
 	r.SyncFull++
-	rp := &engine.Replica{C: c, Conf: c.ReplConf, State: engine.ReplicaWaitStart, Psync: psync, AckTime: e.Clock.Now()}
-	c.Repl = rp
+	rc := connOf(c)
+	rp := &replica{C: c, Conf: rc.conf, State: replicaWaitStart, Psync: psync, AckTime: e.Clock.Now()}
+	rc.replica = rp
 	r.Replicas = append(r.Replicas, rp)
 	e.Log.Info("Replica asks for synchronization", "addr", c.Addr)
 	if len(r.Replicas) == 1 && r.Backlog == nil {
@@ -193,17 +199,18 @@ func cmdSync(x *engine.Ctx) {
 		e.Debug.ReplID = engine.NewReplID()
 		r.Replid = e.Debug.ReplID
 		r.Replid2, r.SecondOffset = "", -1
-		createBacklog(e)
+		d.createBacklog()
 		e.Log.Info("Replication backlog created", "replid", r.Replid)
 	}
-	startReplSync(e)
+	d.startReplSync()
 }
 
 // tryPartialResync is masterTryPartialResynchronization: +CONTINUE and the
 // backlog from off, if the replica's history is ours and the backlog still
 // holds it.
-func tryPartialResync(e *engine.Engine, x *engine.Ctx, off int64) bool {
-	r := &e.Repl
+func (d *Component) tryPartialResync(x *engine.Ctx, off int64) bool {
+	e := d.e
+	r := &d.repl
 	id := string(x.Args[1])
 	cur := e.ReplicationID()
 	if id != cur && (id != r.Replid2 || r.Replid2 == "" || off > r.SecondOffset) {
@@ -214,8 +221,9 @@ func tryPartialResync(e *engine.Engine, x *engine.Ctx, off int64) bool {
 		return false
 	}
 	c := x.C
-	rp := &engine.Replica{C: c, Conf: c.ReplConf, State: engine.ReplicaOnline, Psync: true, AckTime: e.Clock.Now()}
-	c.Repl = rp
+	rc := connOf(c)
+	rp := &replica{C: c, Conf: rc.conf, State: replicaOnline, Psync: true, AckTime: e.Clock.Now()}
+	rc.replica = rp
 	r.Replicas = append(r.Replicas, rp)
 	if rp.Conf.CapaPsync2 {
 		x.W.Simple("CONTINUE " + cur)
@@ -232,14 +240,15 @@ func tryPartialResync(e *engine.Engine, x *engine.Ctx, off int64) bool {
 // startReplSync starts a snapshot for the replicas waiting for one, if no
 // other snapshot runs (Redis's one child at a time: they wait for the next
 // cron otherwise). Call with the lock held.
-func startReplSync(e *engine.Engine) {
-	r := &e.Repl
-	if r.Syncing != nil || e.Persist.BgRunning || e.Aof.Rw != nil || e.StartLoad.On {
+func (d *Component) startReplSync() {
+	e := d.e
+	r := &d.repl
+	if r.Syncing != nil || d.persist.BgRunning || d.aof.Rw != nil || e.StartLoad.On {
 		return
 	}
-	var group []*engine.Replica
+	var group []*replica
 	for _, rp := range r.Replicas {
-		if rp.State == engine.ReplicaWaitStart {
+		if rp.State == replicaWaitStart {
 			group = append(group, rp)
 		}
 	}
@@ -247,40 +256,41 @@ func startReplSync(e *engine.Engine) {
 		return
 	}
 	id := e.ReplicationID()
-	opts := writerOptions(e)
-	opts.Repl = &rdb.ReplInfo{ID: id, Offset: r.Offset}
-	bg := beginBgSnapshot(e, opts)
+	opts := d.writerOptions()
+	opts.Repl = &rdb.ReplInfo{ID: id, Offset: e.ReplOffset()}
+	bg := d.beginBgSnapshot(opts)
 	r.Syncing = bg
 	// The next command after the point in time says its database: the
 	// replicas' selected one is unknown after the load.
 	r.Enc.Reset()
-	line := []byte("+FULLRESYNC " + id + " " + strconv.FormatInt(r.Offset, 10) + "\r\n")
+	line := []byte("+FULLRESYNC " + id + " " + strconv.FormatInt(e.ReplOffset(), 10) + "\r\n")
 	for _, rp := range group {
-		rp.State = engine.ReplicaWaitEnd
+		rp.State = replicaWaitEnd
 		if rp.Psync {
 			rp.C.Out.Raw(line)
 			rp.C.NotifyOutput()
 		}
 	}
-	e.Log.Info("Starting BGSAVE for SYNC", "replicas", len(group), "offset", r.Offset)
-	go makeReplRDB(e, bg, group)
+	e.Log.Info("Starting BGSAVE for SYNC", "replicas", len(group), "offset", e.ReplOffset())
+	go d.makeReplRDB(bg, group)
 }
 
 // makeReplRDB writes the snapshot into memory and hands it to each replica
 // of the group.
-func makeReplRDB(e *engine.Engine, bg *engine.BgSave, group []*engine.Replica) {
+func (d *Component) makeReplRDB(bg *bgSave, group []*replica) {
+	e := d.e
 	var buf bytes.Buffer
-	err := streamBgsave(e, bg, &buf)
+	err := d.streamBgsave(bg, &buf)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	for _, d := range bg.Dbs {
-		d.Snap.Abort() // after an error the walk may not be done
+	for _, sd := range bg.Dbs {
+		sd.Snap.Abort() // after an error the walk may not be done
 	}
-	freezeAccess(e, false)
-	e.Repl.Syncing = nil
+	d.freezeAccess(false)
+	d.repl.Syncing = nil
 	payload := buf.Bytes()
 	for _, rp := range group {
-		if rp.C.Repl != rp {
+		if replicaOf(rp.C) != rp {
 			continue // gone meanwhile
 		}
 		if err != nil {
@@ -288,16 +298,17 @@ func makeReplRDB(e *engine.Engine, bg *engine.BgSave, group []*engine.Replica) {
 			e.KillClient(rp.C)
 			continue
 		}
-		rp.State = engine.ReplicaSendBulk
-		go sendReplRDB(e, rp, payload)
+		rp.State = replicaSendBulk
+		go d.sendReplRDB(rp, payload)
 	}
 	e.Log.Info("Background RDB transfer started", "bytes", len(payload))
-	startReplSync(e) // replicas that came in meanwhile
+	d.startReplSync() // replicas that came in meanwhile
 }
 
 // sendReplRDB writes payload to the replica a window at a time, then what
 // the stream held for it, and puts it online.
-func sendReplRDB(e *engine.Engine, rp *engine.Replica, payload []byte) {
+func (d *Component) sendReplRDB(rp *replica, payload []byte) {
+	e := d.e
 	var head, tail []byte
 	eof := rp.Conf.CapaEOF && e.Cfg.ReplDisklessSync.Load()
 	if eof {
@@ -318,7 +329,7 @@ func sendReplRDB(e *engine.Engine, rp *engine.Replica, payload []byte) {
 	for _, piece := range pieces {
 		for {
 			e.Mu.Lock()
-			if rp.C.Repl != rp || rp.C.Out == nil || rp.C.Killed {
+			if replicaOf(rp.C) != rp || rp.C.Out == nil || rp.C.Killed {
 				e.Mu.Unlock()
 				return
 			}
@@ -334,10 +345,10 @@ func sendReplRDB(e *engine.Engine, rp *engine.Replica, payload []byte) {
 	}
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	if rp.C.Repl != rp || rp.C.Out == nil {
+	if replicaOf(rp.C) != rp || rp.C.Out == nil {
 		return
 	}
-	rp.State, rp.AckTime = engine.ReplicaOnline, e.Clock.Now()
+	rp.State, rp.AckTime = replicaOnline, e.Clock.Now()
 	if eof && rp.Psync {
 		rp.StreamOnAck = true // the stream follows its first ACK
 		rp.C.NotifyOutput()
@@ -352,13 +363,15 @@ func sendReplRDB(e *engine.Engine, rp *engine.Replica, payload []byte) {
 
 // dropReplica forgets a replica whose connection ended. Call with the lock
 // held.
-func dropReplica(e *engine.Engine, c *engine.Client) {
-	r := &e.Repl
-	rp := c.Repl
-	if rp == nil {
+func (d *Component) dropReplica(c *engine.Client) {
+	e := d.e
+	r := &d.repl
+	rc, _ := c.Repl.(*replConn)
+	if rc == nil || rc.replica == nil {
 		return
 	}
-	c.Repl = nil
+	rp := rc.replica
+	rc.replica = nil
 	for i, o := range r.Replicas {
 		if o == rp {
 			r.Replicas = append(r.Replicas[:i], r.Replicas[i+1:]...)
@@ -373,17 +386,19 @@ func dropReplica(e *engine.Engine, c *engine.Client) {
 
 // disconnectReplicas is disconnectSlaves: they reconnect and learn the new
 // replication id (a partial resync may still take them on).
-func disconnectReplicas(e *engine.Engine) {
-	for _, rp := range append([]*engine.Replica(nil), e.Repl.Replicas...) {
+func (d *Component) disconnectReplicas() {
+	e := d.e
+	for _, rp := range append([]*replica(nil), d.repl.Replicas...) {
 		e.KillClient(rp.C)
-		dropReplica(e, rp.C)
+		d.dropReplica(rp.C)
 	}
 }
 
 // replconfAck records a replica's REPLCONF ACK and answers the WAITs it
 // satisfies. Call with the lock held.
-func replconfAck(e *engine.Engine, c *engine.Client, off int64) {
-	rp := c.Repl
+func (d *Component) replconfAck(c *engine.Client, off int64) {
+	e := d.e
+	rp := replicaOf(c)
 	if rp == nil {
 		return
 	}
@@ -391,20 +406,20 @@ func replconfAck(e *engine.Engine, c *engine.Client, off int64) {
 		rp.AckOff = off
 	}
 	rp.AckTime = e.Clock.Now()
-	if rp.StreamOnAck && rp.State == engine.ReplicaOnline {
+	if rp.StreamOnAck && rp.State == replicaOnline {
 		rp.StreamOnAck = false
 		rp.C.Out.Raw(rp.Pending)
 		rp.Pending = nil
 		rp.C.NotifyOutput()
 	}
-	serveWaiters(e)
+	d.serveWaiters()
 }
 
 // countAcks is replicationCountAcksByOffset.
-func countAcks(e *engine.Engine, off int64) int64 {
+func (d *Component) countAcks(off int64) int64 {
 	n := int64(0)
-	for _, rp := range e.Repl.Replicas {
-		if rp.State == engine.ReplicaOnline && rp.AckOff >= off {
+	for _, rp := range d.repl.Replicas {
+		if rp.State == replicaOnline && rp.AckOff >= off {
 			n++
 		}
 	}
@@ -413,12 +428,13 @@ func countAcks(e *engine.Engine, off int64) int64 {
 
 // goodReplicas is refreshGoodSlavesCount's figure: online replicas whose
 // last ACK is at most min-replicas-max-lag seconds old.
-func goodReplicas(e *engine.Engine) int64 {
+func (d *Component) goodReplicas() int64 {
+	e := d.e
 	maxLag := e.Cfg.MinReplicasMaxLag.Load()
 	now := e.Clock.Now()
 	n := int64(0)
-	for _, rp := range e.Repl.Replicas {
-		if rp.State == engine.ReplicaOnline && int64(now.Sub(rp.AckTime)/time.Second) <= maxLag {
+	for _, rp := range d.repl.Replicas {
+		if rp.State == replicaOnline && int64(now.Sub(rp.AckTime)/time.Second) <= maxLag {
 			n++
 		}
 	}
@@ -429,12 +445,13 @@ func goodReplicas(e *engine.Engine) int64 {
 // min-replicas-to-write and -max-lag set and fewer good replicas than the
 // minimum refuses writes.
 func NoGoodReplicas(e *engine.Engine) bool {
+	d := Of(e)
 	min := e.Cfg.MinReplicasToWrite.Load()
-	return min > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 && !e.IsReplica() && goodReplicas(e) < min
+	return min > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 && !e.IsReplica() && d.goodReplicas() < min
 }
 
 func cmdWait(x *engine.Ctx) {
-	e, r := x.E, &x.E.Repl
+	e, d := x.E, Of(x.E)
 	if e.IsReplica() {
 		x.W.Error(errWaitReplica)
 		return
@@ -458,23 +475,23 @@ func cmdWait(x *engine.Ctx) {
 		return
 	}
 	off := x.C.Woff
-	acked := countAcks(e, off)
+	acked := d.countAcks(off)
 	if acked >= n || !x.Block(nil, time.Duration(ms)*time.Millisecond) {
 		x.W.Int(acked)
 		return
 	}
-	x.Blocking.Wait = &engine.WaitState{Off: off, N: n}
-	r.Waiters = append(r.Waiters, x.C)
+	x.Blocking.Wait = &waitState{Off: off, N: n}
+	d.repl.Waiters = append(d.repl.Waiters, x.C)
 	// Ask every replica for an ACK now rather than at its next second
 	// (replicationRequestAckFromSlaves), once the command is done.
-	r.GetAck = true
+	e.RequestAcksAfterCommand()
 }
 
 // requestAcks sends REPLCONF GETACK * down the stream.
-func requestAcks(e *engine.Engine) {
-	e.Repl.GetAck = false
-	if len(e.Repl.Replicas) > 0 && !e.IsReplica() {
-		replFeedBytes(e, getAckCmd)
+func (d *Component) requestAcks() {
+	e := d.e
+	if len(d.repl.Replicas) > 0 && !e.IsReplica() {
+		d.replFeedBytes(getAckCmd)
 	}
 }
 
@@ -485,26 +502,26 @@ var (
 
 // waitTimeoutReply is WAIT's answer when it times out or is unblocked: the
 // replicas that acked by then.
-func waitTimeoutReply(e *engine.Engine, b *engine.BlockState, w *resp.Writer) {
-	w.Int(countAcks(e, b.Wait.Off))
+func (d *Component) waitTimeoutReply(b *engine.BlockState, w *resp.Writer) {
+	w.Int(d.countAcks(waitOf(b).Off))
 }
 
 // serveWaiters answers the WAITs whose replicas have acked
 // (processClientsWaitingReplicas).
-func serveWaiters(e *engine.Engine) {
-	r := &e.Repl
+func (d *Component) serveWaiters() {
+	r := &d.repl
 	keep := r.Waiters[:0]
 	for _, c := range r.Waiters {
-		b := c.Blocked
-		if b == nil || b.Wait == nil {
+		ws := waitOf(c.Blocked)
+		if ws == nil {
 			continue // unblocked otherwise (timeout, CLIENT UNBLOCK, gone)
 		}
-		acked := countAcks(e, b.Wait.Off)
-		if acked < b.Wait.N {
+		acked := d.countAcks(ws.Off)
+		if acked < ws.N {
 			keep = append(keep, c)
 			continue
 		}
-		answerBlocked(e, c, func(w *resp.Writer) { w.Int(acked) })
+		d.answerBlocked(c, func(w *resp.Writer) { w.Int(acked) })
 	}
 	clear(r.Waiters[len(keep):])
 	r.Waiters = keep
@@ -516,14 +533,15 @@ func serveWaiters(e *engine.Engine) {
 // repl-ping-replica-period, drop those silent past repl-timeout, and free
 // the backlog after repl-backlog-ttl with no replica.
 func ReplicationCron(e *engine.Engine) {
+	d := Of(e)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	r := &e.Repl
-	startConfiguredMaster(e)
+	r := &d.repl
+	d.startConfiguredMaster()
 	if r.Backlog == nil && len(r.Replicas) == 0 {
 		return
 	}
-	startReplSync(e)
+	d.startReplSync()
 	now := e.Clock.Now()
 	if r.Backlog != nil && r.Backlog.Size() != int(e.Cfg.ReplBacklogSize.Load()) {
 		r.Backlog.Resize(int(e.Cfg.ReplBacklogSize.Load()))
@@ -537,7 +555,7 @@ func ReplicationCron(e *engine.Engine) {
 			// different data (replicationCron's comment in Redis).
 			r.Replid, r.Replid2, r.SecondOffset = engine.NewReplID(), "", -1
 			e.Debug.ReplID = r.Replid
-			freeBacklog(e)
+			d.freeBacklog()
 			e.Log.Info("Replication backlog freed after repl-backlog-ttl with no replica", "seconds", ttl)
 		}
 		return
@@ -550,51 +568,28 @@ func ReplicationCron(e *engine.Engine) {
 	// No ping while clients are paused: it would move the offset a
 	// shutdown waits for the replicas to reach.
 	if !e.IsReplica() && now.Sub(r.LastPing) >= period && !e.Paused() {
-		replFeedBytes(e, pingCmd)
+		d.replFeedBytes(pingCmd)
 		r.LastPing = now
 	}
 	timeout := time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second
-	for _, rp := range append([]*engine.Replica(nil), r.Replicas...) {
+	for _, rp := range append([]*replica(nil), r.Replicas...) {
 		switch {
-		case rp.State == engine.ReplicaWaitStart || rp.State == engine.ReplicaWaitEnd:
+		case rp.State == replicaWaitStart || rp.State == replicaWaitEnd:
 			// A newline keeps the replica from timing out while it waits
 			// (Redis sends one to replicas of a diskless sync).
 			rp.C.Out.Raw([]byte("\n"))
 			rp.C.NotifyOutput()
-		case rp.State == engine.ReplicaOnline && rp.Psync && now.Sub(rp.AckTime) > timeout:
+		case rp.State == replicaOnline && rp.Psync && now.Sub(rp.AckTime) > timeout:
 			e.Log.Warn("Disconnecting timedout replica (streaming sync)", "addr", rp.C.Addr)
 			e.KillClient(rp.C)
-			dropReplica(e, rp.C)
+			d.dropReplica(rp.C)
 		}
-	}
-}
-
-// infoReplicas writes connected_slaves and the slaveN lines.
-func InfoReplicas(e *engine.Engine, b *engine.InfoBuf) {
-	r := &e.Repl
-	b.I("connected_slaves", int64(len(r.Replicas)))
-	if e.Cfg.MinReplicasToWrite.Load() > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 {
-		b.I("min_slaves_good_slaves", goodReplicas(e))
-	}
-	now := e.Clock.Now()
-	for i, rp := range r.Replicas {
-		state := "wait_bgsave"
-		lag := int64(0)
-		switch rp.State {
-		case engine.ReplicaSendBulk:
-			state = "send_bulk"
-		case engine.ReplicaOnline:
-			state = "online"
-			lag = int64(now.Sub(rp.AckTime) / time.Second)
-		}
-		b.Kv("slave"+strconv.Itoa(i), "ip="+ip(rp)+",port="+strconv.Itoa(rp.Conf.Port)+",state="+state+
-			",offset="+strconv.FormatInt(rp.AckOff, 10)+",lag="+strconv.FormatInt(lag, 10))
 	}
 }
 
 // ip is the address the replica is known by: the one it announced, or its
 // connection's.
-func ip(rp *engine.Replica) string {
+func ip(rp *replica) string {
 	if rp.Conf.Ip != "" {
 		return rp.Conf.Ip
 	}
@@ -607,16 +602,16 @@ func ip(rp *engine.Replica) string {
 
 // roleReplicas writes ROLE's list of online replicas: ip, port, acked
 // offset, all as strings.
-func roleReplicas(e *engine.Engine, w *resp.Writer) {
+func (d *Component) roleReplicas(w *resp.Writer) {
 	n := 0
-	for _, rp := range e.Repl.Replicas {
-		if rp.State == engine.ReplicaOnline {
+	for _, rp := range d.repl.Replicas {
+		if rp.State == replicaOnline {
 			n++
 		}
 	}
 	w.Array(n)
-	for _, rp := range e.Repl.Replicas {
-		if rp.State != engine.ReplicaOnline {
+	for _, rp := range d.repl.Replicas {
+		if rp.State != replicaOnline {
 			continue
 		}
 		w.Array(3)
@@ -628,11 +623,11 @@ func roleReplicas(e *engine.Engine, w *resp.Writer) {
 
 // answerWaiters ends every WAIT with the count it has (the server turned
 // replica: no more ACKs will come for its offsets).
-func answerWaiters(e *engine.Engine) {
-	r := &e.Repl
+func (d *Component) answerWaiters() {
+	r := &d.repl
 	for _, c := range r.Waiters {
 		if b := c.Blocked; b != nil && b.Wait != nil {
-			answerBlocked(e, c, func(w *resp.Writer) { waitTimeoutReply(e, b, w) })
+			d.answerBlocked(c, func(w *resp.Writer) { d.waitTimeoutReply(b, w) })
 		}
 	}
 	clear(r.Waiters)
@@ -642,17 +637,18 @@ func answerWaiters(e *engine.Engine) {
 // saveReplInfo is rdbPopulateSaveInfo: what an RDB file records of the
 // replication history, so that a restarted replica (or master) continues
 // it with a partial resync. nil when there is none to continue.
-func saveReplInfo(e *engine.Engine) *rdb.ReplInfo {
-	r := &e.Repl
+func (d *Component) saveReplInfo() *rdb.ReplInfo {
+	e := d.e
+	r := &d.repl
 	switch {
 	case !e.IsReplica() && r.Backlog != nil:
-		return &rdb.ReplInfo{StreamDB: max(r.Enc.DB(), 0), ID: e.ReplicationID(), Offset: r.Offset}
+		return &rdb.ReplInfo{StreamDB: max(r.Enc.DB(), 0), ID: e.ReplicationID(), Offset: e.ReplOffset()}
 	case e.IsReplica() && r.Synced:
 		db := r.StreamDB
 		if r.Master != nil {
 			db = r.Master.DB
 		}
-		return &rdb.ReplInfo{StreamDB: db, ID: e.ReplicationID(), Offset: r.Offset}
+		return &rdb.ReplInfo{StreamDB: db, ID: e.ReplicationID(), Offset: e.ReplOffset()}
 	}
 	return nil
 }
@@ -682,12 +678,14 @@ func replInfoOf(aux []rdb.AuxField) *rdb.ReplInfo {
 // a server that starts as a replica takes the history the file was saved
 // at, so its first PSYNC asks to continue from there. Call with the lock
 // held, at start.
-func restoreReplInfo(e *engine.Engine, ri *rdb.ReplInfo) {
+func (d *Component) restoreReplInfo(ri *rdb.ReplInfo) {
+	e := d.e
 	if ri == nil || *e.Cfg.Replicaof.Load() == "" || ri.StreamDB < 0 || ri.StreamDB >= config.NumDBs {
 		return
 	}
-	r := &e.Repl
-	r.Replid, r.Offset, r.Synced, r.StreamDB = ri.ID, ri.Offset, true, ri.StreamDB
+	r := &d.repl
+	r.Replid, r.Synced, r.StreamDB = ri.ID, true, ri.StreamDB
+	e.SetReplOffset(ri.Offset)
 	e.Debug.ReplID = ri.ID
 	e.Log.Info("Restored the replication history from the RDB file", "replid", ri.ID, "offset", ri.Offset)
 }
@@ -695,21 +693,22 @@ func restoreReplInfo(e *engine.Engine, ri *rdb.ReplInfo) {
 // presetConfiguredMaster makes a server whose redis.conf says replicaof a
 // replica from the start, as Redis is once it has read the file (ROLE,
 // INFO, read-only, no expiry of its own); the link waits for the load.
-func presetConfiguredMaster(e *engine.Engine) {
+func (d *Component) presetConfiguredMaster() {
+	e := d.e
 	host, port, ok := strings.Cut(*e.Cfg.Replicaof.Load(), " ")
 	p, err := strconv.Atoi(port)
 	if !ok || err != nil {
 		return
 	}
-	r := &e.Repl
-	r.Host, r.Port, r.State = host, p, engine.ReplConnect
-	setReplicaExpiry(e, true)
+	d.setLink(host, p, replConnect)
+	d.setReplicaExpiry(true)
 }
 
 // startConfiguredMaster starts the link to the master redis.conf named,
 // once the dataset is loaded (replicationCron connects after the load).
-func startConfiguredMaster(e *engine.Engine) {
-	r := &e.Repl
+func (d *Component) startConfiguredMaster() {
+	e := d.e
+	r := &d.repl
 	if r.StartChecked || e.StartLoad.On {
 		return
 	}
@@ -717,16 +716,17 @@ func startConfiguredMaster(e *engine.Engine) {
 	if r.Host == "" || r.Stop != nil {
 		return // REPLICAOF NO ONE came first, or a link runs
 	}
-	setMaster(e, r.Host, r.Port)
+	d.setMaster(r.Host, r.Port)
 }
 
 var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas")
 
 // replicasLagging is !isReadyToShutdown: some replica has not acked the
 // whole stream.
-func replicasLagging(e *engine.Engine) bool {
-	for _, rp := range e.Repl.Replicas {
-		if rp.AckOff != e.Repl.Offset {
+func (d *Component) replicasLagging() bool {
+	e := d.e
+	for _, rp := range d.repl.Replicas {
+		if rp.AckOff != e.ReplOffset() {
 			return true
 		}
 	}
@@ -738,15 +738,16 @@ func replicasLagging(e *engine.Engine) bool {
 // paused, the replicas asked for an ACK, and the deadline returned. Call
 // with the lock held.
 func BeginShutdownWait(e *engine.Engine, now bool) (time.Time, bool) {
+	d := Of(e)
 	t := e.Cfg.ShutdownTimeout.Load()
-	if now || t == 0 || e.Repl.ShutdownWaiting || !replicasLagging(e) {
+	if now || t == 0 || d.repl.ShutdownWaiting || !d.replicasLagging() {
 		return time.Time{}, false
 	}
 	if !e.Paused() {
-		replFeedBytes(e, getAckCmd)
+		d.replFeedBytes(getAckCmd)
 	}
 	e.PauseClients(engine.NowMsReal()+t*1000+1000, engine.PauseWrite)
-	e.Repl.ShutdownWaiting, e.Repl.ShutdownAbort = true, false
+	d.repl.ShutdownWaiting, d.repl.ShutdownAbort = true, false
 	e.Log.Info("Waiting for replicas before shutting down.")
 	return time.Now().Add(time.Duration(t) * time.Second), true
 }
@@ -754,10 +755,11 @@ func BeginShutdownWait(e *engine.Engine, now bool) (time.Time, bool) {
 // awaitReplicas waits, without the lock, until every replica has acked the
 // stream or the deadline passes (true), or SHUTDOWN ABORT came (false, and
 // the pause is lifted).
-func awaitReplicas(e *engine.Engine, deadline time.Time) bool {
+func (d *Component) awaitReplicas(deadline time.Time) bool {
+	e := d.e
 	for {
 		e.Mu.Lock()
-		r := &e.Repl
+		r := &d.repl
 		if r.ShutdownAbort {
 			r.ShutdownWaiting, r.ShutdownAbort = false, false
 			e.Cs.Pause.Set = false
@@ -766,9 +768,9 @@ func awaitReplicas(e *engine.Engine, deadline time.Time) bool {
 			e.Log.Info("Shutdown manually aborted.")
 			return false
 		}
-		if !replicasLagging(e) || !time.Now().Before(deadline) {
+		if !d.replicasLagging() || !time.Now().Before(deadline) {
 			r.ShutdownWaiting = false
-			logLaggingReplicas(e)
+			d.logLaggingReplicas()
 			e.Mu.Unlock()
 			return true
 		}
@@ -778,13 +780,14 @@ func awaitReplicas(e *engine.Engine, deadline time.Time) bool {
 }
 
 // logLaggingReplicas is finishShutdown's report.
-func logLaggingReplicas(e *engine.Engine) {
-	r := &e.Repl
+func (d *Component) logLaggingReplicas() {
+	e := d.e
+	r := &d.repl
 	lagging := 0
 	for _, rp := range r.Replicas {
-		if rp.AckOff != r.Offset {
+		if rp.AckOff != e.ReplOffset() {
 			lagging++
-			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.C.Addr, "behind", r.Offset-rp.AckOff)
+			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.C.Addr, "behind", e.ReplOffset()-rp.AckOff)
 		}
 	}
 	if len(r.Replicas) > 0 {
@@ -794,17 +797,19 @@ func logLaggingReplicas(e *engine.Engine) {
 
 // abortShutdownWait is SHUTDOWN ABORT: false if no shutdown waits.
 func AbortShutdownWait(e *engine.Engine) bool {
-	if !e.Repl.ShutdownWaiting {
+	d := Of(e)
+	if !d.repl.ShutdownWaiting {
 		return false
 	}
-	e.Repl.ShutdownAbort = true
+	d.repl.ShutdownAbort = true
 	return true
 }
 
 // finishShutdownAfterWait ends a SHUTDOWN that waited for its replicas:
 // the save and the stop, or the error to the client that asked.
 func FinishShutdownAfterWait(e *engine.Engine, c *engine.Client, deadline time.Time, save, nosave, force bool, stop func()) {
-	ok := awaitReplicas(e, deadline)
+	d := Of(e)
+	ok := d.awaitReplicas(deadline)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	var err error
@@ -812,12 +817,12 @@ func FinishShutdownAfterWait(e *engine.Engine, c *engine.Client, deadline time.T
 		err = ShutdownSaveLocked(e, save, nosave, force)
 	}
 	if !ok || err != nil {
-		answerBlocked(e, c, func(w *resp.Writer) { w.Error(engine.ErrShutdownFailed) })
+		d.answerBlocked(c, func(w *resp.Writer) { w.Error(engine.ErrShutdownFailed) })
 		return
 	}
 	if c.Blocked != nil {
 		c.CloseAfterReply = true // no reply: the connection closes, as Redis exits
-		answerBlocked(e, c, func(*resp.Writer) {})
+		d.answerBlocked(c, func(*resp.Writer) {})
 	}
 	go stop()
 }
@@ -825,8 +830,9 @@ func FinishShutdownAfterWait(e *engine.Engine, c *engine.Client, deadline time.T
 // replOutputBytes is what the replicas' output holds unsent (and what the
 // stream kept for those still syncing). Call with the lock held.
 func ReplOutputBytes(e *engine.Engine) uint64 {
+	d := Of(e)
 	n := 0
-	for _, rp := range e.Repl.Replicas {
+	for _, rp := range d.repl.Replicas {
 		n += len(rp.Pending)
 		if rp.C.Unsent != nil {
 			n += rp.C.Unsent()
@@ -838,7 +844,8 @@ func ReplOutputBytes(e *engine.Engine) uint64 {
 // answerBlocked ends c's wait (WAIT, a SHUTDOWN waiting for replicas) with
 // the reply reply writes, as a served blocking command ends. Nothing
 // happens if c no longer waits (it went away). Call with the lock held.
-func answerBlocked(e *engine.Engine, c *engine.Client, reply func(w *resp.Writer)) {
+func (d *Component) answerBlocked(c *engine.Client, reply func(w *resp.Writer)) {
+	e := d.e
 	b := c.Blocked
 	if b == nil {
 		return
@@ -852,6 +859,6 @@ func answerBlocked(e *engine.Engine, c *engine.Client, reply func(w *resp.Writer
 
 // replFeed is the replication stream's propagate.Reader.
 type replFeed struct {
-	e   *engine.Engine
+	d   *Component
 	buf []byte
 }
