@@ -44,40 +44,40 @@ func (d *Component) aofDir() string {
 func (d *Component) aofFlush(force bool) {
 	e := d.e
 	a := &d.aof
-	if len(a.Buf) == 0 || a.F == nil {
+	if len(a.buf) == 0 || a.f == nil {
 		return
 	}
-	n, err := a.F.Write(a.Buf)
-	a.CurrentSize += int64(n)
+	n, err := a.f.Write(a.buf)
+	a.currentSize += int64(n)
 	policy := e.Cfg.AOF.Fsync.Load()
 	if err != nil {
-		if a.WriteErr == nil {
+		if a.writeErr == nil {
 			e.Log.Warn("Error writing to the AOF file: " + unwrapPath(err).Error())
 		}
-		a.WriteErr = err
+		a.writeErr = err
 		if policy == config.FsyncAlways {
 			e.Log.Warn("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 			os.Exit(1)
 		}
-		a.Buf = append(a.Buf[:0], a.Buf[n:]...)
+		a.buf = append(a.buf[:0], a.buf[n:]...)
 		return
 	}
-	if a.WriteErr != nil {
+	if a.writeErr != nil {
 		e.Log.Warn("AOF write error looks solved, Redis can write again.")
-		a.WriteErr = nil
+		a.writeErr = nil
 	}
-	a.Buf = a.Buf[:0]
-	if cap(a.Buf) > 4<<20 {
-		a.Buf = nil
+	a.buf = a.buf[:0]
+	if cap(a.buf) > 4<<20 {
+		a.buf = nil
 	}
 	switch policy {
 	case config.FsyncAlways:
-		if err := a.F.Sync(); err != nil {
+		if err := a.f.Sync(); err != nil {
 			e.Log.Warn("Can't persist AOF for fsync error when the AOF fsync policy is 'always': " + unwrapPath(err).Error() + ". Exiting...")
 			os.Exit(1)
 		}
 	case config.FsyncEverysec:
-		a.Unsynced = true
+		a.unsynced = true
 	}
 }
 
@@ -102,8 +102,8 @@ func (d *Component) aofSyncLoop(stop chan struct{}) {
 		e.Mu.Lock()
 		d.aofFlush(false)
 		a := &d.aof
-		f, need := a.F, a.Unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
-		a.Unsynced = false
+		f, need := a.f, a.unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
+		a.unsynced = false
 		e.Mu.Unlock()
 		if need && f != nil {
 			f.Sync() // a file closed by a rewrite meanwhile was synced first
@@ -132,7 +132,7 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 			return false, err
 		}
 	}
-	d.aof.Man = man
+	d.aof.man = man
 	var files []string
 	if man.Base != nil {
 		files = append(files, man.Base.Name)
@@ -180,10 +180,10 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 			e.Log.Info(fmt.Sprintf("DB loaded from %s file %s: %.3f seconds", kind, name, time.Since(start).Seconds()))
 		}
 	}
-	d.aof.CurrentSize = total
+	d.aof.currentSize = total
 	if man.Base != nil {
 		if st, err := os.Stat(filepath.Join(dir, man.Base.Name)); err == nil {
-			d.aof.BaseSize = st.Size()
+			d.aof.baseSize = st.Size()
 		}
 	}
 	return true, nil
@@ -315,28 +315,28 @@ func StartAppendOnly(e *engine.Engine) error {
 		return nil
 	}
 	a := &d.aof
-	a.Dir = d.aofDir()
-	if a.Man == nil {
-		a.Man = aof.New(*e.Cfg.AOF.FileName.Load())
+	a.dir = d.aofDir()
+	if a.man == nil {
+		a.man = aof.New(*e.Cfg.AOF.FileName.Load())
 	}
-	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
-		return fmt.Errorf("Can't open or create append-only dir %s: %w", a.Dir, unwrapPath(err))
+	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+		return fmt.Errorf("Can't open or create append-only dir %s: %w", a.dir, unwrapPath(err))
 	}
-	if a.Man.Base == nil && len(a.Man.Incr) == 0 {
-		name := a.Man.NewBase(e.Cfg.AOF.UseRDBPreamble.Load())
+	if a.man.Base == nil && len(a.man.Incr) == 0 {
+		name := a.man.NewBase(e.Cfg.AOF.UseRDBPreamble.Load())
 		if err := d.writeBaseLocked(name); err != nil {
 			return err
 		}
 		e.Log.Info("Creating AOF base file " + name + " on server start")
 	}
-	existing := len(a.Man.Incr) > 0
-	name := a.Man.LastIncr()
-	f, err := os.OpenFile(filepath.Join(a.Dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	existing := len(a.man.Incr) > 0
+	name := a.man.LastIncr()
+	f, err := os.OpenFile(filepath.Join(a.dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("Can't open the append-only file %s: %w", name, unwrapPath(err))
 	}
-	if a.Man.Modified {
-		if err := a.Man.Write(a.Dir); err != nil {
+	if a.man.Modified {
+		if err := a.man.Write(a.dir); err != nil {
 			f.Close()
 			return err
 		}
@@ -347,9 +347,9 @@ func StartAppendOnly(e *engine.Engine) error {
 		e.Log.Info("Creating AOF incr file " + name + " on server start")
 	}
 	d.aofAttach(f, aofOn)
-	if a.CurrentSize == 0 {
-		a.CurrentSize = d.aofFilesSize()
-		a.BaseSize = a.CurrentSize
+	if a.currentSize == 0 {
+		a.currentSize = d.aofFilesSize()
+		a.baseSize = a.currentSize
 	}
 	return nil
 }
@@ -358,7 +358,7 @@ func StartAppendOnly(e *engine.Engine) error {
 // stream.
 func (d *Component) aofAttach(f *os.File, state int) {
 	d.aofAttachStream()
-	d.aof.F, d.aof.State = f, state
+	d.aof.f, d.aof.state = f, state
 }
 
 // writeBaseLocked writes the dataset as base file name synchronously
@@ -377,14 +377,14 @@ func (d *Component) aofFilesSize() int64 {
 	a := &d.aof
 	var n int64
 	names := []string{}
-	if a.Man.Base != nil {
-		names = append(names, a.Man.Base.Name)
+	if a.man.Base != nil {
+		names = append(names, a.man.Base.Name)
 	}
-	for _, ai := range a.Man.Incr {
+	for _, ai := range a.man.Incr {
 		names = append(names, ai.Name)
 	}
 	for _, name := range names {
-		if st, err := os.Stat(filepath.Join(a.Dir, name)); err == nil {
+		if st, err := os.Stat(filepath.Join(a.dir, name)); err == nil {
 			n += st.Size()
 		}
 	}
@@ -403,22 +403,22 @@ func StopAppendOnly(e *engine.Engine) {
 func (d *Component) stopAppendOnlyLocked() {
 	e := d.e
 	a := &d.aof
-	if a.State == aofOff {
+	if a.state == aofOff {
 		return
 	}
 	d.aofFlush(true)
-	if a.F != nil {
-		a.F.Sync()
-		a.F.Close()
-		a.F = nil
+	if a.f != nil {
+		a.f.Sync()
+		a.f.Close()
+		a.f = nil
 	}
 	d.aofKillRewrite()
-	if a.State == aofWaitRewrite && a.Man != nil {
+	if a.state == aofWaitRewrite && a.man != nil {
 		// killAppendOnlyChild's aofDelTempIncrAofFile: nothing refers to it.
-		os.Remove(filepath.Join(a.Dir, aof.TempIncrName(a.Man.Prefix)))
+		os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
 	}
 	e.Prop.Stream.Detach(a)
-	close(a.Stop)
-	a.State = aofOff
-	a.Buf = a.Buf[:0]
+	close(a.stop)
+	a.state = aofOff
+	a.buf = a.buf[:0]
 }

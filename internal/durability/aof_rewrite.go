@@ -29,11 +29,11 @@ func cmdBgrewriteaof(x *engine.Ctx) {
 	d := Of(x.E)
 	a := &d.aof
 	switch {
-	case a.Rw != nil:
+	case a.rw != nil:
 		x.W.Error("ERR Background append only file rewriting already in progress")
 	case d.rdbChildBusy() || x.C.Multi != nil:
-		a.Scheduled = true
-		a.RwFailures = 0
+		a.scheduled = true
+		a.rwFailures = 0
 		x.W.Simple("Background append only file rewriting scheduled")
 	default:
 		if err := d.aofRewriteLocked(); err != nil {
@@ -49,14 +49,14 @@ func cmdBgrewriteaof(x *engine.Ctx) {
 func (d *Component) aofManifest() (*aof.Manifest, error) {
 	e := d.e
 	a := &d.aof
-	if a.Man != nil {
-		return a.Man, nil
+	if a.man != nil {
+		return a.man, nil
 	}
 	prefix := *e.Cfg.AOF.FileName.Load()
 	data, err := os.ReadFile(filepath.Join(d.aofDir(), aof.ManifestName(prefix)))
 	if errors.Is(err, os.ErrNotExist) {
-		a.Man = aof.New(prefix)
-		return a.Man, nil
+		a.man = aof.New(prefix)
+		return a.man, nil
 	}
 	if err != nil {
 		return nil, err
@@ -65,7 +65,7 @@ func (d *Component) aofManifest() (*aof.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Man = m
+	a.man = m
 	return m, nil
 }
 
@@ -76,7 +76,7 @@ func (d *Component) aofManifest() (*aof.Manifest, error) {
 func (d *Component) aofRewriteLocked() error {
 	e := d.e
 	a := &d.aof
-	if d.rdbChildBusy() || a.Rw != nil {
+	if d.rdbChildBusy() || a.rw != nil {
 		return errors.New("a background save is running")
 	}
 	man, err := d.aofManifest()
@@ -85,13 +85,13 @@ func (d *Component) aofRewriteLocked() error {
 		return err
 	}
 	dir := d.aofDir()
-	a.Dir = dir
+	a.dir = dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		e.Log.Warn("Can't open or create append-only dir " + dir + ": " + unwrapPath(err).Error())
 		return err
 	}
 	d.aofFlush(true)
-	switch a.State {
+	switch a.state {
 	case aofOn:
 		// openNewIncrAofForAppend: the new file and the manifest naming it
 		// both, or neither.
@@ -108,9 +108,9 @@ func (d *Component) aofRewriteLocked() error {
 			os.Remove(filepath.Join(dir, name))
 			return err
 		}
-		old := a.F
-		a.F, a.Man = f, next
-		a.Enc.Reset()
+		old := a.f
+		a.f, a.man = f, next
+		a.enc.Reset()
 		old.Sync() // aof_background_fsync_and_close
 		old.Close()
 	case aofWaitRewrite:
@@ -120,29 +120,29 @@ func (d *Component) aofRewriteLocked() error {
 			e.Log.Warn("Can't open the append-only file " + name + ": " + unwrapPath(err).Error())
 			return err
 		}
-		if a.F != nil {
-			a.F.Close()
+		if a.f != nil {
+			a.f.Close()
 		}
-		a.F = f
-		a.Enc.Reset()
+		a.f = f
+		a.enc.Reset()
 	}
 	opts := d.writerOptions()
 	opts.AOFBase = true
-	rw := &aofRewrite{Bg: d.beginBgSnapshot(opts), Start: time.Now(), Done: make(chan struct{})}
+	rw := &aofRewrite{bg: d.beginBgSnapshot(opts), start: time.Now(), done: make(chan struct{})}
 	// Redis names it after the child's pid; a number per rewrite here, so
 	// an aborted one still closing its file never shares it with the next.
-	a.RwSeq++
-	rw.Tmp = filepath.Join(dir, "temp-rewriteaof-bg-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(a.RwSeq, 10)+".aof")
-	a.Rw = rw
-	a.Scheduled = false
-	a.Rewrites++
+	a.rwSeq++
+	rw.tmp = filepath.Join(dir, "temp-rewriteaof-bg-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(a.rwSeq, 10)+".aof")
+	a.rw = rw
+	a.scheduled = false
+	a.rewrites++
 	e.Log.Info("Background append only file rewriting started")
 	go func() {
-		defer close(rw.Done)
+		defer close(rw.done)
 		err := d.writeRewrite(rw)
 		e.Mu.Lock()
 		defer e.Mu.Unlock()
-		if a.Rw != rw {
+		if a.rw != rw {
 			return // stopped (appendonly no) meanwhile
 		}
 		d.aofRewriteDone(rw, err)
@@ -153,12 +153,12 @@ func (d *Component) aofRewriteLocked() error {
 // writeRewrite writes the snapshot to the rewrite's temporary file and
 // fsyncs it, without the lock but for the walk's slices.
 func (d *Component) writeRewrite(rw *aofRewrite) error {
-	f, err := os.OpenFile(rw.Tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(rw.tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	err = d.streamBgsave(rw.Bg, bw)
+	err = d.streamBgsave(rw.bg, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -177,40 +177,40 @@ func (d *Component) writeRewrite(rw *aofRewrite) error {
 func (d *Component) aofRewriteDone(rw *aofRewrite, err error) {
 	e := d.e
 	a := &d.aof
-	a.Rw = nil
-	for _, sd := range rw.Bg.Dbs {
-		sd.Snap.Abort()
+	a.rw = nil
+	for _, sd := range rw.bg.dbs {
+		sd.snap.Abort()
 	}
 	d.freezeAccess(false)
-	a.LastRwSecs = int64(time.Since(rw.Start) / time.Second)
+	a.lastRwSecs = int64(time.Since(rw.start) / time.Second)
 	fail := func(err error) {
 		e.Log.Warn("Background AOF rewrite terminated with error: " + err.Error())
-		os.Remove(rw.Tmp)
-		if a.State == aofWaitRewrite {
-			e.Log.Info("Removing the temp incr aof file " + aof.TempIncrName(a.Man.Prefix) + " in the background")
-			if a.F != nil {
-				a.F.Close()
-				a.F = nil
+		os.Remove(rw.tmp)
+		if a.state == aofWaitRewrite {
+			e.Log.Info("Removing the temp incr aof file " + aof.TempIncrName(a.man.Prefix) + " in the background")
+			if a.f != nil {
+				a.f.Close()
+				a.f = nil
 			}
-			os.Remove(filepath.Join(a.Dir, aof.TempIncrName(a.Man.Prefix)))
-			a.Scheduled = true // the AOF still waits for its base
+			os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
+			a.scheduled = true // the AOF still waits for its base
 		}
-		a.LastRwOK = false
-		a.RwFailures++
+		a.lastRwOK = false
+		a.rwFailures++
 	}
 	if err != nil {
 		fail(err)
 		return
 	}
-	dir := a.Dir
-	next := a.Man.Clone()
+	dir := a.dir
+	next := a.man.Clone()
 	base := next.NewBase(true)
-	if err := os.Rename(rw.Tmp, filepath.Join(dir, base)); err != nil {
-		fail(fmt.Errorf("Error trying to rename the temporary AOF base file %s into %s: %w", filepath.Base(rw.Tmp), base, unwrapPath(err)))
+	if err := os.Rename(rw.tmp, filepath.Join(dir, base)); err != nil {
+		fail(fmt.Errorf("Error trying to rename the temporary AOF base file %s into %s: %w", filepath.Base(rw.tmp), base, unwrapPath(err)))
 		return
 	}
 	var incr string
-	if a.State == aofWaitRewrite {
+	if a.state == aofWaitRewrite {
 		incr = next.NewIncr()
 		if err := os.Rename(filepath.Join(dir, aof.TempIncrName(next.Prefix)), filepath.Join(dir, incr)); err != nil {
 			os.Remove(filepath.Join(dir, base))
@@ -218,7 +218,7 @@ func (d *Component) aofRewriteDone(rw *aofRewrite, err error) {
 			return
 		}
 	}
-	next.IncrHistory(a.F != nil)
+	next.IncrHistory(a.f != nil)
 	if err := next.Write(dir); err != nil {
 		if incr != "" {
 			os.Rename(filepath.Join(dir, incr), filepath.Join(dir, aof.TempIncrName(next.Prefix)))
@@ -227,9 +227,9 @@ func (d *Component) aofRewriteDone(rw *aofRewrite, err error) {
 		fail(err)
 		return
 	}
-	a.Man = next
-	if a.State == aofWaitRewrite {
-		a.State = aofOn
+	a.man = next
+	if a.state == aofWaitRewrite {
+		a.state = aofOn
 	}
 	// aofDelHistoryFiles
 	if len(next.History) > 0 {
@@ -243,10 +243,10 @@ func (d *Component) aofRewriteDone(rw *aofRewrite, err error) {
 			e.Log.Warn(err.Error())
 		}
 	}
-	a.CurrentSize = d.aofFilesSize()
-	a.BaseSize = a.CurrentSize
-	a.LastRwOK = true
-	a.RwFailures = 0
+	a.currentSize = d.aofFilesSize()
+	a.baseSize = a.currentSize
+	a.lastRwOK = true
+	a.rwFailures = 0
 	e.Log.Info("Background AOF rewrite terminated with success")
 	e.Log.Info("Background AOF rewrite finished successfully")
 }
@@ -256,8 +256,8 @@ func WaitAOFRewrite(e *engine.Engine) {
 	d := Of(e)
 	e.Mu.Lock()
 	var done chan struct{}
-	if d.aof.Rw != nil {
-		done = d.aof.Rw.Done
+	if d.aof.rw != nil {
+		done = d.aof.rw.done
 	}
 	e.Mu.Unlock()
 	if done != nil {
@@ -274,35 +274,35 @@ func AofConfigApplied(e *engine.Engine) string {
 	a := &d.aof
 	on := e.Cfg.AOF.Enabled.Load()
 	switch {
-	case on && a.State == aofOff:
+	case on && a.state == aofOff:
 		if _, err := d.aofManifest(); err != nil {
 			e.Cfg.AOF.Enabled.Store(false)
 			return "Unable to turn on AOF. Check server logs."
 		}
-		a.Dir = d.aofDir()
-		a.State = aofWaitRewrite
+		a.dir = d.aofDir()
+		a.state = aofWaitRewrite
 		d.aofAttachStream()
 		if d.rdbChildBusy() {
-			a.Scheduled = true
+			a.scheduled = true
 			e.Log.Warn("AOF was enabled but there is already another background operation. An AOF background was scheduled to start when possible.")
-		} else if a.Rw != nil {
+		} else if a.rw != nil {
 			// A BGREWRITEAOF of the AOF that was off: its base would not
 			// cover the writes from now on. Redis kills it and starts over.
 			d.aofKillRewrite()
 			if err := d.aofRewriteLocked(); err != nil {
 				d.aofDetachStream()
-				a.State = aofOff
+				a.state = aofOff
 				e.Cfg.AOF.Enabled.Store(false)
 				return "Unable to turn on AOF. Check server logs."
 			}
 		} else if err := d.aofRewriteLocked(); err != nil {
 			e.Log.Warn("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation. Check the above logs for more info about the error.")
 			d.aofDetachStream()
-			a.State = aofOff
+			a.state = aofOff
 			e.Cfg.AOF.Enabled.Store(false)
 			return "Unable to turn on AOF. Check server logs."
 		}
-	case !on && a.State != aofOff:
+	case !on && a.state != aofOff:
 		d.stopAppendOnlyLocked()
 	}
 	return ""
@@ -311,17 +311,17 @@ func AofConfigApplied(e *engine.Engine) string {
 func (d *Component) aofKillRewrite() {
 	e := d.e
 	a := &d.aof
-	if a.Rw == nil {
+	if a.rw == nil {
 		return
 	}
-	rw := a.Rw
-	rw.Bg.Aborted.Store(true)
-	for _, sd := range rw.Bg.Dbs {
-		sd.Snap.Abort()
+	rw := a.rw
+	rw.bg.aborted.Store(true)
+	for _, sd := range rw.bg.dbs {
+		sd.snap.Abort()
 	}
 	d.freezeAccess(false)
-	os.Remove(rw.Tmp)
-	a.Rw = nil
+	os.Remove(rw.tmp)
+	a.rw = nil
 	e.Log.Info("Killing running AOF rewrite child")
 }
 
@@ -330,20 +330,20 @@ func (d *Component) aofKillRewrite() {
 func (d *Component) aofAttachStream() {
 	e := d.e
 	a := &d.aof
-	a.Enc.Reset()
+	a.enc.Reset()
 	e.Prop.Stream.Attach(a)
-	a.Stop = make(chan struct{})
-	go d.aofSyncLoop(a.Stop)
+	a.stop = make(chan struct{})
+	go d.aofSyncLoop(a.stop)
 }
 
 func (d *Component) aofDetachStream() {
 	e := d.e
 	a := &d.aof
 	e.Prop.Stream.Detach(a)
-	close(a.Stop)
-	if a.F != nil {
-		a.F.Close()
-		a.F = nil
+	close(a.stop)
+	if a.f != nil {
+		a.f.Close()
+		a.f = nil
 	}
 }
 
@@ -353,22 +353,22 @@ func (d *Component) aofDetachStream() {
 func (d *Component) aofCron() {
 	e := d.e
 	a := &d.aof
-	if a.Rw != nil || d.rdbChildBusy() || e.BusyScript.On {
+	if a.rw != nil || d.rdbChildBusy() || e.BusyScript.On {
 		return
 	}
-	if a.Scheduled {
+	if a.scheduled {
 		d.aofRewriteLocked()
 		return
 	}
 	perc := e.Cfg.AOF.RewritePerc.Load()
-	if a.State != aofOn || perc == 0 || a.CurrentSize <= e.Cfg.AOF.RewriteMinSize.Load() {
+	if a.state != aofOn || perc == 0 || a.currentSize <= e.Cfg.AOF.RewriteMinSize.Load() {
 		return
 	}
-	base := a.BaseSize
+	base := a.baseSize
 	if base == 0 {
 		base = 1
 	}
-	if growth := a.CurrentSize*100/base - 100; growth >= perc {
+	if growth := a.currentSize*100/base - 100; growth >= perc {
 		e.Log.Info(fmt.Sprintf("Starting automatic rewriting of AOF on %d%% growth", growth))
 		d.aofRewriteLocked()
 	}

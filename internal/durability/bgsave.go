@@ -47,20 +47,20 @@ const bgArenaChunk = 256 << 10
 // alloc returns n bytes of arena.
 func alloc(b *bgBatch, n int) []byte {
 	for {
-		if b.Cur == len(b.Chunks) {
-			b.Chunks = append(b.Chunks, make([]byte, 0, max(bgArenaChunk, n)))
+		if b.cur == len(b.chunks) {
+			b.chunks = append(b.chunks, make([]byte, 0, max(bgArenaChunk, n)))
 		}
-		c := b.Chunks[b.Cur]
+		c := b.chunks[b.cur]
 		if cap(c)-len(c) >= n {
 			start := len(c)
-			b.Chunks[b.Cur] = c[:start+n]
+			b.chunks[b.cur] = c[:start+n]
 			return c[start : start+n : start+n]
 		}
 		if len(c) == 0 { // too small even empty: make room
-			b.Chunks[b.Cur] = make([]byte, 0, n)
+			b.chunks[b.cur] = make([]byte, 0, n)
 			continue
 		}
-		b.Cur++
+		b.cur++
 	}
 }
 
@@ -72,11 +72,11 @@ func copyOf(b *bgBatch, p []byte) []byte {
 
 // next returns the next record slot, its slices emptied for reuse.
 func next(b *bgBatch) *rdb.Entry {
-	if b.N == len(b.Recs) {
-		b.Recs = append(b.Recs, rdb.Entry{})
+	if b.n == len(b.recs) {
+		b.recs = append(b.recs, rdb.Entry{})
 	}
-	r := &b.Recs[b.N]
-	b.N++
+	r := &b.recs[b.n]
+	b.n++
 	v := &r.Value
 	*r = rdb.Entry{DB: r.DB, Value: rdb.Value{List: v.List[:0], Set: v.Set[:0], ZSet: v.ZSet[:0], Hash: v.Hash[:0]}}
 	return r
@@ -84,27 +84,27 @@ func next(b *bgBatch) *rdb.Entry {
 
 // reset empties the batch, keeping its records and chunks for reuse.
 func reset(b *bgBatch) {
-	b.N, b.Cur = 0, 0
-	for i := range b.Chunks {
-		b.Chunks[i] = b.Chunks[i][:0]
+	b.n, b.cur = 0, 0
+	for i := range b.chunks {
+		b.chunks[i] = b.chunks[i][:0]
 	}
 }
 
 // record copies k out into sd's batch. It runs under the lock, from the
 // walk or from whatever command reached k's bucket first.
 func record(bg *bgSave, sd *bgDB, k *keyspace.Entry) {
-	bg.Saved++
-	b := sd.Batch
+	bg.saved++
+	b := sd.batch
 	r := next(b)
-	r.DB = sd.Index
+	r.DB = sd.index
 	key := k.Key()
 	r.Key = alloc(b, len(key))
 	copy(r.Key, key)
 	if exp := k.Expiry(); exp != keyspace.NoExpiry {
 		r.Expire, r.HasExpire = exp, true
 	}
-	bg.Access.Set(k, r)
-	v := RDBValue(&bg.Conv, k)
+	bg.access.Set(k, r)
+	v := RDBValue(&bg.conv, k)
 	out := &r.Value
 	out.Type, out.Encoding = v.Type, v.Encoding
 	switch v.Type {
@@ -130,7 +130,7 @@ func record(bg *bgSave, sd *bgDB, k *keyspace.Entry) {
 		out.Stream = v.Stream.Clone() // commands change streams in place
 	}
 	// The string value itself, not a copy, is what conv keeps: let it go.
-	bg.Conv.V.String = nil
+	bg.conv.v.String = nil
 }
 
 // bgsaveLocked is rdbSaveBackground: it takes the point in time (the
@@ -140,71 +140,71 @@ func record(bg *bgSave, sd *bgDB, k *keyspace.Entry) {
 func BgsaveLocked(e *engine.Engine) error {
 	d := Of(e)
 	p := &d.persist
-	if d.aof.Rw != nil {
+	if d.aof.rw != nil {
 		return errAOFChildActive // one snapshot at a time, as Redis's one child
 	}
-	if d.repl.Syncing != nil {
+	if d.repl.syncing != nil {
 		return errors.New(ErrBgsaveInProgress)
 	}
 	start := time.Now()
 	opts := d.writerOptions()
 	opts.Repl = d.saveReplInfo()
 	bg := d.beginBgSnapshot(opts)
-	p.LastLockHold = time.Since(start)
-	p.Saves++
-	p.DirtyAtBg = e.DirtyCount()
-	p.LastBgTry = e.Clock.Now()
-	p.BgRunning, p.BgStart = true, p.LastBgTry
-	p.Bg = bg
-	p.BgSeq++
-	bg.Tmp = "temp-" + strconv.Itoa(os.Getpid()) + "-bg" + strconv.FormatInt(p.BgSeq, 10) + ".rdb"
+	p.lastLockHold = time.Since(start)
+	p.saves++
+	p.dirtyAtBg = e.DirtyCount()
+	p.lastBgTry = e.Clock.Now()
+	p.bgRunning, p.bgStart = true, p.lastBgTry
+	p.bg = bg
+	p.bgSeq++
+	bg.tmp = "temp-" + strconv.Itoa(os.Getpid()) + "-bg" + strconv.FormatInt(p.bgSeq, 10) + ".rdb"
 	done := make(chan struct{})
-	p.BgDone = done
+	p.bgDone = done
 	dir, name := *e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load()
-	hook := p.BeforeRename
-	e.Log.Info("Background saving started", "lock_held", p.LastLockHold)
+	hook := p.beforeRename
+	e.Log.Info("Background saving started", "lock_held", p.lastLockHold)
 	go func() {
 		defer close(done)
 		renaming := false
-		err := CommitFile(dir, name, bg.Tmp, func(w io.Writer) error { return d.streamBgsave(bg, w) }, func() error {
+		err := CommitFile(dir, name, bg.tmp, func(w io.Writer) error { return d.streamBgsave(bg, w) }, func() error {
 			if hook != nil {
 				hook()
 			}
 			// The rename and a synchronous save's file are ordered by
 			// fileMu: an abort that came first wins.
-			p.FileMu.Lock()
+			p.fileMu.Lock()
 			renaming = true
-			if bg.Aborted.Load() {
+			if bg.aborted.Load() {
 				return errBgAborted
 			}
 			return nil
 		})
 		if renaming {
-			p.FileMu.Unlock()
+			p.fileMu.Unlock()
 		}
 		e.Mu.Lock()
 		defer e.Mu.Unlock()
-		if bg.Aborted.Load() {
+		if bg.aborted.Load() {
 			return // abortBgsaveLocked has settled the state
 		}
-		for _, sd := range bg.Dbs {
-			sd.Snap.Abort() // after a write error the walk may not be done
+		for _, sd := range bg.dbs {
+			sd.snap.Abort() // after a write error the walk may not be done
 		}
-		p.Bg = nil
-		p.BgRunning = false
+		p.bg = nil
+		p.bgRunning = false
 		d.freezeAccess(false)
-		p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
+		p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
 		if err != nil {
 			e.Log.Warn(err.Error())
 			e.Log.Warn("Background saving error")
-			p.LastBgOK = false
+			p.lastBgOK = false
 			return
 		}
-		e.Log.Info("Background saving terminated with success", "slices", bg.Slices, "lock_held", bg.Held, "longest_slice", bg.MaxSlice)
-		p.LastWalk = bg.walkStats
-		e.AddDirty(-p.DirtyAtBg) // what came after the snapshot stays unsaved
-		p.LastSave = e.Clock.Now()
-		p.LastBgOK = true
+		e.Log.Info("Background saving terminated with success", "slices", bg.slices, "lock_held", bg.held, "longest_slice", bg.maxSlice)
+		p.lastWalk = bg.walkStats
+		e.AddDirty(-p.dirtyAtBg) // what came after the snapshot stays unsaved
+		p.lastSave = e.Clock.Now()
+		p.lastBgOK = true
 	}()
 	return nil
 }
@@ -214,17 +214,17 @@ func BgsaveLocked(e *engine.Engine) error {
 // snapshot. Call with the lock held.
 func (d *Component) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
 	e := d.e
-	bg := &bgSave{Opts: opts, Spare: &bgBatch{}, Access: e.RdbAccessNow()}
-	bg.Enc = rdb.NewEntryEncoder(bg.Opts)
-	bg.Functions = e.Scripts.FunctionCodes() // the libraries at the instant, as SAVE writes them
+	bg := &bgSave{opts: opts, spare: &bgBatch{}, access: e.RdbAccessNow()}
+	bg.enc = rdb.NewEntryEncoder(bg.opts)
+	bg.functions = e.Scripts.FunctionCodes() // the libraries at the instant, as SAVE writes them
 	for i, db := range e.Dbs {
 		if db.Len() == 0 {
 			continue
 		}
-		sd := &bgDB{Index: i, Keys: uint64(db.Len()), Expires: uint64(db.ExpiresLen()), Batch: &bgBatch{}}
-		bg.Total += int64(db.Len())
-		sd.Snap = db.BeginSnapshot(func(k *keyspace.Entry) { record(bg, sd, k) })
-		bg.Dbs = append(bg.Dbs, sd)
+		sd := &bgDB{index: i, keys: uint64(db.Len()), expires: uint64(db.ExpiresLen()), batch: &bgBatch{}}
+		bg.total += int64(db.Len())
+		sd.snap = db.BeginSnapshot(func(k *keyspace.Entry) { record(bg, sd, k) })
+		bg.dbs = append(bg.dbs, sd)
 	}
 	d.freezeAccess(true)
 	return bg
@@ -235,43 +235,43 @@ func (d *Component) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
 // out, slice by slice, encoded without the lock, then EOF and the checksum.
 func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 	e := d.e
-	wr, err := rdb.NewWriter(w, bg.Opts)
+	wr, err := rdb.NewWriter(w, bg.opts)
 	if err != nil {
 		return err
 	}
-	for _, code := range bg.Functions {
+	for _, code := range bg.functions {
 		if err := wr.WriteFunction(code); err != nil {
 			return err
 		}
 	}
 	var buf []byte
 	var seen int64 // commands run when the last slice ended
-	for _, sd := range bg.Dbs {
-		if err := wr.SelectDB(sd.Index, sd.Keys, sd.Expires); err != nil {
+	for _, sd := range bg.dbs {
+		if err := wr.SelectDB(sd.index, sd.keys, sd.expires); err != nil {
 			return err
 		}
 		for complete := false; !complete; {
 			e.Mu.Lock()
-			if bg.Aborted.Load() {
+			if bg.aborted.Load() {
 				e.Mu.Unlock()
 				return errBgAborted
 			}
 			busy := e.Stats.Commands != seen
 			start := time.Now()
 			for !complete && time.Since(start) < bgSlice {
-				_, complete = sd.Snap.Walk(bgSliceBuckets)
+				_, complete = sd.snap.Walk(bgSliceBuckets)
 			}
 			held := time.Since(start)
-			bg.Slices++
-			bg.Held += held
-			bg.MaxSlice = max(bg.MaxSlice, held)
+			bg.slices++
+			bg.held += held
+			bg.maxSlice = max(bg.maxSlice, held)
 			seen = e.Stats.Commands
-			batch := sd.Batch
-			sd.Batch, bg.Spare = bg.Spare, nil
+			batch := sd.batch
+			sd.batch, bg.spare = bg.spare, nil
 			e.Mu.Unlock()
 
-			for i := range batch.Recs[:batch.N] {
-				if buf, err = bg.Enc.Append(buf, &batch.Recs[i]); err != nil {
+			for i := range batch.recs[:batch.n] {
+				if buf, err = bg.enc.Append(buf, &batch.recs[i]); err != nil {
 					return err
 				}
 				if len(buf) >= bgChunk {
@@ -283,7 +283,7 @@ func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 			}
 			reset(batch)
 			e.Mu.Lock()
-			bg.Spare = batch
+			bg.spare = batch
 			e.Mu.Unlock()
 			if busy && !complete {
 				time.Sleep(bgPause)
@@ -303,19 +303,19 @@ func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 func AbortBgsaveLocked(e *engine.Engine) {
 	d := Of(e)
 	p := &d.persist
-	if !p.BgRunning || p.Bg == nil {
+	if !p.bgRunning || p.bg == nil {
 		return
 	}
-	bg := p.Bg
-	bg.Aborted.Store(true)
-	for _, sd := range bg.Dbs {
-		sd.Snap.Abort()
+	bg := p.bg
+	bg.aborted.Store(true)
+	for _, sd := range bg.dbs {
+		sd.snap.Abort()
 	}
-	os.Remove(bg.Tmp) // the goroutine's open file goes with its last close
-	p.Bg = nil
-	p.BgRunning = false
+	os.Remove(bg.tmp) // the goroutine's open file goes with its last close
+	p.bg = nil
+	p.bgRunning = false
 	d.freezeAccess(false)
-	p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
+	p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
 	e.Log.Warn("Background saving terminated by signal 10")
 }
 
@@ -331,4 +331,4 @@ func (d *Component) freezeAccess(on bool) {
 // rdbChildBusy is Redis's "an RDB child is running": a background save, or
 // the snapshot of a replica's full sync (replication_master.go), which
 // Redis makes with the same child.
-func (d *Component) rdbChildBusy() bool { return d.persist.BgRunning || d.repl.Syncing != nil }
+func (d *Component) rdbChildBusy() bool { return d.persist.bgRunning || d.repl.syncing != nil }

@@ -23,8 +23,8 @@ type Component struct {
 // configuration, the master it is to follow.
 func Attach(e *engine.Engine) {
 	d := &Component{e: e}
-	d.persist.LastSave, d.persist.LastBgOK, d.persist.LastBgSecs = e.Start, true, -1
-	d.aof.LastRwSecs, d.aof.LastRwOK = -1, true
+	d.persist.lastSave, d.persist.lastBgOK, d.persist.lastBgSecs = e.Start, true, -1
+	d.aof.lastRwSecs, d.aof.lastRwOK = -1, true
 	e.Dur = d
 	d.presetConfiguredMaster()
 }
@@ -51,12 +51,12 @@ func (d *Component) WaitTimeoutReply(b *engine.BlockState, w *resp.Writer) {
 // stop while the last background save failed, if save points are set.
 func (d *Component) WritesRefused() bool {
 	cfg := d.e.Cfg
-	return cfg.StopWritesOnBgsaveError.Load() && !d.persist.LastBgOK && len(cfg.SavePoints()) > 0
+	return cfg.StopWritesOnBgsaveError.Load() && !d.persist.lastBgOK && len(cfg.SavePoints()) > 0
 }
 
 func (d *Component) SaveStatus() (lastSave time.Time, bgRunning, lastBgOK bool) {
 	p := &d.persist
-	return p.LastSave, p.BgRunning, p.LastBgOK
+	return p.lastSave, p.bgRunning, p.lastBgOK
 }
 
 // Commands are RDB's, the AOF's, MIGRATE's and replication's commands.

@@ -18,9 +18,9 @@ import (
 func (d *Component) InfoPersistence(b *engine.InfoBuf) {
 	e, p := d.e, &d.persist
 	bg, cur := "0", "-1"
-	if p.BgRunning {
+	if p.bgRunning {
 		bg = "1"
-		cur = strconv.FormatInt(int64(e.Clock.Now().Sub(p.BgStart)/time.Second), 10)
+		cur = strconv.FormatInt(int64(e.Clock.Now().Sub(p.bgStart)/time.Second), 10)
 	}
 	processed, total := saveProgress(p)
 	perc := "0.00"
@@ -32,7 +32,7 @@ func (d *Component) InfoPersistence(b *engine.InfoBuf) {
 		loading = "1"
 	}
 	status := "ok"
-	if !p.LastBgOK {
+	if !p.lastBgOK {
 		status = "err"
 	}
 	// There is no fork, so no copy-on-write.
@@ -42,11 +42,11 @@ func (d *Component) InfoPersistence(b *engine.InfoBuf) {
 		{"current_save_keys_processed", strconv.FormatInt(processed, 10)},
 		{"current_save_keys_total", strconv.FormatInt(total, 10)}, {"rdb_changes_since_last_save", strconv.FormatInt(e.DirtyCount(), 10)},
 		{"rdb_bgsave_in_progress", bg},
-		{"rdb_last_save_time", strconv.FormatInt(p.LastSave.Unix(), 10)}, {"rdb_last_bgsave_status", status},
-		{"rdb_last_bgsave_time_sec", strconv.FormatInt(p.LastBgSecs, 10)}, {"rdb_current_bgsave_time_sec", cur},
-		{"rdb_saves", strconv.FormatInt(p.Saves, 10)},
-		{"rdb_last_cow_size", "0"}, {"rdb_last_load_keys_expired", strconv.Itoa(p.LoadExpired)},
-		{"rdb_last_load_keys_loaded", strconv.Itoa(p.LoadKeys)},
+		{"rdb_last_save_time", strconv.FormatInt(p.lastSave.Unix(), 10)}, {"rdb_last_bgsave_status", status},
+		{"rdb_last_bgsave_time_sec", strconv.FormatInt(p.lastBgSecs, 10)}, {"rdb_current_bgsave_time_sec", cur},
+		{"rdb_saves", strconv.FormatInt(p.saves, 10)},
+		{"rdb_last_cow_size", "0"}, {"rdb_last_load_keys_expired", strconv.Itoa(p.loadExpired)},
+		{"rdb_last_load_keys_loaded", strconv.Itoa(p.loadKeys)},
 	} {
 		b.Kv(kv[0], kv[1])
 	}
@@ -61,10 +61,10 @@ func (d *Component) InfoPersistence(b *engine.InfoBuf) {
 
 // saveProgress is INFO's current_save_keys_processed and _total.
 func saveProgress(p *rdbState) (processed, total int64) {
-	if p.Bg == nil {
+	if p.bg == nil {
 		return 0, 0
 	}
-	return min(p.Bg.Saved, p.Bg.Total), p.Bg.Total
+	return min(p.bg.saved, p.bg.total), p.bg.total
 }
 
 // aofInfo writes INFO persistence's aof fields: the always-present ones,
@@ -75,27 +75,27 @@ func (d *Component) aofInfo(b *engine.InfoBuf, tail bool) {
 		if !d.e.Cfg.AOF.Enabled.Load() {
 			return
 		}
-		b.I("aof_current_size", a.CurrentSize)
-		b.I("aof_base_size", a.BaseSize)
-		b.I("aof_pending_rewrite", b2i(a.Scheduled))
-		b.I("aof_buffer_length", int64(len(a.Buf)))
+		b.I("aof_current_size", a.currentSize)
+		b.I("aof_base_size", a.baseSize)
+		b.I("aof_pending_rewrite", b2i(a.scheduled))
+		b.I("aof_buffer_length", int64(len(a.buf)))
 		b.I("aof_pending_bio_fsync", 0)
-		b.I("aof_delayed_fsync", a.Delayed)
+		b.I("aof_delayed_fsync", a.delayed)
 		return
 	}
 	cur := int64(-1)
-	if a.Rw != nil {
-		cur = int64(time.Since(a.Rw.Start) / time.Second)
+	if a.rw != nil {
+		cur = int64(time.Since(a.rw.start) / time.Second)
 	}
-	b.I("aof_enabled", b2i(a.State != aofOff))
-	b.I("aof_rewrite_in_progress", b2i(a.Rw != nil))
-	b.I("aof_rewrite_scheduled", b2i(a.Scheduled))
-	b.I("aof_last_rewrite_time_sec", a.LastRwSecs)
+	b.I("aof_enabled", b2i(a.state != aofOff))
+	b.I("aof_rewrite_in_progress", b2i(a.rw != nil))
+	b.I("aof_rewrite_scheduled", b2i(a.scheduled))
+	b.I("aof_last_rewrite_time_sec", a.lastRwSecs)
 	b.I("aof_current_rewrite_time_sec", cur)
-	b.Kv("aof_last_bgrewrite_status", okErr(a.LastRwOK))
-	b.I("aof_rewrites", a.Rewrites)
-	b.I("aof_rewrites_consecutive_failures", a.RwFailures)
-	b.Kv("aof_last_write_status", okErr(a.WriteErr == nil))
+	b.Kv("aof_last_bgrewrite_status", okErr(a.lastRwOK))
+	b.I("aof_rewrites", a.rewrites)
+	b.I("aof_rewrites_consecutive_failures", a.rwFailures)
+	b.Kv("aof_last_write_status", okErr(a.writeErr == nil))
 	b.I("aof_last_cow_size", 0)
 }
 
@@ -124,19 +124,19 @@ func (d *Component) InfoReplication(b *engine.InfoBuf) {
 	d.infoReplicas(b)
 	b.Kv("master_failover_state", "no-failover")
 	b.Kv("master_replid", e.ReplicationID())
-	replid2 := r.Replid2
+	replid2 := r.replid2
 	if replid2 == "" {
 		replid2 = strings.Repeat("0", 40)
 	}
 	b.Kv("master_replid2", replid2)
 	b.I("master_repl_offset", e.ReplOffset())
-	second := r.SecondOffset
-	if r.Replid2 == "" || r.Replid2 == strings.Repeat("0", 40) {
+	second := r.secondOffset
+	if r.replid2 == "" || r.replid2 == strings.Repeat("0", 40) {
 		second = -1
 	}
 	b.I("second_repl_offset", second)
 	active, first, hist := int64(0), int64(0), int64(0)
-	if bl := r.Backlog; bl != nil {
+	if bl := r.backlog; bl != nil {
 		active, first, hist = 1, bl.First(), int64(bl.Histlen())
 	}
 	b.I("repl_backlog_active", active)
@@ -150,29 +150,29 @@ func (d *Component) InfoReplication(b *engine.InfoBuf) {
 func (d *Component) infoReplica(b *engine.InfoBuf) {
 	e, r := d.e, &d.repl
 	b.Kv("role", "slave")
-	b.Kv("master_host", r.Host)
-	b.I("master_port", int64(r.Port))
+	b.Kv("master_host", r.host)
+	b.I("master_port", int64(r.port))
 	status := "down"
-	if r.State == replConnected {
+	if r.state == replConnected {
 		status = "up"
 	}
 	b.Kv("master_link_status", status)
 	lastIO := int64(-1)
-	if r.Master != nil {
-		lastIO = int64(e.Clock.Now().Sub(r.LastIO) / time.Second)
+	if r.master != nil {
+		lastIO = int64(e.Clock.Now().Sub(r.lastIO) / time.Second)
 	}
 	b.I("master_last_io_seconds_ago", lastIO)
 	sync := int64(0)
-	if r.State == replSync {
+	if r.state == replSync {
 		sync = 1
 	}
 	b.I("master_sync_in_progress", sync)
 	b.I("slave_read_repl_offset", e.ReplOffset())
 	b.I("slave_repl_offset", e.ReplOffset())
-	if r.State != replConnected {
+	if r.state != replConnected {
 		down := int64(-1)
-		if !r.DownSince.IsZero() {
-			down = int64(e.Clock.Now().Sub(r.DownSince) / time.Second)
+		if !r.downSince.IsZero() {
+			down = int64(e.Clock.Now().Sub(r.downSince) / time.Second)
 		}
 		b.I("master_link_down_since_seconds", down)
 	}
@@ -188,23 +188,23 @@ func (d *Component) infoReplica(b *engine.InfoBuf) {
 // infoReplicas writes connected_slaves and the slaveN lines.
 func (d *Component) infoReplicas(b *engine.InfoBuf) {
 	e, r := d.e, &d.repl
-	b.I("connected_slaves", int64(len(r.Replicas)))
+	b.I("connected_slaves", int64(len(r.replicas)))
 	if e.Cfg.MinReplicasToWrite.Load() > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 {
 		b.I("min_slaves_good_slaves", d.goodReplicas())
 	}
 	now := e.Clock.Now()
-	for i, rp := range r.Replicas {
+	for i, rp := range r.replicas {
 		state := "wait_bgsave"
 		lag := int64(0)
-		switch rp.State {
+		switch rp.state {
 		case replicaSendBulk:
 			state = "send_bulk"
 		case replicaOnline:
 			state = "online"
-			lag = int64(now.Sub(rp.AckTime) / time.Second)
+			lag = int64(now.Sub(rp.ackTime) / time.Second)
 		}
-		b.Kv("slave"+strconv.Itoa(i), "ip="+ip(rp)+",port="+strconv.Itoa(rp.Conf.Port)+",state="+state+
-			",offset="+strconv.FormatInt(rp.AckOff, 10)+",lag="+strconv.FormatInt(lag, 10))
+		b.Kv("slave"+strconv.Itoa(i), "ip="+ip(rp)+",port="+strconv.Itoa(rp.conf.port)+",state="+state+
+			",offset="+strconv.FormatInt(rp.ackOff, 10)+",lag="+strconv.FormatInt(lag, 10))
 	}
 }
 
@@ -212,13 +212,13 @@ func (d *Component) infoReplicas(b *engine.InfoBuf) {
 // sync_partial_err.
 func (d *Component) SyncCounts() (full, partialOK, partialErr int64) {
 	r := &d.repl
-	return r.SyncFull, r.SyncPartialOK, r.SyncPartialErr
+	return r.syncFull, r.syncPartialOK, r.syncPartialErr
 }
 
 // BacklogSize is the replication backlog's size in bytes, 0 without one
 // (INFO memory's mem_replication_backlog).
 func (d *Component) BacklogSize() int64 {
-	if bl := d.repl.Backlog; bl != nil {
+	if bl := d.repl.backlog; bl != nil {
 		return int64(bl.Size())
 	}
 	return 0

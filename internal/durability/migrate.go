@@ -58,7 +58,7 @@ func (d *Component) migrateGetSocket(host, port []byte, timeout time.Duration) (
 	cache := d.migrateCache()
 	name := string(host) + ":" + string(port)
 	if cs := cache[name]; cs != nil {
-		cs.Idle.Reset(migrateSocketTTL)
+		cs.idle.Reset(migrateSocketTTL)
 		return cs, true
 	}
 	if len(cache) >= migrateSocketMax {
@@ -84,8 +84,8 @@ func (d *Component) migrateGetSocket(host, port []byte, timeout time.Duration) (
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	cs := &migrateSocket{Nc: nc, Br: bufio.NewReader(nc), LastDB: -1}
-	cs.Idle = time.AfterFunc(migrateSocketTTL, func() {
+	cs := &migrateSocket{nc: nc, br: bufio.NewReader(nc), lastDB: -1}
+	cs.idle = time.AfterFunc(migrateSocketTTL, func() {
 		e.Mu.Lock()
 		defer e.Mu.Unlock()
 		if d.migrate[name] == cs {
@@ -98,8 +98,8 @@ func (d *Component) migrateGetSocket(host, port []byte, timeout time.Duration) (
 
 func (d *Component) migrateCloseSocket(name string) {
 	if cs := d.migrate[name]; cs != nil {
-		cs.Idle.Stop()
-		cs.Nc.Close()
+		cs.idle.Stop()
+		cs.nc.Close()
 		delete(d.migrate, name)
 	}
 }
@@ -107,8 +107,8 @@ func (d *Component) migrateCloseSocket(name string) {
 // readLine is syncReadLine: one line without its CRLF, within timeout. An
 // empty line is an error too (Redis tests the length for > 0).
 func readLine(cs *migrateSocket, timeout time.Duration) (string, error) {
-	cs.Nc.SetReadDeadline(time.Now().Add(timeout))
-	line, err := cs.Br.ReadSlice('\n')
+	cs.nc.SetReadDeadline(time.Now().Add(timeout))
+	line, err := cs.br.ReadSlice('\n')
 	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 		return "", err
 	}
@@ -219,7 +219,7 @@ func cmdMigrate(x *engine.Ctx) {
 				cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("AUTH"), password})
 			}
 		}
-		sel := cs.LastDB != dbid
+		sel := cs.lastDB != dbid
 		if sel {
 			cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("SELECT"), strconv.AppendInt(nil, dbid, 10)})
 		}
@@ -250,8 +250,8 @@ func cmdMigrate(x *engine.Ctx) {
 		writeErr, sockErr := false, error(nil)
 		for pos := 0; pos < len(cmd); {
 			n := min(len(cmd)-pos, 64<<10)
-			cs.Nc.SetWriteDeadline(time.Now().Add(timeout))
-			if _, err := cs.Nc.Write(cmd[pos : pos+n]); err != nil {
+			cs.nc.SetWriteDeadline(time.Now().Add(timeout))
+			if _, err := cs.nc.Write(cmd[pos : pos+n]); err != nil {
 				writeErr, sockErr = true, err
 				break
 			}
@@ -302,7 +302,7 @@ func cmdMigrate(x *engine.Ctx) {
 			}
 			if bad != "" {
 				if targetErr == "" {
-					cs.LastDB = -1
+					cs.lastDB = -1
 					targetErr = "ERR Target instance replied with error: " + bad[1:]
 				}
 				continue
@@ -339,7 +339,7 @@ func cmdMigrate(x *engine.Ctx) {
 			x.W.Error(targetErr)
 			return
 		}
-		cs.LastDB = dbid
+		cs.lastDB = dbid
 		x.W.OK()
 		return
 	}

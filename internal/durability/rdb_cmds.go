@@ -50,8 +50,8 @@ func SaveLocked(e *engine.Engine) error {
 	d := Of(e)
 	p := &d.persist
 	AbortBgsaveLocked(e)
-	p.FileMu.Lock()
-	defer p.FileMu.Unlock()
+	p.fileMu.Lock()
+	defer p.fileMu.Unlock()
 	tmp := "temp-" + strconv.Itoa(os.Getpid()) + ".rdb"
 	err := CommitFile(*e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load(), tmp, func(w io.Writer) error {
 		opts := d.writerOptions()
@@ -59,8 +59,8 @@ func SaveLocked(e *engine.Engine) error {
 		_, err := d.writeSnapshotWith(w, opts)
 		return err
 	}, func() error {
-		if p.BeforeRename != nil {
-			p.BeforeRename()
+		if p.beforeRename != nil {
+			p.beforeRename()
 		}
 		return nil
 	})
@@ -70,8 +70,8 @@ func SaveLocked(e *engine.Engine) error {
 	}
 	e.Log.Info("DB saved on disk")
 	e.AddDirty(-e.DirtyCount()) // all saved: the lock kept writes out
-	p.LastSave = e.Clock.Now()
-	p.LastBgOK = true
+	p.lastSave = e.Clock.Now()
+	p.lastBgOK = true
 	return nil
 }
 
@@ -79,7 +79,7 @@ func SaveLocked(e *engine.Engine) error {
 // without the lock.
 func WaitBgsave(e *engine.Engine) {
 	e.Mu.Lock()
-	done := Of(e).persist.BgDone
+	done := Of(e).persist.bgDone
 	e.Mu.Unlock()
 	if done != nil {
 		<-done
@@ -96,21 +96,21 @@ func PersistCron(e *engine.Engine) {
 	p := &d.persist
 	d.aofCron()
 	// No snapshot of a script's half-done work, or of half a loaded file.
-	if d.rdbChildBusy() || d.aof.Rw != nil || e.ShutdownDone() || e.BusyScript.On || e.StartLoad.On {
+	if d.rdbChildBusy() || d.aof.rw != nil || e.ShutdownDone() || e.BusyScript.On || e.StartLoad.On {
 		return
 	}
 	now := e.Clock.Now()
-	retryOK := p.LastBgOK || now.Unix()-p.LastBgTry.Unix() > int64(bgsaveRetryDelay/time.Second)
+	retryOK := p.lastBgOK || now.Unix()-p.lastBgTry.Unix() > int64(bgsaveRetryDelay/time.Second)
 	for _, sp := range e.Cfg.SavePoints() {
-		if e.DirtyCount() >= sp.Changes && now.Unix()-p.LastSave.Unix() > sp.Seconds && retryOK {
+		if e.DirtyCount() >= sp.Changes && now.Unix()-p.lastSave.Unix() > sp.Seconds && retryOK {
 			e.Log.Info("changes reached: saving", "changes", sp.Changes, "seconds", sp.Seconds)
 			BgsaveLocked(e)
-			p.Scheduled = false
+			p.scheduled = false
 			return
 		}
 	}
-	if p.Scheduled && retryOK {
-		p.Scheduled = false
+	if p.scheduled && retryOK {
+		p.scheduled = false
 		BgsaveLocked(e)
 	}
 }
@@ -175,7 +175,7 @@ func cmdSave(x *engine.Ctx) {
 		x.W.Error(ErrBgsaveInProgress)
 		return
 	}
-	d.persist.Saves++
+	d.persist.saves++
 	if err := SaveLocked(e); err != nil {
 		x.W.Error("ERR")
 		return
@@ -198,15 +198,15 @@ func cmdBgsave(x *engine.Ctx) {
 	switch {
 	case d.rdbChildBusy():
 		x.W.Error(ErrBgsaveInProgress)
-	case d.aof.Rw != nil && schedule:
-		p.Scheduled = true
+	case d.aof.rw != nil && schedule:
+		p.scheduled = true
 		x.W.Simple("Background saving scheduled")
-	case d.aof.Rw != nil:
+	case d.aof.rw != nil:
 		x.W.Error(errAOFChildActive.Error())
 	case x.C.Multi != nil:
 		// Inside EXEC Redis cannot fork and schedules the save for the
 		// cron instead; limitkv answers the same.
-		p.Scheduled = true
+		p.scheduled = true
 		x.W.Simple("Background saving scheduled")
 	default:
 		if err := BgsaveLocked(x.E); err != nil {
@@ -217,7 +217,7 @@ func cmdBgsave(x *engine.Ctx) {
 	}
 }
 
-func cmdLastsave(x *engine.Ctx) { x.W.Int(Of(x.E).persist.LastSave.Unix()) }
+func cmdLastsave(x *engine.Ctx) { x.W.Int(Of(x.E).persist.lastSave.Unix()) }
 
 func cmdDump(x *engine.Ctx) {
 	ent := x.Lookup(x.Args[1])

@@ -28,16 +28,16 @@ import (
 // (SAVE, BGSAVE, DUMP, RESTORE, ...) are in rdb_cmds.go.
 
 func add(t *ToRDB, b []byte) {
-	t.Arena = append(t.Arena, b...)
-	t.Spans = append(t.Spans, len(t.Arena))
+	t.arena = append(t.arena, b...)
+	t.spans = append(t.spans, len(t.arena))
 }
 
 // elems cuts arena into the elements added since the reset.
 func elems(t *ToRDB, dst [][]byte) [][]byte {
 	dst = dst[:0]
 	start := 0
-	for _, end := range t.Spans {
-		dst = append(dst, t.Arena[start:end:end])
+	for _, end := range t.spans {
+		dst = append(dst, t.arena[start:end:end])
 		start = end
 	}
 	return dst
@@ -47,8 +47,8 @@ func elems(t *ToRDB, dst [][]byte) [][]byte {
 // Encoding is what OBJECT ENCODING reports for it, so the writer picks the
 // RDB type Redis would write for the same object.
 func RDBValue(t *ToRDB, e *keyspace.Entry) *rdb.Value {
-	t.Arena, t.Spans = t.Arena[:0], t.Spans[:0]
-	v := &t.V
+	t.arena, t.spans = t.arena[:0], t.spans[:0]
+	v := &t.v
 	switch val := e.Val.(type) {
 	case []byte:
 		*v = rdb.Value{Type: rdb.TypeString, Encoding: rdb.EncodingRaw, String: val}
@@ -71,8 +71,8 @@ func RDBValue(t *ToRDB, e *keyspace.Entry) *rdb.Value {
 			return true
 		})
 		start := 0
-		for i, end := range t.Spans {
-			zs[i].Member = t.Arena[start:end:end]
+		for i, end := range t.spans {
+			zs[i].Member = t.arena[start:end:end]
 			start = end
 		}
 		enc := rdb.EncodingListpack
@@ -84,9 +84,9 @@ func RDBValue(t *ToRDB, e *keyspace.Entry) *rdb.Value {
 		val.ForEach(func(f, x []byte) bool { add(t, f); add(t, x); return true })
 		hs := v.Hash[:0]
 		start := 0
-		for i := 0; i+1 < len(t.Spans); i += 2 {
-			mid, end := t.Spans[i], t.Spans[i+1]
-			hs = append(hs, rdb.HashField{Field: t.Arena[start:mid:mid], Value: t.Arena[mid:end:end]})
+		for i := 0; i+1 < len(t.spans); i += 2 {
+			mid, end := t.spans[i], t.spans[i+1]
+			hs = append(hs, rdb.HashField{Field: t.arena[start:mid:mid], Value: t.arena[mid:end:end]})
 			start = end
 		}
 		enc := rdb.EncodingListpack
@@ -332,7 +332,7 @@ func LoadFile(e *engine.Engine, path string) (LoadStats, error) {
 		}
 		return LoadStats{}, fmt.Errorf("loading %s: %w", path, err)
 	}
-	d.persist.LoadKeys, d.persist.LoadExpired = st.Keys, st.Expired
+	d.persist.loadKeys, d.persist.loadExpired = st.Keys, st.Expired
 	d.restoreReplInfo(st.Repl)
 	return st, nil
 }
@@ -350,7 +350,7 @@ func ReloadFile(e *engine.Engine, path string, merge bool) error {
 		return err
 	}
 	p := &Of(e).persist
-	p.LoadKeys, p.LoadExpired = st.Keys, st.Expired
+	p.loadKeys, p.loadExpired = st.Keys, st.Expired
 	return nil
 }
 

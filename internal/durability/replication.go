@@ -54,7 +54,7 @@ func cmdReplicaOf(x *engine.Ctx) {
 		return
 	}
 	host := string(x.Args[1])
-	if e.IsReplica() && strings.EqualFold(d.repl.Host, host) && d.repl.Port == int(port) {
+	if e.IsReplica() && strings.EqualFold(d.repl.host, host) && d.repl.port == int(port) {
 		x.W.Simple("OK Already connected to specified master")
 		return
 	}
@@ -69,15 +69,15 @@ func cmdReplicaOf(x *engine.Ctx) {
 func (d *Component) setMaster(host string, port int) {
 	e := d.e
 	r := &d.repl
-	if r.Master != nil {
-		r.DownSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
+	if r.master != nil {
+		r.downSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
 	}
 	d.stopLink()
-	if !r.Synced {
+	if !r.synced {
 		// This master's own history becomes what a partial resync with
 		// the new master may continue from (Redis caches itself as the
 		// master: replicationCacheMasterUsingMyself).
-		r.Replid, r.Synced = e.ReplicationID(), true
+		r.replid, r.synced = e.ReplicationID(), true
 	}
 	d.setLink(host, port, replConnect)
 	hp := host + " " + strconv.Itoa(port)
@@ -88,7 +88,7 @@ func (d *Component) setMaster(host string, port int) {
 	d.disconnectReplicas()
 	d.answerWaiters()
 	stop, done := make(chan struct{}), make(chan struct{})
-	r.Stop, r.Done = stop, done
+	r.stop, r.done = stop, done
 	go d.replicate(host, port, stop, done)
 }
 
@@ -100,35 +100,35 @@ func (d *Component) unsetMaster() {
 	d.stopLink()
 	r := &d.repl
 	d.setLink("", 0, replNone)
-	r.DownSince = time.Time{}
+	r.downSince = time.Time{}
 	// The time without replicas starts now, or a promoted replica would
 	// free its backlog before its old peers can reconnect and continue.
-	r.NoneSince = e.Clock.Now()
+	r.noneSince = e.Clock.Now()
 	e.Cfg.Replicaof.Store(config.Ptr(""))
-	r.Replid2, r.SecondOffset = r.Replid, e.ReplOffset()+1
-	r.Replid = engine.NewReplID()
-	e.Debug.ReplID = r.Replid
+	r.replid2, r.secondOffset = r.replid, e.ReplOffset()+1
+	r.replid = engine.NewReplID()
+	e.Debug.ReplID = r.replid
 	d.setReplicaExpiry(false)
 	// Replicas reconnect and continue from replid2; our own writes now
 	// feed the stream, which says its database first.
 	d.disconnectReplicas()
-	if r.Backlog == nil {
+	if r.backlog == nil {
 		d.createBacklog()
 	}
-	r.Enc.Reset()
+	r.enc.Reset()
 }
 
 // setLink sets the master (host "" for none) and the link's state.
 func (d *Component) setLink(host string, port int, state string) {
-	d.repl.Host, d.repl.Port = host, port
+	d.repl.host, d.repl.port = host, port
 	d.setLinkState(state)
 }
 
 // setLinkState moves the link to state, and tells the engine what its
 // dispatcher reads of the link (the read-only and stale-data rules).
 func (d *Component) setLinkState(state string) {
-	d.repl.State = state
-	d.e.SetReplLink(d.repl.Host != "", state == replConnected)
+	d.repl.state = state
+	d.e.SetReplLink(d.repl.host != "", state == replConnected)
 }
 
 // stopLink ends the replication goroutine and waits for it, with the lock
@@ -136,16 +136,16 @@ func (d *Component) setLinkState(state string) {
 func (d *Component) stopLink() {
 	e := d.e
 	r := &d.repl
-	if r.Stop == nil {
+	if r.stop == nil {
 		return
 	}
-	close(r.Stop)
-	done := r.Done
-	r.Stop, r.Done = nil, nil
+	close(r.stop)
+	done := r.done
+	r.stop, r.done = nil, nil
 	e.Mu.Unlock()
 	<-done
 	e.Mu.Lock()
-	r.Master = nil
+	r.master = nil
 }
 
 // setReplicaExpiry switches lazy and active expiry to a replica's rules.
@@ -171,12 +171,12 @@ func (d *Component) replicate(host string, port int, stop, done chan struct{}) {
 		default:
 		}
 		e.Mu.Lock()
-		if d.repl.Stop == stop {
-			if d.repl.Master != nil {
-				d.repl.DownSince = e.Clock.Now()
+		if d.repl.stop == stop {
+			if d.repl.master != nil {
+				d.repl.downSince = e.Clock.Now()
 			}
 			d.setLinkState(replConnect)
-			d.repl.Master = nil
+			d.repl.master = nil
 		}
 		e.Mu.Unlock()
 		if err != nil {
@@ -221,8 +221,8 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 	e.Mu.Lock()
 	d.setLinkState(replSync)
 	replid, offset := "?", int64(-1)
-	if d.repl.Synced {
-		replid, offset = d.repl.Replid, e.ReplOffset()+1
+	if d.repl.synced {
+		replid, offset = d.repl.replid, e.ReplOffset()+1
 	}
 	e.Mu.Unlock()
 	s, err := link.PSync(replid, offset)
@@ -245,10 +245,10 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 		err = d.loadFromMaster(&buf)
 		if err == nil {
 			r := &d.repl
-			r.Replid, r.Replid2, r.SecondOffset = s.ReplID, strings.Repeat("0", 40), -1
-			r.Synced = true
+			r.replid, r.replid2, r.secondOffset = s.ReplID, strings.Repeat("0", 40), -1
+			r.synced = true
 			e.SetReplOffset(s.Offset)
-			r.FullSyncs++
+			r.fullSyncs++
 			e.Debug.ReplID = s.ReplID
 			// A new history: our replicas must sync again, and the backlog
 			// starts with the master's next byte, ready for a promotion.
@@ -261,14 +261,14 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 		}
 	} else {
 		e.Mu.Lock()
-		if s.ReplID != "" && s.ReplID != d.repl.Replid {
+		if s.ReplID != "" && s.ReplID != d.repl.replid {
 			r := &d.repl
-			r.Replid2, r.SecondOffset = r.Replid, e.ReplOffset()+1
-			r.Replid = s.ReplID
+			r.replid2, r.secondOffset = r.replid, e.ReplOffset()+1
+			r.replid = s.ReplID
 			e.Debug.ReplID = s.ReplID
 			d.disconnectReplicas() // they learn the new id on reconnecting
 		}
-		if d.repl.Backlog == nil {
+		if d.repl.backlog == nil {
 			d.createBacklog()
 		}
 		e.Mu.Unlock()
@@ -277,7 +277,7 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 	db := 0 // a full sync's stream starts with SELECT
 	if !s.Full {
 		e.Mu.Lock()
-		db = d.repl.StreamDB // the master does not say it again
+		db = d.repl.streamDB // the master does not say it again
 		e.Mu.Unlock()
 	}
 	return d.applyStream(link, stop, db)
@@ -313,7 +313,7 @@ func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) err
 	c := e.NewClient(link.RemoteAddr(), link.LocalAddr())
 	defer func() {
 		e.Mu.Lock()
-		d.repl.StreamDB = c.DB
+		d.repl.streamDB = c.DB
 		e.RemoveClientLocked(c)
 		e.Mu.Unlock()
 	}()
@@ -324,9 +324,9 @@ func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) err
 	c.IsMaster, c.User = true, nil
 	c.Authed.Store(true)
 	r := &d.repl
-	r.Master, r.MasterSend, r.LastIO = c, send, e.Clock.Now()
+	r.master, r.masterSend, r.lastIO = c, send, e.Clock.Now()
 	d.setLinkState(replConnected)
-	r.DownSince = time.Time{}
+	r.downSince = time.Time{}
 	e.Mu.Unlock()
 
 	acks := time.NewTicker(time.Second)
@@ -354,7 +354,7 @@ func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) err
 		cmds, err := rd.ReadBatch(lim)
 		if len(cmds) > 0 {
 			e.Mu.Lock()
-			d.repl.LastIO = e.Clock.Now()
+			d.repl.lastIO = e.Clock.Now()
 			for _, args := range cmds {
 				if len(args) == 0 {
 					continue
@@ -406,11 +406,11 @@ func cmdRole(x *engine.Ctx) {
 	}
 	x.W.Array(5)
 	x.W.BulkString("slave")
-	x.W.BulkString(r.Host)
-	x.W.Int(int64(r.Port))
-	x.W.BulkString(r.State)
+	x.W.BulkString(r.host)
+	x.W.Int(int64(r.port))
+	x.W.BulkString(r.state)
 	off := int64(-1)
-	if r.Master != nil {
+	if r.master != nil {
 		off = e.ReplOffset()
 	}
 	x.W.Int(off)
@@ -432,19 +432,19 @@ func cmdReplconf(x *engine.Ctx) {
 				x.W.Error(engine.ErrNotInt)
 				return
 			}
-			conf.Port = int(int32(port))
+			conf.port = int(int32(port))
 		case engine.CEqualFold(opt, "ip-address"):
 			if len(val) >= 46 { // NET_HOST_STR_LEN
 				x.W.Error("ERR REPLCONF ip-address provided by replica instance is too long: " + strconv.Itoa(len(val)) + " bytes")
 				return
 			}
-			conf.Ip = string(val)
+			conf.ip = string(val)
 		case engine.CEqualFold(opt, "capa"):
 			switch {
 			case engine.CEqualFold(val, "eof"):
-				conf.CapaEOF = true
+				conf.capaEOF = true
 			case engine.CEqualFold(val, "psync2"):
-				conf.CapaPsync2 = true
+				conf.capaPsync2 = true
 			}
 		case engine.CEqualFold(opt, "rdb-only"), engine.CEqualFold(opt, "rdb-filter-only"):
 		case engine.CEqualFold(opt, "ack"):

@@ -66,7 +66,7 @@ func (f *replFeed) Feed(op propagate.Op) {
 	if f.d.e.IsReplica() {
 		return // a replica proxies its master's bytes instead
 	}
-	f.buf = f.d.repl.Enc.Append(f.buf, op)
+	f.buf = f.d.repl.enc.Append(f.buf, op)
 }
 
 func (f *replFeed) Flushed() {
@@ -85,31 +85,31 @@ func (f *replFeed) Flushed() {
 func (d *Component) replFeedBytes(p []byte) {
 	e := d.e
 	r := &d.repl
-	if r.Backlog != nil {
-		r.Backlog.Write(p)
+	if r.backlog != nil {
+		r.backlog.Write(p)
 	}
 	e.SetReplOffset(e.ReplOffset() + int64(len(p)))
 	var over []*replica
-	for _, rp := range r.Replicas {
+	for _, rp := range r.replicas {
 		switch {
-		case rp.State == replicaOnline && !rp.StreamOnAck:
-			rp.C.Out.Raw(p)
-			if e.OverOutputLimit(rp.C) {
+		case rp.state == replicaOnline && !rp.streamOnAck:
+			rp.c.Out.Raw(p)
+			if e.OverOutputLimit(rp.c) {
 				over = append(over, rp)
 				continue
 			}
-			rp.C.NotifyOutput()
-		case rp.State != replicaWaitStart:
-			rp.Pending = append(rp.Pending, p...)
-			if lim := e.OutputLimit(rp.C); lim.Hard > 0 && uint64(len(rp.Pending)) > lim.Hard {
+			rp.c.NotifyOutput()
+		case rp.state != replicaWaitStart:
+			rp.pending = append(rp.pending, p...)
+			if lim := e.OutputLimit(rp.c); lim.Hard > 0 && uint64(len(rp.pending)) > lim.Hard {
 				over = append(over, rp)
 			}
 		}
 	}
 	for _, rp := range over {
-		e.Log.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.", "client", rp.C.ID, "addr", rp.C.Addr, "class", "replica")
-		e.KillClient(rp.C)
-		d.dropReplica(rp.C)
+		e.Log.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.", "client", rp.c.ID, "addr", rp.c.Addr, "class", "replica")
+		e.KillClient(rp.c)
+		d.dropReplica(rp.c)
 	}
 }
 
@@ -120,14 +120,14 @@ func (d *Component) replFeedBytes(p []byte) {
 func (d *Component) replProxy(args [][]byte, size int64) {
 	e := d.e
 	r := &d.repl
-	if r.Backlog == nil && len(r.Replicas) == 0 {
+	if r.backlog == nil && len(r.replicas) == 0 {
 		e.SetReplOffset(e.ReplOffset() + size)
 		return
 	}
-	r.ProxyBuf = propagate.AppendCommand(r.ProxyBuf[:0], args)
-	d.replFeedBytes(r.ProxyBuf)
-	if cap(r.ProxyBuf) > 1<<20 {
-		r.ProxyBuf = nil
+	r.proxyBuf = propagate.AppendCommand(r.proxyBuf[:0], args)
+	d.replFeedBytes(r.proxyBuf)
+	if cap(r.proxyBuf) > 1<<20 {
+		r.proxyBuf = nil
 	}
 }
 
@@ -136,12 +136,12 @@ func (d *Component) replProxy(args [][]byte, size int64) {
 func (d *Component) createBacklog() {
 	e := d.e
 	r := &d.repl
-	r.Backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), e.ReplOffset()+1)
-	if r.Feed == nil {
-		r.Feed = &replFeed{d: d}
-		e.Prop.Stream.Attach(r.Feed)
+	r.backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), e.ReplOffset()+1)
+	if r.feed == nil {
+		r.feed = &replFeed{d: d}
+		e.Prop.Stream.Attach(r.feed)
 	}
-	r.Enc.Reset()
+	r.enc.Reset()
 }
 
 // freeBacklog is freeReplicationBacklog (repl-backlog-ttl passed with no
@@ -149,10 +149,10 @@ func (d *Component) createBacklog() {
 func (d *Component) freeBacklog() {
 	e := d.e
 	r := &d.repl
-	r.Backlog = nil
-	if r.Feed != nil {
-		e.Prop.Stream.Detach(r.Feed)
-		r.Feed = nil
+	r.backlog = nil
+	if r.feed != nil {
+		e.Prop.Stream.Detach(r.feed)
+		r.feed = nil
 	}
 }
 
@@ -168,7 +168,7 @@ func cmdSync(x *engine.Ctx) {
 		x.W.Error("ERR SYNC and PSYNC need a network connection")
 		return
 	}
-	if e.IsReplica() && r.State != replConnected {
+	if e.IsReplica() && r.state != replConnected {
 		x.W.Error(errNoMasterLink)
 		return
 	}
@@ -180,27 +180,27 @@ func cmdSync(x *engine.Ctx) {
 			return
 		}
 		if d.tryPartialResync(x, off) {
-			r.SyncPartialOK++
+			r.syncPartialOK++
 			return
 		}
 		if len(x.Args[1]) == 0 || x.Args[1][0] != '?' {
-			r.SyncPartialErr++
+			r.syncPartialErr++
 		}
 	}
-	r.SyncFull++
+	r.syncFull++
 	rc := connOf(c)
-	rp := &replica{C: c, Conf: rc.conf, State: replicaWaitStart, Psync: psync, AckTime: e.Clock.Now()}
+	rp := &replica{c: c, conf: rc.conf, state: replicaWaitStart, psync: psync, ackTime: e.Clock.Now()}
 	rc.replica = rp
-	r.Replicas = append(r.Replicas, rp)
+	r.replicas = append(r.replicas, rp)
 	e.Log.Info("Replica asks for synchronization", "addr", c.Addr)
-	if len(r.Replicas) == 1 && r.Backlog == nil {
+	if len(r.replicas) == 1 && r.backlog == nil {
 		// A backlog made from nothing has no history to continue: a new
 		// replication id, and no second one.
 		e.Debug.ReplID = engine.NewReplID()
-		r.Replid = e.Debug.ReplID
-		r.Replid2, r.SecondOffset = "", -1
+		r.replid = e.Debug.ReplID
+		r.replid2, r.secondOffset = "", -1
 		d.createBacklog()
-		e.Log.Info("Replication backlog created", "replid", r.Replid)
+		e.Log.Info("Replication backlog created", "replid", r.replid)
 	}
 	d.startReplSync()
 }
@@ -213,26 +213,26 @@ func (d *Component) tryPartialResync(x *engine.Ctx, off int64) bool {
 	r := &d.repl
 	id := string(x.Args[1])
 	cur := e.ReplicationID()
-	if id != cur && (id != r.Replid2 || r.Replid2 == "" || off > r.SecondOffset) {
+	if id != cur && (id != r.replid2 || r.replid2 == "" || off > r.secondOffset) {
 		return false
 	}
-	if r.Backlog == nil || !r.Backlog.Has(off) {
+	if r.backlog == nil || !r.backlog.Has(off) {
 		e.Log.Info("Unable to partial resync with replica for lack of backlog", "addr", x.C.Addr, "offset", off)
 		return false
 	}
 	c := x.C
 	rc := connOf(c)
-	rp := &replica{C: c, Conf: rc.conf, State: replicaOnline, Psync: true, AckTime: e.Clock.Now()}
+	rp := &replica{c: c, conf: rc.conf, state: replicaOnline, psync: true, ackTime: e.Clock.Now()}
 	rc.replica = rp
-	r.Replicas = append(r.Replicas, rp)
-	if rp.Conf.CapaPsync2 {
+	r.replicas = append(r.replicas, rp)
+	if rp.conf.capaPsync2 {
 		x.W.Simple("CONTINUE " + cur)
 	} else {
 		x.W.Simple("CONTINUE")
 	}
 	// The replica keeps its selected database from the last link: no
 	// SELECT is forced.
-	x.W.Raw(r.Backlog.AppendFrom(nil, off))
+	x.W.Raw(r.backlog.AppendFrom(nil, off))
 	e.Log.Info("Partial resynchronization request accepted", "addr", c.Addr, "offset", off)
 	return true
 }
@@ -243,12 +243,12 @@ func (d *Component) tryPartialResync(x *engine.Ctx, off int64) bool {
 func (d *Component) startReplSync() {
 	e := d.e
 	r := &d.repl
-	if r.Syncing != nil || d.persist.BgRunning || d.aof.Rw != nil || e.StartLoad.On {
+	if r.syncing != nil || d.persist.bgRunning || d.aof.rw != nil || e.StartLoad.On {
 		return
 	}
 	var group []*replica
-	for _, rp := range r.Replicas {
-		if rp.State == replicaWaitStart {
+	for _, rp := range r.replicas {
+		if rp.state == replicaWaitStart {
 			group = append(group, rp)
 		}
 	}
@@ -259,16 +259,16 @@ func (d *Component) startReplSync() {
 	opts := d.writerOptions()
 	opts.Repl = &rdb.ReplInfo{ID: id, Offset: e.ReplOffset()}
 	bg := d.beginBgSnapshot(opts)
-	r.Syncing = bg
+	r.syncing = bg
 	// The next command after the point in time says its database: the
 	// replicas' selected one is unknown after the load.
-	r.Enc.Reset()
+	r.enc.Reset()
 	line := []byte("+FULLRESYNC " + id + " " + strconv.FormatInt(e.ReplOffset(), 10) + "\r\n")
 	for _, rp := range group {
-		rp.State = replicaWaitEnd
-		if rp.Psync {
-			rp.C.Out.Raw(line)
-			rp.C.NotifyOutput()
+		rp.state = replicaWaitEnd
+		if rp.psync {
+			rp.c.Out.Raw(line)
+			rp.c.NotifyOutput()
 		}
 	}
 	e.Log.Info("Starting BGSAVE for SYNC", "replicas", len(group), "offset", e.ReplOffset())
@@ -283,22 +283,22 @@ func (d *Component) makeReplRDB(bg *bgSave, group []*replica) {
 	err := d.streamBgsave(bg, &buf)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	for _, sd := range bg.Dbs {
-		sd.Snap.Abort() // after an error the walk may not be done
+	for _, sd := range bg.dbs {
+		sd.snap.Abort() // after an error the walk may not be done
 	}
 	d.freezeAccess(false)
-	d.repl.Syncing = nil
+	d.repl.syncing = nil
 	payload := buf.Bytes()
 	for _, rp := range group {
-		if replicaOf(rp.C) != rp {
+		if replicaOf(rp.c) != rp {
 			continue // gone meanwhile
 		}
 		if err != nil {
 			e.Log.Warn("SYNC failed: BGSAVE for replication failed", "err", err)
-			e.KillClient(rp.C)
+			e.KillClient(rp.c)
 			continue
 		}
-		rp.State = replicaSendBulk
+		rp.state = replicaSendBulk
 		go d.sendReplRDB(rp, payload)
 	}
 	e.Log.Info("Background RDB transfer started", "bytes", len(payload))
@@ -310,7 +310,7 @@ func (d *Component) makeReplRDB(bg *bgSave, group []*replica) {
 func (d *Component) sendReplRDB(rp *replica, payload []byte) {
 	e := d.e
 	var head, tail []byte
-	eof := rp.Conf.CapaEOF && e.Cfg.ReplDisklessSync.Load()
+	eof := rp.conf.capaEOF && e.Cfg.ReplDisklessSync.Load()
 	if eof {
 		mark := engine.NewReplID()
 		head, tail = []byte("$EOF:"+mark+"\r\n"), []byte(mark)
@@ -329,13 +329,13 @@ func (d *Component) sendReplRDB(rp *replica, payload []byte) {
 	for _, piece := range pieces {
 		for {
 			e.Mu.Lock()
-			if replicaOf(rp.C) != rp || rp.C.Out == nil || rp.C.Killed {
+			if replicaOf(rp.c) != rp || rp.c.Out == nil || rp.c.Killed {
 				e.Mu.Unlock()
 				return
 			}
-			if rp.C.Unsent == nil || rp.C.Unsent() < replSendWindow {
-				rp.C.Out.Raw(piece)
-				rp.C.NotifyOutput()
+			if rp.c.Unsent == nil || rp.c.Unsent() < replSendWindow {
+				rp.c.Out.Raw(piece)
+				rp.c.NotifyOutput()
 				e.Mu.Unlock()
 				break
 			}
@@ -345,20 +345,20 @@ func (d *Component) sendReplRDB(rp *replica, payload []byte) {
 	}
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	if replicaOf(rp.C) != rp || rp.C.Out == nil {
+	if replicaOf(rp.c) != rp || rp.c.Out == nil {
 		return
 	}
-	rp.State, rp.AckTime = replicaOnline, e.Clock.Now()
-	if eof && rp.Psync {
-		rp.StreamOnAck = true // the stream follows its first ACK
-		rp.C.NotifyOutput()
-		e.Log.Info("Streamed RDB transfer with replica succeeded: waiting for REPLCONF ACK from replica to enable streaming", "addr", rp.C.Addr)
+	rp.state, rp.ackTime = replicaOnline, e.Clock.Now()
+	if eof && rp.psync {
+		rp.streamOnAck = true // the stream follows its first ACK
+		rp.c.NotifyOutput()
+		e.Log.Info("Streamed RDB transfer with replica succeeded: waiting for REPLCONF ACK from replica to enable streaming", "addr", rp.c.Addr)
 		return
 	}
-	rp.C.Out.Raw(rp.Pending)
-	rp.Pending = nil
-	rp.C.NotifyOutput()
-	e.Log.Info("Synchronization with replica succeeded", "addr", rp.C.Addr)
+	rp.c.Out.Raw(rp.pending)
+	rp.pending = nil
+	rp.c.NotifyOutput()
+	e.Log.Info("Synchronization with replica succeeded", "addr", rp.c.Addr)
 }
 
 // dropReplica forgets a replica whose connection ended. Call with the lock
@@ -372,14 +372,14 @@ func (d *Component) dropReplica(c *engine.Client) {
 	}
 	rp := rc.replica
 	rc.replica = nil
-	for i, o := range r.Replicas {
+	for i, o := range r.replicas {
 		if o == rp {
-			r.Replicas = append(r.Replicas[:i], r.Replicas[i+1:]...)
+			r.replicas = append(r.replicas[:i], r.replicas[i+1:]...)
 			break
 		}
 	}
-	if len(r.Replicas) == 0 {
-		r.NoneSince = e.Clock.Now()
+	if len(r.replicas) == 0 {
+		r.noneSince = e.Clock.Now()
 	}
 	e.Log.Info("Connection with replica lost", "addr", c.Addr)
 }
@@ -388,9 +388,9 @@ func (d *Component) dropReplica(c *engine.Client) {
 // replication id (a partial resync may still take them on).
 func (d *Component) disconnectReplicas() {
 	e := d.e
-	for _, rp := range append([]*replica(nil), d.repl.Replicas...) {
-		e.KillClient(rp.C)
-		d.dropReplica(rp.C)
+	for _, rp := range append([]*replica(nil), d.repl.replicas...) {
+		e.KillClient(rp.c)
+		d.dropReplica(rp.c)
 	}
 }
 
@@ -402,15 +402,15 @@ func (d *Component) replconfAck(c *engine.Client, off int64) {
 	if rp == nil {
 		return
 	}
-	if off > rp.AckOff {
-		rp.AckOff = off
+	if off > rp.ackOff {
+		rp.ackOff = off
 	}
-	rp.AckTime = e.Clock.Now()
-	if rp.StreamOnAck && rp.State == replicaOnline {
-		rp.StreamOnAck = false
-		rp.C.Out.Raw(rp.Pending)
-		rp.Pending = nil
-		rp.C.NotifyOutput()
+	rp.ackTime = e.Clock.Now()
+	if rp.streamOnAck && rp.state == replicaOnline {
+		rp.streamOnAck = false
+		rp.c.Out.Raw(rp.pending)
+		rp.pending = nil
+		rp.c.NotifyOutput()
 	}
 	d.serveWaiters()
 }
@@ -418,8 +418,8 @@ func (d *Component) replconfAck(c *engine.Client, off int64) {
 // countAcks is replicationCountAcksByOffset.
 func (d *Component) countAcks(off int64) int64 {
 	n := int64(0)
-	for _, rp := range d.repl.Replicas {
-		if rp.State == replicaOnline && rp.AckOff >= off {
+	for _, rp := range d.repl.replicas {
+		if rp.state == replicaOnline && rp.ackOff >= off {
 			n++
 		}
 	}
@@ -433,8 +433,8 @@ func (d *Component) goodReplicas() int64 {
 	maxLag := e.Cfg.MinReplicasMaxLag.Load()
 	now := e.Clock.Now()
 	n := int64(0)
-	for _, rp := range d.repl.Replicas {
-		if rp.State == replicaOnline && int64(now.Sub(rp.AckTime)/time.Second) <= maxLag {
+	for _, rp := range d.repl.replicas {
+		if rp.state == replicaOnline && int64(now.Sub(rp.ackTime)/time.Second) <= maxLag {
 			n++
 		}
 	}
@@ -480,8 +480,8 @@ func cmdWait(x *engine.Ctx) {
 		x.W.Int(acked)
 		return
 	}
-	x.Blocking.Wait = &waitState{Off: off, N: n}
-	d.repl.Waiters = append(d.repl.Waiters, x.C)
+	x.Blocking.Wait = &waitState{off: off, n: n}
+	d.repl.waiters = append(d.repl.waiters, x.C)
 	// Ask every replica for an ACK now rather than at its next second
 	// (replicationRequestAckFromSlaves), once the command is done.
 	e.RequestAcksAfterCommand()
@@ -490,7 +490,7 @@ func cmdWait(x *engine.Ctx) {
 // requestAcks sends REPLCONF GETACK * down the stream.
 func (d *Component) requestAcks() {
 	e := d.e
-	if len(d.repl.Replicas) > 0 && !e.IsReplica() {
+	if len(d.repl.replicas) > 0 && !e.IsReplica() {
 		d.replFeedBytes(getAckCmd)
 	}
 }
@@ -503,28 +503,28 @@ var (
 // waitTimeoutReply is WAIT's answer when it times out or is unblocked: the
 // replicas that acked by then.
 func (d *Component) waitTimeoutReply(b *engine.BlockState, w *resp.Writer) {
-	w.Int(d.countAcks(waitOf(b).Off))
+	w.Int(d.countAcks(waitOf(b).off))
 }
 
 // serveWaiters answers the WAITs whose replicas have acked
 // (processClientsWaitingReplicas).
 func (d *Component) serveWaiters() {
 	r := &d.repl
-	keep := r.Waiters[:0]
-	for _, c := range r.Waiters {
+	keep := r.waiters[:0]
+	for _, c := range r.waiters {
 		ws := waitOf(c.Blocked)
 		if ws == nil {
 			continue // unblocked otherwise (timeout, CLIENT UNBLOCK, gone)
 		}
-		acked := d.countAcks(ws.Off)
-		if acked < ws.N {
+		acked := d.countAcks(ws.off)
+		if acked < ws.n {
 			keep = append(keep, c)
 			continue
 		}
 		d.answerBlocked(c, func(w *resp.Writer) { w.Int(acked) })
 	}
-	clear(r.Waiters[len(keep):])
-	r.Waiters = keep
+	clear(r.waiters[len(keep):])
+	r.waiters = keep
 }
 
 // ReplicationCron is the master side's part of replicationCron, run about
@@ -538,51 +538,51 @@ func ReplicationCron(e *engine.Engine) {
 	defer e.Mu.Unlock()
 	r := &d.repl
 	d.startConfiguredMaster()
-	if r.Backlog == nil && len(r.Replicas) == 0 {
+	if r.backlog == nil && len(r.replicas) == 0 {
 		return
 	}
 	d.startReplSync()
 	now := e.Clock.Now()
-	if r.Backlog != nil && r.Backlog.Size() != int(e.Cfg.ReplBacklogSize.Load()) {
-		r.Backlog.Resize(int(e.Cfg.ReplBacklogSize.Load()))
+	if r.backlog != nil && r.backlog.Size() != int(e.Cfg.ReplBacklogSize.Load()) {
+		r.backlog.Resize(int(e.Cfg.ReplBacklogSize.Load()))
 	}
-	if len(r.Replicas) == 0 {
-		if ttl := e.Cfg.ReplBacklogTTL.Load(); ttl > 0 && !e.IsReplica() && r.Backlog != nil &&
-			now.Sub(r.NoneSince) > time.Duration(ttl)*time.Second {
+	if len(r.replicas) == 0 {
+		if ttl := e.Cfg.ReplBacklogTTL.Load(); ttl > 0 && !e.IsReplica() && r.backlog != nil &&
+			now.Sub(r.noneSince) > time.Duration(ttl)*time.Second {
 			// A new replication id, and no replid2: writes taken while
 			// there is no backlog must not let a former replica of ours,
 			// promoted meanwhile, continue from us later by replid2 with
 			// different data (replicationCron's comment in Redis).
-			r.Replid, r.Replid2, r.SecondOffset = engine.NewReplID(), "", -1
-			e.Debug.ReplID = r.Replid
+			r.replid, r.replid2, r.secondOffset = engine.NewReplID(), "", -1
+			e.Debug.ReplID = r.replid
 			d.freeBacklog()
 			e.Log.Info("Replication backlog freed after repl-backlog-ttl with no replica", "seconds", ttl)
 		}
 		return
 	}
-	if now.Sub(r.LastTick) < time.Second {
+	if now.Sub(r.lastTick) < time.Second {
 		return
 	}
-	r.LastTick = now
+	r.lastTick = now
 	period := time.Duration(e.Cfg.ReplPingPeriod.Load()) * time.Second
 	// No ping while clients are paused: it would move the offset a
 	// shutdown waits for the replicas to reach.
-	if !e.IsReplica() && now.Sub(r.LastPing) >= period && !e.Paused() {
+	if !e.IsReplica() && now.Sub(r.lastPing) >= period && !e.Paused() {
 		d.replFeedBytes(pingCmd)
-		r.LastPing = now
+		r.lastPing = now
 	}
 	timeout := time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second
-	for _, rp := range append([]*replica(nil), r.Replicas...) {
+	for _, rp := range append([]*replica(nil), r.replicas...) {
 		switch {
-		case rp.State == replicaWaitStart || rp.State == replicaWaitEnd:
+		case rp.state == replicaWaitStart || rp.state == replicaWaitEnd:
 			// A newline keeps the replica from timing out while it waits
 			// (Redis sends one to replicas of a diskless sync).
-			rp.C.Out.Raw([]byte("\n"))
-			rp.C.NotifyOutput()
-		case rp.State == replicaOnline && rp.Psync && now.Sub(rp.AckTime) > timeout:
-			e.Log.Warn("Disconnecting timedout replica (streaming sync)", "addr", rp.C.Addr)
-			e.KillClient(rp.C)
-			d.dropReplica(rp.C)
+			rp.c.Out.Raw([]byte("\n"))
+			rp.c.NotifyOutput()
+		case rp.state == replicaOnline && rp.psync && now.Sub(rp.ackTime) > timeout:
+			e.Log.Warn("Disconnecting timedout replica (streaming sync)", "addr", rp.c.Addr)
+			e.KillClient(rp.c)
+			d.dropReplica(rp.c)
 		}
 	}
 }
@@ -590,12 +590,12 @@ func ReplicationCron(e *engine.Engine) {
 // ip is the address the replica is known by: the one it announced, or its
 // connection's.
 func ip(rp *replica) string {
-	if rp.Conf.Ip != "" {
-		return rp.Conf.Ip
+	if rp.conf.ip != "" {
+		return rp.conf.ip
 	}
-	host, _, err := net.SplitHostPort(rp.C.Addr)
+	host, _, err := net.SplitHostPort(rp.c.Addr)
 	if err != nil {
-		return rp.C.Addr
+		return rp.c.Addr
 	}
 	return host
 }
@@ -604,20 +604,20 @@ func ip(rp *replica) string {
 // offset, all as strings.
 func (d *Component) roleReplicas(w *resp.Writer) {
 	n := 0
-	for _, rp := range d.repl.Replicas {
-		if rp.State == replicaOnline {
+	for _, rp := range d.repl.replicas {
+		if rp.state == replicaOnline {
 			n++
 		}
 	}
 	w.Array(n)
-	for _, rp := range d.repl.Replicas {
-		if rp.State != replicaOnline {
+	for _, rp := range d.repl.replicas {
+		if rp.state != replicaOnline {
 			continue
 		}
 		w.Array(3)
 		w.BulkString(ip(rp))
-		w.BulkString(strconv.Itoa(rp.Conf.Port))
-		w.BulkString(strconv.FormatInt(rp.AckOff, 10))
+		w.BulkString(strconv.Itoa(rp.conf.port))
+		w.BulkString(strconv.FormatInt(rp.ackOff, 10))
 	}
 }
 
@@ -625,13 +625,13 @@ func (d *Component) roleReplicas(w *resp.Writer) {
 // replica: no more ACKs will come for its offsets).
 func (d *Component) answerWaiters() {
 	r := &d.repl
-	for _, c := range r.Waiters {
+	for _, c := range r.waiters {
 		if b := c.Blocked; b != nil && b.Wait != nil {
 			d.answerBlocked(c, func(w *resp.Writer) { d.waitTimeoutReply(b, w) })
 		}
 	}
-	clear(r.Waiters)
-	r.Waiters = r.Waiters[:0]
+	clear(r.waiters)
+	r.waiters = r.waiters[:0]
 }
 
 // saveReplInfo is rdbPopulateSaveInfo: what an RDB file records of the
@@ -641,12 +641,12 @@ func (d *Component) saveReplInfo() *rdb.ReplInfo {
 	e := d.e
 	r := &d.repl
 	switch {
-	case !e.IsReplica() && r.Backlog != nil:
-		return &rdb.ReplInfo{StreamDB: max(r.Enc.DB(), 0), ID: e.ReplicationID(), Offset: e.ReplOffset()}
-	case e.IsReplica() && r.Synced:
-		db := r.StreamDB
-		if r.Master != nil {
-			db = r.Master.DB
+	case !e.IsReplica() && r.backlog != nil:
+		return &rdb.ReplInfo{StreamDB: max(r.enc.DB(), 0), ID: e.ReplicationID(), Offset: e.ReplOffset()}
+	case e.IsReplica() && r.synced:
+		db := r.streamDB
+		if r.master != nil {
+			db = r.master.DB
 		}
 		return &rdb.ReplInfo{StreamDB: db, ID: e.ReplicationID(), Offset: e.ReplOffset()}
 	}
@@ -684,7 +684,7 @@ func (d *Component) restoreReplInfo(ri *rdb.ReplInfo) {
 		return
 	}
 	r := &d.repl
-	r.Replid, r.Synced, r.StreamDB = ri.ID, true, ri.StreamDB
+	r.replid, r.synced, r.streamDB = ri.ID, true, ri.StreamDB
 	e.SetReplOffset(ri.Offset)
 	e.Debug.ReplID = ri.ID
 	e.Log.Info("Restored the replication history from the RDB file", "replid", ri.ID, "offset", ri.Offset)
@@ -709,14 +709,14 @@ func (d *Component) presetConfiguredMaster() {
 func (d *Component) startConfiguredMaster() {
 	e := d.e
 	r := &d.repl
-	if r.StartChecked || e.StartLoad.On {
+	if r.startChecked || e.StartLoad.On {
 		return
 	}
-	r.StartChecked = true
-	if r.Host == "" || r.Stop != nil {
+	r.startChecked = true
+	if r.host == "" || r.stop != nil {
 		return // REPLICAOF NO ONE came first, or a link runs
 	}
-	d.setMaster(r.Host, r.Port)
+	d.setMaster(r.host, r.port)
 }
 
 var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas")
@@ -725,8 +725,8 @@ var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas
 // whole stream.
 func (d *Component) replicasLagging() bool {
 	e := d.e
-	for _, rp := range d.repl.Replicas {
-		if rp.AckOff != e.ReplOffset() {
+	for _, rp := range d.repl.replicas {
+		if rp.ackOff != e.ReplOffset() {
 			return true
 		}
 	}
@@ -740,14 +740,14 @@ func (d *Component) replicasLagging() bool {
 func BeginShutdownWait(e *engine.Engine, now bool) (time.Time, bool) {
 	d := Of(e)
 	t := e.Cfg.ShutdownTimeout.Load()
-	if now || t == 0 || d.repl.ShutdownWaiting || !d.replicasLagging() {
+	if now || t == 0 || d.repl.shutdownWaiting || !d.replicasLagging() {
 		return time.Time{}, false
 	}
 	if !e.Paused() {
 		d.replFeedBytes(getAckCmd)
 	}
 	e.PauseClients(engine.NowMsReal()+t*1000+1000, engine.PauseWrite)
-	d.repl.ShutdownWaiting, d.repl.ShutdownAbort = true, false
+	d.repl.shutdownWaiting, d.repl.shutdownAbort = true, false
 	e.Log.Info("Waiting for replicas before shutting down.")
 	return time.Now().Add(time.Duration(t) * time.Second), true
 }
@@ -760,8 +760,8 @@ func (d *Component) awaitReplicas(deadline time.Time) bool {
 	for {
 		e.Mu.Lock()
 		r := &d.repl
-		if r.ShutdownAbort {
-			r.ShutdownWaiting, r.ShutdownAbort = false, false
+		if r.shutdownAbort {
+			r.shutdownWaiting, r.shutdownAbort = false, false
 			e.Cs.Pause.Set = false
 			e.UpdatePause()
 			e.Mu.Unlock()
@@ -769,7 +769,7 @@ func (d *Component) awaitReplicas(deadline time.Time) bool {
 			return false
 		}
 		if !d.replicasLagging() || !time.Now().Before(deadline) {
-			r.ShutdownWaiting = false
+			r.shutdownWaiting = false
 			d.logLaggingReplicas()
 			e.Mu.Unlock()
 			return true
@@ -784,24 +784,24 @@ func (d *Component) logLaggingReplicas() {
 	e := d.e
 	r := &d.repl
 	lagging := 0
-	for _, rp := range r.Replicas {
-		if rp.AckOff != e.ReplOffset() {
+	for _, rp := range r.replicas {
+		if rp.ackOff != e.ReplOffset() {
 			lagging++
-			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.C.Addr, "behind", e.ReplOffset()-rp.AckOff)
+			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.c.Addr, "behind", e.ReplOffset()-rp.ackOff)
 		}
 	}
-	if len(r.Replicas) > 0 {
-		e.Log.Info(strconv.Itoa(len(r.Replicas)-lagging) + " of " + strconv.Itoa(len(r.Replicas)) + " replicas are in sync when shutting down.")
+	if len(r.replicas) > 0 {
+		e.Log.Info(strconv.Itoa(len(r.replicas)-lagging) + " of " + strconv.Itoa(len(r.replicas)) + " replicas are in sync when shutting down.")
 	}
 }
 
 // abortShutdownWait is SHUTDOWN ABORT: false if no shutdown waits.
 func AbortShutdownWait(e *engine.Engine) bool {
 	d := Of(e)
-	if !d.repl.ShutdownWaiting {
+	if !d.repl.shutdownWaiting {
 		return false
 	}
-	d.repl.ShutdownAbort = true
+	d.repl.shutdownAbort = true
 	return true
 }
 
@@ -832,10 +832,10 @@ func FinishShutdownAfterWait(e *engine.Engine, c *engine.Client, deadline time.T
 func ReplOutputBytes(e *engine.Engine) uint64 {
 	d := Of(e)
 	n := 0
-	for _, rp := range d.repl.Replicas {
-		n += len(rp.Pending)
-		if rp.C.Unsent != nil {
-			n += rp.C.Unsent()
+	for _, rp := range d.repl.replicas {
+		n += len(rp.pending)
+		if rp.c.Unsent != nil {
+			n += rp.c.Unsent()
 		}
 	}
 	return uint64(n)

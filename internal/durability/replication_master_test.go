@@ -87,7 +87,7 @@ func waitOnline(t *testing.T, e *engine.Engine, c *engine.Client) {
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		e.Lock()
 		rp := replicaOf(c)
-		online := rp != nil && rp.State == replicaOnline
+		online := rp != nil && rp.state == replicaOnline
 		e.Unlock()
 		if online {
 			return
@@ -119,8 +119,8 @@ func masterWithBacklog(e *engine.Engine) {
 	d.createBacklog()
 	d.replFeedBytes(testStream)
 	r := &d.repl
-	e.Debug.ReplID, r.Replid = idCur, idCur
-	r.Replid2, r.SecondOffset = idOld, 30
+	e.Debug.ReplID, r.replid = idCur, idCur
+	r.replid2, r.secondOffset = idOld, 30
 }
 
 // TestPsyncDecision is masterTryPartialResynchronization and syncCommand's
@@ -169,7 +169,7 @@ func TestPsyncDecision(t *testing.T) {
 				masterWithBacklog(e)
 			} else {
 				e.Lock()
-				e.Debug.ReplID, Of(e).repl.Replid = idCur, idCur
+				e.Debug.ReplID, Of(e).repl.replid = idCur, idCur
 				e.Unlock()
 			}
 			c := newConn(e, "10.0.0.1:5000")
@@ -188,11 +188,11 @@ func TestPsyncDecision(t *testing.T) {
 				}
 				e.Lock()
 				defer e.Unlock()
-				if rp := replicaOf(c); rp == nil || rp.State != replicaOnline || len(r.Replicas) != 1 {
+				if rp := replicaOf(c); rp == nil || rp.state != replicaOnline || len(r.replicas) != 1 {
 					t.Fatalf("a partially resynced replica must be online at once")
 				}
-				if r.SyncPartialOK != 1 || r.SyncFull != 0 || r.SyncPartialErr != 0 {
-					t.Fatalf("counters ok/full/err %d/%d/%d, want 1/0/0", r.SyncPartialOK, r.SyncFull, r.SyncPartialErr)
+				if r.syncPartialOK != 1 || r.syncFull != 0 || r.syncPartialErr != 0 {
+					t.Fatalf("counters ok/full/err %d/%d/%d, want 1/0/0", r.syncPartialOK, r.syncFull, r.syncPartialErr)
 				}
 				if len(c.Out.Bytes()) != 0 {
 					t.Fatalf("a partial resync sends nothing unasked: %q", c.Out.Bytes())
@@ -208,7 +208,7 @@ func TestPsyncDecision(t *testing.T) {
 			out := outOf(e, c)
 			e.Lock()
 			id, off := e.ReplicationID(), e.ReplOffset()
-			ok, full, perr := r.SyncPartialOK, r.SyncFull, r.SyncPartialErr
+			ok, full, perr := r.syncPartialOK, r.syncFull, r.syncPartialErr
 			e.Unlock()
 			wantID := idCur
 			if tc.noBacklog {
@@ -267,7 +267,7 @@ func TestPsyncRefused(t *testing.T) {
 			}
 			e.Lock()
 			defer e.Unlock()
-			if r := &Of(e).repl; replicaOf(c) != nil || len(r.Replicas) != 0 || r.Backlog != nil {
+			if r := &Of(e).repl; replicaOf(c) != nil || len(r.replicas) != 0 || r.backlog != nil {
 				t.Fatalf("a refused PSYNC made a replica or a backlog")
 			}
 		})
@@ -290,7 +290,7 @@ func continueReplica(t *testing.T, e *engine.Engine, addr string) *engine.Client
 
 func clearedReplid2(e *engine.Engine) bool {
 	r := &Of(e).repl
-	return (r.Replid2 == "" || r.Replid2 == strings.Repeat("0", 40)) && r.SecondOffset == -1
+	return (r.replid2 == "" || r.replid2 == strings.Repeat("0", 40)) && r.secondOffset == -1
 }
 
 // TestReplBacklogCreatedForFirstReplica is syncCommand's creation of the
@@ -305,7 +305,7 @@ func TestReplBacklogCreatedForFirstReplica(t *testing.T) {
 	// A master that was a replica once: an offset and a replid2 of its
 	// own, both of a history no backlog holds.
 	e.SetReplOffset(500)
-	d.repl.Replid2, d.repl.SecondOffset = idOld, 300
+	d.repl.replid2, d.repl.secondOffset = idOld, 300
 	before := e.ReplicationID()
 	e.Unlock()
 
@@ -313,16 +313,16 @@ func TestReplBacklogCreatedForFirstReplica(t *testing.T) {
 	run(e, c1, "PSYNC", "?", "-1")
 	waitOnline(t, e, c1)
 	e.Lock()
-	b, id := d.repl.Backlog, e.ReplicationID()
+	b, id := d.repl.backlog, e.ReplicationID()
 	switch {
 	case b == nil:
 		t.Fatal("no backlog after the first replica")
 	case b.First() != 501 || b.Histlen() != 0:
 		t.Errorf("backlog first %d histlen %d, want 501 and 0", b.First(), b.Histlen())
-	case id == before || len(id) != 40 || d.repl.Replid != id:
-		t.Errorf("replid %q (Replid %q), want a new one, not %q", id, d.repl.Replid, before)
+	case id == before || len(id) != 40 || d.repl.replid != id:
+		t.Errorf("replid %q (Replid %q), want a new one, not %q", id, d.repl.replid, before)
 	case !clearedReplid2(e):
-		t.Errorf("replid2 %q up to %d, want it cleared", d.repl.Replid2, d.repl.SecondOffset)
+		t.Errorf("replid2 %q up to %d, want it cleared", d.repl.replid2, d.repl.secondOffset)
 	}
 	e.Unlock()
 
@@ -331,7 +331,7 @@ func TestReplBacklogCreatedForFirstReplica(t *testing.T) {
 	waitOnline(t, e, c2)
 	e.Lock()
 	defer e.Unlock()
-	if d.repl.Backlog != b || e.ReplicationID() != id {
+	if d.repl.backlog != b || e.ReplicationID() != id {
 		t.Errorf("a second replica replaced the backlog or the replid")
 	}
 }
@@ -373,7 +373,7 @@ func TestReplBacklogTTL(t *testing.T) {
 			case tc.promoted:
 				e.Lock()
 				Of(e).setLink("10.9.9.9", 6379, replConnected)
-				Of(e).repl.StartChecked = true // no link to start: the test has no master
+				Of(e).repl.startChecked = true // no link to start: the test has no master
 				e.Unlock()
 				clk.Add(10 * ttl * time.Second) // the replica has run for long
 				if got := run(e, newConn(e, "10.0.0.9:1"), "REPLICAOF", "NO", "ONE"); got != "+OK\r\n" {
@@ -387,7 +387,7 @@ func TestReplBacklogTTL(t *testing.T) {
 				if tc.replica {
 					e.Lock()
 					Of(e).setLink("10.9.9.9", 6379, replConnected)
-					Of(e).repl.StartChecked = true
+					Of(e).repl.startChecked = true
 					e.Unlock()
 				}
 			}
@@ -400,15 +400,15 @@ func TestReplBacklogTTL(t *testing.T) {
 			defer e.Unlock()
 			var problems []string
 			r := &Of(e).repl
-			if freed := r.Backlog == nil; freed != tc.freed {
+			if freed := r.backlog == nil; freed != tc.freed {
 				problems = append(problems, fmt.Sprintf("backlog freed: %v, want %v", freed, tc.freed))
 			}
-			if tc.freed && r.Backlog == nil {
+			if tc.freed && r.backlog == nil {
 				if e.ReplicationID() == id {
 					problems = append(problems, "the replid stayed "+id)
 				}
 				if !clearedReplid2(e) {
-					problems = append(problems, fmt.Sprintf("replid2 %q up to %d stayed", r.Replid2, r.SecondOffset))
+					problems = append(problems, fmt.Sprintf("replid2 %q up to %d stayed", r.replid2, r.secondOffset))
 				}
 			}
 			failIf(t, problems)
@@ -427,10 +427,10 @@ func TestReplRoleChange(t *testing.T) {
 	e.Lock()
 	r := &Of(e).repl
 	Of(e).setLink("10.9.9.9", 6379, replConnected)
-	r.StartChecked = true
-	e.Debug.ReplID, r.Replid, r.Synced = idOld, idOld, true
-	r.Replid2, r.SecondOffset = strings.Repeat("0", 40), -1
-	backlog := r.Backlog
+	r.startChecked = true
+	e.Debug.ReplID, r.replid, r.synced = idOld, idOld, true
+	r.replid2, r.secondOffset = strings.Repeat("0", 40), -1
+	backlog := r.backlog
 	e.Unlock()
 	sub := continueReplica(t, e, "10.0.0.1:5000") // a replica of the replica
 
@@ -442,13 +442,13 @@ func TestReplRoleChange(t *testing.T) {
 	switch {
 	case e.IsReplica():
 		t.Error("still a replica")
-	case r.Replid2 != idOld || r.SecondOffset != 41:
-		t.Errorf("replid2 %q up to %d, want %q up to 41", r.Replid2, r.SecondOffset, idOld)
-	case newID == idOld || len(newID) != 40 || r.Replid != newID:
-		t.Errorf("replid %q (Replid %q): want a new one", newID, r.Replid)
-	case r.Backlog != backlog || r.Backlog.First() != 25 || e.ReplOffset() != 40:
+	case r.replid2 != idOld || r.secondOffset != 41:
+		t.Errorf("replid2 %q up to %d, want %q up to 41", r.replid2, r.secondOffset, idOld)
+	case newID == idOld || len(newID) != 40 || r.replid != newID:
+		t.Errorf("replid %q (Replid %q): want a new one", newID, r.replid)
+	case r.backlog != backlog || r.backlog.First() != 25 || e.ReplOffset() != 40:
 		t.Errorf("the backlog or the offset changed")
-	case !sub.Killed || replicaOf(sub) != nil || len(r.Replicas) != 0:
+	case !sub.Killed || replicaOf(sub) != nil || len(r.replicas) != 0:
 		t.Errorf("the replica's own replica was not disconnected")
 	}
 	e.Unlock()
@@ -540,7 +540,7 @@ func TestReplAcksAndGoodReplicas(t *testing.T) {
 				run(e, c, "REPLCONF", "ACK", strconv.FormatInt(rp.ackOff, 10))
 				if rp.waiting {
 					e.Lock()
-					replicaOf(c).State = replicaWaitEnd
+					replicaOf(c).state = replicaWaitEnd
 					e.Unlock()
 				}
 			}

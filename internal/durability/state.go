@@ -30,22 +30,22 @@ const (
 type replState struct {
 	masterState // serving replicas (replication_master.go)
 
-	Host  string // masterhost: "" on a master
-	Port  int
-	State string
+	host  string // masterhost: "" on a master
+	port  int
+	state string
 
-	Replid, Replid2 string
-	SecondOffset    int64
-	Synced          bool // replid/offset name data the master can continue from
+	replid, replid2 string
+	secondOffset    int64
+	synced          bool // replid/offset name data the master can continue from
 
-	Master     *engine.Client // the master's client while the link is up
-	StreamDB   int            // the master client's database when the link broke (a partial resync continues in it)
-	MasterSend func(args ...string) error
-	LastIO     time.Time
-	DownSince  time.Time // repl_down_since: when a connected link was lost (zero: not since the last sync)
-	Stop       chan struct{}
-	Done       chan struct{}
-	FullSyncs  int64
+	master     *engine.Client // the master's client while the link is up
+	streamDB   int            // the master client's database when the link broke (a partial resync continues in it)
+	masterSend func(args ...string) error
+	lastIO     time.Time
+	downSince  time.Time // repl_down_since: when a connected link was lost (zero: not since the last sync)
+	stop       chan struct{}
+	done       chan struct{}
+	fullSyncs  int64
 }
 
 // A replica's states, as INFO names them (replstateToString).
@@ -58,10 +58,10 @@ const (
 
 // replicaConf is what a connection said with REPLCONF before its SYNC.
 type replicaConf struct {
-	Port       int
-	Ip         string
-	CapaEOF    bool
-	CapaPsync2 bool
+	port       int
+	ip         string
+	capaEOF    bool
+	capaPsync2 bool
 }
 
 // replConn is a connection's replication state (engine.ReplConn): what
@@ -94,46 +94,46 @@ func connOf(c *engine.Client) *replConn {
 
 // replica is a connection that asked for the stream (CLIENT_SLAVE).
 type replica struct {
-	C       *engine.Client
-	Conf    replicaConf
-	State   int
-	Psync   bool // PSYNC: it sends ACKs (SYNC's old protocol does not)
-	AckOff  int64
-	AckTime time.Time
-	Pending []byte // the stream since its snapshot, until its RDB is out
+	c       *engine.Client
+	conf    replicaConf
+	state   int
+	psync   bool // PSYNC: it sends ACKs (SYNC's old protocol does not)
+	ackOff  int64
+	ackTime time.Time
+	pending []byte // the stream since its snapshot, until its RDB is out
 	// streamOnAck: online after an EOF-marked payload, but the stream is
 	// held in pending until its first ACK (repl_start_cmd_stream_on_ack):
 	// bytes right after the mark would hide it from a replica that looks
 	// for the mark at the end of a read, as Redis's does.
-	StreamOnAck bool
+	streamOnAck bool
 }
 
 // masterState is the master side's part of replState.
 type masterState struct {
-	Replicas  []*replica
-	Backlog   *repl.Backlog
-	Enc       propagate.Encoder // the stream's selected database (slaveseldb)
-	Feed      propagate.BatchReader
-	Syncing   *bgSave // the snapshot being made for waiting replicas
-	Waiters   []*engine.Client
-	LastPing  time.Time // the last keepalive PING (repl-ping-replica-period)
-	LastTick  time.Time // the last once-a-second pass (newlines, timeouts)
-	NoneSince time.Time // since when no replica is connected (repl-backlog-ttl)
-	ProxyBuf  []byte
+	replicas  []*replica
+	backlog   *repl.Backlog
+	enc       propagate.Encoder // the stream's selected database (slaveseldb)
+	feed      propagate.BatchReader
+	syncing   *bgSave // the snapshot being made for waiting replicas
+	waiters   []*engine.Client
+	lastPing  time.Time // the last keepalive PING (repl-ping-replica-period)
+	lastTick  time.Time // the last once-a-second pass (newlines, timeouts)
+	noneSince time.Time // since when no replica is connected (repl-backlog-ttl)
+	proxyBuf  []byte
 	// A shutdown waiting for lagging replicas (shutdown-timeout), and
 	// SHUTDOWN ABORT's request to stop it.
-	ShutdownWaiting, ShutdownAbort bool
+	shutdownWaiting, shutdownAbort bool
 	// startChecked: redis.conf's replicaof has been acted on.
-	StartChecked bool
+	startChecked bool
 
-	SyncFull, SyncPartialOK, SyncPartialErr int64
+	syncFull, syncPartialOK, syncPartialErr int64
 }
 
 // waitState is a WAIT client's block: how many replicas must have acked
 // which offset.
 type waitState struct {
-	Off int64
-	N   int64
+	off int64
+	n   int64
 }
 
 // waitOf is what the blocked WAIT b waits for, nil if b is no WAIT (or
@@ -154,34 +154,34 @@ const (
 )
 
 type aofState struct {
-	State int
-	Man   *aof.Manifest
-	Dir   string // absolute appenddirname
-	F     *os.File
-	Enc   propagate.Encoder
-	Buf   []byte // aof_buf
+	state int
+	man   *aof.Manifest
+	dir   string // absolute appenddirname
+	f     *os.File
+	enc   propagate.Encoder
+	buf   []byte // aof_buf
 
-	CurrentSize int64 // aof_current_size
-	BaseSize    int64 // aof_rewrite_base_size
-	Unsynced    bool  // written since the last fsync (everysec)
-	WriteErr    error // the last write's error (aof_last_write_status)
-	Delayed     int64 // aof_delayed_fsync
-	Stop        chan struct{}
+	currentSize int64 // aof_current_size
+	baseSize    int64 // aof_rewrite_base_size
+	unsynced    bool  // written since the last fsync (everysec)
+	writeErr    error // the last write's error (aof_last_write_status)
+	delayed     int64 // aof_delayed_fsync
+	stop        chan struct{}
 
-	Rw         *aofRewrite
-	Scheduled  bool
-	LastRwSecs int64 // -1: none yet
-	LastRwOK   bool
-	Rewrites   int64
-	RwFailures int64
-	RwSeq      int64 // numbers the rewrites' temporary files
+	rw         *aofRewrite
+	scheduled  bool
+	lastRwSecs int64 // -1: none yet
+	lastRwOK   bool
+	rewrites   int64
+	rwFailures int64
+	rwSeq      int64 // numbers the rewrites' temporary files
 }
 
 type aofRewrite struct {
-	Bg    *bgSave
-	Start time.Time
-	Tmp   string // the new base being written
-	Done  chan struct{}
+	bg    *bgSave
+	start time.Time
+	tmp   string // the new base being written
+	done  chan struct{}
 }
 
 // Target makes the stream feed the AOF what is for it (PROPAGATE_AOF).
@@ -192,58 +192,58 @@ func (a *aofState) Target() propagate.Target { return propagate.ToAOF }
 // rewrite not started yet) there is nowhere to write: the rewrite's
 // snapshot will have those writes.
 func (a *aofState) Feed(op propagate.Op) {
-	if a.F != nil {
-		a.Buf = a.Enc.Append(a.Buf, op)
+	if a.f != nil {
+		a.buf = a.enc.Append(a.buf, op)
 	}
 }
 
 // bgSave is a background save in progress. Everything but aborted is
 // guarded by the engine lock.
 type bgSave struct {
-	Opts      rdb.WriterOptions
-	Dbs       []*bgDB           // the databases that had keys at the start, in order
-	Functions [][]byte          // the function libraries at the start (FUNCTION2 records)
-	Enc       *rdb.EntryEncoder // used without the lock, by the goroutine only
-	Conv      ToRDB
-	Access    engine.RdbAccess
-	Total     int64    // keys at the start
-	Saved     int64    // keys copied out so far
-	Spare     *bgBatch // an emptied batch, for the next swap
-	Aborted   atomic.Bool
-	Tmp       string
+	opts      rdb.WriterOptions
+	dbs       []*bgDB           // the databases that had keys at the start, in order
+	functions [][]byte          // the function libraries at the start (FUNCTION2 records)
+	enc       *rdb.EntryEncoder // used without the lock, by the goroutine only
+	conv      ToRDB
+	access    engine.RdbAccess
+	total     int64    // keys at the start
+	saved     int64    // keys copied out so far
+	spare     *bgBatch // an emptied batch, for the next swap
+	aborted   atomic.Bool
+	tmp       string
 	walkStats
 }
 
 // walkStats are what the walk's slices cost the lock: their number, total
 // and longest hold (for the log and TestBgsaveLockHold).
 type walkStats struct {
-	Slices         int
-	Held, MaxSlice time.Duration
+	slices         int
+	held, maxSlice time.Duration
 }
 
 type bgDB struct {
-	Index         int
-	Keys, Expires uint64
-	Snap          *keyspace.Snapshot
-	Batch         *bgBatch // keys copied out and not yet encoded
+	index         int
+	keys, expires uint64
+	snap          *keyspace.Snapshot
+	batch         *bgBatch // keys copied out and not yet encoded
 }
 
 // bgBatch holds keys copied out of the keyspace: their bytes in arena
 // chunks, which are kept and reused from batch to batch like the records.
 type bgBatch struct {
-	Recs   []rdb.Entry
-	N      int // recs in use
-	Chunks [][]byte
-	Cur    int // chunk being filled
+	recs   []rdb.Entry
+	n      int // recs in use
+	chunks [][]byte
+	cur    int // chunk being filled
 }
 
 // migrateSocket is a cached connection to a target. The engine lock
 // guards it, the idle timer included.
 type migrateSocket struct {
-	Nc     net.Conn
-	Br     *bufio.Reader
-	LastDB int64 // -1: SELECT before the next RESTORE
-	Idle   *time.Timer
+	nc     net.Conn
+	br     *bufio.Reader
+	lastDB int64 // -1: SELECT before the next RESTORE
+	idle   *time.Timer
 }
 
 // toRDB converts values to the rdb model. Members are copied into one arena
@@ -252,37 +252,37 @@ type migrateSocket struct {
 // value before the next is converted, so one reused arena costs no
 // allocation per key once it has grown.
 type ToRDB struct {
-	Arena []byte
-	Spans []int // end offsets of the elements in arena, for the value being built
-	V     rdb.Value
+	arena []byte
+	spans []int // end offsets of the elements in arena, for the value being built
+	v     rdb.Value
 }
 
 // rdbState is the snapshots' bookkeeping, guarded by the engine lock
 // except where noted.
 type rdbState struct {
-	DirtyAtBg  int64     // dirty when the running BGSAVE took its snapshot
-	LastSave   time.Time // last successful save (LASTSAVE), the start at first
-	LastBgTry  time.Time
-	LastBgOK   bool
-	BgRunning  bool
-	BgStart    time.Time
-	LastBgSecs int64 // -1: none yet
-	Scheduled  bool  // BGSAVE SCHEDULE (or BGSAVE in EXEC) waits for the cron
-	Saves      int64 // rdb_saves
+	dirtyAtBg  int64     // dirty when the running BGSAVE took its snapshot
+	lastSave   time.Time // last successful save (LASTSAVE), the start at first
+	lastBgTry  time.Time
+	lastBgOK   bool
+	bgRunning  bool
+	bgStart    time.Time
+	lastBgSecs int64 // -1: none yet
+	scheduled  bool  // BGSAVE SCHEDULE (or BGSAVE in EXEC) waits for the cron
+	saves      int64 // rdb_saves
 	// loaded at start (INFO rdb_last_load_keys_*)
-	LoadKeys, LoadExpired int
+	loadKeys, loadExpired int
 	// lastLockHold is how long the last BGSAVE's start held the executor
 	// lock (the walk's slices come after).
-	LastLockHold time.Duration
+	lastLockHold time.Duration
 
 	// fileMu orders the renames of a synchronous save and of a background
 	// save it aborted (bgsave.go), so the older snapshot never lands last.
-	FileMu   sync.Mutex
-	Bg       *bgSave       // the background save in progress (bgsave.go)
-	LastWalk walkStats     // the last successful one's slices
-	BgSeq    int64         // numbers the background saves' temporary files
-	BgDone   chan struct{} // closed when the running background save's goroutine ends
+	fileMu   sync.Mutex
+	bg       *bgSave       // the background save in progress (bgsave.go)
+	lastWalk walkStats     // the last successful one's slices
+	bgSeq    int64         // numbers the background saves' temporary files
+	bgDone   chan struct{} // closed when the running background save's goroutine ends
 	// beforeRename is a test hook run between the temp file's fsync and
 	// its rename.
-	BeforeRename func()
+	beforeRename func()
 }

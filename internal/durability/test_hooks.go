@@ -12,14 +12,14 @@ import (
 // SetBeforeRename makes hook run between a save's fsync of its temporary
 // file and the rename over the RDB file (a save held there, a crash
 // there).
-func (d *Component) SetBeforeRename(hook func()) { d.persist.BeforeRename = hook }
+func (d *Component) SetBeforeRename(hook func()) { d.persist.beforeRename = hook }
 
 // LastBgsaveCost is what the last background save cost the executor lock:
 // the hold of its start, and its walk's slices (their number, total and
 // longest hold). Call with the lock held, or after WaitBgsave.
 func (d *Component) LastBgsaveCost() (start time.Duration, slices int, held, longest time.Duration) {
 	p := &d.persist
-	return p.LastLockHold, p.LastWalk.Slices, p.LastWalk.Held, p.LastWalk.MaxSlice
+	return p.lastLockHold, p.lastWalk.slices, p.lastWalk.held, p.lastWalk.maxSlice
 }
 
 // SetLinkUp makes the server a replica of host:port whose link is up,
@@ -31,5 +31,5 @@ func (d *Component) SetLinkUp(host string, port int) { d.setLink(host, port, rep
 // it happens (its full sync is done). Call with the lock held.
 func IsOnlineReplica(c *engine.Client) bool {
 	rp := replicaOf(c)
-	return rp != nil && rp.State == replicaOnline
+	return rp != nil && rp.state == replicaOnline
 }
