@@ -29,7 +29,7 @@ func Attach(e *engine.Engine) {
 	d.presetConfiguredMaster()
 }
 
-// Of is e's durability component.
+// Of is e's durability component, as Attach installed it.
 func Of(e *engine.Engine) *Component { return e.Dur.(*Component) }
 
 func (d *Component) FlushAOF(force bool)         { d.aofFlush(force) }

@@ -16,6 +16,12 @@ import (
 	"github.com/limitkv/limitkv/internal/repl"
 )
 
+// The component's state, by part: replication (the link to a master, the
+// replicas, WAIT), the AOF, the snapshots (background saves, the RDB
+// bookkeeping) and MIGRATE's connections. Guarded by the engine lock
+// unless a field says otherwise. Component holds one of each
+// (durability.go).
+
 const errInvalidPort = "ERR Invalid master port"
 
 // Link states, as ROLE names them.
@@ -27,6 +33,11 @@ const (
 	replConnected  = "connected"
 )
 
+// replState is the replica side's link to its master and, embedded, the
+// master side's replicas and backlog. master_repl_offset is not here: the
+// engine reads it on every command and holds it (Engine.ReplOffset), as it
+// holds what its dispatcher reads of host and state, which setLink and
+// setLinkState keep current.
 type replState struct {
 	masterState // serving replicas (replication_master.go)
 
@@ -71,6 +82,7 @@ type replConn struct {
 	replica *replica // nil until SYNC or PSYNC, and again once dropped
 }
 
+// IsReplica: the connection sent SYNC or PSYNC and was not dropped since.
 func (rc *replConn) IsReplica() bool { return rc.replica != nil }
 
 // replicaOf is the replica c is, nil if it is none.
@@ -153,6 +165,8 @@ const (
 	aofWaitRewrite // turned on: writes wait in a temporary file for the first base
 )
 
+// aofState is the append-only file's (aof.go): the files, the buffer
+// the stream feeds, the rewrite in progress and INFO's figures.
 type aofState struct {
 	state int
 	man   *aof.Manifest
@@ -177,6 +191,7 @@ type aofState struct {
 	rwSeq      int64 // numbers the rewrites' temporary files
 }
 
+// aofRewrite is a BGREWRITEAOF in progress (aof_rewrite.go).
 type aofRewrite struct {
 	bg    *bgSave
 	start time.Time
@@ -221,6 +236,8 @@ type walkStats struct {
 	held, maxSlice time.Duration
 }
 
+// bgDB is one database of a background save: its snapshot walk, and the
+// keys copied out of it waiting to be encoded.
 type bgDB struct {
 	index         int
 	keys, expires uint64
@@ -246,7 +263,7 @@ type migrateSocket struct {
 	idle   *time.Timer
 }
 
-// toRDB converts values to the rdb model. Members are copied into one arena
+// ToRDB converts values to the rdb model. Members are copied into one arena
 // that is reset for every value: the core packages' iterators hand out
 // slices valid only during the callback, and the rdb writer encodes each
 // value before the next is converted, so one reused arena costs no
@@ -260,7 +277,7 @@ type ToRDB struct {
 // rdbState is the snapshots' bookkeeping, guarded by the engine lock
 // except where noted.
 type rdbState struct {
-	dirtyAtBg  int64     // dirty when the running BGSAVE took its snapshot
+	dirtyAtBg  int64     // the engine's dirty count when the running BGSAVE took its snapshot
 	lastSave   time.Time // last successful save (LASTSAVE), the start at first
 	lastBgTry  time.Time
 	lastBgOK   bool

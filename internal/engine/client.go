@@ -184,8 +184,9 @@ type BlockState struct {
 	// postponed: held back by CLIENT PAUSE (client_pause.go), not
 	// waiting for keys; the connection runs the command again.
 	postponed bool
-	// Wait is set for WAIT, which replicas' ACKs serve, not keys: what it
-	// waits for is the durability component's.
+	// Wait is set for WAIT, which replicas' ACKs serve, not keys. What it
+	// waits for (an offset, a number of replicas) is the durability
+	// component's to read: opaque here.
 	Wait any
 }
 
