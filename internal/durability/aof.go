@@ -401,7 +401,6 @@ func StopAppendOnly(e *engine.Engine) {
 }
 
 func (d *Component) stopAppendOnlyLocked() {
-	e := d.e
 	a := &d.aof
 	if a.state == aofOff {
 		return
@@ -417,7 +416,7 @@ func (d *Component) stopAppendOnlyLocked() {
 		// killAppendOnlyChild's aofDelTempIncrAofFile: nothing refers to it.
 		os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
 	}
-	e.Prop.Stream.Detach(a)
+	d.e.Prop.Stream.Detach(a)
 	close(a.stop)
 	a.state = aofOff
 	a.buf = a.buf[:0]

@@ -47,12 +47,11 @@ func cmdBgrewriteaof(x *engine.Ctx) {
 // aofManifest is the manifest as on disk (aofLoadManifestFromDisk), read
 // at the first need when the AOF was off at start.
 func (d *Component) aofManifest() (*aof.Manifest, error) {
-	e := d.e
 	a := &d.aof
 	if a.man != nil {
 		return a.man, nil
 	}
-	prefix := *e.Cfg.AOF.FileName.Load()
+	prefix := *d.e.Cfg.AOF.FileName.Load()
 	data, err := os.ReadFile(filepath.Join(d.aofDir(), aof.ManifestName(prefix)))
 	if errors.Is(err, os.ErrNotExist) {
 		a.man = aof.New(prefix)
@@ -309,7 +308,6 @@ func AofConfigApplied(e *engine.Engine) string {
 }
 
 func (d *Component) aofKillRewrite() {
-	e := d.e
 	a := &d.aof
 	if a.rw == nil {
 		return
@@ -322,24 +320,22 @@ func (d *Component) aofKillRewrite() {
 	d.freezeAccess(false)
 	os.Remove(rw.tmp)
 	a.rw = nil
-	e.Log.Info("Killing running AOF rewrite child")
+	d.e.Log.Info("Killing running AOF rewrite child")
 }
 
 // aofAttachStream makes the AOF a reader of the write stream, with the
 // everysec goroutine, without a file yet (the rewrite opens it).
 func (d *Component) aofAttachStream() {
-	e := d.e
 	a := &d.aof
 	a.enc.Reset()
-	e.Prop.Stream.Attach(a)
+	d.e.Prop.Stream.Attach(a)
 	a.stop = make(chan struct{})
 	go d.aofSyncLoop(a.stop)
 }
 
 func (d *Component) aofDetachStream() {
-	e := d.e
 	a := &d.aof
-	e.Prop.Stream.Detach(a)
+	d.e.Prop.Stream.Detach(a)
 	close(a.stop)
 	if a.f != nil {
 		a.f.Close()

@@ -322,8 +322,7 @@ func AbortBgsaveLocked(e *engine.Engine) {
 // freezeAccess is Redis's rule that lookups do not update access times
 // while a child process runs (lookupKey's hasActiveChildProcess check).
 func (d *Component) freezeAccess(on bool) {
-	e := d.e
-	for _, db := range e.Dbs {
+	for _, db := range d.e.Dbs {
 		db.FreezeAccess = on
 	}
 }

@@ -33,8 +33,6 @@ func Attach(e *engine.Engine) {
 func Of(e *engine.Engine) *Component { return e.Dur.(*Component) }
 
 func (d *Component) FlushAOF(force bool)         { d.aofFlush(force) }
-func (d *Component) NoGoodReplicas() bool        { return NoGoodReplicas(d.e) }
-func (d *Component) ReplOutputBytes() uint64     { return ReplOutputBytes(d.e) }
 func (d *Component) ClientGone(c *engine.Client) { d.dropReplica(c) }
 func (d *Component) Cron() {
 	PersistCron(d.e)

@@ -17,7 +17,7 @@ import (
 
 // SAVE, BGSAVE, LASTSAVE, DUMP and RESTORE, the save points the cron
 // checks, and the save at shutdown. The conversion and file handling are in
-// persist.go.
+// rdb_value.go.
 var persistCommands = []*engine.Command{
 	// SAVE is no-multi in Redis: refused inside MULTI (see cmdShutdown for
 	// why FlagNoMulti lets the handler say so).

@@ -21,7 +21,6 @@ import (
 // replconfAck records a replica's REPLCONF ACK and answers the WAITs it
 // satisfies. Call with the lock held.
 func (d *Component) replconfAck(c *engine.Client, off int64) {
-	e := d.e
 	rp := replicaOf(c)
 	if rp == nil {
 		return
@@ -29,7 +28,7 @@ func (d *Component) replconfAck(c *engine.Client, off int64) {
 	if off > rp.ackOff {
 		rp.ackOff = off
 	}
-	rp.ackTime = e.Clock.Now()
+	rp.ackTime = d.e.Clock.Now()
 	if rp.streamOnAck && rp.state == replicaOnline {
 		rp.streamOnAck = false
 		rp.c.Out.Raw(rp.pending)
@@ -65,11 +64,11 @@ func (d *Component) goodReplicas() int64 {
 	return n
 }
 
-// noGoodReplicas is checkGoodReplicasStatus's refusal: a master with
+// NoGoodReplicas is checkGoodReplicasStatus's refusal: a master with
 // min-replicas-to-write and -max-lag set and fewer good replicas than the
 // minimum refuses writes.
-func NoGoodReplicas(e *engine.Engine) bool {
-	d := Of(e)
+func (d *Component) NoGoodReplicas() bool {
+	e := d.e
 	min := e.Cfg.MinReplicasToWrite.Load()
 	return min > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 && !e.IsReplica() && d.goodReplicas() < min
 }
@@ -113,8 +112,7 @@ func cmdWait(x *engine.Ctx) {
 
 // requestAcks sends REPLCONF GETACK * down the stream.
 func (d *Component) requestAcks() {
-	e := d.e
-	if len(d.repl.replicas) > 0 && !e.IsReplica() {
+	if len(d.repl.replicas) > 0 && !d.e.IsReplica() {
 		d.replFeedBytes(getAckCmd)
 	}
 }
@@ -167,9 +165,8 @@ var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas
 // replicasLagging is !isReadyToShutdown: some replica has not acked the
 // whole stream.
 func (d *Component) replicasLagging() bool {
-	e := d.e
 	for _, rp := range d.repl.replicas {
-		if rp.ackOff != e.ReplOffset() {
+		if rp.ackOff != d.e.ReplOffset() {
 			return true
 		}
 	}
@@ -274,7 +271,6 @@ func FinishShutdownAfterWait(e *engine.Engine, c *engine.Client, deadline time.T
 // the reply reply writes, as a served blocking command ends. Nothing
 // happens if c no longer waits (it went away). Call with the lock held.
 func (d *Component) answerBlocked(c *engine.Client, reply func(w *resp.Writer)) {
-	e := d.e
 	b := c.Blocked
 	if b == nil {
 		return
@@ -282,6 +278,6 @@ func (d *Component) answerBlocked(c *engine.Client, reply func(w *resp.Writer)) 
 	mark := b.W.Len()
 	reply(b.W)
 	c.BlockedReplyDone(b.W, mark)
-	e.Unblock(c)
+	d.e.Unblock(c)
 	c.NotifyOutput()
 }

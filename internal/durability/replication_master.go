@@ -145,11 +145,10 @@ func (d *Component) createBacklog() {
 // freeBacklog is freeReplicationBacklog (repl-backlog-ttl passed with no
 // replica): the stream is no longer recorded.
 func (d *Component) freeBacklog() {
-	e := d.e
 	r := &d.repl
 	r.backlog = nil
 	if r.feed != nil {
-		e.Prop.Stream.Detach(r.feed)
+		d.e.Prop.Stream.Detach(r.feed)
 		r.feed = nil
 	}
 }
@@ -385,9 +384,8 @@ func (d *Component) dropReplica(c *engine.Client) {
 // disconnectReplicas is disconnectSlaves: they reconnect and learn the new
 // replication id (a partial resync may still take them on).
 func (d *Component) disconnectReplicas() {
-	e := d.e
 	for _, rp := range append([]*replica(nil), d.repl.replicas...) {
-		e.KillClient(rp.c)
+		d.e.KillClient(rp.c)
 		d.dropReplica(rp.c)
 	}
 }
@@ -549,8 +547,7 @@ func (d *Component) restoreReplInfo(ri *rdb.ReplInfo) {
 // replica from the start, as Redis is once it has read the file (ROLE,
 // INFO, read-only, no expiry of its own); the link waits for the load.
 func (d *Component) presetConfiguredMaster() {
-	e := d.e
-	host, port, ok := strings.Cut(*e.Cfg.Replicaof.Load(), " ")
+	host, port, ok := strings.Cut(*d.e.Cfg.Replicaof.Load(), " ")
 	p, err := strconv.Atoi(port)
 	if !ok || err != nil {
 		return
@@ -562,9 +559,8 @@ func (d *Component) presetConfiguredMaster() {
 // startConfiguredMaster starts the link to the master redis.conf named,
 // once the dataset is loaded (replicationCron connects after the load).
 func (d *Component) startConfiguredMaster() {
-	e := d.e
 	r := &d.repl
-	if r.startChecked || e.StartLoad.On {
+	if r.startChecked || d.e.StartLoad.On {
 		return
 	}
 	r.startChecked = true
@@ -574,10 +570,9 @@ func (d *Component) startConfiguredMaster() {
 	d.setMaster(r.host, r.port)
 }
 
-// replOutputBytes is what the replicas' output holds unsent (and what the
+// ReplOutputBytes is what the replicas' output holds unsent (and what the
 // stream kept for those still syncing). Call with the lock held.
-func ReplOutputBytes(e *engine.Engine) uint64 {
-	d := Of(e)
+func (d *Component) ReplOutputBytes() uint64 {
 	n := 0
 	for _, rp := range d.repl.replicas {
 		n += len(rp.pending)

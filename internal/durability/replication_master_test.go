@@ -556,7 +556,7 @@ func TestReplAcksAndGoodReplicas(t *testing.T) {
 			if got := Of(e).goodReplicas(); got != tc.good {
 				t.Errorf("good replicas %d, want %d", got, tc.good)
 			}
-			if got := NoGoodReplicas(e); got != tc.refuse {
+			if got := Of(e).NoGoodReplicas(); got != tc.refuse {
 				t.Errorf("NoGoodReplicas %v, want %v", got, tc.refuse)
 			}
 		})
