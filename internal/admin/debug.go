@@ -1,12 +1,10 @@
 package admin
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"math"
 	mrand "math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -261,7 +259,7 @@ func debugObject(x *engine.Ctx) {
 	if v, ok := ent.Val.([]byte); ok && ent.Enc == keyspace.EncAuto && engine.SharedInt(v) && x.SharedIntsAllowed() {
 		refcount = 1<<31 - 1
 	}
-	var conv engine.ToRDB
+	var conv durability.ToRDB
 	rv := durability.RDBValue(&conv, ent)
 	payload, err := rdb.EncodeDump(rv, x.E.Cfg.DumpOptions())
 	if err != nil {
@@ -302,7 +300,7 @@ func debugListpack(x *engine.Ctx) {
 		x.W.Error("ERR Not a listpack encoded object.")
 		return
 	}
-	var conv engine.ToRDB
+	var conv durability.ToRDB
 	rv := durability.RDBValue(&conv, ent)
 	x.E.Log.Info("DEBUG LISTPACK", "key", string(x.Args[2]), "type", rv.Type.String(), "entries", listpackEntries(ent))
 	x.W.Simple("Listpack structure printed on stdout")
@@ -329,7 +327,7 @@ func debugQuicklist(x *engine.Ctx) {
 		x.W.Error("ERR Not a quicklist encoded object.")
 		return
 	}
-	var conv engine.ToRDB
+	var conv durability.ToRDB
 	rv := durability.RDBValue(&conv, ent)
 	nodes, size := rdb.QuicklistShape(rv.List, x.E.Cfg.RdbLimits())
 	x.E.Log.Info("DEBUG QUICKLIST", "key", string(x.Args[2]), "count", l.Len(), "nodes", nodes, "size", size)
@@ -508,29 +506,13 @@ func debugReload(x *engine.Ctx) {
 			db.Flush()
 		}
 	}
-	if err := reloadFile(e, e.Cfg.RDBPath(), merge); err != nil {
+	if err := durability.ReloadFile(e, e.Cfg.RDBPath(), merge); err != nil {
 		e.Log.Warn("DEBUG RELOAD failed", "err", err)
 		x.W.Error("ERR Error trying to load the RDB dump")
 		return
 	}
 	e.Log.Warn("DB reloaded by DEBUG RELOAD")
 	x.W.OK()
-}
-
-// reloadFile loads path into the databases as they are, with the lock
-// held (DEBUG RELOAD). A missing file is an error here, as rdbLoad's.
-func reloadFile(e *engine.Engine, path string, merge bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	st, err := durability.Load(e, bufio.NewReaderSize(f, 1<<20), merge)
-	if err != nil {
-		return err
-	}
-	e.Persist.LoadKeys, e.Persist.LoadExpired = st.Keys, st.Expired
-	return nil
 }
 
 // stringmatchFuzz is stringmatchlen_fuzz_test: random patterns against

@@ -222,14 +222,11 @@ func infoMemory(x *engine.Ctx, b *engine.InfoBuf) {
 	i64("rss_overhead_bytes", rss, ms.HeapSys-ms.HeapReleased)
 	b.F("mem_fragmentation_ratio", ratio(rss, used), 2)
 	i64("mem_fragmentation_bytes", rss, used)
-	b.I("mem_not_counted_for_evict", int64(durability.ReplOutputBytes(x.E)))
-	backlog := int64(0)
-	if bl := x.E.Repl.Backlog; bl != nil {
-		backlog = int64(bl.Size())
-	}
+	b.I("mem_not_counted_for_evict", int64(durability.Of(x.E).ReplOutputBytes()))
+	backlog := durability.Of(x.E).BacklogSize()
 	b.I("mem_replication_backlog", backlog)
-	b.I("mem_total_replication_buffers", backlog+int64(durability.ReplOutputBytes(x.E)))
-	b.I("mem_clients_slaves", int64(durability.ReplOutputBytes(x.E)))
+	b.I("mem_total_replication_buffers", backlog+int64(durability.Of(x.E).ReplOutputBytes()))
+	b.I("mem_clients_slaves", int64(durability.Of(x.E).ReplOutputBytes()))
 	b.I("mem_clients_normal", int64(len(x.E.Clients))*engine.ClientBaseMem)
 	b.I("mem_cluster_links", 0)
 	b.I("mem_aof_buffer", 0)
@@ -288,49 +285,9 @@ var sysMem = sync.OnceValue(func() uint64 {
 
 func totalSystemMemory() uint64 { return sysMem() }
 
-func infoPersistence(x *engine.Ctx, b *engine.InfoBuf) {
-	p := &x.E.Persist
-	bg, cur := "0", "-1"
-	if p.BgRunning {
-		bg = "1"
-		cur = strconv.FormatInt(int64(x.E.Clock.Now().Sub(p.BgStart)/time.Second), 10)
-	}
-	processed, total := durability.SaveProgress(p)
-	perc := "0.00"
-	if total > 0 {
-		perc = strconv.FormatFloat(float64(processed)/float64(total)*100, 'f', 2, 64)
-	}
-	loading := "0"
-	if x.E.StartLoad.On {
-		loading = "1"
-	}
-	status := "ok"
-	if !p.LastBgOK {
-		status = "err"
-	}
-	// There is no fork, so no copy-on-write.
-	for _, kv := range [][2]string{
-		{"loading", loading}, {"async_loading", "0"}, {"current_cow_peak", "0"}, {"current_cow_size", "0"},
-		{"current_cow_size_age", "0"}, {"current_fork_perc", perc},
-		{"current_save_keys_processed", strconv.FormatInt(processed, 10)},
-		{"current_save_keys_total", strconv.FormatInt(total, 10)}, {"rdb_changes_since_last_save", strconv.FormatInt(p.Dirty, 10)},
-		{"rdb_bgsave_in_progress", bg},
-		{"rdb_last_save_time", strconv.FormatInt(p.LastSave.Unix(), 10)}, {"rdb_last_bgsave_status", status},
-		{"rdb_last_bgsave_time_sec", strconv.FormatInt(p.LastBgSecs, 10)}, {"rdb_current_bgsave_time_sec", cur},
-		{"rdb_saves", strconv.FormatInt(p.Saves, 10)},
-		{"rdb_last_cow_size", "0"}, {"rdb_last_load_keys_expired", strconv.Itoa(p.LoadExpired)},
-		{"rdb_last_load_keys_loaded", strconv.Itoa(p.LoadKeys)},
-	} {
-		b.Kv(kv[0], kv[1])
-	}
-	durability.AofInfo(x.E, b, false)
-	b.Kv("module_fork_in_progress", "0")
-	b.Kv("module_fork_last_cow_size", "0")
-	durability.AofInfo(x.E, b, true)
-	if x.E.StartLoad.On {
-		x.E.LoadingInfo(b)
-	}
-}
+// infoPersistence and infoReplication are the durability component's to
+// write: the state they show is its own.
+func infoPersistence(x *engine.Ctx, b *engine.InfoBuf) { durability.Of(x.E).InfoPersistence(b) }
 
 // opsPerSec estimates the command rate since the previous INFO (at least
 // 100ms apart, like one of Redis's samples).
@@ -367,9 +324,10 @@ func infoStats(x *engine.Ctx, b *engine.InfoBuf) {
 	b.Kv("instantaneous_input_repl_kbps", "0.00")
 	b.Kv("instantaneous_output_repl_kbps", "0.00")
 	b.I("rejected_connections", st.RejectedConns.Load())
-	b.I("sync_full", e.Repl.SyncFull)
-	b.I("sync_partial_ok", e.Repl.SyncPartialOK)
-	b.I("sync_partial_err", e.Repl.SyncPartialErr)
+	full, partialOK, partialErr := durability.Of(e).SyncCounts()
+	b.I("sync_full", full)
+	b.I("sync_partial_ok", partialOK)
+	b.I("sync_partial_err", partialErr)
 	b.I("expired_keys", expired)
 	b.F("expired_stale_perc", st.ExpiredStalePerc, 2)
 	b.I("expired_time_cap_reached_count", 0)
@@ -404,36 +362,7 @@ func infoStats(x *engine.Ctx, b *engine.InfoBuf) {
 	}
 }
 
-func infoReplication(x *engine.Ctx, b *engine.InfoBuf) {
-	r := &x.E.Repl
-	if x.E.IsReplica() {
-		durability.InfoReplica(x.E, b)
-	} else {
-		b.Kv("role", "master")
-	}
-	durability.InfoReplicas(x.E, b)
-	b.Kv("master_failover_state", "no-failover")
-	b.Kv("master_replid", x.E.ReplicationID())
-	replid2 := r.Replid2
-	if replid2 == "" {
-		replid2 = strings.Repeat("0", 40)
-	}
-	b.Kv("master_replid2", replid2)
-	b.I("master_repl_offset", r.Offset)
-	second := r.SecondOffset
-	if r.Replid2 == "" || r.Replid2 == strings.Repeat("0", 40) {
-		second = -1
-	}
-	b.I("second_repl_offset", second)
-	active, first, hist := int64(0), int64(0), int64(0)
-	if bl := r.Backlog; bl != nil {
-		active, first, hist = 1, bl.First(), int64(bl.Histlen())
-	}
-	b.I("repl_backlog_active", active)
-	b.I("repl_backlog_size", x.E.Cfg.ReplBacklogSize.Load())
-	b.I("repl_backlog_first_byte_offset", first)
-	b.I("repl_backlog_histlen", hist)
-}
+func infoReplication(x *engine.Ctx, b *engine.InfoBuf) { durability.Of(x.E).InfoReplication(b) }
 
 // procCPU reads the process's user and system CPU seconds on Linux.
 func procCPU() (user, sys float64) {

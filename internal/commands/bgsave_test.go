@@ -373,16 +373,16 @@ func TestBgsaveInProgress(t *testing.T) {
 		tt.Do("SET", "k"+strconv.Itoa(i), "v")
 	}
 	tt.E.Lock()
-	tt.E.Persist.Dirty = 0
+	tt.E.AddDirty(-tt.E.DirtyCount())
 	tt.E.Unlock()
 	started := make(chan struct{})
 	release := make(chan struct{})
-	tt.E.Persist.BeforeRename = func() { close(started); <-release }
+	durability.Of(tt.E).SetBeforeRename(func() { close(started); <-release })
 	tt.Expect("+Background saving started\r\n", "BGSAVE")
 	<-started // the file is written, not yet renamed
-	tt.Expect(errReply(engine.ErrBgsaveInProgress), "BGSAVE")
-	tt.Expect(errReply(engine.ErrBgsaveInProgress), "BGSAVE", "SCHEDULE")
-	tt.Expect(errReply(engine.ErrBgsaveInProgress), "SAVE")
+	tt.Expect(errReply(durability.ErrBgsaveInProgress), "BGSAVE")
+	tt.Expect(errReply(durability.ErrBgsaveInProgress), "BGSAVE", "SCHEDULE")
+	tt.Expect(errReply(durability.ErrBgsaveInProgress), "SAVE")
 	tt.Do("SET", "during", "1")
 	tt.Do("DEL", "k1", "k2")
 	// Lookups leave access times alone while the save runs, as Redis's
@@ -456,7 +456,7 @@ func TestBgsaveAborted(t *testing.T) {
 			tt.E.Exec(tt.C, args, &w)
 			tt.E.Unlock()
 			durability.WaitBgsave(tt.E)
-			if tt.E.Persist.ShutdownDone {
+			if tt.E.ShutdownDone() {
 				// After a shutdown nothing runs (it would be lost with
 				// the process): look at the state as it was left.
 				tt.E.Lock()
@@ -465,7 +465,7 @@ func TestBgsaveAborted(t *testing.T) {
 				if out != engine.Close {
 					t.Errorf("a command after the shutdown ran (outcome %v)", out)
 				}
-				tt.E.Persist.ShutdownDone = false
+				tt.E.SetShutdownDone(false)
 			}
 			info := tt.Do("INFO", "persistence")
 			for _, want := range []string{"rdb_bgsave_in_progress:0\r\n", "rdb_last_bgsave_status:ok\r\n", "current_save_keys_total:0\r\n"} {

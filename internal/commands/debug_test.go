@@ -109,7 +109,7 @@ func TestDebugSwitches(t *testing.T) {
 	tt.Do("SET", "k", "v")
 	payload := []byte(bulkBody(t, tt.Do("DUMP", "k")))
 	payload[len(payload)-1] ^= 0xff
-	tt.Expect(errReply(engine.ErrBadDumpPayload), "RESTORE", "k2", "0", string(payload))
+	tt.Expect(errReply(durability.ErrBadDumpPayload), "RESTORE", "k2", "0", string(payload))
 	tt.Expect(okReply, "DEBUG", "SET-SKIP-CHECKSUM-VALIDATION", "1")
 	tt.Expect(okReply, "RESTORE", "k2", "0", string(payload))
 	tt.Expect(bulk("v"), "GET", "k2")

@@ -239,13 +239,13 @@ func TestCrashBeforeRenameKeepsPreviousFile(t *testing.T) {
 
 	type crash struct{}
 	var tempSeen bool
-	tt.E.Persist.BeforeRename = func() {
+	durability.Of(tt.E).SetBeforeRename(func() {
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			tempSeen = tempSeen || strings.HasPrefix(e.Name(), "temp-")
 		}
 		panic(crash{})
-	}
+	})
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -366,21 +366,21 @@ func TestShutdownSaves(t *testing.T) {
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("SHUTDOWN without save points saved")
 	}
-	tt.E.Persist.ShutdownDone = false
+	tt.E.SetShutdownDone(false)
 	tt.Do("SHUTDOWN", "SAVE")
 	<-stopped
 	if _, err := os.Stat(path); err != nil {
 		t.Fatal("SHUTDOWN SAVE did not save")
 	}
 	os.Remove(path)
-	tt.E.Persist.ShutdownDone = false
+	tt.E.SetShutdownDone(false)
 	tt.E.Cfg.SetSavePoints([]config.SavePoint{{Seconds: 3600, Changes: 1}})
 	tt.Do("SHUTDOWN", "NOSAVE")
 	<-stopped
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("SHUTDOWN NOSAVE saved")
 	}
-	tt.E.Persist.ShutdownDone = false
+	tt.E.SetShutdownDone(false)
 	if err := durability.ShutdownSave(tt.E); err != nil {
 		t.Fatal(err)
 	}
@@ -389,7 +389,7 @@ func TestShutdownSaves(t *testing.T) {
 	}
 
 	// A failed save refuses the shutdown, unless FORCE.
-	tt.E.Persist.ShutdownDone = false
+	tt.E.SetShutdownDone(false)
 	tt.E.Cfg.SetDir(filepath.Join(dir, "missing"), "")
 	tt.C.CloseAfterReply = false
 	tt.Expect(errReply(engine.ErrShutdownFailed), "SHUTDOWN")
@@ -451,14 +451,14 @@ func TestRestoreOptions(t *testing.T) {
 	tt.Do("RPUSH", "l", "a", "b")
 	payload := string(respBulk(t, tt.Do("DUMP", "l")))
 	runSteps(t, tt, []step{
-		cmd(errReply(engine.ErrBusyKey), "RESTORE", "l", "0", payload),
-		cmd(errReply(engine.ErrInvalidTTL), "RESTORE", "l2", "-1", payload),
+		cmd(errReply(durability.ErrBusyKey), "RESTORE", "l", "0", payload),
+		cmd(errReply(durability.ErrInvalidTTL), "RESTORE", "l2", "-1", payload),
 		cmd(errReply(engine.ErrNotInt), "RESTORE", "l2", "x", payload),
-		cmd(errReply(engine.ErrInvalidIdle), "RESTORE", "l2", "0", payload, "IDLETIME", "-1"),
-		cmd(errReply(engine.ErrInvalidFreq), "RESTORE", "l2", "0", payload, "FREQ", "256"),
+		cmd(errReply(durability.ErrInvalidIdle), "RESTORE", "l2", "0", payload, "IDLETIME", "-1"),
+		cmd(errReply(durability.ErrInvalidFreq), "RESTORE", "l2", "0", payload, "FREQ", "256"),
 		cmd(errReply(engine.ErrSyntax), "RESTORE", "l2", "0", payload, "IDLETIME", "1", "FREQ", "1"),
 		cmd(errReply(engine.ErrSyntax), "RESTORE", "l2", "0", payload, "BOGUS"),
-		cmd(errReply(engine.ErrBadDumpPayload), "RESTORE", "l2", "0", "short"),
+		cmd(errReply(durability.ErrBadDumpPayload), "RESTORE", "l2", "0", "short"),
 		cmd(okReply, "RESTORE", "l2", "0", payload, "IDLETIME", "100"),
 		cmd(integer(100), "OBJECT", "IDLETIME", "l2"),
 		cmd(okReply, "RESTORE", "l2", "5000", payload, "REPLACE"),
@@ -479,10 +479,10 @@ func TestKill9DuringSave(t *testing.T) {
 		for i := range 1000 {
 			tt.Do("SET", "k"+strconv.Itoa(i), "new")
 		}
-		tt.E.Persist.BeforeRename = func() {
+		durability.Of(tt.E).SetBeforeRename(func() {
 			os.WriteFile(filepath.Join(dir, "ready"), nil, 0o644)
 			time.Sleep(time.Hour)
-		}
+		})
 		tt.Do(os.Getenv("LIMITKV_SAVE_CRASH_CMD"))
 		time.Sleep(time.Hour) // BGSAVE answers at once: wait for the kill
 		return

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -51,7 +52,7 @@ func syncedReplica(t *testing.T, tt *tester, addr string) *engine.Client {
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
 		tt.E.Lock()
-		online := c.Repl != nil && c.Repl.State == engine.ReplicaOnline
+		online := durability.IsOnlineReplica(c)
 		tt.E.Unlock()
 		if online {
 			return c
@@ -65,7 +66,7 @@ func syncedReplica(t *testing.T, tt *tester, addr string) *engine.Client {
 func (tt *tester) replOffset() int64 {
 	tt.E.Lock()
 	defer tt.E.Unlock()
-	return tt.E.Repl.Offset
+	return tt.E.ReplOffset()
 }
 
 func ackOn(tt *tester, c *engine.Client, off int64) {
@@ -143,7 +144,7 @@ func TestWait(t *testing.T) {
 					t.Errorf("replica %d was not asked for an ACK: %q", i, r.Out.Bytes())
 				}
 			}
-			if got := tt.E.Repl.Offset; tc.replicas > 0 && got != woff+int64(len(getAck)) {
+			if got := tt.E.ReplOffset(); tc.replicas > 0 && got != woff+int64(len(getAck)) {
 				t.Errorf("master offset %d, want %d (the write, then GETACK)", got, woff+int64(len(getAck)))
 			}
 			tt.E.Unlock()
@@ -207,7 +208,7 @@ func TestWaitNeverBlocks(t *testing.T) {
 	tt.Expect(errReply("ERR This Redis command is not allowed from script"), "EVAL", "return redis.pcall('wait','0','0')", "0")
 
 	tt.E.Lock()
-	tt.E.Repl.Host, tt.E.Repl.Port, tt.E.Repl.State = "10.9.9.9", 6379, engine.ReplConnected
+	durability.Of(tt.E).SetLinkUp("10.9.9.9", 6379)
 	tt.E.Unlock()
 	tt.Expect(errReply("ERR WAIT cannot be used with replica instances. Please also note that since Redis 4.0 if a replica is configured to be writable (which is not the default) writes to replicas are just local and are not propagated."), "WAIT", "0", "0")
 }

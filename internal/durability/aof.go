@@ -33,61 +33,64 @@ import (
 // (bgsave.go) while new writes go to a new incremental file, then swaps the
 // manifest atomically and removes the files it replaced.
 
-func aofDir(e *engine.Engine) string {
+func (d *Component) aofDir() string {
+	e := d.e
 	return filepath.Join(*e.Cfg.Dir.Load(), *e.Cfg.AOF.DirName.Load())
 }
 
 // aofFlush is flushAppendOnlyFile: the buffer to the current file, and
 // with appendfsync always an fsync before any reply goes. Call with the
 // lock held.
-func aofFlush(e *engine.Engine, force bool) {
-	a := &e.Aof
-	if len(a.Buf) == 0 || a.F == nil {
+func (d *Component) aofFlush(force bool) {
+	e := d.e
+	a := &d.aof
+	if len(a.buf) == 0 || a.f == nil {
 		return
 	}
-	n, err := a.F.Write(a.Buf)
-	a.CurrentSize += int64(n)
+	n, err := a.f.Write(a.buf)
+	a.currentSize += int64(n)
 	policy := e.Cfg.AOF.Fsync.Load()
 	if err != nil {
-		if a.WriteErr == nil {
+		if a.writeErr == nil {
 			e.Log.Warn("Error writing to the AOF file: " + unwrapPath(err).Error())
 		}
-		a.WriteErr = err
+		a.writeErr = err
 		if policy == config.FsyncAlways {
 			e.Log.Warn("Can't recover from AOF write error when the AOF fsync policy is 'always'. Exiting...")
 			os.Exit(1)
 		}
-		a.Buf = append(a.Buf[:0], a.Buf[n:]...)
+		a.buf = append(a.buf[:0], a.buf[n:]...)
 		return
 	}
-	if a.WriteErr != nil {
+	if a.writeErr != nil {
 		e.Log.Warn("AOF write error looks solved, Redis can write again.")
-		a.WriteErr = nil
+		a.writeErr = nil
 	}
-	a.Buf = a.Buf[:0]
-	if cap(a.Buf) > 4<<20 {
-		a.Buf = nil
+	a.buf = a.buf[:0]
+	if cap(a.buf) > 4<<20 {
+		a.buf = nil
 	}
 	switch policy {
 	case config.FsyncAlways:
-		if err := a.F.Sync(); err != nil {
+		if err := a.f.Sync(); err != nil {
 			e.Log.Warn("Can't persist AOF for fsync error when the AOF fsync policy is 'always': " + unwrapPath(err).Error() + ". Exiting...")
 			os.Exit(1)
 		}
 	case config.FsyncEverysec:
-		a.Unsynced = true
+		a.unsynced = true
 	}
 }
 
 // FlushAOF writes (and with appendfsync always fsyncs) what the write
 // stream gave the AOF, for a front that writes replies with the lock held:
 // call it before the first reply goes. Call with the lock held.
-func FlushAOF(e *engine.Engine) { aofFlush(e, false) }
+func FlushAOF(e *engine.Engine) { Of(e).aofFlush(false) }
 
 // aofSyncLoop is the everysec fsync (Redis's bio thread): once a second it
 // writes what is buffered (keys the expiry cycle removed, say) and fsyncs
 // without the lock.
-func aofSyncLoop(e *engine.Engine, stop chan struct{}) {
+func (d *Component) aofSyncLoop(stop chan struct{}) {
+	e := d.e
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -97,10 +100,10 @@ func aofSyncLoop(e *engine.Engine, stop chan struct{}) {
 		case <-t.C:
 		}
 		e.Mu.Lock()
-		aofFlush(e, false)
-		a := &e.Aof
-		f, need := a.F, a.Unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
-		a.Unsynced = false
+		d.aofFlush(false)
+		a := &d.aof
+		f, need := a.f, a.unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
+		a.unsynced = false
 		e.Mu.Unlock()
 		if need && f != nil {
 			f.Sync() // a file closed by a rewrite meanwhile was synced first
@@ -114,8 +117,9 @@ func aofSyncLoop(e *engine.Engine, stop chan struct{}) {
 // with aof-load-truncated yes (logged as Redis does); anything else that
 // is wrong is an error and the server must not start. Call before serving.
 func LoadAppendOnly(e *engine.Engine) (bool, error) {
+	d := Of(e)
 	prefix := *e.Cfg.AOF.FileName.Load()
-	dir := aofDir(e)
+	dir := d.aofDir()
 	man := aof.New(prefix)
 	data, err := os.ReadFile(filepath.Join(dir, aof.ManifestName(prefix)))
 	switch {
@@ -128,7 +132,7 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 			return false, err
 		}
 	}
-	e.Aof.Man = man
+	d.aof.man = man
 	var files []string
 	if man.Base != nil {
 		files = append(files, man.Base.Name)
@@ -161,7 +165,7 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 	for i, name := range files {
 		start := time.Now()
 		last := i == len(files)-1
-		truncated, err := loadAOFFile(e, c, dir, name, last)
+		truncated, err := d.loadAOFFile(c, dir, name, last)
 		if err != nil {
 			for _, db := range e.Dbs {
 				db.Flush()
@@ -176,17 +180,18 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 			e.Log.Info(fmt.Sprintf("DB loaded from %s file %s: %.3f seconds", kind, name, time.Since(start).Seconds()))
 		}
 	}
-	e.Aof.CurrentSize = total
+	d.aof.currentSize = total
 	if man.Base != nil {
 		if st, err := os.Stat(filepath.Join(dir, man.Base.Name)); err == nil {
-			e.Aof.BaseSize = st.Size()
+			d.aof.baseSize = st.Size()
 		}
 	}
 	return true, nil
 }
 
 // loadAOFFile is loadSingleAppendOnlyFile.
-func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool) (truncated bool, err error) {
+func (d *Component) loadAOFFile(c *engine.Client, dir, name string, last bool) (truncated bool, err error) {
+	e := d.e
 	path := filepath.Join(dir, name)
 	f, err := os.Open(path)
 	if err != nil {
@@ -215,7 +220,7 @@ func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool
 		if err == io.EOF {
 			if inMulti {
 				e.Log.Warn("Revert incomplete MULTI/EXEC transaction in AOF file " + name)
-				return aofTruncate(e, path, name, beforeMulti, last)
+				return d.aofTruncate(path, name, beforeMulti, last)
 			}
 			return false, nil
 		}
@@ -224,7 +229,7 @@ func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool
 			if inMulti {
 				off = beforeMulti
 			}
-			return aofTruncate(e, path, name, off, last)
+			return d.aofTruncate(path, name, off, last)
 		}
 		if errors.Is(err, aof.ErrFormat) {
 			e.Log.Warn("Bad file format reading the append only file " + name + ": make a backup of your AOF file, then use ./redis-check-aof --fix <filename.manifest>")
@@ -248,12 +253,12 @@ func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool
 		case cmd.Name == "exec" && inMulti:
 			inMulti = false
 			for _, q := range queued {
-				aofRun(e, c, q, w)
+				d.aofRun(c, q, w)
 			}
 		case inMulti:
 			queued = append(queued, args)
 		default:
-			aofRun(e, c, args, w)
+			d.aofRun(c, args, w)
 		}
 		w.Reset(0)
 	}
@@ -261,7 +266,8 @@ func loadAOFFile(e *engine.Engine, c *engine.Client, dir, name string, last bool
 
 // aofRun runs one loaded command on the loading client, without the
 // checks a network command passes (Redis calls cmd->proc directly).
-func aofRun(e *engine.Engine, c *engine.Client, args [][]byte, w *resp.Writer) {
+func (d *Component) aofRun(c *engine.Client, args [][]byte, w *resp.Writer) {
+	e := d.e
 	cmd := engine.Lookup(args[0])
 	if cmd.Sub != nil && len(args) >= 2 {
 		cmd = engine.LookupSub(cmd, args[1])
@@ -277,7 +283,8 @@ func aofRun(e *engine.Engine, c *engine.Client, args [][]byte, w *resp.Writer) {
 // aofTruncate is the uxeof path: with aof-load-truncated the last file is
 // cut after its last complete command; otherwise, or for a file that is
 // not the last, loading fails.
-func aofTruncate(e *engine.Engine, path, name string, off int64, last bool) (bool, error) {
+func (d *Component) aofTruncate(path, name string, off int64, last bool) (bool, error) {
+	e := d.e
 	if e.Cfg.AOF.LoadTruncated.Load() {
 		e.Log.Warn("!!! Warning: short read while loading the AOF file " + name + "!!!")
 		e.Log.Warn(fmt.Sprintf("!!! Truncating the AOF %s at offset %d !!!", name, off))
@@ -301,34 +308,35 @@ func aofTruncate(e *engine.Engine, path, name string, off int64, last bool) (boo
 // incremental file opened for appending (made if there is none), the
 // manifest persisted. Call before serving.
 func StartAppendOnly(e *engine.Engine) error {
+	d := Of(e)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
 	if !e.Cfg.AOF.Enabled.Load() {
 		return nil
 	}
-	a := &e.Aof
-	a.Dir = aofDir(e)
-	if a.Man == nil {
-		a.Man = aof.New(*e.Cfg.AOF.FileName.Load())
+	a := &d.aof
+	a.dir = d.aofDir()
+	if a.man == nil {
+		a.man = aof.New(*e.Cfg.AOF.FileName.Load())
 	}
-	if err := os.MkdirAll(a.Dir, 0o755); err != nil {
-		return fmt.Errorf("Can't open or create append-only dir %s: %w", a.Dir, unwrapPath(err))
+	if err := os.MkdirAll(a.dir, 0o755); err != nil {
+		return fmt.Errorf("Can't open or create append-only dir %s: %w", a.dir, unwrapPath(err))
 	}
-	if a.Man.Base == nil && len(a.Man.Incr) == 0 {
-		name := a.Man.NewBase(e.Cfg.AOF.UseRDBPreamble.Load())
-		if err := writeBaseLocked(e, name); err != nil {
+	if a.man.Base == nil && len(a.man.Incr) == 0 {
+		name := a.man.NewBase(e.Cfg.AOF.UseRDBPreamble.Load())
+		if err := d.writeBaseLocked(name); err != nil {
 			return err
 		}
 		e.Log.Info("Creating AOF base file " + name + " on server start")
 	}
-	existing := len(a.Man.Incr) > 0
-	name := a.Man.LastIncr()
-	f, err := os.OpenFile(filepath.Join(a.Dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	existing := len(a.man.Incr) > 0
+	name := a.man.LastIncr()
+	f, err := os.OpenFile(filepath.Join(a.dir, name), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("Can't open the append-only file %s: %w", name, unwrapPath(err))
 	}
-	if a.Man.Modified {
-		if err := a.Man.Write(a.Dir); err != nil {
+	if a.man.Modified {
+		if err := a.man.Write(a.dir); err != nil {
 			f.Close()
 			return err
 		}
@@ -338,45 +346,45 @@ func StartAppendOnly(e *engine.Engine) error {
 	} else {
 		e.Log.Info("Creating AOF incr file " + name + " on server start")
 	}
-	aofAttach(e, f, engine.AofOn)
-	if a.CurrentSize == 0 {
-		a.CurrentSize = aofFilesSize(e)
-		a.BaseSize = a.CurrentSize
+	d.aofAttach(f, aofOn)
+	if a.currentSize == 0 {
+		a.currentSize = d.aofFilesSize()
+		a.baseSize = a.currentSize
 	}
 	return nil
 }
 
 // aofAttach makes f the file writes go to and the AOF a reader of the
 // stream.
-func aofAttach(e *engine.Engine, f *os.File, state int) {
-	aofAttachStream(e)
-	e.Aof.F, e.Aof.State = f, state
+func (d *Component) aofAttach(f *os.File, state int) {
+	d.aofAttachStream()
+	d.aof.f, d.aof.state = f, state
 }
 
 // writeBaseLocked writes the dataset as base file name synchronously
 // (rewriteAppendOnlyFile at start, where the dataset is what was loaded).
-func writeBaseLocked(e *engine.Engine, name string) error {
-	dir := aofDir(e)
+func (d *Component) writeBaseLocked(name string) error {
+	dir := d.aofDir()
 	tmp := "temp-rewriteaof-" + strconv.Itoa(os.Getpid()) + ".aof"
-	opts := writerOptions(e)
+	opts := d.writerOptions()
 	opts.AOFBase = true
 	return CommitFile(dir, name, tmp, func(w io.Writer) error {
-		return writeBase(e, w, opts)
+		return d.writeBase(w, opts)
 	}, nil)
 }
 
-func aofFilesSize(e *engine.Engine) int64 {
-	a := &e.Aof
+func (d *Component) aofFilesSize() int64 {
+	a := &d.aof
 	var n int64
 	names := []string{}
-	if a.Man.Base != nil {
-		names = append(names, a.Man.Base.Name)
+	if a.man.Base != nil {
+		names = append(names, a.man.Base.Name)
 	}
-	for _, ai := range a.Man.Incr {
+	for _, ai := range a.man.Incr {
 		names = append(names, ai.Name)
 	}
 	for _, name := range names {
-		if st, err := os.Stat(filepath.Join(a.Dir, name)); err == nil {
+		if st, err := os.Stat(filepath.Join(a.dir, name)); err == nil {
 			n += st.Size()
 		}
 	}
@@ -386,29 +394,30 @@ func aofFilesSize(e *engine.Engine) int64 {
 // StopAppendOnly closes the AOF at shutdown: what is buffered is written
 // and fsynced (Redis's flushAppendOnlyFile(1) and fsync in prepareForShutdown).
 func StopAppendOnly(e *engine.Engine) {
+	d := Of(e)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	stopAppendOnlyLocked(e)
+	d.stopAppendOnlyLocked()
 }
 
-func stopAppendOnlyLocked(e *engine.Engine) {
-	a := &e.Aof
-	if a.State == engine.AofOff {
+func (d *Component) stopAppendOnlyLocked() {
+	a := &d.aof
+	if a.state == aofOff {
 		return
 	}
-	aofFlush(e, true)
-	if a.F != nil {
-		a.F.Sync()
-		a.F.Close()
-		a.F = nil
+	d.aofFlush(true)
+	if a.f != nil {
+		a.f.Sync()
+		a.f.Close()
+		a.f = nil
 	}
-	aofKillRewrite(e)
-	if a.State == engine.AofWaitRewrite && a.Man != nil {
+	d.aofKillRewrite()
+	if a.state == aofWaitRewrite && a.man != nil {
 		// killAppendOnlyChild's aofDelTempIncrAofFile: nothing refers to it.
-		os.Remove(filepath.Join(a.Dir, aof.TempIncrName(a.Man.Prefix)))
+		os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
 	}
-	e.Prop.Stream.Detach(a)
-	close(a.Stop)
-	a.State = engine.AofOff
-	a.Buf = a.Buf[:0]
+	d.e.Prop.Stream.Detach(a)
+	close(a.stop)
+	a.state = aofOff
+	a.buf = a.buf[:0]
 }

@@ -26,17 +26,17 @@ var aofCommands = []*engine.Command{
 var errAOFChildActive = errors.New("ERR Another child process is active (AOF?): can't BGSAVE right now. Use BGSAVE SCHEDULE in order to schedule a BGSAVE whenever possible.")
 
 func cmdBgrewriteaof(x *engine.Ctx) {
-	e := x.E
-	a := &e.Aof
+	d := Of(x.E)
+	a := &d.aof
 	switch {
-	case a.Rw != nil:
+	case a.rw != nil:
 		x.W.Error("ERR Background append only file rewriting already in progress")
-	case rdbChildBusy(e) || x.C.Multi != nil:
-		a.Scheduled = true
-		a.RwFailures = 0
+	case d.rdbChildBusy() || x.C.Multi != nil:
+		a.scheduled = true
+		a.rwFailures = 0
 		x.W.Simple("Background append only file rewriting scheduled")
 	default:
-		if err := aofRewriteLocked(e); err != nil {
+		if err := d.aofRewriteLocked(); err != nil {
 			x.W.Error("ERR Can't execute an AOF background rewriting. Please check the server logs for more information.")
 			return
 		}
@@ -46,16 +46,16 @@ func cmdBgrewriteaof(x *engine.Ctx) {
 
 // aofManifest is the manifest as on disk (aofLoadManifestFromDisk), read
 // at the first need when the AOF was off at start.
-func aofManifest(e *engine.Engine) (*aof.Manifest, error) {
-	a := &e.Aof
-	if a.Man != nil {
-		return a.Man, nil
+func (d *Component) aofManifest() (*aof.Manifest, error) {
+	a := &d.aof
+	if a.man != nil {
+		return a.man, nil
 	}
-	prefix := *e.Cfg.AOF.FileName.Load()
-	data, err := os.ReadFile(filepath.Join(aofDir(e), aof.ManifestName(prefix)))
+	prefix := *d.e.Cfg.AOF.FileName.Load()
+	data, err := os.ReadFile(filepath.Join(d.aofDir(), aof.ManifestName(prefix)))
 	if errors.Is(err, os.ErrNotExist) {
-		a.Man = aof.New(prefix)
-		return a.Man, nil
+		a.man = aof.New(prefix)
+		return a.man, nil
 	}
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func aofManifest(e *engine.Engine) (*aof.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.Man = m
+	a.man = m
 	return m, nil
 }
 
@@ -72,25 +72,26 @@ func aofManifest(e *engine.Engine) (*aof.Manifest, error) {
 // goes to the current file, new writes go to a new incremental file (a
 // temporary one while the AOF waits for its first base), and a goroutine
 // writes the snapshot as the new base.
-func aofRewriteLocked(e *engine.Engine) error {
-	a := &e.Aof
-	if rdbChildBusy(e) || a.Rw != nil {
+func (d *Component) aofRewriteLocked() error {
+	e := d.e
+	a := &d.aof
+	if d.rdbChildBusy() || a.rw != nil {
 		return errors.New("a background save is running")
 	}
-	man, err := aofManifest(e)
+	man, err := d.aofManifest()
 	if err != nil {
 		e.Log.Warn("Can't read the AOF manifest: " + err.Error())
 		return err
 	}
-	dir := aofDir(e)
-	a.Dir = dir
+	dir := d.aofDir()
+	a.dir = dir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		e.Log.Warn("Can't open or create append-only dir " + dir + ": " + unwrapPath(err).Error())
 		return err
 	}
-	aofFlush(e, true)
-	switch a.State {
-	case engine.AofOn:
+	d.aofFlush(true)
+	switch a.state {
+	case aofOn:
 		// openNewIncrAofForAppend: the new file and the manifest naming it
 		// both, or neither.
 		next := man.Clone()
@@ -106,57 +107,57 @@ func aofRewriteLocked(e *engine.Engine) error {
 			os.Remove(filepath.Join(dir, name))
 			return err
 		}
-		old := a.F
-		a.F, a.Man = f, next
-		a.Enc.Reset()
+		old := a.f
+		a.f, a.man = f, next
+		a.enc.Reset()
 		old.Sync() // aof_background_fsync_and_close
 		old.Close()
-	case engine.AofWaitRewrite:
+	case aofWaitRewrite:
 		name := aof.TempIncrName(man.Prefix)
 		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_TRUNC|os.O_CREATE, 0o644)
 		if err != nil {
 			e.Log.Warn("Can't open the append-only file " + name + ": " + unwrapPath(err).Error())
 			return err
 		}
-		if a.F != nil {
-			a.F.Close()
+		if a.f != nil {
+			a.f.Close()
 		}
-		a.F = f
-		a.Enc.Reset()
+		a.f = f
+		a.enc.Reset()
 	}
-	opts := writerOptions(e)
+	opts := d.writerOptions()
 	opts.AOFBase = true
-	rw := &engine.AofRewrite{Bg: beginBgSnapshot(e, opts), Start: time.Now(), Done: make(chan struct{})}
+	rw := &aofRewrite{bg: d.beginBgSnapshot(opts), start: time.Now(), done: make(chan struct{})}
 	// Redis names it after the child's pid; a number per rewrite here, so
 	// an aborted one still closing its file never shares it with the next.
-	a.RwSeq++
-	rw.Tmp = filepath.Join(dir, "temp-rewriteaof-bg-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(a.RwSeq, 10)+".aof")
-	a.Rw = rw
-	a.Scheduled = false
-	a.Rewrites++
+	a.rwSeq++
+	rw.tmp = filepath.Join(dir, "temp-rewriteaof-bg-"+strconv.Itoa(os.Getpid())+"-"+strconv.FormatInt(a.rwSeq, 10)+".aof")
+	a.rw = rw
+	a.scheduled = false
+	a.rewrites++
 	e.Log.Info("Background append only file rewriting started")
 	go func() {
-		defer close(rw.Done)
-		err := writeRewrite(e, rw)
+		defer close(rw.done)
+		err := d.writeRewrite(rw)
 		e.Mu.Lock()
 		defer e.Mu.Unlock()
-		if a.Rw != rw {
+		if a.rw != rw {
 			return // stopped (appendonly no) meanwhile
 		}
-		aofRewriteDone(e, rw, err)
+		d.aofRewriteDone(rw, err)
 	}()
 	return nil
 }
 
 // writeRewrite writes the snapshot to the rewrite's temporary file and
 // fsyncs it, without the lock but for the walk's slices.
-func writeRewrite(e *engine.Engine, rw *engine.AofRewrite) error {
-	f, err := os.OpenFile(rw.Tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+func (d *Component) writeRewrite(rw *aofRewrite) error {
+	f, err := os.OpenFile(rw.tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
-	err = streamBgsave(e, rw.Bg, bw)
+	err = d.streamBgsave(rw.bg, bw)
 	if err == nil {
 		err = bw.Flush()
 	}
@@ -172,42 +173,43 @@ func writeRewrite(e *engine.Engine, rw *engine.AofRewrite) error {
 // aofRewriteDone is backgroundRewriteDoneHandler: the new base gets its
 // name, the incremental files it covers become history, the manifest is
 // swapped in one rename, and the history files go. Call with the lock.
-func aofRewriteDone(e *engine.Engine, rw *engine.AofRewrite, err error) {
-	a := &e.Aof
-	a.Rw = nil
-	for _, d := range rw.Bg.Dbs {
-		d.Snap.Abort()
+func (d *Component) aofRewriteDone(rw *aofRewrite, err error) {
+	e := d.e
+	a := &d.aof
+	a.rw = nil
+	for _, sd := range rw.bg.dbs {
+		sd.snap.Abort()
 	}
-	freezeAccess(e, false)
-	a.LastRwSecs = int64(time.Since(rw.Start) / time.Second)
+	d.freezeAccess(false)
+	a.lastRwSecs = int64(time.Since(rw.start) / time.Second)
 	fail := func(err error) {
 		e.Log.Warn("Background AOF rewrite terminated with error: " + err.Error())
-		os.Remove(rw.Tmp)
-		if a.State == engine.AofWaitRewrite {
-			e.Log.Info("Removing the temp incr aof file " + aof.TempIncrName(a.Man.Prefix) + " in the background")
-			if a.F != nil {
-				a.F.Close()
-				a.F = nil
+		os.Remove(rw.tmp)
+		if a.state == aofWaitRewrite {
+			e.Log.Info("Removing the temp incr aof file " + aof.TempIncrName(a.man.Prefix) + " in the background")
+			if a.f != nil {
+				a.f.Close()
+				a.f = nil
 			}
-			os.Remove(filepath.Join(a.Dir, aof.TempIncrName(a.Man.Prefix)))
-			a.Scheduled = true // the AOF still waits for its base
+			os.Remove(filepath.Join(a.dir, aof.TempIncrName(a.man.Prefix)))
+			a.scheduled = true // the AOF still waits for its base
 		}
-		a.LastRwOK = false
-		a.RwFailures++
+		a.lastRwOK = false
+		a.rwFailures++
 	}
 	if err != nil {
 		fail(err)
 		return
 	}
-	dir := a.Dir
-	next := a.Man.Clone()
+	dir := a.dir
+	next := a.man.Clone()
 	base := next.NewBase(true)
-	if err := os.Rename(rw.Tmp, filepath.Join(dir, base)); err != nil {
-		fail(fmt.Errorf("Error trying to rename the temporary AOF base file %s into %s: %w", filepath.Base(rw.Tmp), base, unwrapPath(err)))
+	if err := os.Rename(rw.tmp, filepath.Join(dir, base)); err != nil {
+		fail(fmt.Errorf("Error trying to rename the temporary AOF base file %s into %s: %w", filepath.Base(rw.tmp), base, unwrapPath(err)))
 		return
 	}
 	var incr string
-	if a.State == engine.AofWaitRewrite {
+	if a.state == aofWaitRewrite {
 		incr = next.NewIncr()
 		if err := os.Rename(filepath.Join(dir, aof.TempIncrName(next.Prefix)), filepath.Join(dir, incr)); err != nil {
 			os.Remove(filepath.Join(dir, base))
@@ -215,7 +217,7 @@ func aofRewriteDone(e *engine.Engine, rw *engine.AofRewrite, err error) {
 			return
 		}
 	}
-	next.IncrHistory(a.F != nil)
+	next.IncrHistory(a.f != nil)
 	if err := next.Write(dir); err != nil {
 		if incr != "" {
 			os.Rename(filepath.Join(dir, incr), filepath.Join(dir, aof.TempIncrName(next.Prefix)))
@@ -224,9 +226,9 @@ func aofRewriteDone(e *engine.Engine, rw *engine.AofRewrite, err error) {
 		fail(err)
 		return
 	}
-	a.Man = next
-	if a.State == engine.AofWaitRewrite {
-		a.State = engine.AofOn
+	a.man = next
+	if a.state == aofWaitRewrite {
+		a.state = aofOn
 	}
 	// aofDelHistoryFiles
 	if len(next.History) > 0 {
@@ -240,20 +242,21 @@ func aofRewriteDone(e *engine.Engine, rw *engine.AofRewrite, err error) {
 			e.Log.Warn(err.Error())
 		}
 	}
-	a.CurrentSize = aofFilesSize(e)
-	a.BaseSize = a.CurrentSize
-	a.LastRwOK = true
-	a.RwFailures = 0
+	a.currentSize = d.aofFilesSize()
+	a.baseSize = a.currentSize
+	a.lastRwOK = true
+	a.rwFailures = 0
 	e.Log.Info("Background AOF rewrite terminated with success")
 	e.Log.Info("Background AOF rewrite finished successfully")
 }
 
 // WaitAOFRewrite waits for a rewrite in progress to end. Call without the lock.
 func WaitAOFRewrite(e *engine.Engine) {
+	d := Of(e)
 	e.Mu.Lock()
 	var done chan struct{}
-	if e.Aof.Rw != nil {
-		done = e.Aof.Rw.Done
+	if d.aof.rw != nil {
+		done = d.aof.rw.done
 	}
 	e.Mu.Unlock()
 	if done != nil {
@@ -266,153 +269,109 @@ func WaitAOFRewrite(e *engine.Engine) {
 // first base; turned off, the file is flushed, fsynced and closed and a
 // rewrite in progress stops. The error is CONFIG SET's text.
 func AofConfigApplied(e *engine.Engine) string {
-	a := &e.Aof
+	d := Of(e)
+	a := &d.aof
 	on := e.Cfg.AOF.Enabled.Load()
 	switch {
-	case on && a.State == engine.AofOff:
-		if _, err := aofManifest(e); err != nil {
+	case on && a.state == aofOff:
+		if _, err := d.aofManifest(); err != nil {
 			e.Cfg.AOF.Enabled.Store(false)
 			return "Unable to turn on AOF. Check server logs."
 		}
-		a.Dir = aofDir(e)
-		a.State = engine.AofWaitRewrite
-		aofAttachStream(e)
-		if rdbChildBusy(e) {
-			a.Scheduled = true
+		a.dir = d.aofDir()
+		a.state = aofWaitRewrite
+		d.aofAttachStream()
+		if d.rdbChildBusy() {
+			a.scheduled = true
 			e.Log.Warn("AOF was enabled but there is already another background operation. An AOF background was scheduled to start when possible.")
-		} else if a.Rw != nil {
+		} else if a.rw != nil {
 			// A BGREWRITEAOF of the AOF that was off: its base would not
 			// cover the writes from now on. Redis kills it and starts over.
-			aofKillRewrite(e)
-			if err := aofRewriteLocked(e); err != nil {
-				aofDetachStream(e)
-				a.State = engine.AofOff
+			d.aofKillRewrite()
+			if err := d.aofRewriteLocked(); err != nil {
+				d.aofDetachStream()
+				a.state = aofOff
 				e.Cfg.AOF.Enabled.Store(false)
 				return "Unable to turn on AOF. Check server logs."
 			}
-		} else if err := aofRewriteLocked(e); err != nil {
+		} else if err := d.aofRewriteLocked(); err != nil {
 			e.Log.Warn("Redis needs to enable the AOF but can't trigger a background AOF rewrite operation. Check the above logs for more info about the error.")
-			aofDetachStream(e)
-			a.State = engine.AofOff
+			d.aofDetachStream()
+			a.state = aofOff
 			e.Cfg.AOF.Enabled.Store(false)
 			return "Unable to turn on AOF. Check server logs."
 		}
-	case !on && a.State != engine.AofOff:
-		stopAppendOnlyLocked(e)
+	case !on && a.state != aofOff:
+		d.stopAppendOnlyLocked()
 	}
 	return ""
 }
 
-func aofKillRewrite(e *engine.Engine) {
-	a := &e.Aof
-	if a.Rw == nil {
+func (d *Component) aofKillRewrite() {
+	a := &d.aof
+	if a.rw == nil {
 		return
 	}
-	rw := a.Rw
-	rw.Bg.Aborted.Store(true)
-	for _, d := range rw.Bg.Dbs {
-		d.Snap.Abort()
+	rw := a.rw
+	rw.bg.aborted.Store(true)
+	for _, sd := range rw.bg.dbs {
+		sd.snap.Abort()
 	}
-	freezeAccess(e, false)
-	os.Remove(rw.Tmp)
-	a.Rw = nil
-	e.Log.Info("Killing running AOF rewrite child")
+	d.freezeAccess(false)
+	os.Remove(rw.tmp)
+	a.rw = nil
+	d.e.Log.Info("Killing running AOF rewrite child")
 }
 
 // aofAttachStream makes the AOF a reader of the write stream, with the
 // everysec goroutine, without a file yet (the rewrite opens it).
-func aofAttachStream(e *engine.Engine) {
-	a := &e.Aof
-	a.Enc.Reset()
-	e.Prop.Stream.Attach(a)
-	a.Stop = make(chan struct{})
-	go aofSyncLoop(e, a.Stop)
+func (d *Component) aofAttachStream() {
+	a := &d.aof
+	a.enc.Reset()
+	d.e.Prop.Stream.Attach(a)
+	a.stop = make(chan struct{})
+	go d.aofSyncLoop(a.stop)
 }
 
-func aofDetachStream(e *engine.Engine) {
-	a := &e.Aof
-	e.Prop.Stream.Detach(a)
-	close(a.Stop)
-	if a.F != nil {
-		a.F.Close()
-		a.F = nil
+func (d *Component) aofDetachStream() {
+	a := &d.aof
+	d.e.Prop.Stream.Detach(a)
+	close(a.stop)
+	if a.f != nil {
+		a.f.Close()
+		a.f = nil
 	}
 }
 
 // aofCron is serverCron's AOF part: a scheduled rewrite once nothing else
 // runs, and the automatic rewrite past auto-aof-rewrite-percentage growth
 // over the size of the last base (from auto-aof-rewrite-min-size).
-func aofCron(e *engine.Engine) {
-	a := &e.Aof
-	if a.Rw != nil || rdbChildBusy(e) || e.BusyScript.On {
+func (d *Component) aofCron() {
+	e := d.e
+	a := &d.aof
+	if a.rw != nil || d.rdbChildBusy() || e.BusyScript.On {
 		return
 	}
-	if a.Scheduled {
-		aofRewriteLocked(e)
+	if a.scheduled {
+		d.aofRewriteLocked()
 		return
 	}
 	perc := e.Cfg.AOF.RewritePerc.Load()
-	if a.State != engine.AofOn || perc == 0 || a.CurrentSize <= e.Cfg.AOF.RewriteMinSize.Load() {
+	if a.state != aofOn || perc == 0 || a.currentSize <= e.Cfg.AOF.RewriteMinSize.Load() {
 		return
 	}
-	base := a.BaseSize
+	base := a.baseSize
 	if base == 0 {
 		base = 1
 	}
-	if growth := a.CurrentSize*100/base - 100; growth >= perc {
+	if growth := a.currentSize*100/base - 100; growth >= perc {
 		e.Log.Info(fmt.Sprintf("Starting automatic rewriting of AOF on %d%% growth", growth))
-		aofRewriteLocked(e)
+		d.aofRewriteLocked()
 	}
-}
-
-// aofInfo writes INFO persistence's aof fields: the always-present ones,
-// or (tail) those shown only with appendonly yes.
-func AofInfo(e *engine.Engine, b *engine.InfoBuf, tail bool) {
-	a := &e.Aof
-	if tail {
-		if !e.Cfg.AOF.Enabled.Load() {
-			return
-		}
-		b.I("aof_current_size", a.CurrentSize)
-		b.I("aof_base_size", a.BaseSize)
-		b.I("aof_pending_rewrite", b2i(a.Scheduled))
-		b.I("aof_buffer_length", int64(len(a.Buf)))
-		b.I("aof_pending_bio_fsync", 0)
-		b.I("aof_delayed_fsync", a.Delayed)
-		return
-	}
-	cur := int64(-1)
-	if a.Rw != nil {
-		cur = int64(time.Since(a.Rw.Start) / time.Second)
-	}
-	b.I("aof_enabled", b2i(a.State != engine.AofOff))
-	b.I("aof_rewrite_in_progress", b2i(a.Rw != nil))
-	b.I("aof_rewrite_scheduled", b2i(a.Scheduled))
-	b.I("aof_last_rewrite_time_sec", a.LastRwSecs)
-	b.I("aof_current_rewrite_time_sec", cur)
-	b.Kv("aof_last_bgrewrite_status", okErr(a.LastRwOK))
-	b.I("aof_rewrites", a.Rewrites)
-	b.I("aof_rewrites_consecutive_failures", a.RwFailures)
-	b.Kv("aof_last_write_status", okErr(a.WriteErr == nil))
-	b.I("aof_last_cow_size", 0)
-}
-
-func b2i(b bool) int64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-func okErr(ok bool) string {
-	if ok {
-		return "ok"
-	}
-	return "err"
 }
 
 // writeBase writes the dataset as an RDB-preamble base. Call with the lock.
-func writeBase(e *engine.Engine, w interface{ Write([]byte) (int, error) }, opts rdb.WriterOptions) error {
-	_, err := writeSnapshotWith(e, w, opts)
+func (d *Component) writeBase(w interface{ Write([]byte) (int, error) }, opts rdb.WriterOptions) error {
+	_, err := d.writeSnapshotWith(w, opts)
 	return err
 }

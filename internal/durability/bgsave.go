@@ -45,66 +45,66 @@ var errBgAborted = errors.New("background save aborted")
 const bgArenaChunk = 256 << 10
 
 // alloc returns n bytes of arena.
-func alloc(b *engine.BgBatch, n int) []byte {
+func alloc(b *bgBatch, n int) []byte {
 	for {
-		if b.Cur == len(b.Chunks) {
-			b.Chunks = append(b.Chunks, make([]byte, 0, max(bgArenaChunk, n)))
+		if b.cur == len(b.chunks) {
+			b.chunks = append(b.chunks, make([]byte, 0, max(bgArenaChunk, n)))
 		}
-		c := b.Chunks[b.Cur]
+		c := b.chunks[b.cur]
 		if cap(c)-len(c) >= n {
 			start := len(c)
-			b.Chunks[b.Cur] = c[:start+n]
+			b.chunks[b.cur] = c[:start+n]
 			return c[start : start+n : start+n]
 		}
 		if len(c) == 0 { // too small even empty: make room
-			b.Chunks[b.Cur] = make([]byte, 0, n)
+			b.chunks[b.cur] = make([]byte, 0, n)
 			continue
 		}
-		b.Cur++
+		b.cur++
 	}
 }
 
-func copyOf(b *engine.BgBatch, p []byte) []byte {
+func copyOf(b *bgBatch, p []byte) []byte {
 	d := alloc(b, len(p))
 	copy(d, p)
 	return d
 }
 
 // next returns the next record slot, its slices emptied for reuse.
-func next(b *engine.BgBatch) *rdb.Entry {
-	if b.N == len(b.Recs) {
-		b.Recs = append(b.Recs, rdb.Entry{})
+func next(b *bgBatch) *rdb.Entry {
+	if b.n == len(b.recs) {
+		b.recs = append(b.recs, rdb.Entry{})
 	}
-	r := &b.Recs[b.N]
-	b.N++
+	r := &b.recs[b.n]
+	b.n++
 	v := &r.Value
 	*r = rdb.Entry{DB: r.DB, Value: rdb.Value{List: v.List[:0], Set: v.Set[:0], ZSet: v.ZSet[:0], Hash: v.Hash[:0]}}
 	return r
 }
 
 // reset empties the batch, keeping its records and chunks for reuse.
-func reset(b *engine.BgBatch) {
-	b.N, b.Cur = 0, 0
-	for i := range b.Chunks {
-		b.Chunks[i] = b.Chunks[i][:0]
+func reset(b *bgBatch) {
+	b.n, b.cur = 0, 0
+	for i := range b.chunks {
+		b.chunks[i] = b.chunks[i][:0]
 	}
 }
 
-// record copies k out into d's batch. It runs under the lock, from the
+// record copies k out into sd's batch. It runs under the lock, from the
 // walk or from whatever command reached k's bucket first.
-func record(bg *engine.BgSave, d *engine.BgDB, k *keyspace.Entry) {
-	bg.Saved++
-	b := d.Batch
+func record(bg *bgSave, sd *bgDB, k *keyspace.Entry) {
+	bg.saved++
+	b := sd.batch
 	r := next(b)
-	r.DB = d.Index
+	r.DB = sd.index
 	key := k.Key()
 	r.Key = alloc(b, len(key))
 	copy(r.Key, key)
 	if exp := k.Expiry(); exp != keyspace.NoExpiry {
 		r.Expire, r.HasExpire = exp, true
 	}
-	bg.Access.Set(k, r)
-	v := RDBValue(&bg.Conv, k)
+	bg.access.Set(k, r)
+	v := RDBValue(&bg.conv, k)
 	out := &r.Value
 	out.Type, out.Encoding = v.Type, v.Encoding
 	switch v.Type {
@@ -130,7 +130,7 @@ func record(bg *engine.BgSave, d *engine.BgDB, k *keyspace.Entry) {
 		out.Stream = v.Stream.Clone() // commands change streams in place
 	}
 	// The string value itself, not a copy, is what conv keeps: let it go.
-	bg.Conv.V.String = nil
+	bg.conv.v.String = nil
 }
 
 // bgsaveLocked is rdbSaveBackground: it takes the point in time (the
@@ -138,72 +138,73 @@ func record(bg *engine.BgSave, d *engine.BgDB, k *keyspace.Entry) {
 // RESIZEDB hints as a SAVE now would write them) and starts the goroutine
 // that walks and writes. The lock is held only for that start.
 func BgsaveLocked(e *engine.Engine) error {
-	p := &e.Persist
-	if e.Aof.Rw != nil {
+	d := Of(e)
+	p := &d.persist
+	if d.aof.rw != nil {
 		return errAOFChildActive // one snapshot at a time, as Redis's one child
 	}
-	if e.Repl.Syncing != nil {
-		return errors.New(engine.ErrBgsaveInProgress)
+	if d.repl.syncing != nil {
+		return errors.New(ErrBgsaveInProgress)
 	}
 	start := time.Now()
-	opts := writerOptions(e)
-	opts.Repl = saveReplInfo(e)
-	bg := beginBgSnapshot(e, opts)
-	p.LastLockHold = time.Since(start)
-	p.Saves++
-	p.DirtyAtBg = p.Dirty
-	p.LastBgTry = e.Clock.Now()
-	p.BgRunning, p.BgStart = true, p.LastBgTry
-	p.Bg = bg
-	p.BgSeq++
-	bg.Tmp = "temp-" + strconv.Itoa(os.Getpid()) + "-bg" + strconv.FormatInt(p.BgSeq, 10) + ".rdb"
+	opts := d.writerOptions()
+	opts.Repl = d.saveReplInfo()
+	bg := d.beginBgSnapshot(opts)
+	p.lastLockHold = time.Since(start)
+	p.saves++
+	p.dirtyAtBg = e.DirtyCount()
+	p.lastBgTry = e.Clock.Now()
+	p.bgRunning, p.bgStart = true, p.lastBgTry
+	p.bg = bg
+	p.bgSeq++
+	bg.tmp = "temp-" + strconv.Itoa(os.Getpid()) + "-bg" + strconv.FormatInt(p.bgSeq, 10) + ".rdb"
 	done := make(chan struct{})
-	p.BgDone = done
+	p.bgDone = done
 	dir, name := *e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load()
-	hook := p.BeforeRename
-	e.Log.Info("Background saving started", "lock_held", p.LastLockHold)
+	hook := p.beforeRename
+	e.Log.Info("Background saving started", "lock_held", p.lastLockHold)
 	go func() {
 		defer close(done)
 		renaming := false
-		err := CommitFile(dir, name, bg.Tmp, func(w io.Writer) error { return streamBgsave(e, bg, w) }, func() error {
+		err := CommitFile(dir, name, bg.tmp, func(w io.Writer) error { return d.streamBgsave(bg, w) }, func() error {
 			if hook != nil {
 				hook()
 			}
 			// The rename and a synchronous save's file are ordered by
 			// fileMu: an abort that came first wins.
-			p.FileMu.Lock()
+			p.fileMu.Lock()
 			renaming = true
-			if bg.Aborted.Load() {
+			if bg.aborted.Load() {
 				return errBgAborted
 			}
 			return nil
 		})
 		if renaming {
-			p.FileMu.Unlock()
+			p.fileMu.Unlock()
 		}
 		e.Mu.Lock()
 		defer e.Mu.Unlock()
-		if bg.Aborted.Load() {
+		if bg.aborted.Load() {
 			return // abortBgsaveLocked has settled the state
 		}
-		for _, d := range bg.Dbs {
-			d.Snap.Abort() // after a write error the walk may not be done
+		for _, sd := range bg.dbs {
+			sd.snap.Abort() // after a write error the walk may not be done
 		}
-		p.Bg = nil
-		p.BgRunning = false
-		freezeAccess(e, false)
-		p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
+		p.bg = nil
+		p.bgRunning = false
+		d.freezeAccess(false)
+		p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
 		if err != nil {
 			e.Log.Warn(err.Error())
 			e.Log.Warn("Background saving error")
-			p.LastBgOK = false
+			p.lastBgOK = false
 			return
 		}
-		e.Log.Info("Background saving terminated with success", "slices", bg.Slices, "lock_held", bg.Held, "longest_slice", bg.MaxSlice)
-		p.LastWalk = bg.WalkStats
-		p.Dirty -= p.DirtyAtBg
-		p.LastSave = e.Clock.Now()
-		p.LastBgOK = true
+		e.Log.Info("Background saving terminated with success", "slices", bg.slices, "lock_held", bg.held, "longest_slice", bg.maxSlice)
+		p.lastWalk = bg.walkStats
+		e.AddDirty(-p.dirtyAtBg) // what came after the snapshot stays unsaved
+		p.lastSave = e.Clock.Now()
+		p.lastBgOK = true
 	}()
 	return nil
 }
@@ -211,64 +212,66 @@ func BgsaveLocked(e *engine.Engine) error {
 // beginBgSnapshot takes the point in time of a background save (or of an
 // AOF rewrite's base): the function libraries and every database's
 // snapshot. Call with the lock held.
-func beginBgSnapshot(e *engine.Engine, opts rdb.WriterOptions) *engine.BgSave {
-	bg := &engine.BgSave{Opts: opts, Spare: &engine.BgBatch{}, Access: e.RdbAccessNow()}
-	bg.Enc = rdb.NewEntryEncoder(bg.Opts)
-	bg.Functions = e.Scripts.FunctionCodes() // the libraries at the instant, as SAVE writes them
+func (d *Component) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
+	e := d.e
+	bg := &bgSave{opts: opts, spare: &bgBatch{}, access: e.RdbAccessNow()}
+	bg.enc = rdb.NewEntryEncoder(bg.opts)
+	bg.functions = e.Scripts.FunctionCodes() // the libraries at the instant, as SAVE writes them
 	for i, db := range e.Dbs {
 		if db.Len() == 0 {
 			continue
 		}
-		d := &engine.BgDB{Index: i, Keys: uint64(db.Len()), Expires: uint64(db.ExpiresLen()), Batch: &engine.BgBatch{}}
-		bg.Total += int64(db.Len())
-		d.Snap = db.BeginSnapshot(func(k *keyspace.Entry) { record(bg, d, k) })
-		bg.Dbs = append(bg.Dbs, d)
+		sd := &bgDB{index: i, keys: uint64(db.Len()), expires: uint64(db.ExpiresLen()), batch: &bgBatch{}}
+		bg.total += int64(db.Len())
+		sd.snap = db.BeginSnapshot(func(k *keyspace.Entry) { record(bg, sd, k) })
+		bg.dbs = append(bg.dbs, sd)
 	}
-	freezeAccess(e, true)
+	d.freezeAccess(true)
 	return bg
 }
 
 // streamBgsave writes the file: header, then per database its SELECTDB and
 // RESIZEDB and the keys the walk (and the commands ahead of it) copied
 // out, slice by slice, encoded without the lock, then EOF and the checksum.
-func streamBgsave(e *engine.Engine, bg *engine.BgSave, w io.Writer) error {
-	wr, err := rdb.NewWriter(w, bg.Opts)
+func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
+	e := d.e
+	wr, err := rdb.NewWriter(w, bg.opts)
 	if err != nil {
 		return err
 	}
-	for _, code := range bg.Functions {
+	for _, code := range bg.functions {
 		if err := wr.WriteFunction(code); err != nil {
 			return err
 		}
 	}
 	var buf []byte
 	var seen int64 // commands run when the last slice ended
-	for _, d := range bg.Dbs {
-		if err := wr.SelectDB(d.Index, d.Keys, d.Expires); err != nil {
+	for _, sd := range bg.dbs {
+		if err := wr.SelectDB(sd.index, sd.keys, sd.expires); err != nil {
 			return err
 		}
 		for complete := false; !complete; {
 			e.Mu.Lock()
-			if bg.Aborted.Load() {
+			if bg.aborted.Load() {
 				e.Mu.Unlock()
 				return errBgAborted
 			}
 			busy := e.Stats.Commands != seen
 			start := time.Now()
 			for !complete && time.Since(start) < bgSlice {
-				_, complete = d.Snap.Walk(bgSliceBuckets)
+				_, complete = sd.snap.Walk(bgSliceBuckets)
 			}
 			held := time.Since(start)
-			bg.Slices++
-			bg.Held += held
-			bg.MaxSlice = max(bg.MaxSlice, held)
+			bg.slices++
+			bg.held += held
+			bg.maxSlice = max(bg.maxSlice, held)
 			seen = e.Stats.Commands
-			batch := d.Batch
-			d.Batch, bg.Spare = bg.Spare, nil
+			batch := sd.batch
+			sd.batch, bg.spare = bg.spare, nil
 			e.Mu.Unlock()
 
-			for i := range batch.Recs[:batch.N] {
-				if buf, err = bg.Enc.Append(buf, &batch.Recs[i]); err != nil {
+			for i := range batch.recs[:batch.n] {
+				if buf, err = bg.enc.Append(buf, &batch.recs[i]); err != nil {
 					return err
 				}
 				if len(buf) >= bgChunk {
@@ -280,7 +283,7 @@ func streamBgsave(e *engine.Engine, bg *engine.BgSave, w io.Writer) error {
 			}
 			reset(batch)
 			e.Mu.Lock()
-			bg.Spare = batch
+			bg.spare = batch
 			e.Mu.Unlock()
 			if busy && !complete {
 				time.Sleep(bgPause)
@@ -298,35 +301,28 @@ func streamBgsave(e *engine.Engine, bg *engine.BgSave, w io.Writer) error {
 // with SIGUSR1: the walk stops, the temporary file goes, the last
 // status stays as it was.
 func AbortBgsaveLocked(e *engine.Engine) {
-	p := &e.Persist
-	if !p.BgRunning || p.Bg == nil {
+	d := Of(e)
+	p := &d.persist
+	if !p.bgRunning || p.bg == nil {
 		return
 	}
-	bg := p.Bg
-	bg.Aborted.Store(true)
-	for _, d := range bg.Dbs {
-		d.Snap.Abort()
+	bg := p.bg
+	bg.aborted.Store(true)
+	for _, sd := range bg.dbs {
+		sd.snap.Abort()
 	}
-	os.Remove(bg.Tmp) // the goroutine's open file goes with its last close
-	p.Bg = nil
-	p.BgRunning = false
-	freezeAccess(e, false)
-	p.LastBgSecs = int64(e.Clock.Now().Sub(p.BgStart) / time.Second)
+	os.Remove(bg.tmp) // the goroutine's open file goes with its last close
+	p.bg = nil
+	p.bgRunning = false
+	d.freezeAccess(false)
+	p.lastBgSecs = int64(e.Clock.Now().Sub(p.bgStart) / time.Second)
 	e.Log.Warn("Background saving terminated by signal 10")
-}
-
-// saveProgress is INFO's current_save_keys_processed and _total.
-func SaveProgress(p *engine.PersistState) (processed, total int64) {
-	if p.Bg == nil {
-		return 0, 0
-	}
-	return min(p.Bg.Saved, p.Bg.Total), p.Bg.Total
 }
 
 // freezeAccess is Redis's rule that lookups do not update access times
 // while a child process runs (lookupKey's hasActiveChildProcess check).
-func freezeAccess(e *engine.Engine, on bool) {
-	for _, db := range e.Dbs {
+func (d *Component) freezeAccess(on bool) {
+	for _, db := range d.e.Dbs {
 		db.FreezeAccess = on
 	}
 }
@@ -334,4 +330,4 @@ func freezeAccess(e *engine.Engine, on bool) {
 // rdbChildBusy is Redis's "an RDB child is running": a background save, or
 // the snapshot of a replica's full sync (replication_master.go), which
 // Redis makes with the same child.
-func rdbChildBusy(e *engine.Engine) bool { return e.Persist.BgRunning || e.Repl.Syncing != nil }
+func (d *Component) rdbChildBusy() bool { return d.persist.bgRunning || d.repl.syncing != nil }

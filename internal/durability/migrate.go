@@ -44,25 +44,26 @@ const (
 	migrateSocketMax = 64
 )
 
-func migrateCache(e *engine.Engine) engine.MigrateSockets {
-	if e.Debug.Migrate == nil {
-		e.Debug.Migrate = make(engine.MigrateSockets)
+func (d *Component) migrateCache() map[string]*migrateSocket {
+	if d.migrate == nil {
+		d.migrate = make(map[string]*migrateSocket)
 	}
-	return e.Debug.Migrate
+	return d.migrate
 }
 
 // migrateGetSocket is migrateGetSocket: the cached connection, or a new
 // one (dropping a random one when the cache is full).
-func migrateGetSocket(e *engine.Engine, host, port []byte, timeout time.Duration) (*engine.MigrateSocket, bool) {
-	cache := migrateCache(e)
+func (d *Component) migrateGetSocket(host, port []byte, timeout time.Duration) (*migrateSocket, bool) {
+	e := d.e
+	cache := d.migrateCache()
 	name := string(host) + ":" + string(port)
 	if cs := cache[name]; cs != nil {
-		cs.Idle.Reset(migrateSocketTTL)
+		cs.idle.Reset(migrateSocketTTL)
 		return cs, true
 	}
 	if len(cache) >= migrateSocketMax {
 		for k := range cache { // map order is random enough
-			migrateCloseSocket(e, k)
+			d.migrateCloseSocket(k)
 			break
 		}
 	}
@@ -83,31 +84,31 @@ func migrateGetSocket(e *engine.Engine, host, port []byte, timeout time.Duration
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
-	cs := &engine.MigrateSocket{Nc: nc, Br: bufio.NewReader(nc), LastDB: -1}
-	cs.Idle = time.AfterFunc(migrateSocketTTL, func() {
+	cs := &migrateSocket{nc: nc, br: bufio.NewReader(nc), lastDB: -1}
+	cs.idle = time.AfterFunc(migrateSocketTTL, func() {
 		e.Mu.Lock()
 		defer e.Mu.Unlock()
-		if e.Debug.Migrate[name] == cs {
-			migrateCloseSocket(e, name)
+		if d.migrate[name] == cs {
+			d.migrateCloseSocket(name)
 		}
 	})
 	cache[name] = cs
 	return cs, true
 }
 
-func migrateCloseSocket(e *engine.Engine, name string) {
-	if cs := e.Debug.Migrate[name]; cs != nil {
-		cs.Idle.Stop()
-		cs.Nc.Close()
-		delete(e.Debug.Migrate, name)
+func (d *Component) migrateCloseSocket(name string) {
+	if cs := d.migrate[name]; cs != nil {
+		cs.idle.Stop()
+		cs.nc.Close()
+		delete(d.migrate, name)
 	}
 }
 
 // readLine is syncReadLine: one line without its CRLF, within timeout. An
 // empty line is an error too (Redis tests the length for > 0).
-func readLine(cs *engine.MigrateSocket, timeout time.Duration) (string, error) {
-	cs.Nc.SetReadDeadline(time.Now().Add(timeout))
-	line, err := cs.Br.ReadSlice('\n')
+func readLine(cs *migrateSocket, timeout time.Duration) (string, error) {
+	cs.nc.SetReadDeadline(time.Now().Add(timeout))
+	line, err := cs.br.ReadSlice('\n')
 	if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
 		return "", err
 	}
@@ -133,6 +134,7 @@ func isTimeout(err error) bool {
 }
 
 func cmdMigrate(x *engine.Ctx) {
+	d := Of(x.E)
 	args := x.Args
 	var copyOpt, replace bool
 	var username, password []byte
@@ -204,7 +206,7 @@ func cmdMigrate(x *engine.Ctx) {
 	name := string(args[1]) + ":" + string(args[2])
 	mayRetry := true
 	for {
-		cs, ok := migrateGetSocket(e, args[1], args[2], timeout)
+		cs, ok := d.migrateGetSocket(args[1], args[2], timeout)
 		if !ok {
 			x.W.Error(errMigrateConnect)
 			return
@@ -217,12 +219,12 @@ func cmdMigrate(x *engine.Ctx) {
 				cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("AUTH"), password})
 			}
 		}
-		sel := cs.LastDB != dbid
+		sel := cs.lastDB != dbid
 		if sel {
 			cmd = propagate.AppendCommand(cmd, [][]byte{[]byte("SELECT"), strconv.AppendInt(nil, dbid, 10)})
 		}
 		var sent []item
-		var conv engine.ToRDB
+		var conv ToRDB
 		for _, it := range items {
 			var ttl int64
 			if exp := it.ent.Expiry(); exp != keyspace.NoExpiry {
@@ -248,8 +250,8 @@ func cmdMigrate(x *engine.Ctx) {
 		writeErr, sockErr := false, error(nil)
 		for pos := 0; pos < len(cmd); {
 			n := min(len(cmd)-pos, 64<<10)
-			cs.Nc.SetWriteDeadline(time.Now().Add(timeout))
-			if _, err := cs.Nc.Write(cmd[pos : pos+n]); err != nil {
+			cs.nc.SetWriteDeadline(time.Now().Add(timeout))
+			if _, err := cs.nc.Write(cmd[pos : pos+n]); err != nil {
 				writeErr, sockErr = true, err
 				break
 			}
@@ -265,7 +267,7 @@ func cmdMigrate(x *engine.Ctx) {
 		if sockErr != nil {
 			// socket_err before any RESTORE reply: reconnect once unless
 			// it was a timeout.
-			migrateCloseSocket(e, name)
+			d.migrateCloseSocket(name)
 			if !isTimeout(sockErr) && mayRetry {
 				mayRetry = false
 				continue
@@ -300,7 +302,7 @@ func cmdMigrate(x *engine.Ctx) {
 			}
 			if bad != "" {
 				if targetErr == "" {
-					cs.LastDB = -1
+					cs.lastDB = -1
 					targetErr = "ERR Target instance replied with error: " + bad[1:]
 				}
 				continue
@@ -316,18 +318,18 @@ func cmdMigrate(x *engine.Ctx) {
 				}
 			}
 		}
-		e.Persist.Dirty += deleted
+		e.AddDirty(deleted)
 		if deleted > 0 {
 			x.Dirty()
 			x.Rewrite(migrated...)
 		}
 		if targetErr == "" && readErr != nil && j == 0 && mayRetry && !isTimeout(readErr) {
-			migrateCloseSocket(e, name)
+			d.migrateCloseSocket(name)
 			mayRetry = false
 			continue
 		}
 		if readErr != nil {
-			migrateCloseSocket(e, name)
+			d.migrateCloseSocket(name)
 			if targetErr == "" {
 				x.W.Error(errMigrateRead)
 				return
@@ -337,7 +339,7 @@ func cmdMigrate(x *engine.Ctx) {
 			x.W.Error(targetErr)
 			return
 		}
-		cs.LastDB = dbid
+		cs.lastDB = dbid
 		x.W.OK()
 		return
 	}

@@ -17,7 +17,7 @@ import (
 
 // SAVE, BGSAVE, LASTSAVE, DUMP and RESTORE, the save points the cron
 // checks, and the save at shutdown. The conversion and file handling are in
-// persist.go.
+// rdb_value.go.
 var persistCommands = []*engine.Command{
 	// SAVE is no-multi in Redis: refused inside MULTI (see cmdShutdown for
 	// why FlagNoMulti lets the handler say so).
@@ -28,6 +28,17 @@ var persistCommands = []*engine.Command{
 	{Name: "restore", Arity: -4, Flags: engine.FlagWrite | engine.FlagDenyOOM, FirstKey: 1, LastKey: 1, Step: 1, Group: "generic", Handler: cmdRestore},
 }
 
+// Redis's texts.
+const (
+	ErrBgsaveInProgress = "ERR Background save already in progress"
+	ErrBadDumpPayload   = "ERR DUMP payload version or checksum are wrong"
+	ErrBadDataFormat    = "ERR Bad data format"
+	ErrBusyKey          = "BUSYKEY Target key name already exists."
+	ErrInvalidTTL       = "ERR Invalid TTL value, must be >= 0"
+	ErrInvalidIdle      = "ERR Invalid IDLETIME value, must be >= 0"
+	ErrInvalidFreq      = "ERR Invalid FREQ value, must be >= 0 and <= 255"
+)
+
 // bgsaveRetryDelay is CONFIG_BGSAVE_RETRY_DELAY: after a failed background
 // save, save points trigger again only this long after the last try.
 const bgsaveRetryDelay = 5 * time.Second
@@ -36,19 +47,20 @@ const bgsaveRetryDelay = 5 * time.Second
 // temporary file. Call with the lock held: SAVE blocks every client, as in
 // Redis.
 func SaveLocked(e *engine.Engine) error {
-	p := &e.Persist
+	d := Of(e)
+	p := &d.persist
 	AbortBgsaveLocked(e)
-	p.FileMu.Lock()
-	defer p.FileMu.Unlock()
+	p.fileMu.Lock()
+	defer p.fileMu.Unlock()
 	tmp := "temp-" + strconv.Itoa(os.Getpid()) + ".rdb"
 	err := CommitFile(*e.Cfg.Dir.Load(), *e.Cfg.DBFilename.Load(), tmp, func(w io.Writer) error {
-		opts := writerOptions(e)
-		opts.Repl = saveReplInfo(e)
-		_, err := writeSnapshotWith(e, w, opts)
+		opts := d.writerOptions()
+		opts.Repl = d.saveReplInfo()
+		_, err := d.writeSnapshotWith(w, opts)
 		return err
 	}, func() error {
-		if p.BeforeRename != nil {
-			p.BeforeRename()
+		if p.beforeRename != nil {
+			p.beforeRename()
 		}
 		return nil
 	})
@@ -57,9 +69,9 @@ func SaveLocked(e *engine.Engine) error {
 		return err
 	}
 	e.Log.Info("DB saved on disk")
-	p.Dirty = 0
-	p.LastSave = e.Clock.Now()
-	p.LastBgOK = true
+	e.AddDirty(-e.DirtyCount()) // all saved: the lock kept writes out
+	p.lastSave = e.Clock.Now()
+	p.lastBgOK = true
 	return nil
 }
 
@@ -67,7 +79,7 @@ func SaveLocked(e *engine.Engine) error {
 // without the lock.
 func WaitBgsave(e *engine.Engine) {
 	e.Mu.Lock()
-	done := e.Persist.BgDone
+	done := Of(e).persist.bgDone
 	e.Mu.Unlock()
 	if done != nil {
 		<-done
@@ -78,26 +90,27 @@ func WaitBgsave(e *engine.Engine) {
 // when a save point is reached (or one was scheduled). The server's cron
 // calls it every 100 ms.
 func PersistCron(e *engine.Engine) {
+	d := Of(e)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	p := &e.Persist
-	aofCron(e)
+	p := &d.persist
+	d.aofCron()
 	// No snapshot of a script's half-done work, or of half a loaded file.
-	if rdbChildBusy(e) || e.Aof.Rw != nil || p.ShutdownDone || e.BusyScript.On || e.StartLoad.On {
+	if d.rdbChildBusy() || d.aof.rw != nil || e.ShutdownDone() || e.BusyScript.On || e.StartLoad.On {
 		return
 	}
 	now := e.Clock.Now()
-	retryOK := p.LastBgOK || now.Unix()-p.LastBgTry.Unix() > int64(bgsaveRetryDelay/time.Second)
+	retryOK := p.lastBgOK || now.Unix()-p.lastBgTry.Unix() > int64(bgsaveRetryDelay/time.Second)
 	for _, sp := range e.Cfg.SavePoints() {
-		if p.Dirty >= sp.Changes && now.Unix()-p.LastSave.Unix() > sp.Seconds && retryOK {
+		if e.DirtyCount() >= sp.Changes && now.Unix()-p.lastSave.Unix() > sp.Seconds && retryOK {
 			e.Log.Info("changes reached: saving", "changes", sp.Changes, "seconds", sp.Seconds)
 			BgsaveLocked(e)
-			p.Scheduled = false
+			p.scheduled = false
 			return
 		}
 	}
-	if p.Scheduled && retryOK {
-		p.Scheduled = false
+	if p.scheduled && retryOK {
+		p.scheduled = false
 		BgsaveLocked(e)
 	}
 }
@@ -106,15 +119,15 @@ func PersistCron(e *engine.Engine) {
 // (unless nosave), or with save, the dataset is saved synchronously; on
 // failure the shutdown is refused unless force.
 func ShutdownSaveLocked(e *engine.Engine, save, nosave, force bool) error {
-	if e.Persist.ShutdownDone {
+	if e.ShutdownDone() {
 		return nil
 	}
-	stopLink(e) // no more of the master's stream
+	Of(e).stopLink() // no more of the master's stream
 	if e.StartLoad.On {
 		// prepareForShutdown: never save while loading, it would write
 		// half the dataset over the file being loaded. The load stops.
 		e.StartLoad.Abort = true
-		e.Persist.ShutdownDone = true
+		e.SetShutdownDone(true)
 		return nil
 	}
 	// "There is a child saving an .rdb. Killing it!": its snapshot must
@@ -131,7 +144,7 @@ func ShutdownSaveLocked(e *engine.Engine, save, nosave, force bool) error {
 			e.Log.Warn("Error trying to save the DB. Exit anyway.")
 		}
 	}
-	e.Persist.ShutdownDone = true
+	e.SetShutdownDone(true)
 	return nil
 }
 
@@ -143,7 +156,7 @@ func ShutdownSave(e *engine.Engine) error {
 	e.Mu.Lock()
 	deadline, wait := BeginShutdownWait(e, false)
 	e.Mu.Unlock()
-	if wait && !awaitReplicas(e, deadline) {
+	if wait && !Of(e).awaitReplicas(deadline) {
 		return errShutdownAborted
 	}
 	e.Mu.Lock()
@@ -157,12 +170,12 @@ func cmdSave(x *engine.Ctx) {
 		x.W.Error(engine.ErrNotInMulti)
 		return
 	}
-	e := x.E
-	if rdbChildBusy(e) {
-		x.W.Error(engine.ErrBgsaveInProgress)
+	e, d := x.E, Of(x.E)
+	if d.rdbChildBusy() {
+		x.W.Error(ErrBgsaveInProgress)
 		return
 	}
-	e.Persist.Saves++
+	d.persist.saves++
 	if err := SaveLocked(e); err != nil {
 		x.W.Error("ERR")
 		return
@@ -171,6 +184,7 @@ func cmdSave(x *engine.Ctx) {
 }
 
 func cmdBgsave(x *engine.Ctx) {
+	d := Of(x.E)
 	schedule := false
 	if len(x.Args) > 1 {
 		if len(x.Args) == 2 && engine.CEqualFold(x.Args[1], "schedule") {
@@ -180,19 +194,19 @@ func cmdBgsave(x *engine.Ctx) {
 			return
 		}
 	}
-	p := &x.E.Persist
+	p := &d.persist
 	switch {
-	case rdbChildBusy(x.E):
-		x.W.Error(engine.ErrBgsaveInProgress)
-	case x.E.Aof.Rw != nil && schedule:
-		p.Scheduled = true
+	case d.rdbChildBusy():
+		x.W.Error(ErrBgsaveInProgress)
+	case d.aof.rw != nil && schedule:
+		p.scheduled = true
 		x.W.Simple("Background saving scheduled")
-	case x.E.Aof.Rw != nil:
+	case d.aof.rw != nil:
 		x.W.Error(errAOFChildActive.Error())
 	case x.C.Multi != nil:
 		// Inside EXEC Redis cannot fork and schedules the save for the
 		// cron instead; limitkv answers the same.
-		p.Scheduled = true
+		p.scheduled = true
 		x.W.Simple("Background saving scheduled")
 	default:
 		if err := BgsaveLocked(x.E); err != nil {
@@ -203,7 +217,7 @@ func cmdBgsave(x *engine.Ctx) {
 	}
 }
 
-func cmdLastsave(x *engine.Ctx) { x.W.Int(x.E.Persist.LastSave.Unix()) }
+func cmdLastsave(x *engine.Ctx) { x.W.Int(Of(x.E).persist.lastSave.Unix()) }
 
 func cmdDump(x *engine.Ctx) {
 	ent := x.Lookup(x.Args[1])
@@ -211,7 +225,7 @@ func cmdDump(x *engine.Ctx) {
 		x.W.Null()
 		return
 	}
-	var conv engine.ToRDB
+	var conv ToRDB
 	payload, err := rdb.EncodeDump(RDBValue(&conv, ent), x.E.Cfg.DumpOptions())
 	if err != nil {
 		x.W.Error(engine.ErrInternal)
@@ -240,7 +254,7 @@ func cmdRestore(x *engine.Ctx) {
 				return
 			}
 			if n < 0 {
-				x.W.Error(engine.ErrInvalidIdle)
+				x.W.Error(ErrInvalidIdle)
 				return
 			}
 			idle = n
@@ -252,7 +266,7 @@ func cmdRestore(x *engine.Ctx) {
 				return
 			}
 			if n < 0 || n > 255 {
-				x.W.Error(engine.ErrInvalidFreq)
+				x.W.Error(ErrInvalidFreq)
 				return
 			}
 			freq = n
@@ -265,7 +279,7 @@ func cmdRestore(x *engine.Ctx) {
 	key := args[1]
 	db := x.DB
 	if !replace && db.Get(key, x.Now) != nil {
-		x.W.Error(engine.ErrBusyKey)
+		x.W.Error(ErrBusyKey)
 		return
 	}
 	ttl, ok := num.ParseInt(args[2])
@@ -274,7 +288,7 @@ func cmdRestore(x *engine.Ctx) {
 		return
 	}
 	if ttl < 0 {
-		x.W.Error(engine.ErrInvalidTTL)
+		x.W.Error(ErrInvalidTTL)
 		return
 	}
 	cfg := x.E.Cfg
@@ -285,15 +299,15 @@ func cmdRestore(x *engine.Ctx) {
 	})
 	if err != nil {
 		if errors.Is(err, rdb.ErrBadDumpPayload) {
-			x.W.Error(engine.ErrBadDumpPayload)
+			x.W.Error(ErrBadDumpPayload)
 		} else {
-			x.W.Error(engine.ErrBadDataFormat)
+			x.W.Error(ErrBadDataFormat)
 		}
 		return
 	}
 	val, err := fromRDB(cfg, v)
 	if err != nil {
-		x.W.Error(engine.ErrBadDataFormat)
+		x.W.Error(ErrBadDataFormat)
 		return
 	}
 	deleted := false

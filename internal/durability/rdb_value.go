@@ -27,17 +27,17 @@ import (
 // of all databases and loading one at start. The commands that use it
 // (SAVE, BGSAVE, DUMP, RESTORE, ...) are in rdb_cmds.go.
 
-func add(t *engine.ToRDB, b []byte) {
-	t.Arena = append(t.Arena, b...)
-	t.Spans = append(t.Spans, len(t.Arena))
+func add(t *ToRDB, b []byte) {
+	t.arena = append(t.arena, b...)
+	t.spans = append(t.spans, len(t.arena))
 }
 
 // elems cuts arena into the elements added since the reset.
-func elems(t *engine.ToRDB, dst [][]byte) [][]byte {
+func elems(t *ToRDB, dst [][]byte) [][]byte {
 	dst = dst[:0]
 	start := 0
-	for _, end := range t.Spans {
-		dst = append(dst, t.Arena[start:end:end])
+	for _, end := range t.spans {
+		dst = append(dst, t.arena[start:end:end])
 		start = end
 	}
 	return dst
@@ -46,9 +46,9 @@ func elems(t *engine.ToRDB, dst [][]byte) [][]byte {
 // value converts e's value; the result is valid until the next call. The
 // Encoding is what OBJECT ENCODING reports for it, so the writer picks the
 // RDB type Redis would write for the same object.
-func RDBValue(t *engine.ToRDB, e *keyspace.Entry) *rdb.Value {
-	t.Arena, t.Spans = t.Arena[:0], t.Spans[:0]
-	v := &t.V
+func RDBValue(t *ToRDB, e *keyspace.Entry) *rdb.Value {
+	t.arena, t.spans = t.arena[:0], t.spans[:0]
+	v := &t.v
 	switch val := e.Val.(type) {
 	case []byte:
 		*v = rdb.Value{Type: rdb.TypeString, Encoding: rdb.EncodingRaw, String: val}
@@ -71,8 +71,8 @@ func RDBValue(t *engine.ToRDB, e *keyspace.Entry) *rdb.Value {
 			return true
 		})
 		start := 0
-		for i, end := range t.Spans {
-			zs[i].Member = t.Arena[start:end:end]
+		for i, end := range t.spans {
+			zs[i].Member = t.arena[start:end:end]
 			start = end
 		}
 		enc := rdb.EncodingListpack
@@ -84,9 +84,9 @@ func RDBValue(t *engine.ToRDB, e *keyspace.Entry) *rdb.Value {
 		val.ForEach(func(f, x []byte) bool { add(t, f); add(t, x); return true })
 		hs := v.Hash[:0]
 		start := 0
-		for i := 0; i+1 < len(t.Spans); i += 2 {
-			mid, end := t.Spans[i], t.Spans[i+1]
-			hs = append(hs, rdb.HashField{Field: t.Arena[start:mid:mid], Value: t.Arena[mid:end:end]})
+		for i := 0; i+1 < len(t.spans); i += 2 {
+			mid, end := t.spans[i], t.spans[i+1]
+			hs = append(hs, rdb.HashField{Field: t.arena[start:mid:mid], Value: t.arena[mid:end:end]})
 			start = end
 		}
 		enc := rdb.EncodingListpack
@@ -152,7 +152,8 @@ func fromRDB(c *config.Config, v *rdb.Value) (any, error) {
 }
 
 // writerOptions are the rdb writer's settings for this engine's config.
-func writerOptions(e *engine.Engine) rdb.WriterOptions {
+func (d *Component) writerOptions() rdb.WriterOptions {
+	e := d.e
 	return rdb.WriterOptions{
 		NoCompression: !e.Cfg.RDBCompression.Load(),
 		NoChecksum:    !e.Cfg.RDBChecksum.Load(),
@@ -171,12 +172,14 @@ func writerOptions(e *engine.Engine) rdb.WriterOptions {
 // snapshot changes nothing observable. It returns the number of keys
 // written.
 func WriteSnapshot(e *engine.Engine, w io.Writer) (int, error) {
-	return writeSnapshotWith(e, w, writerOptions(e))
+	d := Of(e)
+	return d.writeSnapshotWith(w, d.writerOptions())
 }
 
 // writeSnapshotWith is writeSnapshot with the writer's options given (an
 // AOF base carries the aof-base aux field).
-func writeSnapshotWith(e *engine.Engine, w io.Writer, opts rdb.WriterOptions) (int, error) {
+func (d *Component) writeSnapshotWith(w io.Writer, opts rdb.WriterOptions) (int, error) {
+	e := d.e
 	wr, err := rdb.NewWriter(w, opts)
 	if err != nil {
 		return 0, err
@@ -186,7 +189,7 @@ func writeSnapshotWith(e *engine.Engine, w io.Writer, opts rdb.WriterOptions) (i
 			return 0, err
 		}
 	}
-	var conv engine.ToRDB
+	var conv ToRDB
 	var ent rdb.Entry
 	var key []byte
 	access := e.RdbAccessNow()
@@ -298,6 +301,7 @@ type LoadStats struct {
 // written to. The server may already serve: meanwhile its clients get the
 // LOADING error (loading.go).
 func LoadFile(e *engine.Engine, path string) (LoadStats, error) {
+	d := Of(e)
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return LoadStats{}, nil
@@ -328,9 +332,26 @@ func LoadFile(e *engine.Engine, path string) (LoadStats, error) {
 		}
 		return LoadStats{}, fmt.Errorf("loading %s: %w", path, err)
 	}
-	e.Persist.LoadKeys, e.Persist.LoadExpired = st.Keys, st.Expired
-	restoreReplInfo(e, st.Repl)
+	d.persist.loadKeys, d.persist.loadExpired = st.Keys, st.Expired
+	d.restoreReplInfo(st.Repl)
 	return st, nil
+}
+
+// ReloadFile loads path into the databases as they are, with the lock
+// held (DEBUG RELOAD). A missing file is an error here, as rdbLoad's.
+func ReloadFile(e *engine.Engine, path string, merge bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := Load(e, bufio.NewReaderSize(f, 1<<20), merge)
+	if err != nil {
+		return err
+	}
+	p := &Of(e).persist
+	p.loadKeys, p.loadExpired = st.Keys, st.Expired
+	return nil
 }
 
 // load reads an RDB stream into the databases. With merge (DEBUG RELOAD

@@ -36,13 +36,13 @@ var replicationCommands = []*engine.Command{
 }
 
 func cmdReplicaOf(x *engine.Ctx) {
-	e := x.E
+	e, d := x.E, Of(x.E)
 	// redis.conf's replicaof makes the server a replica from the start,
 	// so a REPLICAOF before the first cron tick acts on that role.
-	startConfiguredMaster(e)
+	d.startConfiguredMaster()
 	if engine.CEqualFold(x.Args[1], "no") && engine.CEqualFold(x.Args[2], "one") {
 		if e.IsReplica() {
-			unsetMaster(e)
+			d.unsetMaster()
 			e.Log.Info("MASTER MODE enabled (user request)", "client", x.C.Addr)
 		}
 		x.W.OK()
@@ -50,15 +50,15 @@ func cmdReplicaOf(x *engine.Ctx) {
 	}
 	port, ok := num.ParseInt(x.Args[2])
 	if !ok || port < 0 || port > 65535 {
-		x.W.Error(engine.ErrInvalidPort)
+		x.W.Error(errInvalidPort)
 		return
 	}
 	host := string(x.Args[1])
-	if e.IsReplica() && strings.EqualFold(e.Repl.Host, host) && e.Repl.Port == int(port) {
+	if e.IsReplica() && strings.EqualFold(d.repl.host, host) && d.repl.port == int(port) {
 		x.W.Simple("OK Already connected to specified master")
 		return
 	}
-	setMaster(e, host, int(port))
+	d.setMaster(host, int(port))
 	e.Log.Info("REPLICAOF enabled (user request)", "master", net.JoinHostPort(host, strconv.Itoa(int(port))), "client", x.C.Addr)
 	x.W.OK()
 }
@@ -66,74 +66,91 @@ func cmdReplicaOf(x *engine.Ctx) {
 // setMaster is replicationSetMaster: drop the link to any previous master
 // and start the one to host:port. The data stays until the sync replaces
 // it.
-func setMaster(e *engine.Engine, host string, port int) {
-	r := &e.Repl
-	if r.Master != nil {
-		r.DownSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
+func (d *Component) setMaster(host string, port int) {
+	e := d.e
+	r := &d.repl
+	if r.master != nil {
+		r.downSince = e.Clock.Now() // freeing the master client: replicationHandleMasterDisconnection
 	}
-	stopLink(e)
-	if !r.Synced {
+	d.stopLink()
+	if !r.synced {
 		// This master's own history becomes what a partial resync with
 		// the new master may continue from (Redis caches itself as the
 		// master: replicationCacheMasterUsingMyself).
-		r.Replid, r.Synced = e.ReplicationID(), true
+		r.replid, r.synced = e.ReplicationID(), true
 	}
-	r.Host, r.Port, r.State = host, port, engine.ReplConnect
+	d.setLink(host, port, replConnect)
 	hp := host + " " + strconv.Itoa(port)
 	e.Cfg.Replicaof.Store(&hp)
-	setReplicaExpiry(e, true)
+	d.setReplicaExpiry(true)
 	// Our replicas resync with us, and learn of the change (they may
 	// still continue partially).
-	disconnectReplicas(e)
-	answerWaiters(e)
+	d.disconnectReplicas()
+	d.answerWaiters()
 	stop, done := make(chan struct{}), make(chan struct{})
-	r.Stop, r.Done = stop, done
-	go replicate(e, host, port, stop, done)
+	r.stop, r.done = stop, done
+	go d.replicate(host, port, stop, done)
 }
 
 // unsetMaster is replicationUnsetMaster: the server becomes a master with
 // its data, and a new replication id, keeping the old one for replicas
 // that continue from it (replid2, second_repl_offset).
-func unsetMaster(e *engine.Engine) {
-	stopLink(e)
-	r := &e.Repl
-	r.Host, r.Port, r.State = "", 0, engine.ReplNone
-	r.DownSince = time.Time{}
+func (d *Component) unsetMaster() {
+	e := d.e
+	d.stopLink()
+	r := &d.repl
+	d.setLink("", 0, replNone)
+	r.downSince = time.Time{}
 	// The time without replicas starts now, or a promoted replica would
 	// free its backlog before its old peers can reconnect and continue.
-	r.NoneSince = e.Clock.Now()
+	r.noneSince = e.Clock.Now()
 	e.Cfg.Replicaof.Store(config.Ptr(""))
-	r.Replid2, r.SecondOffset = r.Replid, r.Offset+1
-	r.Replid = engine.NewReplID()
-	e.Debug.ReplID = r.Replid
-	setReplicaExpiry(e, false)
+	r.replid2, r.secondOffset = r.replid, e.ReplOffset()+1
+	r.replid = engine.NewReplID()
+	e.Debug.ReplID = r.replid
+	d.setReplicaExpiry(false)
 	// Replicas reconnect and continue from replid2; our own writes now
 	// feed the stream, which says its database first.
-	disconnectReplicas(e)
-	if r.Backlog == nil {
-		createBacklog(e)
+	d.disconnectReplicas()
+	if r.backlog == nil {
+		d.createBacklog()
 	}
-	r.Enc.Reset()
+	r.enc.Reset()
+}
+
+// setLink sets the master (host "" for none) and the link's state.
+func (d *Component) setLink(host string, port int, state string) {
+	d.repl.host, d.repl.port = host, port
+	d.setLinkState(state)
+}
+
+// setLinkState moves the link to state, and tells the engine what its
+// dispatcher reads of the link (the read-only and stale-data rules).
+func (d *Component) setLinkState(state string) {
+	d.repl.state = state
+	d.e.SetReplLink(d.repl.host != "", state == replConnected)
 }
 
 // stopLink ends the replication goroutine and waits for it, with the lock
 // held (it takes the lock itself only between network reads).
-func stopLink(e *engine.Engine) {
-	r := &e.Repl
-	if r.Stop == nil {
+func (d *Component) stopLink() {
+	e := d.e
+	r := &d.repl
+	if r.stop == nil {
 		return
 	}
-	close(r.Stop)
-	done := r.Done
-	r.Stop, r.Done = nil, nil
+	close(r.stop)
+	done := r.done
+	r.stop, r.done = nil, nil
 	e.Mu.Unlock()
 	<-done
 	e.Mu.Lock()
-	r.Master = nil
+	r.master = nil
 }
 
 // setReplicaExpiry switches lazy and active expiry to a replica's rules.
-func setReplicaExpiry(e *engine.Engine, on bool) {
+func (d *Component) setReplicaExpiry(on bool) {
+	e := d.e
 	for _, db := range e.Dbs {
 		db.KeepExpired = on || e.Cs.Pause.Kind != engine.PauseOff
 	}
@@ -142,22 +159,24 @@ func setReplicaExpiry(e *engine.Engine, on bool) {
 // replicate keeps the link to the master until stop is closed: connect,
 // sync, apply the stream; on any failure, wait a second and reconnect
 // (replicationCron's retry), asking for a partial resync.
-func replicate(e *engine.Engine, host string, port int, stop, done chan struct{}) {
+func (d *Component) replicate(host string, port int, stop, done chan struct{}) {
+	e := d.e
 	defer close(done)
 	addr := net.JoinHostPort(host, strconv.Itoa(port))
 	for {
-		err := syncOnce(e, addr, stop)
+		err := d.syncOnce(addr, stop)
 		select {
 		case <-stop:
 			return
 		default:
 		}
 		e.Mu.Lock()
-		if e.Repl.Stop == stop {
-			if e.Repl.Master != nil {
-				e.Repl.DownSince = e.Clock.Now()
+		if d.repl.stop == stop {
+			if d.repl.master != nil {
+				d.repl.downSince = e.Clock.Now()
 			}
-			e.Repl.State, e.Repl.Master = engine.ReplConnect, nil
+			d.setLinkState(replConnect)
+			d.repl.master = nil
 		}
 		e.Mu.Unlock()
 		if err != nil {
@@ -171,9 +190,10 @@ func replicate(e *engine.Engine, host string, port int, stop, done chan struct{}
 	}
 }
 
-func syncOnce(e *engine.Engine, addr string, stop chan struct{}) error {
+func (d *Component) syncOnce(addr string, stop chan struct{}) error {
+	e := d.e
 	e.Mu.Lock()
-	e.Repl.State = engine.ReplConnecting
+	d.setLinkState(replConnecting)
 	opts := repl.Options{
 		ListeningPort: e.Cfg.AnnouncedPort(),
 		AnnounceIP:    e.Cfg.AnnouncedIP(),
@@ -199,10 +219,10 @@ func syncOnce(e *engine.Engine, addr string, stop chan struct{}) error {
 	}()
 
 	e.Mu.Lock()
-	e.Repl.State = engine.ReplSync
+	d.setLinkState(replSync)
 	replid, offset := "?", int64(-1)
-	if e.Repl.Synced {
-		replid, offset = e.Repl.Replid, e.Repl.Offset+1
+	if d.repl.synced {
+		replid, offset = d.repl.replid, e.ReplOffset()+1
 	}
 	e.Mu.Unlock()
 	s, err := link.PSync(replid, offset)
@@ -222,17 +242,18 @@ func syncOnce(e *engine.Engine, addr string, stop chan struct{}) error {
 			return err
 		}
 		e.Mu.Lock()
-		err = loadFromMaster(e, &buf)
+		err = d.loadFromMaster(&buf)
 		if err == nil {
-			r := &e.Repl
-			r.Replid, r.Replid2, r.SecondOffset = s.ReplID, strings.Repeat("0", 40), -1
-			r.Offset, r.Synced = s.Offset, true
-			r.FullSyncs++
+			r := &d.repl
+			r.replid, r.replid2, r.secondOffset = s.ReplID, strings.Repeat("0", 40), -1
+			r.synced = true
+			e.SetReplOffset(s.Offset)
+			r.fullSyncs++
 			e.Debug.ReplID = s.ReplID
 			// A new history: our replicas must sync again, and the backlog
 			// starts with the master's next byte, ready for a promotion.
-			disconnectReplicas(e)
-			createBacklog(e)
+			d.disconnectReplicas()
+			d.createBacklog()
 		}
 		e.Mu.Unlock()
 		if err != nil {
@@ -240,15 +261,15 @@ func syncOnce(e *engine.Engine, addr string, stop chan struct{}) error {
 		}
 	} else {
 		e.Mu.Lock()
-		if s.ReplID != "" && s.ReplID != e.Repl.Replid {
-			r := &e.Repl
-			r.Replid2, r.SecondOffset = r.Replid, r.Offset+1
-			r.Replid = s.ReplID
+		if s.ReplID != "" && s.ReplID != d.repl.replid {
+			r := &d.repl
+			r.replid2, r.secondOffset = r.replid, e.ReplOffset()+1
+			r.replid = s.ReplID
 			e.Debug.ReplID = s.ReplID
-			disconnectReplicas(e) // they learn the new id on reconnecting
+			d.disconnectReplicas() // they learn the new id on reconnecting
 		}
-		if e.Repl.Backlog == nil {
-			createBacklog(e)
+		if d.repl.backlog == nil {
+			d.createBacklog()
 		}
 		e.Mu.Unlock()
 		e.Log.Info("Successful partial resynchronization with master")
@@ -256,15 +277,16 @@ func syncOnce(e *engine.Engine, addr string, stop chan struct{}) error {
 	db := 0 // a full sync's stream starts with SELECT
 	if !s.Full {
 		e.Mu.Lock()
-		db = e.Repl.StreamDB // the master does not say it again
+		db = d.repl.streamDB // the master does not say it again
 		e.Mu.Unlock()
 	}
-	return applyStream(e, link, stop, db)
+	return d.applyStream(link, stop, db)
 }
 
 // loadFromMaster replaces the data with the master's payload. Call with
 // the lock held.
-func loadFromMaster(e *engine.Engine, r io.Reader) error {
+func (d *Component) loadFromMaster(r io.Reader) error {
+	e := d.e
 	for _, db := range e.Dbs {
 		db.Flush()
 	}
@@ -280,7 +302,8 @@ func loadFromMaster(e *engine.Engine, r io.Reader) error {
 
 // applyStream runs the master's commands as the master client and answers
 // REPLCONF GETACK, sending REPLCONF ACK <offset> every second too.
-func applyStream(e *engine.Engine, link *repl.Link, stop chan struct{}, db int) error {
+func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) error {
+	e := d.e
 	var sendMu sync.Mutex
 	send := func(args ...string) error {
 		sendMu.Lock()
@@ -290,7 +313,7 @@ func applyStream(e *engine.Engine, link *repl.Link, stop chan struct{}, db int) 
 	c := e.NewClient(link.RemoteAddr(), link.LocalAddr())
 	defer func() {
 		e.Mu.Lock()
-		e.Repl.StreamDB = c.DB
+		d.repl.streamDB = c.DB
 		e.RemoveClientLocked(c)
 		e.Mu.Unlock()
 	}()
@@ -300,9 +323,10 @@ func applyStream(e *engine.Engine, link *repl.Link, stop chan struct{}, db int) 
 	// applies to it (Redis's mustObeyClient; its user is the superuser).
 	c.IsMaster, c.User = true, nil
 	c.Authed.Store(true)
-	r := &e.Repl
-	r.Master, r.MasterSend, r.State, r.LastIO = c, send, engine.ReplConnected, e.Clock.Now()
-	r.DownSince = time.Time{}
+	r := &d.repl
+	r.master, r.masterSend, r.lastIO = c, send, e.Clock.Now()
+	d.setLinkState(replConnected)
+	r.downSince = time.Time{}
 	e.Mu.Unlock()
 
 	acks := time.NewTicker(time.Second)
@@ -314,7 +338,7 @@ func applyStream(e *engine.Engine, link *repl.Link, stop chan struct{}, db int) 
 			select {
 			case <-acks.C:
 				e.Mu.Lock()
-				off := e.Repl.Offset
+				off := e.ReplOffset()
 				e.Mu.Unlock()
 				send("REPLCONF", "ACK", strconv.FormatInt(off, 10))
 			case <-ackDone:
@@ -330,7 +354,7 @@ func applyStream(e *engine.Engine, link *repl.Link, stop chan struct{}, db int) 
 		cmds, err := rd.ReadBatch(lim)
 		if len(cmds) > 0 {
 			e.Mu.Lock()
-			e.Repl.LastIO = e.Clock.Now()
+			d.repl.lastIO = e.Clock.Now()
 			for _, args := range cmds {
 				if len(args) == 0 {
 					continue
@@ -338,12 +362,12 @@ func applyStream(e *engine.Engine, link *repl.Link, stop chan struct{}, db int) 
 				size := repl.CommandSize(args)
 				if len(args) >= 2 && engine.CEqualFold(args[0], "replconf") && engine.CEqualFold(args[1], "getack") {
 					// The ACK is of what came before the GETACK.
-					send("REPLCONF", "ACK", strconv.FormatInt(e.Repl.Offset, 10))
-					replProxy(e, args, size)
+					send("REPLCONF", "ACK", strconv.FormatInt(e.ReplOffset(), 10))
+					d.replProxy(args, size)
 					continue
 				}
-				applyMasterCommand(e, c, args, &w)
-				replProxy(e, args, size)
+				d.applyMasterCommand(c, args, &w)
+				d.replProxy(args, size)
 				w.Reset(0)
 			}
 			e.Mu.Unlock()
@@ -356,7 +380,8 @@ func applyStream(e *engine.Engine, link *repl.Link, stop chan struct{}, db int) 
 
 // applyMasterCommand runs one command of the master's stream: keys past
 // their deadline are still there for it (the master's DEL removes them).
-func applyMasterCommand(e *engine.Engine, c *engine.Client, args [][]byte, w *resp.Writer) {
+func (d *Component) applyMasterCommand(c *engine.Client, args [][]byte, w *resp.Writer) {
+	e := d.e
 	for _, db := range e.Dbs {
 		db.NoExpire = true
 	}
@@ -370,33 +395,35 @@ func applyMasterCommand(e *engine.Engine, c *engine.Client, args [][]byte, w *re
 }
 
 func cmdRole(x *engine.Ctx) {
-	e, r := x.E, &x.E.Repl
+	e, d := x.E, Of(x.E)
+	r := &d.repl
 	if !e.IsReplica() {
 		x.W.Array(3)
 		x.W.BulkString("master")
-		x.W.Int(r.Offset)
-		roleReplicas(e, x.W)
+		x.W.Int(e.ReplOffset())
+		d.roleReplicas(x.W)
 		return
 	}
 	x.W.Array(5)
 	x.W.BulkString("slave")
-	x.W.BulkString(r.Host)
-	x.W.Int(int64(r.Port))
-	x.W.BulkString(r.State)
+	x.W.BulkString(r.host)
+	x.W.Int(int64(r.port))
+	x.W.BulkString(r.state)
 	off := int64(-1)
-	if r.Master != nil {
-		off = r.Offset
+	if r.master != nil {
+		off = e.ReplOffset()
 	}
 	x.W.Int(off)
 }
 
 // cmdReplconf is REPLCONF as a replica's master or a client sends it.
 func cmdReplconf(x *engine.Ctx) {
+	d := Of(x.E)
 	if len(x.Args)%2 == 0 {
 		x.W.Error(engine.ErrSyntax)
 		return
 	}
-	conf := &x.C.ReplConf
+	conf := &connOf(x.C).conf
 	for i := 1; i < len(x.Args); i += 2 {
 		switch opt, val := x.Args[i], x.Args[i+1]; {
 		case engine.CEqualFold(opt, "listening-port"):
@@ -405,26 +432,26 @@ func cmdReplconf(x *engine.Ctx) {
 				x.W.Error(engine.ErrNotInt)
 				return
 			}
-			conf.Port = int(int32(port))
+			conf.port = int(int32(port))
 		case engine.CEqualFold(opt, "ip-address"):
 			if len(val) >= 46 { // NET_HOST_STR_LEN
 				x.W.Error("ERR REPLCONF ip-address provided by replica instance is too long: " + strconv.Itoa(len(val)) + " bytes")
 				return
 			}
-			conf.Ip = string(val)
+			conf.ip = string(val)
 		case engine.CEqualFold(opt, "capa"):
 			switch {
 			case engine.CEqualFold(val, "eof"):
-				conf.CapaEOF = true
+				conf.capaEOF = true
 			case engine.CEqualFold(val, "psync2"):
-				conf.CapaPsync2 = true
+				conf.capaPsync2 = true
 			}
 		case engine.CEqualFold(opt, "rdb-only"), engine.CEqualFold(opt, "rdb-filter-only"):
 		case engine.CEqualFold(opt, "ack"):
 			// A replica's ACK (and only a replica's) counts; it is never
 			// answered.
 			if off, ok := num.ParseInt(val); ok {
-				replconfAck(x.E, x.C, off)
+				d.replconfAck(x.C, off)
 			}
 			return
 		case engine.CEqualFold(opt, "getack"):
@@ -435,44 +462,4 @@ func cmdReplconf(x *engine.Ctx) {
 		}
 	}
 	x.W.OK()
-}
-
-// infoReplica writes INFO replication's lines for a replica, as Redis
-// prints them.
-func InfoReplica(e *engine.Engine, b *engine.InfoBuf) {
-	r := &e.Repl
-	b.Kv("role", "slave")
-	b.Kv("master_host", r.Host)
-	b.I("master_port", int64(r.Port))
-	status := "down"
-	if r.State == engine.ReplConnected {
-		status = "up"
-	}
-	b.Kv("master_link_status", status)
-	lastIO := int64(-1)
-	if r.Master != nil {
-		lastIO = int64(e.Clock.Now().Sub(r.LastIO) / time.Second)
-	}
-	b.I("master_last_io_seconds_ago", lastIO)
-	sync := int64(0)
-	if r.State == engine.ReplSync {
-		sync = 1
-	}
-	b.I("master_sync_in_progress", sync)
-	b.I("slave_read_repl_offset", r.Offset)
-	b.I("slave_repl_offset", r.Offset)
-	if r.State != engine.ReplConnected {
-		down := int64(-1)
-		if !r.DownSince.IsZero() {
-			down = int64(e.Clock.Now().Sub(r.DownSince) / time.Second)
-		}
-		b.I("master_link_down_since_seconds", down)
-	}
-	b.I("slave_priority", e.Cfg.ReplicaPriority.Load())
-	ro := int64(0)
-	if e.Cfg.ReplicaReadOnly.Load() {
-		ro = 1
-	}
-	b.I("slave_read_only", ro)
-	b.I("replica_announced", e.Cfg.ReplicaAnnounced())
 }

@@ -2,8 +2,6 @@ package durability
 
 import (
 	"bytes"
-	"errors"
-	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -21,8 +19,9 @@ import (
 )
 
 // The master side of replication (replication.c: syncCommand,
-// masterTryPartialResynchronization, replicationFeedSlaves, REPLCONF ACK,
-// WAIT, min-replicas, replicationCron's pings and timeouts).
+// masterTryPartialResynchronization, replicationFeedSlaves,
+// replicationCron's pings and timeouts); what the replicas' ACKs serve
+// (WAIT, min-replicas, a shutdown's wait) is in replication_acks.go.
 //
 // A replica is an ordinary connection that sent SYNC or PSYNC: everything
 // it is sent (the +FULLRESYNC line, the RDB, the stream) goes through its
@@ -43,7 +42,6 @@ import (
 // chooses the wire form ($EOF:<mark> for replicas that announce capa eof,
 // $<length> otherwise), and a replica is never made to wait
 // repl-diskless-sync-delay, since each sync takes its own snapshot.
-
 var replicationMasterCommands = []*engine.Command{
 	{Name: "sync", Arity: 1, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti, Group: "server", Handler: cmdSync},
 	{Name: "psync", Arity: -3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagNoMulti, Group: "server", Handler: cmdSync},
@@ -63,17 +61,17 @@ const (
 
 // Feed encodes op; Flushed hands the flush's bytes on in one piece.
 func (f *replFeed) Feed(op propagate.Op) {
-	if f.e.IsReplica() {
+	if f.d.e.IsReplica() {
 		return // a replica proxies its master's bytes instead
 	}
-	f.buf = f.e.Repl.Enc.Append(f.buf, op)
+	f.buf = f.d.repl.enc.Append(f.buf, op)
 }
 
 func (f *replFeed) Flushed() {
 	if len(f.buf) == 0 {
 		return
 	}
-	replFeedBytes(f.e, f.buf)
+	f.d.replFeedBytes(f.buf)
 	f.buf = f.buf[:0]
 	if cap(f.buf) > 1<<20 {
 		f.buf = nil
@@ -82,33 +80,34 @@ func (f *replFeed) Flushed() {
 
 // replFeedBytes appends p to the stream: the backlog, every replica that
 // gets it, and the offset. Call with the lock held.
-func replFeedBytes(e *engine.Engine, p []byte) {
-	r := &e.Repl
-	if r.Backlog != nil {
-		r.Backlog.Write(p)
+func (d *Component) replFeedBytes(p []byte) {
+	e := d.e
+	r := &d.repl
+	if r.backlog != nil {
+		r.backlog.Write(p)
 	}
-	r.Offset += int64(len(p))
-	var over []*engine.Replica
-	for _, rp := range r.Replicas {
+	e.SetReplOffset(e.ReplOffset() + int64(len(p)))
+	var over []*replica
+	for _, rp := range r.replicas {
 		switch {
-		case rp.State == engine.ReplicaOnline && !rp.StreamOnAck:
-			rp.C.Out.Raw(p)
-			if e.OverOutputLimit(rp.C) {
+		case rp.state == replicaOnline && !rp.streamOnAck:
+			rp.c.Out.Raw(p)
+			if e.OverOutputLimit(rp.c) {
 				over = append(over, rp)
 				continue
 			}
-			rp.C.NotifyOutput()
-		case rp.State != engine.ReplicaWaitStart:
-			rp.Pending = append(rp.Pending, p...)
-			if lim := e.OutputLimit(rp.C); lim.Hard > 0 && uint64(len(rp.Pending)) > lim.Hard {
+			rp.c.NotifyOutput()
+		case rp.state != replicaWaitStart:
+			rp.pending = append(rp.pending, p...)
+			if lim := e.OutputLimit(rp.c); lim.Hard > 0 && uint64(len(rp.pending)) > lim.Hard {
 				over = append(over, rp)
 			}
 		}
 	}
 	for _, rp := range over {
-		e.Log.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.", "client", rp.C.ID, "addr", rp.C.Addr, "class", "replica")
-		e.KillClient(rp.C)
-		dropReplica(e, rp.C)
+		e.Log.Warn("Client scheduled to be closed ASAP for overcoming of output buffer limits.", "client", rp.c.ID, "addr", rp.c.Addr, "class", "replica")
+		e.KillClient(rp.c)
+		d.dropReplica(rp.c)
 	}
 }
 
@@ -116,45 +115,48 @@ func replFeedBytes(e *engine.Engine, p []byte) {
 // command it applied from its master goes on, as the master sent it, to
 // its backlog and its own replicas. size is the command's length on the
 // wire, which its re-encoding has (the master sends RESP arrays).
-func replProxy(e *engine.Engine, args [][]byte, size int64) {
-	r := &e.Repl
-	if r.Backlog == nil && len(r.Replicas) == 0 {
-		r.Offset += size
+func (d *Component) replProxy(args [][]byte, size int64) {
+	e := d.e
+	r := &d.repl
+	if r.backlog == nil && len(r.replicas) == 0 {
+		e.SetReplOffset(e.ReplOffset() + size)
 		return
 	}
-	r.ProxyBuf = propagate.AppendCommand(r.ProxyBuf[:0], args)
-	replFeedBytes(e, r.ProxyBuf)
-	if cap(r.ProxyBuf) > 1<<20 {
-		r.ProxyBuf = nil
+	r.proxyBuf = propagate.AppendCommand(r.proxyBuf[:0], args)
+	d.replFeedBytes(r.proxyBuf)
+	if cap(r.proxyBuf) > 1<<20 {
+		r.proxyBuf = nil
 	}
 }
 
 // createBacklog is createReplicationBacklog: empty, its first byte the
 // next of the stream, and the stream read from now on.
-func createBacklog(e *engine.Engine) {
-	r := &e.Repl
-	r.Backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), r.Offset+1)
-	if r.Feed == nil {
-		r.Feed = &replFeed{e: e}
-		e.Prop.Stream.Attach(r.Feed)
+func (d *Component) createBacklog() {
+	e := d.e
+	r := &d.repl
+	r.backlog = repl.NewBacklog(int(e.Cfg.ReplBacklogSize.Load()), e.ReplOffset()+1)
+	if r.feed == nil {
+		r.feed = &replFeed{d: d}
+		e.Prop.Stream.Attach(r.feed)
 	}
-	r.Enc.Reset()
+	r.enc.Reset()
 }
 
 // freeBacklog is freeReplicationBacklog (repl-backlog-ttl passed with no
 // replica): the stream is no longer recorded.
-func freeBacklog(e *engine.Engine) {
-	r := &e.Repl
-	r.Backlog = nil
-	if r.Feed != nil {
-		e.Prop.Stream.Detach(r.Feed)
-		r.Feed = nil
+func (d *Component) freeBacklog() {
+	r := &d.repl
+	r.backlog = nil
+	if r.feed != nil {
+		d.e.Prop.Stream.Detach(r.feed)
+		r.feed = nil
 	}
 }
 
 func cmdSync(x *engine.Ctx) {
-	e, c, r := x.E, x.C, &x.E.Repl
-	if c.Repl != nil {
+	e, c, d := x.E, x.C, Of(x.E)
+	r := &d.repl
+	if replicaOf(c) != nil {
 		return // already a replica: ignored, as Redis
 	}
 	if c.Out == nil || c.Unsent == nil {
@@ -163,7 +165,7 @@ func cmdSync(x *engine.Ctx) {
 		x.W.Error("ERR SYNC and PSYNC need a network connection")
 		return
 	}
-	if e.IsReplica() && r.State != engine.ReplConnected {
+	if e.IsReplica() && r.state != replConnected {
 		x.W.Error(errNoMasterLink)
 		return
 	}
@@ -174,57 +176,60 @@ func cmdSync(x *engine.Ctx) {
 			x.W.Error(engine.ErrNotInt)
 			return
 		}
-		if tryPartialResync(e, x, off) {
-			r.SyncPartialOK++
+		if d.tryPartialResync(x, off) {
+			r.syncPartialOK++
 			return
 		}
 		if len(x.Args[1]) == 0 || x.Args[1][0] != '?' {
-			r.SyncPartialErr++
+			r.syncPartialErr++
 		}
 	}
-	r.SyncFull++
-	rp := &engine.Replica{C: c, Conf: c.ReplConf, State: engine.ReplicaWaitStart, Psync: psync, AckTime: e.Clock.Now()}
-	c.Repl = rp
-	r.Replicas = append(r.Replicas, rp)
+	r.syncFull++
+	rc := connOf(c)
+	rp := &replica{c: c, conf: rc.conf, state: replicaWaitStart, psync: psync, ackTime: e.Clock.Now()}
+	rc.replica = rp
+	r.replicas = append(r.replicas, rp)
 	e.Log.Info("Replica asks for synchronization", "addr", c.Addr)
-	if len(r.Replicas) == 1 && r.Backlog == nil {
+	if len(r.replicas) == 1 && r.backlog == nil {
 		// A backlog made from nothing has no history to continue: a new
 		// replication id, and no second one.
 		e.Debug.ReplID = engine.NewReplID()
-		r.Replid = e.Debug.ReplID
-		r.Replid2, r.SecondOffset = "", -1
-		createBacklog(e)
-		e.Log.Info("Replication backlog created", "replid", r.Replid)
+		r.replid = e.Debug.ReplID
+		r.replid2, r.secondOffset = "", -1
+		d.createBacklog()
+		e.Log.Info("Replication backlog created", "replid", r.replid)
 	}
-	startReplSync(e)
+	d.startReplSync()
 }
 
 // tryPartialResync is masterTryPartialResynchronization: +CONTINUE and the
 // backlog from off, if the replica's history is ours and the backlog still
 // holds it.
-func tryPartialResync(e *engine.Engine, x *engine.Ctx, off int64) bool {
-	r := &e.Repl
+func (d *Component) tryPartialResync(x *engine.Ctx, off int64) bool {
+	e := d.e
+	r := &d.repl
 	id := string(x.Args[1])
 	cur := e.ReplicationID()
-	if id != cur && (id != r.Replid2 || r.Replid2 == "" || off > r.SecondOffset) {
+	if id != cur && (id != r.replid2 || r.replid2 == "" || off > r.secondOffset) {
 		return false
 	}
-	if r.Backlog == nil || !r.Backlog.Has(off) {
+	if r.backlog == nil || !r.backlog.Has(off) {
 		e.Log.Info("Unable to partial resync with replica for lack of backlog", "addr", x.C.Addr, "offset", off)
 		return false
 	}
 	c := x.C
-	rp := &engine.Replica{C: c, Conf: c.ReplConf, State: engine.ReplicaOnline, Psync: true, AckTime: e.Clock.Now()}
-	c.Repl = rp
-	r.Replicas = append(r.Replicas, rp)
-	if rp.Conf.CapaPsync2 {
+	rc := connOf(c)
+	rp := &replica{c: c, conf: rc.conf, state: replicaOnline, psync: true, ackTime: e.Clock.Now()}
+	rc.replica = rp
+	r.replicas = append(r.replicas, rp)
+	if rp.conf.capaPsync2 {
 		x.W.Simple("CONTINUE " + cur)
 	} else {
 		x.W.Simple("CONTINUE")
 	}
 	// The replica keeps its selected database from the last link: no
 	// SELECT is forced.
-	x.W.Raw(r.Backlog.AppendFrom(nil, off))
+	x.W.Raw(r.backlog.AppendFrom(nil, off))
 	e.Log.Info("Partial resynchronization request accepted", "addr", c.Addr, "offset", off)
 	return true
 }
@@ -232,14 +237,15 @@ func tryPartialResync(e *engine.Engine, x *engine.Ctx, off int64) bool {
 // startReplSync starts a snapshot for the replicas waiting for one, if no
 // other snapshot runs (Redis's one child at a time: they wait for the next
 // cron otherwise). Call with the lock held.
-func startReplSync(e *engine.Engine) {
-	r := &e.Repl
-	if r.Syncing != nil || e.Persist.BgRunning || e.Aof.Rw != nil || e.StartLoad.On {
+func (d *Component) startReplSync() {
+	e := d.e
+	r := &d.repl
+	if r.syncing != nil || d.persist.bgRunning || d.aof.rw != nil || e.StartLoad.On {
 		return
 	}
-	var group []*engine.Replica
-	for _, rp := range r.Replicas {
-		if rp.State == engine.ReplicaWaitStart {
+	var group []*replica
+	for _, rp := range r.replicas {
+		if rp.state == replicaWaitStart {
 			group = append(group, rp)
 		}
 	}
@@ -247,59 +253,61 @@ func startReplSync(e *engine.Engine) {
 		return
 	}
 	id := e.ReplicationID()
-	opts := writerOptions(e)
-	opts.Repl = &rdb.ReplInfo{ID: id, Offset: r.Offset}
-	bg := beginBgSnapshot(e, opts)
-	r.Syncing = bg
+	opts := d.writerOptions()
+	opts.Repl = &rdb.ReplInfo{ID: id, Offset: e.ReplOffset()}
+	bg := d.beginBgSnapshot(opts)
+	r.syncing = bg
 	// The next command after the point in time says its database: the
 	// replicas' selected one is unknown after the load.
-	r.Enc.Reset()
-	line := []byte("+FULLRESYNC " + id + " " + strconv.FormatInt(r.Offset, 10) + "\r\n")
+	r.enc.Reset()
+	line := []byte("+FULLRESYNC " + id + " " + strconv.FormatInt(e.ReplOffset(), 10) + "\r\n")
 	for _, rp := range group {
-		rp.State = engine.ReplicaWaitEnd
-		if rp.Psync {
-			rp.C.Out.Raw(line)
-			rp.C.NotifyOutput()
+		rp.state = replicaWaitEnd
+		if rp.psync {
+			rp.c.Out.Raw(line)
+			rp.c.NotifyOutput()
 		}
 	}
-	e.Log.Info("Starting BGSAVE for SYNC", "replicas", len(group), "offset", r.Offset)
-	go makeReplRDB(e, bg, group)
+	e.Log.Info("Starting BGSAVE for SYNC", "replicas", len(group), "offset", e.ReplOffset())
+	go d.makeReplRDB(bg, group)
 }
 
 // makeReplRDB writes the snapshot into memory and hands it to each replica
 // of the group.
-func makeReplRDB(e *engine.Engine, bg *engine.BgSave, group []*engine.Replica) {
+func (d *Component) makeReplRDB(bg *bgSave, group []*replica) {
+	e := d.e
 	var buf bytes.Buffer
-	err := streamBgsave(e, bg, &buf)
+	err := d.streamBgsave(bg, &buf)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	for _, d := range bg.Dbs {
-		d.Snap.Abort() // after an error the walk may not be done
+	for _, sd := range bg.dbs {
+		sd.snap.Abort() // after an error the walk may not be done
 	}
-	freezeAccess(e, false)
-	e.Repl.Syncing = nil
+	d.freezeAccess(false)
+	d.repl.syncing = nil
 	payload := buf.Bytes()
 	for _, rp := range group {
-		if rp.C.Repl != rp {
+		if replicaOf(rp.c) != rp {
 			continue // gone meanwhile
 		}
 		if err != nil {
 			e.Log.Warn("SYNC failed: BGSAVE for replication failed", "err", err)
-			e.KillClient(rp.C)
+			e.KillClient(rp.c)
 			continue
 		}
-		rp.State = engine.ReplicaSendBulk
-		go sendReplRDB(e, rp, payload)
+		rp.state = replicaSendBulk
+		go d.sendReplRDB(rp, payload)
 	}
 	e.Log.Info("Background RDB transfer started", "bytes", len(payload))
-	startReplSync(e) // replicas that came in meanwhile
+	d.startReplSync() // replicas that came in meanwhile
 }
 
 // sendReplRDB writes payload to the replica a window at a time, then what
 // the stream held for it, and puts it online.
-func sendReplRDB(e *engine.Engine, rp *engine.Replica, payload []byte) {
+func (d *Component) sendReplRDB(rp *replica, payload []byte) {
+	e := d.e
 	var head, tail []byte
-	eof := rp.Conf.CapaEOF && e.Cfg.ReplDisklessSync.Load()
+	eof := rp.conf.capaEOF && e.Cfg.ReplDisklessSync.Load()
 	if eof {
 		mark := engine.NewReplID()
 		head, tail = []byte("$EOF:"+mark+"\r\n"), []byte(mark)
@@ -318,13 +326,13 @@ func sendReplRDB(e *engine.Engine, rp *engine.Replica, payload []byte) {
 	for _, piece := range pieces {
 		for {
 			e.Mu.Lock()
-			if rp.C.Repl != rp || rp.C.Out == nil || rp.C.Killed {
+			if replicaOf(rp.c) != rp || rp.c.Out == nil || rp.c.Killed {
 				e.Mu.Unlock()
 				return
 			}
-			if rp.C.Unsent == nil || rp.C.Unsent() < replSendWindow {
-				rp.C.Out.Raw(piece)
-				rp.C.NotifyOutput()
+			if rp.c.Unsent == nil || rp.c.Unsent() < replSendWindow {
+				rp.c.Out.Raw(piece)
+				rp.c.NotifyOutput()
 				e.Mu.Unlock()
 				break
 			}
@@ -334,181 +342,56 @@ func sendReplRDB(e *engine.Engine, rp *engine.Replica, payload []byte) {
 	}
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	if rp.C.Repl != rp || rp.C.Out == nil {
+	if replicaOf(rp.c) != rp || rp.c.Out == nil {
 		return
 	}
-	rp.State, rp.AckTime = engine.ReplicaOnline, e.Clock.Now()
-	if eof && rp.Psync {
-		rp.StreamOnAck = true // the stream follows its first ACK
-		rp.C.NotifyOutput()
-		e.Log.Info("Streamed RDB transfer with replica succeeded: waiting for REPLCONF ACK from replica to enable streaming", "addr", rp.C.Addr)
+	rp.state, rp.ackTime = replicaOnline, e.Clock.Now()
+	if eof && rp.psync {
+		rp.streamOnAck = true // the stream follows its first ACK
+		rp.c.NotifyOutput()
+		e.Log.Info("Streamed RDB transfer with replica succeeded: waiting for REPLCONF ACK from replica to enable streaming", "addr", rp.c.Addr)
 		return
 	}
-	rp.C.Out.Raw(rp.Pending)
-	rp.Pending = nil
-	rp.C.NotifyOutput()
-	e.Log.Info("Synchronization with replica succeeded", "addr", rp.C.Addr)
+	rp.c.Out.Raw(rp.pending)
+	rp.pending = nil
+	rp.c.NotifyOutput()
+	e.Log.Info("Synchronization with replica succeeded", "addr", rp.c.Addr)
 }
 
 // dropReplica forgets a replica whose connection ended. Call with the lock
 // held.
-func dropReplica(e *engine.Engine, c *engine.Client) {
-	r := &e.Repl
-	rp := c.Repl
-	if rp == nil {
+func (d *Component) dropReplica(c *engine.Client) {
+	e := d.e
+	r := &d.repl
+	rc, _ := c.Repl.(*replConn)
+	if rc == nil || rc.replica == nil {
 		return
 	}
-	c.Repl = nil
-	for i, o := range r.Replicas {
+	rp := rc.replica
+	rc.replica = nil
+	for i, o := range r.replicas {
 		if o == rp {
-			r.Replicas = append(r.Replicas[:i], r.Replicas[i+1:]...)
+			r.replicas = append(r.replicas[:i], r.replicas[i+1:]...)
 			break
 		}
 	}
-	if len(r.Replicas) == 0 {
-		r.NoneSince = e.Clock.Now()
+	if len(r.replicas) == 0 {
+		r.noneSince = e.Clock.Now()
 	}
 	e.Log.Info("Connection with replica lost", "addr", c.Addr)
 }
 
 // disconnectReplicas is disconnectSlaves: they reconnect and learn the new
 // replication id (a partial resync may still take them on).
-func disconnectReplicas(e *engine.Engine) {
-	for _, rp := range append([]*engine.Replica(nil), e.Repl.Replicas...) {
-		e.KillClient(rp.C)
-		dropReplica(e, rp.C)
+func (d *Component) disconnectReplicas() {
+	for _, rp := range append([]*replica(nil), d.repl.replicas...) {
+		d.e.KillClient(rp.c)
+		d.dropReplica(rp.c)
 	}
 }
 
-// replconfAck records a replica's REPLCONF ACK and answers the WAITs it
-// satisfies. Call with the lock held.
-func replconfAck(e *engine.Engine, c *engine.Client, off int64) {
-	rp := c.Repl
-	if rp == nil {
-		return
-	}
-	if off > rp.AckOff {
-		rp.AckOff = off
-	}
-	rp.AckTime = e.Clock.Now()
-	if rp.StreamOnAck && rp.State == engine.ReplicaOnline {
-		rp.StreamOnAck = false
-		rp.C.Out.Raw(rp.Pending)
-		rp.Pending = nil
-		rp.C.NotifyOutput()
-	}
-	serveWaiters(e)
-}
-
-// countAcks is replicationCountAcksByOffset.
-func countAcks(e *engine.Engine, off int64) int64 {
-	n := int64(0)
-	for _, rp := range e.Repl.Replicas {
-		if rp.State == engine.ReplicaOnline && rp.AckOff >= off {
-			n++
-		}
-	}
-	return n
-}
-
-// goodReplicas is refreshGoodSlavesCount's figure: online replicas whose
-// last ACK is at most min-replicas-max-lag seconds old.
-func goodReplicas(e *engine.Engine) int64 {
-	maxLag := e.Cfg.MinReplicasMaxLag.Load()
-	now := e.Clock.Now()
-	n := int64(0)
-	for _, rp := range e.Repl.Replicas {
-		if rp.State == engine.ReplicaOnline && int64(now.Sub(rp.AckTime)/time.Second) <= maxLag {
-			n++
-		}
-	}
-	return n
-}
-
-// noGoodReplicas is checkGoodReplicasStatus's refusal: a master with
-// min-replicas-to-write and -max-lag set and fewer good replicas than the
-// minimum refuses writes.
-func NoGoodReplicas(e *engine.Engine) bool {
-	min := e.Cfg.MinReplicasToWrite.Load()
-	return min > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 && !e.IsReplica() && goodReplicas(e) < min
-}
-
-func cmdWait(x *engine.Ctx) {
-	e, r := x.E, &x.E.Repl
-	if e.IsReplica() {
-		x.W.Error(errWaitReplica)
-		return
-	}
-	n, ok := num.ParseInt(x.Args[1])
-	if !ok {
-		x.W.Error(engine.ErrNotInt)
-		return
-	}
-	ms, ok := num.ParseInt(x.Args[2])
-	if !ok {
-		x.W.Error("ERR timeout is not an integer or out of range")
-		return
-	}
-	if ms < 0 {
-		x.W.Error(engine.ErrTimeoutNegative)
-		return
-	}
-	if ms > 0 && ms > math.MaxInt64-e.Clock.Now().UnixMilli() {
-		x.W.Error("ERR timeout is out of range")
-		return
-	}
-	off := x.C.Woff
-	acked := countAcks(e, off)
-	if acked >= n || !x.Block(nil, time.Duration(ms)*time.Millisecond) {
-		x.W.Int(acked)
-		return
-	}
-	x.Blocking.Wait = &engine.WaitState{Off: off, N: n}
-	r.Waiters = append(r.Waiters, x.C)
-	// Ask every replica for an ACK now rather than at its next second
-	// (replicationRequestAckFromSlaves), once the command is done.
-	r.GetAck = true
-}
-
-// requestAcks sends REPLCONF GETACK * down the stream.
-func requestAcks(e *engine.Engine) {
-	e.Repl.GetAck = false
-	if len(e.Repl.Replicas) > 0 && !e.IsReplica() {
-		replFeedBytes(e, getAckCmd)
-	}
-}
-
-var (
-	getAckCmd = propagate.AppendCommand(nil, [][]byte{[]byte("REPLCONF"), []byte("GETACK"), []byte("*")})
-	pingCmd   = propagate.AppendCommand(nil, [][]byte{[]byte("PING")})
-)
-
-// waitTimeoutReply is WAIT's answer when it times out or is unblocked: the
-// replicas that acked by then.
-func waitTimeoutReply(e *engine.Engine, b *engine.BlockState, w *resp.Writer) {
-	w.Int(countAcks(e, b.Wait.Off))
-}
-
-// serveWaiters answers the WAITs whose replicas have acked
-// (processClientsWaitingReplicas).
-func serveWaiters(e *engine.Engine) {
-	r := &e.Repl
-	keep := r.Waiters[:0]
-	for _, c := range r.Waiters {
-		b := c.Blocked
-		if b == nil || b.Wait == nil {
-			continue // unblocked otherwise (timeout, CLIENT UNBLOCK, gone)
-		}
-		acked := countAcks(e, b.Wait.Off)
-		if acked < b.Wait.N {
-			keep = append(keep, c)
-			continue
-		}
-		answerBlocked(e, c, func(w *resp.Writer) { w.Int(acked) })
-	}
-	clear(r.Waiters[len(keep):])
-	r.Waiters = keep
-}
+// pingCmd is the keepalive the master sends down the stream.
+var pingCmd = propagate.AppendCommand(nil, [][]byte{[]byte("PING")})
 
 // ReplicationCron is the master side's part of replicationCron, run about
 // every 100 ms: start syncs that waited for a snapshot, keep replicas
@@ -516,143 +399,109 @@ func serveWaiters(e *engine.Engine) {
 // repl-ping-replica-period, drop those silent past repl-timeout, and free
 // the backlog after repl-backlog-ttl with no replica.
 func ReplicationCron(e *engine.Engine) {
+	d := Of(e)
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	r := &e.Repl
-	startConfiguredMaster(e)
-	if r.Backlog == nil && len(r.Replicas) == 0 {
+	r := &d.repl
+	d.startConfiguredMaster()
+	if r.backlog == nil && len(r.replicas) == 0 {
 		return
 	}
-	startReplSync(e)
+	d.startReplSync()
 	now := e.Clock.Now()
-	if r.Backlog != nil && r.Backlog.Size() != int(e.Cfg.ReplBacklogSize.Load()) {
-		r.Backlog.Resize(int(e.Cfg.ReplBacklogSize.Load()))
+	if r.backlog != nil && r.backlog.Size() != int(e.Cfg.ReplBacklogSize.Load()) {
+		r.backlog.Resize(int(e.Cfg.ReplBacklogSize.Load()))
 	}
-	if len(r.Replicas) == 0 {
-		if ttl := e.Cfg.ReplBacklogTTL.Load(); ttl > 0 && !e.IsReplica() && r.Backlog != nil &&
-			now.Sub(r.NoneSince) > time.Duration(ttl)*time.Second {
+	if len(r.replicas) == 0 {
+		if ttl := e.Cfg.ReplBacklogTTL.Load(); ttl > 0 && !e.IsReplica() && r.backlog != nil &&
+			now.Sub(r.noneSince) > time.Duration(ttl)*time.Second {
 			// A new replication id, and no replid2: writes taken while
 			// there is no backlog must not let a former replica of ours,
 			// promoted meanwhile, continue from us later by replid2 with
 			// different data (replicationCron's comment in Redis).
-			r.Replid, r.Replid2, r.SecondOffset = engine.NewReplID(), "", -1
-			e.Debug.ReplID = r.Replid
-			freeBacklog(e)
+			r.replid, r.replid2, r.secondOffset = engine.NewReplID(), "", -1
+			e.Debug.ReplID = r.replid
+			d.freeBacklog()
 			e.Log.Info("Replication backlog freed after repl-backlog-ttl with no replica", "seconds", ttl)
 		}
 		return
 	}
-	if now.Sub(r.LastTick) < time.Second {
+	if now.Sub(r.lastTick) < time.Second {
 		return
 	}
-	r.LastTick = now
+	r.lastTick = now
 	period := time.Duration(e.Cfg.ReplPingPeriod.Load()) * time.Second
 	// No ping while clients are paused: it would move the offset a
 	// shutdown waits for the replicas to reach.
-	if !e.IsReplica() && now.Sub(r.LastPing) >= period && !e.Paused() {
-		replFeedBytes(e, pingCmd)
-		r.LastPing = now
+	if !e.IsReplica() && now.Sub(r.lastPing) >= period && !e.Paused() {
+		d.replFeedBytes(pingCmd)
+		r.lastPing = now
 	}
 	timeout := time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second
-	for _, rp := range append([]*engine.Replica(nil), r.Replicas...) {
+	for _, rp := range append([]*replica(nil), r.replicas...) {
 		switch {
-		case rp.State == engine.ReplicaWaitStart || rp.State == engine.ReplicaWaitEnd:
+		case rp.state == replicaWaitStart || rp.state == replicaWaitEnd:
 			// A newline keeps the replica from timing out while it waits
 			// (Redis sends one to replicas of a diskless sync).
-			rp.C.Out.Raw([]byte("\n"))
-			rp.C.NotifyOutput()
-		case rp.State == engine.ReplicaOnline && rp.Psync && now.Sub(rp.AckTime) > timeout:
-			e.Log.Warn("Disconnecting timedout replica (streaming sync)", "addr", rp.C.Addr)
-			e.KillClient(rp.C)
-			dropReplica(e, rp.C)
+			rp.c.Out.Raw([]byte("\n"))
+			rp.c.NotifyOutput()
+		case rp.state == replicaOnline && rp.psync && now.Sub(rp.ackTime) > timeout:
+			e.Log.Warn("Disconnecting timedout replica (streaming sync)", "addr", rp.c.Addr)
+			e.KillClient(rp.c)
+			d.dropReplica(rp.c)
 		}
-	}
-}
-
-// infoReplicas writes connected_slaves and the slaveN lines.
-func InfoReplicas(e *engine.Engine, b *engine.InfoBuf) {
-	r := &e.Repl
-	b.I("connected_slaves", int64(len(r.Replicas)))
-	if e.Cfg.MinReplicasToWrite.Load() > 0 && e.Cfg.MinReplicasMaxLag.Load() > 0 {
-		b.I("min_slaves_good_slaves", goodReplicas(e))
-	}
-	now := e.Clock.Now()
-	for i, rp := range r.Replicas {
-		state := "wait_bgsave"
-		lag := int64(0)
-		switch rp.State {
-		case engine.ReplicaSendBulk:
-			state = "send_bulk"
-		case engine.ReplicaOnline:
-			state = "online"
-			lag = int64(now.Sub(rp.AckTime) / time.Second)
-		}
-		b.Kv("slave"+strconv.Itoa(i), "ip="+ip(rp)+",port="+strconv.Itoa(rp.Conf.Port)+",state="+state+
-			",offset="+strconv.FormatInt(rp.AckOff, 10)+",lag="+strconv.FormatInt(lag, 10))
 	}
 }
 
 // ip is the address the replica is known by: the one it announced, or its
 // connection's.
-func ip(rp *engine.Replica) string {
-	if rp.Conf.Ip != "" {
-		return rp.Conf.Ip
+func ip(rp *replica) string {
+	if rp.conf.ip != "" {
+		return rp.conf.ip
 	}
-	host, _, err := net.SplitHostPort(rp.C.Addr)
+	host, _, err := net.SplitHostPort(rp.c.Addr)
 	if err != nil {
-		return rp.C.Addr
+		return rp.c.Addr
 	}
 	return host
 }
 
 // roleReplicas writes ROLE's list of online replicas: ip, port, acked
 // offset, all as strings.
-func roleReplicas(e *engine.Engine, w *resp.Writer) {
+func (d *Component) roleReplicas(w *resp.Writer) {
 	n := 0
-	for _, rp := range e.Repl.Replicas {
-		if rp.State == engine.ReplicaOnline {
+	for _, rp := range d.repl.replicas {
+		if rp.state == replicaOnline {
 			n++
 		}
 	}
 	w.Array(n)
-	for _, rp := range e.Repl.Replicas {
-		if rp.State != engine.ReplicaOnline {
+	for _, rp := range d.repl.replicas {
+		if rp.state != replicaOnline {
 			continue
 		}
 		w.Array(3)
 		w.BulkString(ip(rp))
-		w.BulkString(strconv.Itoa(rp.Conf.Port))
-		w.BulkString(strconv.FormatInt(rp.AckOff, 10))
+		w.BulkString(strconv.Itoa(rp.conf.port))
+		w.BulkString(strconv.FormatInt(rp.ackOff, 10))
 	}
-}
-
-// answerWaiters ends every WAIT with the count it has (the server turned
-// replica: no more ACKs will come for its offsets).
-func answerWaiters(e *engine.Engine) {
-	r := &e.Repl
-	for _, c := range r.Waiters {
-		if b := c.Blocked; b != nil && b.Wait != nil {
-			answerBlocked(e, c, func(w *resp.Writer) { waitTimeoutReply(e, b, w) })
-		}
-	}
-	clear(r.Waiters)
-	r.Waiters = r.Waiters[:0]
 }
 
 // saveReplInfo is rdbPopulateSaveInfo: what an RDB file records of the
 // replication history, so that a restarted replica (or master) continues
 // it with a partial resync. nil when there is none to continue.
-func saveReplInfo(e *engine.Engine) *rdb.ReplInfo {
-	r := &e.Repl
+func (d *Component) saveReplInfo() *rdb.ReplInfo {
+	e := d.e
+	r := &d.repl
 	switch {
-	case !e.IsReplica() && r.Backlog != nil:
-		return &rdb.ReplInfo{StreamDB: max(r.Enc.DB(), 0), ID: e.ReplicationID(), Offset: r.Offset}
-	case e.IsReplica() && r.Synced:
-		db := r.StreamDB
-		if r.Master != nil {
-			db = r.Master.DB
+	case !e.IsReplica() && r.backlog != nil:
+		return &rdb.ReplInfo{StreamDB: max(r.enc.DB(), 0), ID: e.ReplicationID(), Offset: e.ReplOffset()}
+	case e.IsReplica() && r.synced:
+		db := r.streamDB
+		if r.master != nil {
+			db = r.master.DB
 		}
-		return &rdb.ReplInfo{StreamDB: db, ID: e.ReplicationID(), Offset: r.Offset}
+		return &rdb.ReplInfo{StreamDB: db, ID: e.ReplicationID(), Offset: e.ReplOffset()}
 	}
 	return nil
 }
@@ -682,12 +531,14 @@ func replInfoOf(aux []rdb.AuxField) *rdb.ReplInfo {
 // a server that starts as a replica takes the history the file was saved
 // at, so its first PSYNC asks to continue from there. Call with the lock
 // held, at start.
-func restoreReplInfo(e *engine.Engine, ri *rdb.ReplInfo) {
+func (d *Component) restoreReplInfo(ri *rdb.ReplInfo) {
+	e := d.e
 	if ri == nil || *e.Cfg.Replicaof.Load() == "" || ri.StreamDB < 0 || ri.StreamDB >= config.NumDBs {
 		return
 	}
-	r := &e.Repl
-	r.Replid, r.Offset, r.Synced, r.StreamDB = ri.ID, ri.Offset, true, ri.StreamDB
+	r := &d.repl
+	r.replid, r.synced, r.streamDB = ri.ID, true, ri.StreamDB
+	e.SetReplOffset(ri.Offset)
 	e.Debug.ReplID = ri.ID
 	e.Log.Info("Restored the replication history from the RDB file", "replid", ri.ID, "offset", ri.Offset)
 }
@@ -695,163 +546,45 @@ func restoreReplInfo(e *engine.Engine, ri *rdb.ReplInfo) {
 // presetConfiguredMaster makes a server whose redis.conf says replicaof a
 // replica from the start, as Redis is once it has read the file (ROLE,
 // INFO, read-only, no expiry of its own); the link waits for the load.
-func presetConfiguredMaster(e *engine.Engine) {
-	host, port, ok := strings.Cut(*e.Cfg.Replicaof.Load(), " ")
+func (d *Component) presetConfiguredMaster() {
+	host, port, ok := strings.Cut(*d.e.Cfg.Replicaof.Load(), " ")
 	p, err := strconv.Atoi(port)
 	if !ok || err != nil {
 		return
 	}
-	r := &e.Repl
-	r.Host, r.Port, r.State = host, p, engine.ReplConnect
-	setReplicaExpiry(e, true)
+	d.setLink(host, p, replConnect)
+	d.setReplicaExpiry(true)
 }
 
 // startConfiguredMaster starts the link to the master redis.conf named,
 // once the dataset is loaded (replicationCron connects after the load).
-func startConfiguredMaster(e *engine.Engine) {
-	r := &e.Repl
-	if r.StartChecked || e.StartLoad.On {
+func (d *Component) startConfiguredMaster() {
+	r := &d.repl
+	if r.startChecked || d.e.StartLoad.On {
 		return
 	}
-	r.StartChecked = true
-	if r.Host == "" || r.Stop != nil {
+	r.startChecked = true
+	if r.host == "" || r.stop != nil {
 		return // REPLICAOF NO ONE came first, or a link runs
 	}
-	setMaster(e, r.Host, r.Port)
+	d.setMaster(r.host, r.port)
 }
 
-var errShutdownAborted = errors.New("shutdown aborted while waiting for replicas")
-
-// replicasLagging is !isReadyToShutdown: some replica has not acked the
-// whole stream.
-func replicasLagging(e *engine.Engine) bool {
-	for _, rp := range e.Repl.Replicas {
-		if rp.AckOff != e.Repl.Offset {
-			return true
-		}
-	}
-	return false
-}
-
-// beginShutdownWait is prepareForShutdown's wait for lagging replicas:
-// unless now (SHUTDOWN NOW/FORCE) or shutdown-timeout is 0, writes are
-// paused, the replicas asked for an ACK, and the deadline returned. Call
-// with the lock held.
-func BeginShutdownWait(e *engine.Engine, now bool) (time.Time, bool) {
-	t := e.Cfg.ShutdownTimeout.Load()
-	if now || t == 0 || e.Repl.ShutdownWaiting || !replicasLagging(e) {
-		return time.Time{}, false
-	}
-	if !e.Paused() {
-		replFeedBytes(e, getAckCmd)
-	}
-	e.PauseClients(engine.NowMsReal()+t*1000+1000, engine.PauseWrite)
-	e.Repl.ShutdownWaiting, e.Repl.ShutdownAbort = true, false
-	e.Log.Info("Waiting for replicas before shutting down.")
-	return time.Now().Add(time.Duration(t) * time.Second), true
-}
-
-// awaitReplicas waits, without the lock, until every replica has acked the
-// stream or the deadline passes (true), or SHUTDOWN ABORT came (false, and
-// the pause is lifted).
-func awaitReplicas(e *engine.Engine, deadline time.Time) bool {
-	for {
-		e.Mu.Lock()
-		r := &e.Repl
-		if r.ShutdownAbort {
-			r.ShutdownWaiting, r.ShutdownAbort = false, false
-			e.Cs.Pause.Set = false
-			e.UpdatePause()
-			e.Mu.Unlock()
-			e.Log.Info("Shutdown manually aborted.")
-			return false
-		}
-		if !replicasLagging(e) || !time.Now().Before(deadline) {
-			r.ShutdownWaiting = false
-			logLaggingReplicas(e)
-			e.Mu.Unlock()
-			return true
-		}
-		e.Mu.Unlock()
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// logLaggingReplicas is finishShutdown's report.
-func logLaggingReplicas(e *engine.Engine) {
-	r := &e.Repl
-	lagging := 0
-	for _, rp := range r.Replicas {
-		if rp.AckOff != r.Offset {
-			lagging++
-			e.Log.Warn("Lagging replica reported offset behind master", "addr", rp.C.Addr, "behind", r.Offset-rp.AckOff)
-		}
-	}
-	if len(r.Replicas) > 0 {
-		e.Log.Info(strconv.Itoa(len(r.Replicas)-lagging) + " of " + strconv.Itoa(len(r.Replicas)) + " replicas are in sync when shutting down.")
-	}
-}
-
-// abortShutdownWait is SHUTDOWN ABORT: false if no shutdown waits.
-func AbortShutdownWait(e *engine.Engine) bool {
-	if !e.Repl.ShutdownWaiting {
-		return false
-	}
-	e.Repl.ShutdownAbort = true
-	return true
-}
-
-// finishShutdownAfterWait ends a SHUTDOWN that waited for its replicas:
-// the save and the stop, or the error to the client that asked.
-func FinishShutdownAfterWait(e *engine.Engine, c *engine.Client, deadline time.Time, save, nosave, force bool, stop func()) {
-	ok := awaitReplicas(e, deadline)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
-	var err error
-	if ok {
-		err = ShutdownSaveLocked(e, save, nosave, force)
-	}
-	if !ok || err != nil {
-		answerBlocked(e, c, func(w *resp.Writer) { w.Error(engine.ErrShutdownFailed) })
-		return
-	}
-	if c.Blocked != nil {
-		c.CloseAfterReply = true // no reply: the connection closes, as Redis exits
-		answerBlocked(e, c, func(*resp.Writer) {})
-	}
-	go stop()
-}
-
-// replOutputBytes is what the replicas' output holds unsent (and what the
+// ReplOutputBytes is what the replicas' output holds unsent (and what the
 // stream kept for those still syncing). Call with the lock held.
-func ReplOutputBytes(e *engine.Engine) uint64 {
+func (d *Component) ReplOutputBytes() uint64 {
 	n := 0
-	for _, rp := range e.Repl.Replicas {
-		n += len(rp.Pending)
-		if rp.C.Unsent != nil {
-			n += rp.C.Unsent()
+	for _, rp := range d.repl.replicas {
+		n += len(rp.pending)
+		if rp.c.Unsent != nil {
+			n += rp.c.Unsent()
 		}
 	}
 	return uint64(n)
 }
 
-// answerBlocked ends c's wait (WAIT, a SHUTDOWN waiting for replicas) with
-// the reply reply writes, as a served blocking command ends. Nothing
-// happens if c no longer waits (it went away). Call with the lock held.
-func answerBlocked(e *engine.Engine, c *engine.Client, reply func(w *resp.Writer)) {
-	b := c.Blocked
-	if b == nil {
-		return
-	}
-	mark := b.W.Len()
-	reply(b.W)
-	c.BlockedReplyDone(b.W, mark)
-	e.Unblock(c)
-	c.NotifyOutput()
-}
-
 // replFeed is the replication stream's propagate.Reader.
 type replFeed struct {
-	e   *engine.Engine
+	d   *Component
 	buf []byte
 }

@@ -86,7 +86,8 @@ func waitOnline(t *testing.T, e *engine.Engine, c *engine.Client) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		e.Lock()
-		online := c.Repl != nil && c.Repl.State == engine.ReplicaOnline
+		rp := replicaOf(c)
+		online := rp != nil && rp.state == replicaOnline
 		e.Unlock()
 		if online {
 			return
@@ -114,11 +115,12 @@ func masterWithBacklog(e *engine.Engine) {
 	e.Lock()
 	defer e.Unlock()
 	e.Cfg.ReplBacklogSize.Store(16)
-	createBacklog(e)
-	replFeedBytes(e, testStream)
-	r := &e.Repl
-	e.Debug.ReplID, r.Replid = idCur, idCur
-	r.Replid2, r.SecondOffset = idOld, 30
+	d := Of(e)
+	d.createBacklog()
+	d.replFeedBytes(testStream)
+	r := &d.repl
+	e.Debug.ReplID, r.replid = idCur, idCur
+	r.replid2, r.secondOffset = idOld, 30
 }
 
 // TestPsyncDecision is masterTryPartialResynchronization and syncCommand's
@@ -167,7 +169,7 @@ func TestPsyncDecision(t *testing.T) {
 				masterWithBacklog(e)
 			} else {
 				e.Lock()
-				e.Debug.ReplID, e.Repl.Replid = idCur, idCur
+				e.Debug.ReplID, Of(e).repl.replid = idCur, idCur
 				e.Unlock()
 			}
 			c := newConn(e, "10.0.0.1:5000")
@@ -179,18 +181,18 @@ func TestPsyncDecision(t *testing.T) {
 				t.Fatalf("REPLCONF capa: %q", got)
 			}
 			got := run(e, c, "PSYNC", tc.id, strconv.FormatInt(tc.off, 10))
-			r := &e.Repl
+			r := &Of(e).repl
 			if tc.cont != "" {
 				if got != tc.cont {
 					t.Fatalf("PSYNC %s %d: %q, want %q", tc.id, tc.off, got, tc.cont)
 				}
 				e.Lock()
 				defer e.Unlock()
-				if c.Repl == nil || c.Repl.State != engine.ReplicaOnline || len(r.Replicas) != 1 {
+				if rp := replicaOf(c); rp == nil || rp.state != replicaOnline || len(r.replicas) != 1 {
 					t.Fatalf("a partially resynced replica must be online at once")
 				}
-				if r.SyncPartialOK != 1 || r.SyncFull != 0 || r.SyncPartialErr != 0 {
-					t.Fatalf("counters ok/full/err %d/%d/%d, want 1/0/0", r.SyncPartialOK, r.SyncFull, r.SyncPartialErr)
+				if r.syncPartialOK != 1 || r.syncFull != 0 || r.syncPartialErr != 0 {
+					t.Fatalf("counters ok/full/err %d/%d/%d, want 1/0/0", r.syncPartialOK, r.syncFull, r.syncPartialErr)
 				}
 				if len(c.Out.Bytes()) != 0 {
 					t.Fatalf("a partial resync sends nothing unasked: %q", c.Out.Bytes())
@@ -205,8 +207,8 @@ func TestPsyncDecision(t *testing.T) {
 			waitOnline(t, e, c)
 			out := outOf(e, c)
 			e.Lock()
-			id, off := e.ReplicationID(), r.Offset
-			ok, full, perr := r.SyncPartialOK, r.SyncFull, r.SyncPartialErr
+			id, off := e.ReplicationID(), e.ReplOffset()
+			ok, full, perr := r.syncPartialOK, r.syncFull, r.syncPartialErr
 			e.Unlock()
 			wantID := idCur
 			if tc.noBacklog {
@@ -243,7 +245,7 @@ func TestPsyncRefused(t *testing.T) {
 		{name: "not an integer offset", conn: true, args: []string{"PSYNC", idCur, "x"}, want: "-" + engine.ErrNotInt + "\r\n"},
 		// A replica whose own link is down has nothing valid to give.
 		{name: "replica without its link", conn: true, setup: func(e *engine.Engine) {
-			e.Repl.Host, e.Repl.Port, e.Repl.State = "10.9.9.9", 6379, engine.ReplConnect
+			Of(e).setLink("10.9.9.9", 6379, replConnect)
 		}, args: []string{"PSYNC", "?", "-1"}, want: "-" + errNoMasterLink + "\r\n"},
 		{name: "no connection", args: []string{"SYNC"}, want: "-ERR SYNC and PSYNC need a network connection\r\n"},
 	} {
@@ -265,7 +267,7 @@ func TestPsyncRefused(t *testing.T) {
 			}
 			e.Lock()
 			defer e.Unlock()
-			if c.Repl != nil || len(e.Repl.Replicas) != 0 || e.Repl.Backlog != nil {
+			if r := &Of(e).repl; replicaOf(c) != nil || len(r.replicas) != 0 || r.backlog != nil {
 				t.Fatalf("a refused PSYNC made a replica or a backlog")
 			}
 		})
@@ -278,7 +280,7 @@ func continueReplica(t *testing.T, e *engine.Engine, addr string) *engine.Client
 	t.Helper()
 	c := newConn(e, addr)
 	e.Lock()
-	id, next := e.ReplicationID(), e.Repl.Offset+1
+	id, next := e.ReplicationID(), e.ReplOffset()+1
 	e.Unlock()
 	if got := run(e, c, "PSYNC", id, strconv.FormatInt(next, 10)); !strings.HasPrefix(got, "+CONTINUE") {
 		t.Fatalf("PSYNC %s %d: %q", id, next, got)
@@ -286,9 +288,9 @@ func continueReplica(t *testing.T, e *engine.Engine, addr string) *engine.Client
 	return c
 }
 
-func clearedReplid2(r *engine.Engine) bool {
-	id2 := r.Repl.Replid2
-	return (id2 == "" || id2 == strings.Repeat("0", 40)) && r.Repl.SecondOffset == -1
+func clearedReplid2(e *engine.Engine) bool {
+	r := &Of(e).repl
+	return (r.replid2 == "" || r.replid2 == strings.Repeat("0", 40)) && r.secondOffset == -1
 }
 
 // TestReplBacklogCreatedForFirstReplica is syncCommand's creation of the
@@ -298,11 +300,12 @@ func clearedReplid2(r *engine.Engine) bool {
 // second replica finds it and changes nothing.
 func TestReplBacklogCreatedForFirstReplica(t *testing.T) {
 	e, _ := newReplEngine(t)
+	d := Of(e)
 	e.Lock()
 	// A master that was a replica once: an offset and a replid2 of its
 	// own, both of a history no backlog holds.
-	e.Repl.Offset = 500
-	e.Repl.Replid2, e.Repl.SecondOffset = idOld, 300
+	e.SetReplOffset(500)
+	d.repl.replid2, d.repl.secondOffset = idOld, 300
 	before := e.ReplicationID()
 	e.Unlock()
 
@@ -310,16 +313,16 @@ func TestReplBacklogCreatedForFirstReplica(t *testing.T) {
 	run(e, c1, "PSYNC", "?", "-1")
 	waitOnline(t, e, c1)
 	e.Lock()
-	b, id := e.Repl.Backlog, e.ReplicationID()
+	b, id := d.repl.backlog, e.ReplicationID()
 	switch {
 	case b == nil:
 		t.Fatal("no backlog after the first replica")
 	case b.First() != 501 || b.Histlen() != 0:
 		t.Errorf("backlog first %d histlen %d, want 501 and 0", b.First(), b.Histlen())
-	case id == before || len(id) != 40 || e.Repl.Replid != id:
-		t.Errorf("replid %q (Replid %q), want a new one, not %q", id, e.Repl.Replid, before)
+	case id == before || len(id) != 40 || d.repl.replid != id:
+		t.Errorf("replid %q (Replid %q), want a new one, not %q", id, d.repl.replid, before)
 	case !clearedReplid2(e):
-		t.Errorf("replid2 %q up to %d, want it cleared", e.Repl.Replid2, e.Repl.SecondOffset)
+		t.Errorf("replid2 %q up to %d, want it cleared", d.repl.replid2, d.repl.secondOffset)
 	}
 	e.Unlock()
 
@@ -328,7 +331,7 @@ func TestReplBacklogCreatedForFirstReplica(t *testing.T) {
 	waitOnline(t, e, c2)
 	e.Lock()
 	defer e.Unlock()
-	if e.Repl.Backlog != b || e.ReplicationID() != id {
+	if d.repl.backlog != b || e.ReplicationID() != id {
 		t.Errorf("a second replica replaced the backlog or the replid")
 	}
 }
@@ -369,8 +372,8 @@ func TestReplBacklogTTL(t *testing.T) {
 			switch {
 			case tc.promoted:
 				e.Lock()
-				e.Repl.Host, e.Repl.Port, e.Repl.State = "10.9.9.9", 6379, engine.ReplConnected
-				e.Repl.StartChecked = true // no link to start: the test has no master
+				Of(e).setLink("10.9.9.9", 6379, replConnected)
+				Of(e).repl.startChecked = true // no link to start: the test has no master
 				e.Unlock()
 				clk.Add(10 * ttl * time.Second) // the replica has run for long
 				if got := run(e, newConn(e, "10.0.0.9:1"), "REPLICAOF", "NO", "ONE"); got != "+OK\r\n" {
@@ -383,8 +386,8 @@ func TestReplBacklogTTL(t *testing.T) {
 				}
 				if tc.replica {
 					e.Lock()
-					e.Repl.Host, e.Repl.Port, e.Repl.State = "10.9.9.9", 6379, engine.ReplConnected
-					e.Repl.StartChecked = true
+					Of(e).setLink("10.9.9.9", 6379, replConnected)
+					Of(e).repl.startChecked = true
 					e.Unlock()
 				}
 			}
@@ -396,15 +399,16 @@ func TestReplBacklogTTL(t *testing.T) {
 			e.Lock()
 			defer e.Unlock()
 			var problems []string
-			if freed := e.Repl.Backlog == nil; freed != tc.freed {
+			r := &Of(e).repl
+			if freed := r.backlog == nil; freed != tc.freed {
 				problems = append(problems, fmt.Sprintf("backlog freed: %v, want %v", freed, tc.freed))
 			}
-			if tc.freed && e.Repl.Backlog == nil {
+			if tc.freed && r.backlog == nil {
 				if e.ReplicationID() == id {
 					problems = append(problems, "the replid stayed "+id)
 				}
 				if !clearedReplid2(e) {
-					problems = append(problems, fmt.Sprintf("replid2 %q up to %d stayed", e.Repl.Replid2, e.Repl.SecondOffset))
+					problems = append(problems, fmt.Sprintf("replid2 %q up to %d stayed", r.replid2, r.secondOffset))
 				}
 			}
 			failIf(t, problems)
@@ -421,11 +425,12 @@ func TestReplRoleChange(t *testing.T) {
 	e, _ := newReplEngine(t)
 	masterWithBacklog(e) // the stream the replica proxied: offsets 25..40 held
 	e.Lock()
-	r := &e.Repl
-	r.Host, r.Port, r.State, r.StartChecked = "10.9.9.9", 6379, engine.ReplConnected, true
-	e.Debug.ReplID, r.Replid, r.Synced = idOld, idOld, true
-	r.Replid2, r.SecondOffset = strings.Repeat("0", 40), -1
-	backlog := r.Backlog
+	r := &Of(e).repl
+	Of(e).setLink("10.9.9.9", 6379, replConnected)
+	r.startChecked = true
+	e.Debug.ReplID, r.replid, r.synced = idOld, idOld, true
+	r.replid2, r.secondOffset = strings.Repeat("0", 40), -1
+	backlog := r.backlog
 	e.Unlock()
 	sub := continueReplica(t, e, "10.0.0.1:5000") // a replica of the replica
 
@@ -437,20 +442,20 @@ func TestReplRoleChange(t *testing.T) {
 	switch {
 	case e.IsReplica():
 		t.Error("still a replica")
-	case r.Replid2 != idOld || r.SecondOffset != 41:
-		t.Errorf("replid2 %q up to %d, want %q up to 41", r.Replid2, r.SecondOffset, idOld)
-	case newID == idOld || len(newID) != 40 || r.Replid != newID:
-		t.Errorf("replid %q (Replid %q): want a new one", newID, r.Replid)
-	case r.Backlog != backlog || r.Backlog.First() != 25 || r.Offset != 40:
+	case r.replid2 != idOld || r.secondOffset != 41:
+		t.Errorf("replid2 %q up to %d, want %q up to 41", r.replid2, r.secondOffset, idOld)
+	case newID == idOld || len(newID) != 40 || r.replid != newID:
+		t.Errorf("replid %q (Replid %q): want a new one", newID, r.replid)
+	case r.backlog != backlog || r.backlog.First() != 25 || e.ReplOffset() != 40:
 		t.Errorf("the backlog or the offset changed")
-	case !sub.Killed || sub.Repl != nil || len(r.Replicas) != 0:
+	case !sub.Killed || replicaOf(sub) != nil || len(r.replicas) != 0:
 		t.Errorf("the replica's own replica was not disconnected")
 	}
 	e.Unlock()
 
 	// The new master's first write, then PSYNCs by both ids.
 	e.Lock()
-	replFeedBytes(e, []byte("XY")) // offsets 41, 42
+	Of(e).replFeedBytes([]byte("XY")) // offsets 41, 42
 	e.Unlock()
 	for _, tc := range []struct {
 		id   string
@@ -535,7 +540,7 @@ func TestReplAcksAndGoodReplicas(t *testing.T) {
 				run(e, c, "REPLCONF", "ACK", strconv.FormatInt(rp.ackOff, 10))
 				if rp.waiting {
 					e.Lock()
-					c.Repl.State = engine.ReplicaWaitEnd
+					replicaOf(c).state = replicaWaitEnd
 					e.Unlock()
 				}
 			}
@@ -543,15 +548,15 @@ func TestReplAcksAndGoodReplicas(t *testing.T) {
 			e.Lock()
 			defer e.Unlock()
 			if tc.replica {
-				e.Repl.Host = "10.9.9.9"
+				Of(e).setLink("10.9.9.9", 0, replNone)
 			}
-			if got := countAcks(e, tc.countAt); got != tc.acked {
+			if got := Of(e).countAcks(tc.countAt); got != tc.acked {
 				t.Errorf("countAcks(%d) = %d, want %d", tc.countAt, got, tc.acked)
 			}
-			if got := goodReplicas(e); got != tc.good {
+			if got := Of(e).goodReplicas(); got != tc.good {
 				t.Errorf("good replicas %d, want %d", got, tc.good)
 			}
-			if got := NoGoodReplicas(e); got != tc.refuse {
+			if got := Of(e).NoGoodReplicas(); got != tc.refuse {
 				t.Errorf("NoGoodReplicas %v, want %v", got, tc.refuse)
 			}
 		})

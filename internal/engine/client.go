@@ -71,12 +71,11 @@ type Client struct {
 	WakeCh     chan struct{}
 	Blocked    *BlockState
 	InScript   bool
-	IsMaster   bool        // the replication master's client: obeyed, never refused
-	AofLoading bool        // the client replaying the AOF: obeyed too (MustObey)
-	Repl       *Replica    // set once the connection is a replica (SYNC/PSYNC)
-	ReplConf   replicaConf // what its REPLCONF said before
-	Woff       int64       // the stream's offset after its last propagated write (WAIT)
-	ctx        Ctx         // reused by Exec for this client's commands
+	IsMaster   bool     // the replication master's client: obeyed, never refused
+	AofLoading bool     // the client replaying the AOF: obeyed too (MustObey)
+	Repl       ReplConn // the durability component's, once it sends REPLCONF, SYNC or PSYNC
+	Woff       int64    // the stream's offset after its last propagated write (WAIT)
+	ctx        Ctx      // reused by Exec for this client's commands
 }
 
 // NewClient registers a client for a new connection. Call without the lock.
@@ -188,8 +187,10 @@ type BlockState struct {
 	// postponed: held back by CLIENT PAUSE (client_pause.go), not
 	// waiting for keys; the connection runs the command again.
 	postponed bool
-	// wait is set for WAIT: it is served by replicas' ACKs, not keys.
-	Wait *WaitState
+	// Wait is set for WAIT, which replicas' ACKs serve, not keys. What it
+	// waits for (an offset, a number of replicas) is the durability
+	// component's to read: opaque here.
+	Wait any
 }
 
 // Block tells the executor that the command found nothing to serve and the

@@ -32,7 +32,7 @@ func ClientTypeByName(name string) (int, bool) {
 }
 
 func ClientType(c *Client) int {
-	if c.Repl != nil {
+	if c.IsReplicaConn() {
 		return clientTypeSlave
 	}
 	if c.IsMaster {
@@ -83,7 +83,7 @@ func (x *Ctx) AppendClientInfo(b []byte, c *Client) []byte {
 	if c.Cs.Monitor {
 		flags = append(flags, 'O')
 	}
-	if c.Repl != nil {
+	if c.IsReplicaConn() {
 		flags = append(flags, 'S')
 	}
 	if c.IsMaster {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"time"
+
 	"github.com/limitkv/limitkv/internal/lua"
 	"github.com/limitkv/limitkv/internal/resp"
 )
@@ -24,8 +26,11 @@ type Scripting interface {
 
 // Durability is what the engine asks of the component that copies the
 // dataset out of memory: RDB snapshots, the AOF and replication. Their
-// status fields (Persist, Repl) are the engine's, as Redis keeps them in
-// its server struct; their logic and commands are the component's.
+// logic, commands and state are the component's. The engine keeps only
+// what it reads on every command (the dirty count and the shutdown mark in
+// persistState, whether it is a replica with its link up and the stream's
+// offset in replState), which the component keeps current through the
+// engine's methods; anything else it asks here.
 type Durability interface {
 	// FlushAOF writes what the batch appended to the AOF
 	// (flushAppendOnlyFile in beforeSleep).
@@ -48,4 +53,10 @@ type Durability interface {
 	Save() error
 	// WaitTimeoutReply answers a WAIT that timed out.
 	WaitTimeoutReply(b *BlockState, w *resp.Writer)
+	// WritesRefused: a failed background save makes the server refuse
+	// writes (MISCONF, Redis's writeCommandsDeniedByDiskError).
+	WritesRefused() bool
+	// SaveStatus is what the metrics endpoint shows of RDB saves: the
+	// last successful one, and the background one's progress and outcome.
+	SaveStatus() (lastSave time.Time, bgRunning, lastBgOK bool)
 }

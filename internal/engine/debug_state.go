@@ -43,8 +43,6 @@ type debugState struct {
 	DropClusterFilter int64
 	ReplyPeakReset    int64
 	ReplyResizing     bool
-
-	Migrate MigrateSockets // MIGRATE's cached connections (migrate.go)
 }
 
 // ActiveExpireEnabled reports whether the cron should reclaim expired keys

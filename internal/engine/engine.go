@@ -96,7 +96,7 @@ type Engine struct {
 	slotIndex *keyslot.Index // database 0's keys by slot, in cluster mode
 	// Dur is the durability component: RDB, AOF, replication.
 	Dur        Durability
-	Persist    PersistState // snapshots (rdb_cmds.go)
+	persist    persistState // what the engine reads of persistence (persist_status.go)
 	Memory     *memState    // maxmemory accounting (memory.go)
 	ps         pubsubState  // Pub/Sub registries (pubsub.go)
 	Debug      debugState   // DEBUG's switches (debug.go)
@@ -105,7 +105,7 @@ type Engine struct {
 
 	LoadingKeys bool      // an RDB load is adding keys: no "new" events (notify.go)
 	StartLoad   LoadState // the load at start (loading.go)
-	Repl        replState // the link to a master (replication.go)
+	repl        replState // what the engine reads of replication (durability_state.go)
 
 	Trk trackingState // client-side caching (tracking.go)
 	Obs obsState      // command statistics, slow log, latency monitor (cmdstats.go)
@@ -119,7 +119,6 @@ type Engine struct {
 	lastCmd  *Command
 
 	Prop propState // the write stream (propagate.go)
-	Aof  aofState  // the append-only file, its first reader (aof.go)
 }
 
 type WaitKey struct {
@@ -153,8 +152,6 @@ func New(cfg *config.Config, clk clock.Clock, log *slog.Logger) *Engine {
 	if real {
 		e.resyncWall()
 	}
-	e.Persist.init(e.Start)
-	e.Aof.LastRwSecs, e.Aof.LastRwOK = -1, true
 	e.ps.init()
 	for i := range e.Dbs {
 		e.Dbs[i] = keyspace.New()
@@ -333,7 +330,7 @@ func (e *Engine) Exec(c *Client, args [][]byte, w *resp.Writer) Outcome {
 	// The client's own Ctx is reused: a Ctx passed to handlers through the
 	// table escapes, and a fresh one per command would be an allocation on
 	// every request. Nested commands (EXEC, scripts) make their own.
-	if e.Persist.ShutdownDone {
+	if e.persist.shutdownDone {
 		// The shutdown's save has run (or was not wanted): a write
 		// acknowledged now would be lost with the process, and Redis,
 		// which exits there, runs nothing more either.
@@ -405,7 +402,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrOOM)
 		return e.closing(c)
 	}
-	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && !c.IsMaster && e.WritesRefused() {
+	if (cmd.Flags&FlagWrite != 0 || cmd.Name == "ping") && !c.IsMaster && e.Dur.WritesRefused() {
 		e.rejectCmd(x, cmd, ErrMisconf)
 		return e.closing(c)
 	}
@@ -413,7 +410,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, ErrNoReplicas)
 		return e.closing(c)
 	}
-	if e.Repl.Host != "" && e.replicaDenies(c, cmd) {
+	if e.repl.replica && e.replicaDenies(c, cmd) {
 		e.rejectCmd(x, cmd, errReadOnlyReplica)
 		return e.closing(c)
 	}
@@ -421,7 +418,7 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 		e.rejectCmd(x, cmd, "ERR Can't execute '"+cmd.Name+"': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
 		return e.closing(c)
 	}
-	if e.Repl.Host != "" && e.Repl.State != ReplConnected && !c.IsMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
+	if e.repl.replica && !e.repl.linkUp && !c.IsMaster && !e.Cfg.ReplicaServeStale.Load() && deniesStale(c, cmd) {
 		e.rejectCmd(x, cmd, errMasterDown)
 		return e.closing(c)
 	}
@@ -461,8 +458,9 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	// processCommand's c->woff, what WAIT waits for: the stream's offset
 	// after the client's last command; a WAIT's request for ACKs goes
 	// after it, as Redis sends it before sleeping.
-	c.Woff = e.Repl.Offset
-	if e.Repl.GetAck {
+	c.Woff = e.repl.offset
+	if e.repl.getAck {
+		e.repl.getAck = false
 		e.Dur.RequestAcks()
 	}
 	if x.Blocking != nil {
@@ -577,7 +575,7 @@ func (e *Engine) Call(x *Ctx) {
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 	e.Mu.Lock()
 	defer e.Mu.Unlock()
-	if e.BusyScript.On || e.StartLoad.On || e.Repl.Host != "" { // a replica waits for its master's DEL
+	if e.BusyScript.On || e.StartLoad.On || e.repl.replica { // a replica waits for its master's DEL
 		return false // keys must not expire behind a running script's back, or before the load drops them
 	}
 	if e.Cs.Pause.Kind != PauseOff && e.Paused() {

@@ -195,21 +195,21 @@ func (e *Engine) soonestExpiring() (int, *keyspace.Entry) {
 	return vi, victim
 }
 
-// rdbAccess is what rdbSaveKeyValuePair writes of a key's access field:
+// RdbAccess is what rdbSaveKeyValuePair writes of a key's access field:
 // its idle seconds under an LRU policy, its counter under an LFU one, as of
 // the start of the save (a forked child's frozen clock).
-type rdbAccess struct {
+type RdbAccess struct {
 	lru, lfu bool
 	decay    int
 	now      int64
 }
 
-func (e *Engine) RdbAccessNow() rdbAccess {
+func (e *Engine) RdbAccessNow() RdbAccess {
 	p := *e.Cfg.MaxMemoryPolicy.Load()
-	return rdbAccess{lru: strings.HasSuffix(p, "-lru"), lfu: strings.HasSuffix(p, "-lfu"), decay: e.Cfg.Access.DecayTime, now: e.NowMs()}
+	return RdbAccess{lru: strings.HasSuffix(p, "-lru"), lfu: strings.HasSuffix(p, "-lfu"), decay: e.Cfg.Access.DecayTime, now: e.NowMs()}
 }
 
-func (a rdbAccess) Set(k *keyspace.Entry, r *rdb.Entry) {
+func (a RdbAccess) Set(k *keyspace.Entry, r *rdb.Entry) {
 	if a.lru {
 		r.LRUIdle, r.HasLRUIdle = uint64(k.IdleMs(a.now)/1000), true
 	}

@@ -97,11 +97,10 @@ func (e *Engine) MetricsSnapshot() MetricsSnapshot {
 		NetOutput:               st.NetOutput.Load(),
 		Errors:                  make(map[string]int64, len(e.Obs.errs)),
 		PercentileRanks:         append([]float64(nil), e.Cfg.Obs.Percentiles()...),
-		RDBChangesSinceLastSave: e.Persist.Dirty,
-		RDBLastSaveTime:         e.Persist.LastSave.Unix(),
-		RDBBgsaveInProgress:     e.Persist.BgRunning,
-		RDBLastBgsaveOK:         e.Persist.LastBgOK,
+		RDBChangesSinceLastSave: e.persist.dirty,
 	}
+	lastSave, bgRunning, lastBgOK := e.Dur.SaveStatus()
+	s.RDBLastSaveTime, s.RDBBgsaveInProgress, s.RDBLastBgsaveOK = lastSave.Unix(), bgRunning, lastBgOK
 	for _, c := range e.Clients {
 		if c.Blocked != nil {
 			s.BlockedClients++

@@ -2,61 +2,40 @@ package engine
 
 import (
 	"bytes"
-	"sync"
-	"time"
 
 	"github.com/limitkv/limitkv/internal/num"
 )
 
-// Redis's texts.
-const (
-	ErrBgsaveInProgress = "ERR Background save already in progress"
-	ErrBadDumpPayload   = "ERR DUMP payload version or checksum are wrong"
-	ErrBadDataFormat    = "ERR Bad data format"
-	ErrBusyKey          = "BUSYKEY Target key name already exists."
-	ErrInvalidTTL       = "ERR Invalid TTL value, must be >= 0"
-	ErrInvalidIdle      = "ERR Invalid IDLETIME value, must be >= 0"
-	ErrInvalidFreq      = "ERR Invalid FREQ value, must be >= 0 and <= 255"
-	// ErrMisconf refuses writes (and PING) after a failed background save
-	// while save points are set: stop-writes-on-bgsave-error's default.
-	ErrMisconf = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
-)
+// ErrMisconf refuses writes (and PING) after a failed background save
+// while save points are set: stop-writes-on-bgsave-error's default.
+const ErrMisconf = "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist to disk. Commands that may modify the data set are disabled, because this instance is configured to report errors during writes if RDB snapshotting fails (stop-writes-on-bgsave-error option). Please check the Redis logs for details about the RDB error."
 
-// persistState is the engine's persistence bookkeeping, guarded by the
-// engine lock except where noted.
-type PersistState struct {
-	Dirty      int64     // writes since the last successful save (Redis's server.dirty)
-	DirtyAtBg  int64     // dirty when the running BGSAVE took its snapshot
-	LastSave   time.Time // last successful save (LASTSAVE), the start at first
-	LastBgTry  time.Time
-	LastBgOK   bool
-	BgRunning  bool
-	BgStart    time.Time
-	LastBgSecs int64 // -1: none yet
-	Scheduled  bool  // BGSAVE SCHEDULE (or BGSAVE in EXEC) waits for the cron
-	Saves      int64 // rdb_saves
-	// loaded at start (INFO rdb_last_load_keys_*)
-	LoadKeys, LoadExpired int
-	// lastLockHold is how long the last BGSAVE's start held the executor
-	// lock (the walk's slices come after).
-	LastLockHold time.Duration
-	ShutdownDone bool // the shutdown save has run: Close must not save again
-
-	// fileMu orders the renames of a synchronous save and of a background
-	// save it aborted (bgsave.go), so the older snapshot never lands last.
-	FileMu   sync.Mutex
-	Bg       *BgSave       // the background save in progress (bgsave.go)
-	LastWalk WalkStats     // the last successful one's slices
-	BgSeq    int64         // numbers the background saves' temporary files
-	BgDone   chan struct{} // closed when the running background save's goroutine ends
-	// beforeRename is a test hook run between the temp file's fsync and
-	// its rename.
-	BeforeRename func()
+// persistState is the part of persistence the engine reads or counts
+// itself: every write adds to dirty, and nothing runs once the shutdown's
+// save is done. The durability component owns the rest (the saves, their
+// outcome, the AOF) and reads and settles these through the methods below.
+// Guarded by the engine lock.
+type persistState struct {
+	dirty        int64 // writes since the last successful save (Redis's server.dirty)
+	shutdownDone bool  // the shutdown save has run: Close must not save again
 }
 
-func (p *PersistState) init(now time.Time) {
-	p.LastSave, p.LastBgOK, p.LastBgSecs = now, true, -1
-}
+// DirtyCount is the number of writes since the last successful save
+// (rdb_changes_since_last_save). Call with the lock held.
+func (e *Engine) DirtyCount() int64 { return e.persist.dirty }
+
+// AddDirty counts n more changes (FLUSHALL's keys, MIGRATE's deletions);
+// a save subtracts what it covered. Call with the lock held.
+func (e *Engine) AddDirty(n int64) { e.persist.dirty += n }
+
+// ShutdownDone reports whether the shutdown's save has run (or was not
+// wanted). Call with the lock held.
+func (e *Engine) ShutdownDone() bool { return e.persist.shutdownDone }
+
+// SetShutdownDone marks the shutdown's save as done, after which Exec
+// runs nothing more (false: a test that shut the engine down goes on with
+// it). Call with the lock held.
+func (e *Engine) SetShutdownDone(done bool) { e.persist.shutdownDone = done }
 
 // countChange adds what a write command changed to the dirty counter. It
 // follows Redis's per-command accounting where the reply tells it (the
@@ -106,13 +85,7 @@ func (e *Engine) countChange(x *Ctx, mark int) {
 			return
 		}
 	}
-	e.Persist.Dirty += n
-}
-
-// writesRefused reports whether a failed background save makes the server
-// refuse writes (Redis's writeCommandsDeniedByDiskError).
-func (e *Engine) WritesRefused() bool {
-	return e.Cfg.StopWritesOnBgsaveError.Load() && !e.Persist.LastBgOK && len(e.Cfg.SavePoints()) > 0
+	e.persist.dirty += n
 }
 
 // replyInt reads the integer of an integer reply, or the length of an

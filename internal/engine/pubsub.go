@@ -341,7 +341,7 @@ func OutputUsage(pending int) uint64 { return uint64(max(pending-replyBufSize, 0
 // the lock held.
 func (e *Engine) OutputLimit(c *Client) config.OutputLimit {
 	l := e.Cfg.OutputLimits()
-	if c.Repl != nil {
+	if c.IsReplicaConn() {
 		return l.Replica
 	}
 	if c.InPubSub() {
@@ -351,7 +351,7 @@ func (e *Engine) OutputLimit(c *Client) config.OutputLimit {
 }
 
 func (e *Engine) outputClass(c *Client) string {
-	if c.Repl != nil {
+	if c.IsReplicaConn() {
 		return "replica"
 	}
 	if c.InPubSub() {

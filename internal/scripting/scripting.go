@@ -286,7 +286,7 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 	if h.ro && cmd.Flags&(engine.FlagWrite|engine.FlagMayReplicate) != 0 {
 		return nil, engine.RefusedWriteRO
 	}
-	if cmd.Flags&engine.FlagWrite != 0 && !h.wrote && h.x.E.WritesRefused() {
+	if cmd.Flags&engine.FlagWrite != 0 && !h.wrote && h.x.E.Dur.WritesRefused() {
 		// Once the script has written it cannot fail on the disk state.
 		return nil, "-" + engine.ErrMisconf
 	}

@@ -46,7 +46,7 @@ func cmdFlushDB(x *engine.Ctx) {
 		return
 	}
 	// Redis counts every key removed as a change.
-	x.E.Persist.Dirty += int64(x.DB.Len())
+	x.E.AddDirty(int64(x.DB.Len()))
 	x.Dirty() // forceCommandPropagation: even an empty database's flush
 	x.E.TrackingFlushed()
 	// Flush reports every key to KeyDeleted, which queues those an
@@ -64,7 +64,7 @@ func cmdFlushAll(x *engine.Ctx) {
 	x.Dirty() // forceCommandPropagation: even an empty server's flush
 	x.E.TrackingFlushed()
 	for i := range config.NumDBs {
-		x.E.Persist.Dirty += int64(x.E.DB(i).Len())
+		x.E.AddDirty(int64(x.E.DB(i).Len()))
 		x.E.DB(i).Flush() // XREADGROUP waiters: as in cmdFlushDB
 	}
 	// flushAllDataAndResetRDB: with save points set, the now empty
