@@ -5,6 +5,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/clusterstate"
 	"github.com/limitkv/limitkv/internal/config"
+	"github.com/limitkv/limitkv/internal/durability"
 )
 
 // setMaster is clusterSetMaster: this node becomes a replica of n (in the
@@ -14,13 +15,14 @@ func (c *Cluster) setMaster(n *clusterstate.Node) {
 		c.log.Warn("clusterSetMaster: " + err.Error())
 		return
 	}
+	durability.Of(c.e).SetMaster(n.IP, n.Port)
 	c.st.Todo |= clusterstate.TodoSaveConfig | clusterstate.TodoUpdateState
 }
 
 // replOffset is what this node's PING header carries as its replication
 // offset: master_repl_offset on a master, the processed offset on a
 // replica. Call with the lock held.
-func (c *Cluster) replOffset() int64 { return 0 }
+func (c *Cluster) replOffset() int64 { return c.e.ReplOffset() }
 
 // reset is clusterReset (CLUSTER RESET): the other nodes' links go with
 // them, then the state is reset; a replica stops replicating and empties
@@ -44,6 +46,7 @@ func (c *Cluster) reset(hard bool) {
 // unsetMaster is replicationUnsetMaster with emptyData after it: a replica
 // turned master by CLUSTER RESET keeps nothing of its old master's data.
 func (c *Cluster) unsetMaster() {
+	durability.Of(c.e).UnsetMaster()
 	for i := 0; i < config.NumDBs; i++ {
 		c.e.DB(i).Flush()
 	}

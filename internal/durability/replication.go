@@ -37,6 +37,11 @@ var replicationCommands = []*engine.Command{
 
 func cmdReplicaOf(x *engine.Ctx) {
 	e, d := x.E, Of(x.E)
+	// A cluster node's master is the cluster's decision (CLUSTER REPLICATE).
+	if e.Cfg.ClusterEnabled() {
+		x.W.Error("ERR REPLICAOF not allowed in cluster mode.")
+		return
+	}
 	// redis.conf's replicaof makes the server a replica from the start,
 	// so a REPLICAOF before the first cron tick acts on that role.
 	d.startConfiguredMaster()
@@ -462,4 +467,22 @@ func cmdReplconf(x *engine.Ctx) {
 		}
 	}
 	x.W.OK()
+}
+
+// SetMaster is replicationSetMaster for the cluster component: CLUSTER
+// REPLICATE, or a change of role the cluster's gossip decides. Call with
+// the lock held.
+func (d *Component) SetMaster(host string, port int) {
+	if d.e.IsReplica() && strings.EqualFold(d.repl.host, host) && d.repl.port == port {
+		return
+	}
+	d.setMaster(host, port)
+}
+
+// UnsetMaster is replicationUnsetMaster for the cluster component (CLUSTER
+// RESET of a replica). Call with the lock held.
+func (d *Component) UnsetMaster() {
+	if d.e.IsReplica() {
+		d.unsetMaster()
+	}
 }
