@@ -102,6 +102,7 @@ func cmdReadWrite(x *engine.Ctx) {
 }
 
 var help = []string{
+	"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
 	"ADDSLOTS <slot> [<slot> ...]",
 	"    Assign slots to current node.",
 	"ADDSLOTSRANGE <start slot> <end slot> [<start slot> <end slot> ...]",
@@ -155,6 +156,8 @@ var help = []string{
 	"LINKS",
 	"    Return information about all network links between this node and its peers.",
 	"    Output format is an array where each array element is a map containing attributes of a link",
+	"HELP",
+	"    Prints this help.",
 }
 
 func cmdHelp(x *engine.Ctx, _ *Cluster) { engine.WriteHelp(x, help) }
@@ -628,7 +631,7 @@ func cmdShards(x *engine.Ctx, c *Cluster) {
 		x.W.BulkString("nodes")
 		x.W.Array(len(sh.Nodes))
 		for _, n := range sh.Nodes {
-			fields := 7
+			fields := 6 // id, ip, endpoint, role, replication-offset, health
 			if n.Port != 0 {
 				fields++
 			}

@@ -394,7 +394,16 @@ func (e *Engine) dispatch(x *Ctx) (out Outcome) {
 	}
 	if e.Cluster != nil {
 		if msg := e.clusterRedirect(x, cmd); msg != "" {
-			e.rejectCmd(x, cmd, msg)
+			if cmd.Name == "exec" {
+				// discardTransaction, then the redirection itself: no
+				// EXECABORT wording here.
+				c.Multi = nil
+				e.UnwatchAll(c)
+				x.rejected = cmd
+				e.reject(x, msg)
+			} else {
+				e.rejectCmd(x, cmd, msg)
+			}
 			return e.closing(c)
 		}
 	}
