@@ -17,51 +17,6 @@ func ints(ns ...int64) string {
 	return array(items...)
 }
 
-// limitStep is one command of a limiter scenario: its reply, and the
-// write stream it leaves ("" for none; operations joined by "|", with
-// {T+n} standing for the tester's start time plus n ms).
-type limitStep struct {
-	args   []string
-	want   string
-	stream string
-}
-
-// runLimitSteps runs steps on a fresh tester whose clock stands still, so
-// {T} and every TTL are exact.
-func runLimitSteps(t *testing.T, steps []limitStep) {
-	t.Helper()
-	tt := newTester(t)
-	cap := captureStream(tt)
-	t0 := tt.Clock.Now().UnixMilli()
-	expand := func(s string) string {
-		for {
-			i := strings.Index(s, "{T")
-			if i < 0 {
-				return s
-			}
-			j := strings.Index(s[i:], "}") + i
-			off := int64(0)
-			if j > i+2 {
-				off = int64(atoiT(t, s[i+2:j]))
-			}
-			s = s[:i] + itoa(t0+off) + s[j+1:]
-		}
-	}
-	for i, s := range steps {
-		args := make([]string, len(s.args))
-		for j, a := range s.args {
-			args[j] = expand(a)
-		}
-		if got := tt.Do(args...); got != expand(s.want) {
-			t.Errorf("step %d %q: got %q, want %q", i, args, got, expand(s.want))
-		}
-		got := strings.Join(cap.take(), "|")
-		if want := expand(s.stream); got != want {
-			t.Errorf("step %d %q: stream %q, want %q", i, args, got, want)
-		}
-	}
-}
-
 func atoiT(t *testing.T, s string) int {
 	n := 0
 	sign := 1
@@ -80,38 +35,38 @@ func atoiT(t *testing.T, s string) int {
 func TestCLThrottle(t *testing.T) {
 	// 10 per 60 s: one every 6 s, bursts of 3; the clock is 1.7e9 s.
 	tat := func(sec int64) string { return itoa((1_700_000_000 + sec) * 1e9) }
-	runLimitSteps(t, []limitStep{
-		{[]string{"CL.THROTTLE", "u", "2", "10", "60"}, ints(0, 3, 2, -1, 6), "0: SET u " + tat(6) + " PXAT {T+6000}"},
-		{[]string{"GET", "u"}, bulk(tat(6)), ""},
-		{[]string{"PTTL", "u"}, integer(6000), ""},
-		{[]string{"CL.THROTTLE", "u", "2", "10", "60", "2"}, ints(0, 3, 0, -1, 18), "0: SET u " + tat(18) + " PXAT {T+18000}"},
+	runStreamSteps(t, []step{
+		ss([]string{"CL.THROTTLE", "u", "2", "10", "60"}, ints(0, 3, 2, -1, 6), "0: SET u "+tat(6)+" PXAT {T+6000}"),
+		ss([]string{"GET", "u"}, bulk(tat(6)), ""),
+		ss([]string{"PTTL", "u"}, integer(6000), ""),
+		ss([]string{"CL.THROTTLE", "u", "2", "10", "60", "2"}, ints(0, 3, 0, -1, 18), "0: SET u "+tat(18)+" PXAT {T+18000}"),
 		// Refused: nothing written; retry when a token's worth (6 s) has passed.
-		{[]string{"CL.THROTTLE", "u", "2", "10", "60"}, ints(1, 3, 0, 6, 18), ""},
+		ss([]string{"CL.THROTTLE", "u", "2", "10", "60"}, ints(1, 3, 0, 6, 18), ""),
 		// More than the burst can ever pass: retry -1.
-		{[]string{"CL.THROTTLE", "v", "2", "10", "60", "4"}, ints(1, 3, 3, -1, 0), ""},
+		ss([]string{"CL.THROTTLE", "v", "2", "10", "60", "4"}, ints(1, 3, 3, -1, 0), ""),
 		// Quantity 0 is redis-cell's peek, which still rewrites the TAT.
-		{[]string{"CL.THROTTLE", "w", "2", "10", "60", "0"}, ints(0, 3, 3, -1, 0), ""},
-		{[]string{"EXISTS", "w"}, integer(0), ""},
-		{[]string{"CL.THROTTLE", "+x", "+2", "10", "60"}, ints(0, 3, 2, -1, 6), "0: SET +x " + tat(6) + " PXAT {T+6000}"},
-		{[]string{"DEL", "u"}, integer(1), "0: DEL u"},
-		{[]string{"CL.THROTTLE", "u", "2", "10", "60"}, ints(0, 3, 2, -1, 6), "0: SET u " + tat(6) + " PXAT {T+6000}"},
+		ss([]string{"CL.THROTTLE", "w", "2", "10", "60", "0"}, ints(0, 3, 3, -1, 0), ""),
+		ss([]string{"EXISTS", "w"}, integer(0), ""),
+		ss([]string{"CL.THROTTLE", "+x", "+2", "10", "60"}, ints(0, 3, 2, -1, 6), "0: SET +x "+tat(6)+" PXAT {T+6000}"),
+		ss([]string{"DEL", "u"}, integer(1), "0: DEL u"),
+		ss([]string{"CL.THROTTLE", "u", "2", "10", "60"}, ints(0, 3, 2, -1, 6), "0: SET u "+tat(6)+" PXAT {T+6000}"),
 	})
 }
 
 func TestCLThrottleErrors(t *testing.T) {
 	usage := "Cell error: Usage: cl.throttle <key> <max_burst> <count per period> <period> [<quantity>]"
-	runLimitSteps(t, []limitStep{
-		{[]string{"CL.THROTTLE"}, errReply(usage), ""},
-		{[]string{"CL.THROTTLE", "k", "1", "2"}, errReply(usage), ""},
-		{[]string{"CL.THROTTLE", "k", "1", "2", "3", "4", "5"}, errReply(usage), ""},
-		{[]string{"CL.THROTTLE", "k", "1", "2", "x"}, errReply("Cell error: Couldn't parse as integer: x"), ""},
-		{[]string{"CL.THROTTLE", "k", "1", "2", "1.5"}, errReply("Cell error: Couldn't parse as integer: 1.5"), ""},
-		{[]string{"CL.THROTTLE", "k", "1", "0", "60"}, errReply("Cell error: Zero rates are not supported"), ""},
-		{[]string{"SET", "s", "abc"}, okReply, "0: SET s abc"},
-		{[]string{"CL.THROTTLE", "s", "1", "2", "3"}, errReply("Cell error: invalid digit found in string"), ""},
-		{[]string{"HSET", "h", "f", "v"}, integer(1), "0: HSET h f v"},
-		{[]string{"CL.THROTTLE", "h", "1", "2", "3"}, errReply("WRONGTYPE Operation against a key holding the wrong kind of value"), ""},
-		{[]string{"EXISTS", "k"}, integer(0), ""},
+	runStreamSteps(t, []step{
+		ss([]string{"CL.THROTTLE"}, errReply(usage), ""),
+		ss([]string{"CL.THROTTLE", "k", "1", "2"}, errReply(usage), ""),
+		ss([]string{"CL.THROTTLE", "k", "1", "2", "3", "4", "5"}, errReply(usage), ""),
+		ss([]string{"CL.THROTTLE", "k", "1", "2", "x"}, errReply("Cell error: Couldn't parse as integer: x"), ""),
+		ss([]string{"CL.THROTTLE", "k", "1", "2", "1.5"}, errReply("Cell error: Couldn't parse as integer: 1.5"), ""),
+		ss([]string{"CL.THROTTLE", "k", "1", "0", "60"}, errReply("Cell error: Zero rates are not supported"), ""),
+		ss([]string{"SET", "s", "abc"}, okReply, "0: SET s abc"),
+		ss([]string{"CL.THROTTLE", "s", "1", "2", "3"}, errReply("Cell error: invalid digit found in string"), ""),
+		ss([]string{"HSET", "h", "f", "v"}, integer(1), "0: HSET h f v"),
+		ss([]string{"CL.THROTTLE", "h", "1", "2", "3"}, errReply("WRONGTYPE Operation against a key holding the wrong kind of value"), ""),
+		ss([]string{"EXISTS", "k"}, integer(0), ""),
 	})
 }
 
@@ -120,152 +75,152 @@ func TestRLLimiters(t *testing.T) {
 		return array(bulk("allowed"), integer(allowed), bulk("count"), integer(count), bulk("limit"), integer(limit),
 			bulk("remaining"), integer(remaining), bulk("retry_after_ms"), integer(retry), bulk("reset_after_ms"), integer(reset))
 	}
-	runLimitSteps(t, []limitStep{
+	runStreamSteps(t, []step{
 		// GCRA: redis-cell's state, in the common reply.
-		{[]string{"RL.GCRA", "g", "{T}", "2", "10", "60"}, ints(1, 1, 3, 2, 0, 6000), "0: SET g {T+6000}000000 PXAT {T+6000}"},
-		{[]string{"RL.GCRA.PEEK", "g", "{T}", "2", "10", "60", "COST", "3", "INFO"}, info(0, 1, 3, 2, 6000, 6000), ""},
-		{[]string{"RL.GCRA", "g", "{T}", "2", "10", "60", "cost", "2", "info"}, info(1, 3, 3, 0, 0, 18000), "0: SET g {T+18000}000000 PXAT {T+18000}"},
-		{[]string{"RL.GCRA", "g", "{T+1000}", "2", "10", "60"}, ints(0, 3, 3, 0, 5000, 17000), ""},
-		{[]string{"CL.THROTTLE", "g", "2", "10", "60"}, ints(1, 3, 0, 6, 18), ""}, // one key, both commands
+		ss([]string{"RL.GCRA", "g", "{T}", "2", "10", "60"}, ints(1, 1, 3, 2, 0, 6000), "0: SET g {T+6000}000000 PXAT {T+6000}"),
+		ss([]string{"RL.GCRA.PEEK", "g", "{T}", "2", "10", "60", "COST", "3", "INFO"}, info(0, 1, 3, 2, 6000, 6000), ""),
+		ss([]string{"RL.GCRA", "g", "{T}", "2", "10", "60", "cost", "2", "info"}, info(1, 3, 3, 0, 0, 18000), "0: SET g {T+18000}000000 PXAT {T+18000}"),
+		ss([]string{"RL.GCRA", "g", "{T+1000}", "2", "10", "60"}, ints(0, 3, 3, 0, 5000, 17000), ""),
+		ss([]string{"CL.THROTTLE", "g", "2", "10", "60"}, ints(1, 3, 0, 6, 18), ""), // one key, both commands
 
 		// Token bucket: a hash {tokens, ts}, TTL until full.
-		{[]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000", "COST", "2"}, ints(1, 2, 5, 3, 0, 2000),
-			"0: MULTI|0: HSET t tokens 3 ts {T}|0: PEXPIREAT t {T+2000}|0: EXEC"},
-		{[]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "2"}, ints(1, 4, 5, 1, 0, 3500),
-			"0: MULTI|0: DEL t|0: HSET t tokens 1.5 ts {T+500}|0: PEXPIREAT t {T+3500}|0: EXEC"},
-		{[]string{"RL.TOKEN.PEEK", "t", "{T+500}", "5", "1", "1000", "COST", "2"}, ints(0, 4, 5, 1, 500, 3500), ""},
-		{[]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "6"}, ints(0, 4, 5, 1, -1, 3500), ""},
-		{[]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "0"}, ints(1, 4, 5, 1, 0, 3500), ""},
-		{[]string{"HGETALL", "t"}, array(bulk("tokens"), bulk("1.5"), bulk("ts"), bulk(itoaT(500))), ""},
+		ss([]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000", "COST", "2"}, ints(1, 2, 5, 3, 0, 2000),
+			"0: MULTI|0: HSET t tokens 3 ts {T}|0: PEXPIREAT t {T+2000}|0: EXEC"),
+		ss([]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "2"}, ints(1, 4, 5, 1, 0, 3500),
+			"0: MULTI|0: DEL t|0: HSET t tokens 1.5 ts {T+500}|0: PEXPIREAT t {T+3500}|0: EXEC"),
+		ss([]string{"RL.TOKEN.PEEK", "t", "{T+500}", "5", "1", "1000", "COST", "2"}, ints(0, 4, 5, 1, 500, 3500), ""),
+		ss([]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "6"}, ints(0, 4, 5, 1, -1, 3500), ""),
+		ss([]string{"RL.TOKEN", "t", "{T+500}", "5", "1", "1000", "COST", "0"}, ints(1, 4, 5, 1, 0, 3500), ""),
+		ss([]string{"HGETALL", "t"}, array(bulk("tokens"), bulk("1.5"), bulk("ts"), bulk(itoaT(500))), ""),
 
 		// Fixed window: a counter whose TTL is the window.
-		{[]string{"RL.FIXED", "f", "1000", "3", "COST", "2"}, ints(1, 2, 3, 1, 0, 1000), "0: MULTI|0: INCRBY f 2|0: PEXPIREAT f {T+1000}|0: EXEC"},
-		{[]string{"RL.FIXED.PEEK", "f", "1000", "3", "INFO"}, info(1, 3, 3, 0, 0, 1000), ""},
-		{[]string{"RL.FIXED", "f", "1000", "3", "COST", "2"}, ints(0, 2, 3, 1, 1000, 1000), ""},
-		{[]string{"RL.FIXED", "f", "1000", "3"}, ints(1, 3, 3, 0, 0, 1000), "0: INCRBY f 1"},
-		{[]string{"PERSIST", "f"}, integer(1), "0: PERSIST f"},
-		{[]string{"RL.FIXED", "f", "1000", "3"}, ints(0, 3, 3, 0, -1, -1), ""},
+		ss([]string{"RL.FIXED", "f", "1000", "3", "COST", "2"}, ints(1, 2, 3, 1, 0, 1000), "0: MULTI|0: INCRBY f 2|0: PEXPIREAT f {T+1000}|0: EXEC"),
+		ss([]string{"RL.FIXED.PEEK", "f", "1000", "3", "INFO"}, info(1, 3, 3, 0, 0, 1000), ""),
+		ss([]string{"RL.FIXED", "f", "1000", "3", "COST", "2"}, ints(0, 2, 3, 1, 1000, 1000), ""),
+		ss([]string{"RL.FIXED", "f", "1000", "3"}, ints(1, 3, 3, 0, 0, 1000), "0: INCRBY f 1"),
+		ss([]string{"PERSIST", "f"}, integer(1), "0: PERSIST f"),
+		ss([]string{"RL.FIXED", "f", "1000", "3"}, ints(0, 3, 3, 0, -1, -1), ""),
 
 		// Sliding-window counter: a hash {start, cur, prev}. TTLs count
 		// from the now given, on the server's clock (here T), as the Lua
 		// twin's PEXPIRE does.
-		{[]string{"RL.SLIDING", "s", "{T}", "1000", "2"}, ints(1, 1, 2, 1, 0, 2000),
-			"0: MULTI|0: HSET s start {T} cur 1 prev 0|0: PEXPIREAT s {T+2000}|0: EXEC"},
-		{[]string{"RL.SLIDING", "s", "{T+100}", "1000", "2"}, ints(1, 2, 2, 0, 0, 1900),
-			"0: MULTI|0: HSET s start {T} cur 2 prev 0|0: PEXPIREAT s {T+1900}|0: EXEC"},
-		{[]string{"RL.SLIDING", "s", "{T+1500}", "1000", "2"}, ints(1, 2, 2, 0, 0, 1500),
-			"0: MULTI|0: HSET s start {T+1000} cur 1 prev 2|0: PEXPIREAT s {T+1500}|0: EXEC"},
+		ss([]string{"RL.SLIDING", "s", "{T}", "1000", "2"}, ints(1, 1, 2, 1, 0, 2000),
+			"0: MULTI|0: HSET s start {T} cur 1 prev 0|0: PEXPIREAT s {T+2000}|0: EXEC"),
+		ss([]string{"RL.SLIDING", "s", "{T+100}", "1000", "2"}, ints(1, 2, 2, 0, 0, 1900),
+			"0: MULTI|0: HSET s start {T} cur 2 prev 0|0: PEXPIREAT s {T+1900}|0: EXEC"),
+		ss([]string{"RL.SLIDING", "s", "{T+1500}", "1000", "2"}, ints(1, 2, 2, 0, 0, 1500),
+			"0: MULTI|0: HSET s start {T+1000} cur 1 prev 2|0: PEXPIREAT s {T+1500}|0: EXEC"),
 		// The previous window's 2 weigh 1.5 at T+1750: 2.5 rounds up to 3 > 2.
-		{[]string{"RL.SLIDING.PEEK", "s", "{T+1750}", "1000", "2"}, ints(0, 2, 2, 0, 250, 1250), ""},
-		{[]string{"DEL", "s"}, integer(1), "0: DEL s"},
+		ss([]string{"RL.SLIDING.PEEK", "s", "{T+1750}", "1000", "2"}, ints(0, 2, 2, 0, 250, 1250), ""),
+		ss([]string{"DEL", "s"}, integer(1), "0: DEL s"),
 	})
 }
 
 func TestRLLeasesAndBudgets(t *testing.T) {
-	runLimitSteps(t, []limitStep{
+	runStreamSteps(t, []step{
 		// Two leases at most; a sorted set of id -> expiry.
-		{[]string{"RL.ACQUIRE", "l", "{T}", "2", "1000", "a"}, ints(1, 1, 2, 1, 0, 1000),
-			"0: MULTI|0: ZADD l {T+1000} a|0: PEXPIREAT l {T+1000}|0: EXEC"},
-		{[]string{"RL.ACQUIRE", "l", "{T}", "2", "2000", "b"}, ints(1, 2, 2, 0, 0, 2000),
-			"0: MULTI|0: ZADD l {T+2000} b|0: PEXPIREAT l {T+2000}|0: EXEC"},
-		{[]string{"RL.ACQUIRE", "l", "{T}", "2", "1000", "c"}, ints(0, 2, 2, 0, 1000, 2000), ""},
+		ss([]string{"RL.ACQUIRE", "l", "{T}", "2", "1000", "a"}, ints(1, 1, 2, 1, 0, 1000),
+			"0: MULTI|0: ZADD l {T+1000} a|0: PEXPIREAT l {T+1000}|0: EXEC"),
+		ss([]string{"RL.ACQUIRE", "l", "{T}", "2", "2000", "b"}, ints(1, 2, 2, 0, 0, 2000),
+			"0: MULTI|0: ZADD l {T+2000} b|0: PEXPIREAT l {T+2000}|0: EXEC"),
+		ss([]string{"RL.ACQUIRE", "l", "{T}", "2", "1000", "c"}, ints(0, 2, 2, 0, 1000, 2000), ""),
 		// Renewing a lease held always passes.
-		{[]string{"RL.ACQUIRE", "l", "{T}", "2", "3000", "a"}, ints(1, 2, 2, 0, 0, 3000),
-			"0: MULTI|0: ZADD l {T+3000} a|0: PEXPIREAT l {T+3000}|0: EXEC"},
-		{[]string{"RL.HOLDERS", "l", "{T}"}, array(bulk("b"), integer(itoaN(2000)), bulk("a"), integer(itoaN(3000))), ""},
-		{[]string{"RL.RELEASE", "l", "{T}", "2", "b"}, ints(1, 1, 2, 1, 0, 3000), "0: MULTI|0: ZREM l b|0: PEXPIREAT l {T+3000}|0: EXEC"},
-		{[]string{"RL.RELEASE", "l", "{T}", "2", "b"}, ints(0, 1, 2, 1, 0, 3000), ""},
-		{[]string{"RL.RELEASE", "l", "{T}", "2", "a", "INFO"}, array(bulk("allowed"), integer(1), bulk("count"), integer(0),
-			bulk("limit"), integer(2), bulk("remaining"), integer(2), bulk("retry_after_ms"), integer(0), bulk("reset_after_ms"), integer(0)), "0: ZREM l a"},
-		{[]string{"EXISTS", "l"}, integer(0), ""},
+		ss([]string{"RL.ACQUIRE", "l", "{T}", "2", "3000", "a"}, ints(1, 2, 2, 0, 0, 3000),
+			"0: MULTI|0: ZADD l {T+3000} a|0: PEXPIREAT l {T+3000}|0: EXEC"),
+		ss([]string{"RL.HOLDERS", "l", "{T}"}, array(bulk("b"), integer(itoaN(2000)), bulk("a"), integer(itoaN(3000))), ""),
+		ss([]string{"RL.RELEASE", "l", "{T}", "2", "b"}, ints(1, 1, 2, 1, 0, 3000), "0: MULTI|0: ZREM l b|0: PEXPIREAT l {T+3000}|0: EXEC"),
+		ss([]string{"RL.RELEASE", "l", "{T}", "2", "b"}, ints(0, 1, 2, 1, 0, 3000), ""),
+		ss([]string{"RL.RELEASE", "l", "{T}", "2", "a", "INFO"}, array(bulk("allowed"), integer(1), bulk("count"), integer(0),
+			bulk("limit"), integer(2), bulk("remaining"), integer(2), bulk("retry_after_ms"), integer(0), bulk("reset_after_ms"), integer(0)), "0: ZREM l a"),
+		ss([]string{"EXISTS", "l"}, integer(0), ""),
 		// An expired lease frees its slot, and goes at the next acquire.
-		{[]string{"RL.ACQUIRE", "m", "{T}", "1", "100", "a"}, ints(1, 1, 1, 0, 0, 100),
-			"0: MULTI|0: ZADD m {T+100} a|0: PEXPIREAT m {T+100}|0: EXEC"},
-		{[]string{"RL.ACQUIRE", "m", "{T+100}", "1", "100", "b"}, ints(1, 1, 1, 0, 0, 100),
-			"0: MULTI|0: ZREMRANGEBYSCORE m -inf {T+100}|0: ZADD m {T+200} b|0: PEXPIREAT m {T+100}|0: EXEC"},
-		{[]string{"RL.HOLDERS", "m", "{T+150}"}, array(bulk("b"), integer(itoaN(200))), ""},
+		ss([]string{"RL.ACQUIRE", "m", "{T}", "1", "100", "a"}, ints(1, 1, 1, 0, 0, 100),
+			"0: MULTI|0: ZADD m {T+100} a|0: PEXPIREAT m {T+100}|0: EXEC"),
+		ss([]string{"RL.ACQUIRE", "m", "{T+100}", "1", "100", "b"}, ints(1, 1, 1, 0, 0, 100),
+			"0: MULTI|0: ZREMRANGEBYSCORE m -inf {T+100}|0: ZADD m {T+200} b|0: PEXPIREAT m {T+100}|0: EXEC"),
+		ss([]string{"RL.HOLDERS", "m", "{T+150}"}, array(bulk("b"), integer(itoaN(200))), ""),
 
 		// A budget of 100 per minute: reserve 30, settle at 10.
-		{[]string{"RL.RESERVE", "b", "{T}", "60000", "100", "30"}, ints(1, 30, 100, 70, 0, 40000, itoaN(-20000)),
-			"0: MULTI|0: HSET b start {T-20000} used 30|0: PEXPIREAT b {T+40000}|0: EXEC"},
-		{[]string{"RL.RESERVE.PEEK", "b", "{T}", "60000", "100", "80"}, ints(0, 30, 100, 70, 40000, 40000, itoaN(-20000)), ""},
-		{[]string{"RL.SETTLE", "b", "{T}", "60000", "100", "30", "10", "{T-20000}"}, ints(1, 10, 100, 90, 0, 40000, itoaN(-20000)),
-			"0: MULTI|0: HSET b start {T-20000} used 10|0: PEXPIREAT b {T+40000}|0: EXEC"},
+		ss([]string{"RL.RESERVE", "b", "{T}", "60000", "100", "30"}, ints(1, 30, 100, 70, 0, 40000, itoaN(-20000)),
+			"0: MULTI|0: HSET b start {T-20000} used 30|0: PEXPIREAT b {T+40000}|0: EXEC"),
+		ss([]string{"RL.RESERVE.PEEK", "b", "{T}", "60000", "100", "80"}, ints(0, 30, 100, 70, 40000, 40000, itoaN(-20000)), ""),
+		ss([]string{"RL.SETTLE", "b", "{T}", "60000", "100", "30", "10", "{T-20000}"}, ints(1, 10, 100, 90, 0, 40000, itoaN(-20000)),
+			"0: MULTI|0: HSET b start {T-20000} used 10|0: PEXPIREAT b {T+40000}|0: EXEC"),
 		// A settlement for a window that has ended changes nothing.
-		{[]string{"RL.SETTLE", "b", "{T+40000}", "60000", "100", "10", "50", "{T-20000}"}, ints(0, 0, 100, 100, 0, 0, itoaN(40000)), ""},
-		{[]string{"RL.RESERVE", "b", "{T}", "60000", "100", "101", "INFO"}, array(bulk("allowed"), integer(0), bulk("count"), integer(10),
+		ss([]string{"RL.SETTLE", "b", "{T+40000}", "60000", "100", "10", "50", "{T-20000}"}, ints(0, 0, 100, 100, 0, 0, itoaN(40000)), ""),
+		ss([]string{"RL.RESERVE", "b", "{T}", "60000", "100", "101", "INFO"}, array(bulk("allowed"), integer(0), bulk("count"), integer(10),
 			bulk("limit"), integer(100), bulk("remaining"), integer(90), bulk("retry_after_ms"), integer(-1),
-			bulk("reset_after_ms"), integer(40000), bulk("window_start"), integer(itoaN(-20000))), ""},
+			bulk("reset_after_ms"), integer(40000), bulk("window_start"), integer(itoaN(-20000))), ""),
 	})
 }
 
 // RL.ALL charges every limit or none, and says which refused.
 func TestRLAll(t *testing.T) {
-	runLimitSteps(t, []limitStep{
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "ip", "FIXED 1000 1 COST 2"},
-			array(integer(0), integer(1), array(ints(1, 1, 5, 4, 0, 1000), ints(0, 0, 1, 1, -1, 0))), ""},
-		{[]string{"EXISTS", "u", "ip"}, integer(0), ""},
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "ip", "fixed 1000 2", "l", "LEASE 1 500 job1"},
+	runStreamSteps(t, []step{
+		ss([]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "ip", "FIXED 1000 1 COST 2"},
+			array(integer(0), integer(1), array(ints(1, 1, 5, 4, 0, 1000), ints(0, 0, 1, 1, -1, 0))), ""),
+		ss([]string{"EXISTS", "u", "ip"}, integer(0), ""),
+		ss([]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "ip", "fixed 1000 2", "l", "LEASE 1 500 job1"},
 			array(integer(1), integer(-1), array(ints(1, 1, 5, 4, 0, 1000), ints(1, 1, 2, 1, 0, 1000), ints(1, 1, 1, 0, 0, 500))),
-			"0: MULTI|0: HSET u tokens 4 ts {T}|0: PEXPIREAT u {T+1000}|0: INCRBY ip 1|0: PEXPIREAT ip {T+1000}|" +
-				"0: ZADD l {T+500} job1|0: PEXPIREAT l {T+500}|0: EXEC"},
+			"0: MULTI|0: HSET u tokens 4 ts {T}|0: PEXPIREAT u {T+1000}|0: INCRBY ip 1|0: PEXPIREAT ip {T+1000}|"+
+				"0: ZADD l {T+500} job1|0: PEXPIREAT l {T+500}|0: EXEC"),
 		// The lease is taken: nothing else is charged.
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "l", "LEASE 1 500 job2"},
-			array(integer(0), integer(1), array(ints(1, 2, 5, 3, 0, 2000), ints(0, 1, 1, 0, 500, 500))), ""},
-		{[]string{"RL.ALL", "{T}", "g", "GCRA 0 1 60", "b", "BUDGET 1000 10 3", "s", "SLIDING 1000 5 COST 5"},
+		ss([]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "l", "LEASE 1 500 job2"},
+			array(integer(0), integer(1), array(ints(1, 2, 5, 3, 0, 2000), ints(0, 1, 1, 0, 500, 500))), ""),
+		ss([]string{"RL.ALL", "{T}", "g", "GCRA 0 1 60", "b", "BUDGET 1000 10 3", "s", "SLIDING 1000 5 COST 5"},
 			array(integer(1), integer(-1), array(ints(1, 1, 1, 0, 0, 60000), ints(1, 3, 10, 7, 0, 1000), ints(1, 5, 5, 0, 0, 2000))),
-			"0: MULTI|0: SET g {T+60000}000000 PXAT {T+60000}|0: HSET b start {T} used 3|0: PEXPIREAT b {T+1000}|" +
-				"0: HSET s start {T} cur 5 prev 0|0: PEXPIREAT s {T+2000}|0: EXEC"},
+			"0: MULTI|0: SET g {T+60000}000000 PXAT {T+60000}|0: HSET b start {T} used 3|0: PEXPIREAT b {T+1000}|"+
+				"0: HSET s start {T} cur 5 prev 0|0: PEXPIREAT s {T+2000}|0: EXEC"),
 		// Errors name the limit and keep their code; nothing is charged.
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "FIXED 0 1"},
-			errReply("ERR limit 1: window must be a positive integer number of milliseconds"), ""},
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "LEAKY 1 2"}, errReply("ERR limit 1: " + strings.TrimPrefix(limitcmd.ErrRLAllSpec, "ERR ")), ""},
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "FIXED 10 1 COST"}, errReply("ERR limit 1: " + strings.TrimPrefix(limitcmd.ErrRLAllSpec, "ERR ")), ""},
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "u", "FIXED 10 1"}, errReply(limitcmd.ErrRLAllDup), ""},
-		{[]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "ip"}, errReply("ERR wrong number of arguments for 'rl.all' command"), ""},
-		{[]string{"RL.ALL", "{T}", "g", "TOKEN 5 1 1000"},
-			errReply("WRONGTYPE limit 0: Operation against a key holding the wrong kind of value"), ""},
-		{[]string{"HGET", "u", "tokens"}, bulk("4"), ""},
-		{[]string{"COMMAND", "GETKEYS", "RL.ALL", "*", "a", "FIXED 1 1", "b", "FIXED 1 1"}, array(bulk("a"), bulk("b")), ""},
+		ss([]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "FIXED 0 1"},
+			errReply("ERR limit 1: window must be a positive integer number of milliseconds"), ""),
+		ss([]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "LEAKY 1 2"}, errReply("ERR limit 1: "+strings.TrimPrefix(limitcmd.ErrRLAllSpec, "ERR ")), ""),
+		ss([]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "x", "FIXED 10 1 COST"}, errReply("ERR limit 1: "+strings.TrimPrefix(limitcmd.ErrRLAllSpec, "ERR ")), ""),
+		ss([]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "u", "FIXED 10 1"}, errReply(limitcmd.ErrRLAllDup), ""),
+		ss([]string{"RL.ALL", "{T}", "u", "TOKEN 5 1 1000", "ip"}, errReply("ERR wrong number of arguments for 'rl.all' command"), ""),
+		ss([]string{"RL.ALL", "{T}", "g", "TOKEN 5 1 1000"},
+			errReply("WRONGTYPE limit 0: Operation against a key holding the wrong kind of value"), ""),
+		ss([]string{"HGET", "u", "tokens"}, bulk("4"), ""),
+		ss([]string{"COMMAND", "GETKEYS", "RL.ALL", "*", "a", "FIXED 1 1", "b", "FIXED 1 1"}, array(bulk("a"), bulk("b")), ""),
 	})
 }
 
 func TestRLErrors(t *testing.T) {
 	wrong := "WRONGTYPE Operation against a key holding the wrong kind of value"
-	runLimitSteps(t, []limitStep{
-		{[]string{"SET", "str", "x"}, okReply, "0: SET str x"},
-		{[]string{"LPUSH", "list", "x"}, integer(1), "0: LPUSH list x"},
-		{[]string{"RL.TOKEN", "k", "x", "5", "1", "1000"}, errReply(limitcmd.ErrRLNow), ""},
-		{[]string{"RL.TOKEN", "k", "9007199254740992", "5", "1", "1000"}, errReply(limitcmd.ErrRLNow), ""},
-		{[]string{"RL.TOKEN", "k", "*", "5", "1", "0"}, errReply(limiter.ErrWindow.Error()), ""},
-		{[]string{"RL.TOKEN", "k", "*", "x", "1", "x"}, errReply(limiter.ErrWindow.Error()), ""},
-		{[]string{"RL.TOKEN", "k", "*", "0", "1", "10"}, errReply(limiter.ErrLimit.Error()), ""},
-		{[]string{"RL.TOKEN", "k", "*", "5", "1", "10", "COST", "-1"}, errReply(limiter.ErrCost.Error()), ""},
-		{[]string{"RL.TOKEN", "k", "*", "5", "1", "10", "COST"}, errReply("ERR syntax error"), ""},
-		{[]string{"RL.TOKEN", "k", "*", "5", "1", "10", "BOGUS"}, errReply("ERR syntax error"), ""},
-		{[]string{"RL.TOKEN", "str", "*", "5", "1", "10"}, errReply(wrong), ""},
-		{[]string{"RL.TOKEN", "list", "*", "5", "1", "10"}, errReply(wrong), ""},
-		{[]string{"RL.TOKEN", "k", "*", "5", "1"}, errReply("ERR wrong number of arguments for 'rl.token' command"), ""},
-		{[]string{"RL.FIXED", "k", "1000", "0"}, errReply(limiter.ErrLimit.Error()), ""},
-		{[]string{"RL.FIXED", "k", "1.5", "1"}, errReply(limiter.ErrWindow.Error()), ""},
-		{[]string{"RL.FIXED", "list", "1000", "1"}, errReply(wrong), ""},
-		{[]string{"RL.SLIDING", "k", "*", "9007199254740", "1000"}, errReply(limiter.ErrRange.Error()), ""},
-		{[]string{"RL.SLIDING", "str", "*", "1000", "5"}, errReply(wrong), ""},
-		{[]string{"RL.GCRA", "k", "*", "1", "0", "60"}, errReply("Cell error: Zero rates are not supported"), ""},
-		{[]string{"RL.GCRA", "k", "*", "1", "1", "x"}, errReply("Cell error: Couldn't parse as integer: x"), ""},
-		{[]string{"RL.GCRA", "k", "*", "1", "1", "1", "COST", "y"}, errReply("Cell error: Couldn't parse as integer: y"), ""},
-		{[]string{"RL.ACQUIRE", "k", "*", "0", "10", "a"}, errReply(limiter.ErrLimit.Error()), ""},
-		{[]string{"RL.ACQUIRE", "k", "*", "1", "0", "a"}, errReply(limiter.ErrLease.Error()), ""},
-		{[]string{"RL.ACQUIRE", "k", "*", "1", "10", ""}, errReply(limiter.ErrLeaseID.Error()), ""},
-		{[]string{"RL.ACQUIRE", "str", "*", "1", "10", "a"}, errReply(wrong), ""},
-		{[]string{"RL.HOLDERS", "str", "*"}, errReply(wrong), ""},
-		{[]string{"RL.RESERVE", "k", "*", "1000", "10", "-1"}, errReply(limiter.ErrEstimate.Error()), ""},
-		{[]string{"RL.SETTLE", "k", "*", "1000", "10", "1", "2", "x"}, errReply(limitcmd.ErrRLWindowStart), ""},
-		{[]string{"RL.SETTLE", "k", "*", "0", "10", "1", "2", "x"}, errReply(limiter.ErrWindow.Error()), ""},
-		{[]string{"RL.SETTLE", "k", "*", "1000", "10", "1", "-2", "0"}, errReply(limiter.ErrEstimate.Error()), ""},
-		{[]string{"HSET", "h", "tokens", "many", "ts", "1"}, integer(2), "0: HSET h tokens many ts 1"},
-		{[]string{"RL.TOKEN", "h", "*", "5", "1", "10"}, errReply(limiter.ErrCorrupt.Error()), ""},
-		{[]string{"EXISTS", "k"}, integer(0), ""},
+	runStreamSteps(t, []step{
+		ss([]string{"SET", "str", "x"}, okReply, "0: SET str x"),
+		ss([]string{"LPUSH", "list", "x"}, integer(1), "0: LPUSH list x"),
+		ss([]string{"RL.TOKEN", "k", "x", "5", "1", "1000"}, errReply(limitcmd.ErrRLNow), ""),
+		ss([]string{"RL.TOKEN", "k", "9007199254740992", "5", "1", "1000"}, errReply(limitcmd.ErrRLNow), ""),
+		ss([]string{"RL.TOKEN", "k", "*", "5", "1", "0"}, errReply(limiter.ErrWindow.Error()), ""),
+		ss([]string{"RL.TOKEN", "k", "*", "x", "1", "x"}, errReply(limiter.ErrWindow.Error()), ""),
+		ss([]string{"RL.TOKEN", "k", "*", "0", "1", "10"}, errReply(limiter.ErrLimit.Error()), ""),
+		ss([]string{"RL.TOKEN", "k", "*", "5", "1", "10", "COST", "-1"}, errReply(limiter.ErrCost.Error()), ""),
+		ss([]string{"RL.TOKEN", "k", "*", "5", "1", "10", "COST"}, errReply("ERR syntax error"), ""),
+		ss([]string{"RL.TOKEN", "k", "*", "5", "1", "10", "BOGUS"}, errReply("ERR syntax error"), ""),
+		ss([]string{"RL.TOKEN", "str", "*", "5", "1", "10"}, errReply(wrong), ""),
+		ss([]string{"RL.TOKEN", "list", "*", "5", "1", "10"}, errReply(wrong), ""),
+		ss([]string{"RL.TOKEN", "k", "*", "5", "1"}, errReply("ERR wrong number of arguments for 'rl.token' command"), ""),
+		ss([]string{"RL.FIXED", "k", "1000", "0"}, errReply(limiter.ErrLimit.Error()), ""),
+		ss([]string{"RL.FIXED", "k", "1.5", "1"}, errReply(limiter.ErrWindow.Error()), ""),
+		ss([]string{"RL.FIXED", "list", "1000", "1"}, errReply(wrong), ""),
+		ss([]string{"RL.SLIDING", "k", "*", "9007199254740", "1000"}, errReply(limiter.ErrRange.Error()), ""),
+		ss([]string{"RL.SLIDING", "str", "*", "1000", "5"}, errReply(wrong), ""),
+		ss([]string{"RL.GCRA", "k", "*", "1", "0", "60"}, errReply("Cell error: Zero rates are not supported"), ""),
+		ss([]string{"RL.GCRA", "k", "*", "1", "1", "x"}, errReply("Cell error: Couldn't parse as integer: x"), ""),
+		ss([]string{"RL.GCRA", "k", "*", "1", "1", "1", "COST", "y"}, errReply("Cell error: Couldn't parse as integer: y"), ""),
+		ss([]string{"RL.ACQUIRE", "k", "*", "0", "10", "a"}, errReply(limiter.ErrLimit.Error()), ""),
+		ss([]string{"RL.ACQUIRE", "k", "*", "1", "0", "a"}, errReply(limiter.ErrLease.Error()), ""),
+		ss([]string{"RL.ACQUIRE", "k", "*", "1", "10", ""}, errReply(limiter.ErrLeaseID.Error()), ""),
+		ss([]string{"RL.ACQUIRE", "str", "*", "1", "10", "a"}, errReply(wrong), ""),
+		ss([]string{"RL.HOLDERS", "str", "*"}, errReply(wrong), ""),
+		ss([]string{"RL.RESERVE", "k", "*", "1000", "10", "-1"}, errReply(limiter.ErrEstimate.Error()), ""),
+		ss([]string{"RL.SETTLE", "k", "*", "1000", "10", "1", "2", "x"}, errReply(limitcmd.ErrRLWindowStart), ""),
+		ss([]string{"RL.SETTLE", "k", "*", "0", "10", "1", "2", "x"}, errReply(limiter.ErrWindow.Error()), ""),
+		ss([]string{"RL.SETTLE", "k", "*", "1000", "10", "1", "-2", "0"}, errReply(limiter.ErrEstimate.Error()), ""),
+		ss([]string{"HSET", "h", "tokens", "many", "ts", "1"}, integer(2), "0: HSET h tokens many ts 1"),
+		ss([]string{"RL.TOKEN", "h", "*", "5", "1", "10"}, errReply(limiter.ErrCorrupt.Error()), ""),
+		ss([]string{"EXISTS", "k"}, integer(0), ""),
 	})
 }
 
@@ -275,23 +230,23 @@ func TestRLErrors(t *testing.T) {
 // commands that do: HDEL of the stray field. A TTL removed by hand comes
 // back.
 func TestRLWritesPlainCommands(t *testing.T) {
-	runLimitSteps(t, []limitStep{
-		{[]string{"HSET", "t", "tokens", "5", "ts", "{T}", "note", "x"}, integer(3), "0: HSET t tokens 5 ts {T} note x"},
-		{[]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000"}, ints(1, 1, 5, 4, 0, 1000),
-			"0: MULTI|0: DEL t|0: HSET t tokens 4 ts {T}|0: PEXPIREAT t {T+1000}|0: EXEC"},
-		{[]string{"PERSIST", "t"}, integer(1), "0: PERSIST t"},
-		{[]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000"}, ints(1, 2, 5, 3, 0, 2000),
-			"0: MULTI|0: DEL t|0: HSET t tokens 3 ts {T}|0: PEXPIREAT t {T+2000}|0: EXEC"},
-		{[]string{"HSET", "s", "start", "{T}", "cur", "0", "prev", "0", "note", "x"}, integer(4), "0: HSET s start {T} cur 0 prev 0 note x"},
-		{[]string{"RL.SLIDING", "s", "{T}", "1000", "2"}, ints(1, 1, 2, 1, 0, 2000),
-			"0: MULTI|0: HDEL s note|0: HSET s cur 1|0: PEXPIREAT s {T+2000}|0: EXEC"},
+	runStreamSteps(t, []step{
+		ss([]string{"HSET", "t", "tokens", "5", "ts", "{T}", "note", "x"}, integer(3), "0: HSET t tokens 5 ts {T} note x"),
+		ss([]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000"}, ints(1, 1, 5, 4, 0, 1000),
+			"0: MULTI|0: DEL t|0: HSET t tokens 4 ts {T}|0: PEXPIREAT t {T+1000}|0: EXEC"),
+		ss([]string{"PERSIST", "t"}, integer(1), "0: PERSIST t"),
+		ss([]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000"}, ints(1, 2, 5, 3, 0, 2000),
+			"0: MULTI|0: DEL t|0: HSET t tokens 3 ts {T}|0: PEXPIREAT t {T+2000}|0: EXEC"),
+		ss([]string{"HSET", "s", "start", "{T}", "cur", "0", "prev", "0", "note", "x"}, integer(4), "0: HSET s start {T} cur 0 prev 0 note x"),
+		ss([]string{"RL.SLIDING", "s", "{T}", "1000", "2"}, ints(1, 1, 2, 1, 0, 2000),
+			"0: MULTI|0: HDEL s note|0: HSET s cur 1|0: PEXPIREAT s {T+2000}|0: EXEC"),
 		// A counter SET without a TTL gets the window, as the twin's
 		// PEXPIRE gives it.
-		{[]string{"SET", "f", "1"}, okReply, "0: SET f 1"},
-		{[]string{"RL.FIXED", "f", "1000", "3"}, ints(1, 2, 3, 1, 0, 1000), "0: MULTI|0: INCRBY f 1|0: PEXPIREAT f {T+1000}|0: EXEC"},
+		ss([]string{"SET", "f", "1"}, okReply, "0: SET f 1"),
+		ss([]string{"RL.FIXED", "f", "1000", "3"}, ints(1, 2, 3, 1, 0, 1000), "0: MULTI|0: INCRBY f 1|0: PEXPIREAT f {T+1000}|0: EXEC"),
 		// A refused request writes nothing, not even a TTL.
-		{[]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000", "COST", "4"}, ints(0, 2, 5, 3, 1000, 2000), ""},
-		{[]string{"PTTL", "t"}, integer(2000), ""},
+		ss([]string{"RL.TOKEN", "t", "{T}", "5", "1", "1000", "COST", "4"}, ints(0, 2, 5, 3, 1000, 2000), ""),
+		ss([]string{"PTTL", "t"}, integer(2000), ""),
 	})
 }
 
