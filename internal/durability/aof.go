@@ -99,12 +99,12 @@ func (d *Component) aofSyncLoop(stop chan struct{}) {
 			return
 		case <-t.C:
 		}
-		e.Mu.Lock()
+		e.LockBare()
 		d.aofFlush(false)
 		a := &d.aof
 		f, need := a.f, a.unsynced && e.Cfg.AOF.Fsync.Load() == config.FsyncEverysec
 		a.unsynced = false
-		e.Mu.Unlock()
+		e.UnlockBare()
 		if need && f != nil {
 			f.Sync() // a file closed by a rewrite meanwhile was synced first
 		}
@@ -158,8 +158,8 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 	c := e.NewClient("", "")
 	c.AofLoading = true
 	defer e.RemoveClient(c)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	cmds := e.Stats.Commands
 	defer func() { e.Stats.Commands = cmds }()
 	for i, name := range files {
@@ -309,8 +309,8 @@ func (d *Component) aofTruncate(path, name string, off int64, last bool) (bool, 
 // manifest persisted. Call before serving.
 func StartAppendOnly(e *engine.Engine) error {
 	d := Of(e)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	if !e.Cfg.AOF.Enabled.Load() {
 		return nil
 	}
@@ -395,8 +395,8 @@ func (d *Component) aofFilesSize() int64 {
 // and fsynced (Redis's flushAppendOnlyFile(1) and fsync in prepareForShutdown).
 func StopAppendOnly(e *engine.Engine) {
 	d := Of(e)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	d.stopAppendOnlyLocked()
 }
 

@@ -139,8 +139,8 @@ func (d *Component) aofRewriteLocked() error {
 	go func() {
 		defer close(rw.done)
 		err := d.writeRewrite(rw)
-		e.Mu.Lock()
-		defer e.Mu.Unlock()
+		e.LockBare()
+		defer e.UnlockBare()
 		if a.rw != rw {
 			return // stopped (appendonly no) meanwhile
 		}
@@ -253,12 +253,12 @@ func (d *Component) aofRewriteDone(rw *aofRewrite, err error) {
 // WaitAOFRewrite waits for a rewrite in progress to end. Call without the lock.
 func WaitAOFRewrite(e *engine.Engine) {
 	d := Of(e)
-	e.Mu.Lock()
+	e.LockBare()
 	var done chan struct{}
 	if d.aof.rw != nil {
 		done = d.aof.rw.done
 	}
-	e.Mu.Unlock()
+	e.UnlockBare()
 	if done != nil {
 		<-done
 	}

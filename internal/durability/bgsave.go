@@ -182,8 +182,8 @@ func BgsaveLocked(e *engine.Engine) error {
 		if renaming {
 			p.fileMu.Unlock()
 		}
-		e.Mu.Lock()
-		defer e.Mu.Unlock()
+		e.LockBare()
+		defer e.UnlockBare()
 		if bg.aborted.Load() {
 			return // abortBgsaveLocked has settled the state
 		}
@@ -251,9 +251,9 @@ func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 			return err
 		}
 		for complete := false; !complete; {
-			e.Mu.Lock()
+			e.LockBare()
 			if bg.aborted.Load() {
-				e.Mu.Unlock()
+				e.UnlockBare()
 				return errBgAborted
 			}
 			busy := e.Stats.Commands != seen
@@ -268,7 +268,7 @@ func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 			seen = e.Stats.Commands
 			batch := sd.batch
 			sd.batch, bg.spare = bg.spare, nil
-			e.Mu.Unlock()
+			e.UnlockBare()
 
 			for i := range batch.recs[:batch.n] {
 				if buf, err = bg.enc.Append(buf, &batch.recs[i]); err != nil {
@@ -282,9 +282,9 @@ func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 				}
 			}
 			reset(batch)
-			e.Mu.Lock()
+			e.LockBare()
 			bg.spare = batch
-			e.Mu.Unlock()
+			e.UnlockBare()
 			if busy && !complete {
 				time.Sleep(bgPause)
 			}

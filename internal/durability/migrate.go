@@ -86,8 +86,8 @@ func (d *Component) migrateGetSocket(host, port []byte, timeout time.Duration) (
 	}
 	cs := &migrateSocket{nc: nc, br: bufio.NewReader(nc), lastDB: -1}
 	cs.idle = time.AfterFunc(migrateSocketTTL, func() {
-		e.Mu.Lock()
-		defer e.Mu.Unlock()
+		e.LockBare()
+		defer e.UnlockBare()
 		if d.migrate[name] == cs {
 			d.migrateCloseSocket(name)
 		}

@@ -78,9 +78,9 @@ func SaveLocked(e *engine.Engine) error {
 // WaitBgsave waits for a background save in progress to finish. Call
 // without the lock.
 func WaitBgsave(e *engine.Engine) {
-	e.Mu.Lock()
+	e.LockBare()
 	done := Of(e).persist.bgDone
-	e.Mu.Unlock()
+	e.UnlockBare()
 	if done != nil {
 		<-done
 	}
@@ -91,8 +91,8 @@ func WaitBgsave(e *engine.Engine) {
 // calls it every 100 ms.
 func PersistCron(e *engine.Engine) {
 	d := Of(e)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	p := &d.persist
 	d.aofCron()
 	// No snapshot of a script's half-done work, or of half a loaded file.
@@ -153,14 +153,14 @@ func ShutdownSaveLocked(e *engine.Engine, save, nosave, force bool) error {
 // means the data is not saved and, as Redis, the server should keep
 // running.
 func ShutdownSave(e *engine.Engine) error {
-	e.Mu.Lock()
+	e.LockBare()
 	deadline, wait := BeginShutdownWait(e, false)
-	e.Mu.Unlock()
+	e.UnlockBare()
 	if wait && !Of(e).awaitReplicas(deadline) {
 		return errShutdownAborted
 	}
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	return ShutdownSaveLocked(e, false, false, false)
 }
 

@@ -310,8 +310,8 @@ func LoadFile(e *engine.Engine, path string) (LoadStats, error) {
 		return LoadStats{}, err
 	}
 	defer f.Close()
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	cr := &engine.CountingReader{R: f}
 	br := bufio.NewReaderSize(cr, 1<<20)
 	e.StartLoad = engine.LoadState{On: true, Start: e.Clock.Now().Unix(), Read: cr, Br: br}

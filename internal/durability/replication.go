@@ -147,9 +147,9 @@ func (d *Component) stopLink() {
 	close(r.stop)
 	done := r.done
 	r.stop, r.done = nil, nil
-	e.Mu.Unlock()
+	e.UnlockBare()
 	<-done
-	e.Mu.Lock()
+	e.LockBare()
 	r.master = nil
 }
 
@@ -175,7 +175,7 @@ func (d *Component) replicate(host string, port int, stop, done chan struct{}) {
 			return
 		default:
 		}
-		e.Mu.Lock()
+		e.LockBare()
 		if d.repl.stop == stop {
 			if d.repl.master != nil {
 				d.repl.downSince = e.Clock.Now()
@@ -183,7 +183,7 @@ func (d *Component) replicate(host string, port int, stop, done chan struct{}) {
 			d.setLinkState(replConnect)
 			d.repl.master = nil
 		}
-		e.Mu.Unlock()
+		e.UnlockBare()
 		if err != nil {
 			e.Log.Warn("replication link to master failed", "master", addr, "err", err)
 		}
@@ -197,7 +197,7 @@ func (d *Component) replicate(host string, port int, stop, done chan struct{}) {
 
 func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 	e := d.e
-	e.Mu.Lock()
+	e.LockBare()
 	d.setLinkState(replConnecting)
 	opts := repl.Options{
 		ListeningPort: e.Cfg.AnnouncedPort(),
@@ -206,7 +206,7 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 		MasterUser:    *e.Cfg.MasterUser.Load(),
 		Timeout:       time.Duration(e.Cfg.ReplTimeout.Load()) * time.Second,
 	}
-	e.Mu.Unlock()
+	e.UnlockBare()
 	link, err := repl.Dial(addr, opts)
 	if err != nil {
 		return err
@@ -223,13 +223,13 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 		}
 	}()
 
-	e.Mu.Lock()
+	e.LockBare()
 	d.setLinkState(replSync)
 	replid, offset := "?", int64(-1)
 	if d.repl.synced {
 		replid, offset = d.repl.replid, e.ReplOffset()+1
 	}
-	e.Mu.Unlock()
+	e.UnlockBare()
 	s, err := link.PSync(replid, offset)
 	if err != nil {
 		return err
@@ -246,7 +246,7 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 		if _, err := io.Copy(&buf, payload); err != nil {
 			return err
 		}
-		e.Mu.Lock()
+		e.LockBare()
 		err = d.loadFromMaster(&buf)
 		if err == nil {
 			r := &d.repl
@@ -260,12 +260,12 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 			d.disconnectReplicas()
 			d.createBacklog()
 		}
-		e.Mu.Unlock()
+		e.UnlockBare()
 		if err != nil {
 			return err
 		}
 	} else {
-		e.Mu.Lock()
+		e.LockBare()
 		if s.ReplID != "" && s.ReplID != d.repl.replid {
 			r := &d.repl
 			r.replid2, r.secondOffset = r.replid, e.ReplOffset()+1
@@ -276,14 +276,14 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 		if d.repl.backlog == nil {
 			d.createBacklog()
 		}
-		e.Mu.Unlock()
+		e.UnlockBare()
 		e.Log.Info("Successful partial resynchronization with master")
 	}
 	db := 0 // a full sync's stream starts with SELECT
 	if !s.Full {
-		e.Mu.Lock()
+		e.LockBare()
 		db = d.repl.streamDB // the master does not say it again
-		e.Mu.Unlock()
+		e.UnlockBare()
 	}
 	return d.applyStream(link, stop, db)
 }
@@ -317,12 +317,12 @@ func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) err
 	}
 	c := e.NewClient(link.RemoteAddr(), link.LocalAddr())
 	defer func() {
-		e.Mu.Lock()
+		e.LockBare()
 		d.repl.streamDB = c.DB
 		e.RemoveClientLocked(c)
-		e.Mu.Unlock()
+		e.UnlockBare()
 	}()
-	e.Mu.Lock()
+	e.LockBare()
 	c.DB = db
 	// The master is obeyed: no password, ACL, OOM or read-only rule
 	// applies to it (Redis's mustObeyClient; its user is the superuser).
@@ -332,7 +332,7 @@ func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) err
 	r.master, r.masterSend, r.lastIO = c, send, e.Clock.Now()
 	d.setLinkState(replConnected)
 	r.downSince = time.Time{}
-	e.Mu.Unlock()
+	e.UnlockBare()
 
 	acks := time.NewTicker(time.Second)
 	defer acks.Stop()
@@ -342,9 +342,9 @@ func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) err
 		for {
 			select {
 			case <-acks.C:
-				e.Mu.Lock()
+				e.LockBare()
 				off := e.ReplOffset()
-				e.Mu.Unlock()
+				e.UnlockBare()
 				send("REPLCONF", "ACK", strconv.FormatInt(off, 10))
 			case <-ackDone:
 				return
@@ -358,7 +358,7 @@ func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) err
 	for {
 		cmds, err := rd.ReadBatch(lim)
 		if len(cmds) > 0 {
-			e.Mu.Lock()
+			e.LockBare()
 			d.repl.lastIO = e.Clock.Now()
 			for _, args := range cmds {
 				if len(args) == 0 {
@@ -375,7 +375,7 @@ func (d *Component) applyStream(link *repl.Link, stop chan struct{}, db int) err
 				d.replProxy(args, size)
 				w.Reset(0)
 			}
-			e.Mu.Unlock()
+			e.UnlockBare()
 		}
 		if err != nil {
 			return err

@@ -198,23 +198,23 @@ func BeginShutdownWait(e *engine.Engine, now bool) (time.Time, bool) {
 func (d *Component) awaitReplicas(deadline time.Time) bool {
 	e := d.e
 	for {
-		e.Mu.Lock()
+		e.LockBare()
 		r := &d.repl
 		if r.shutdownAbort {
 			r.shutdownWaiting, r.shutdownAbort = false, false
 			e.Cs.Pause.Set = false
 			e.UpdatePause()
-			e.Mu.Unlock()
+			e.UnlockBare()
 			e.Log.Info("Shutdown manually aborted.")
 			return false
 		}
 		if !d.replicasLagging() || !time.Now().Before(deadline) {
 			r.shutdownWaiting = false
 			d.logLaggingReplicas()
-			e.Mu.Unlock()
+			e.UnlockBare()
 			return true
 		}
-		e.Mu.Unlock()
+		e.UnlockBare()
 		time.Sleep(10 * time.Millisecond)
 	}
 }
@@ -250,8 +250,8 @@ func AbortShutdownWait(e *engine.Engine) bool {
 func FinishShutdownAfterWait(e *engine.Engine, c *engine.Client, deadline time.Time, save, nosave, force bool, stop func()) {
 	d := Of(e)
 	ok := d.awaitReplicas(deadline)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	var err error
 	if ok {
 		err = ShutdownSaveLocked(e, save, nosave, force)

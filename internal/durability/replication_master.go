@@ -278,8 +278,8 @@ func (d *Component) makeReplRDB(bg *bgSave, group []*replica) {
 	e := d.e
 	var buf bytes.Buffer
 	err := d.streamBgsave(bg, &buf)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	for _, sd := range bg.dbs {
 		sd.snap.Abort() // after an error the walk may not be done
 	}
@@ -325,23 +325,23 @@ func (d *Component) sendReplRDB(rp *replica, payload []byte) {
 	}
 	for _, piece := range pieces {
 		for {
-			e.Mu.Lock()
+			e.LockBare()
 			if replicaOf(rp.c) != rp || rp.c.Out == nil || rp.c.Killed {
-				e.Mu.Unlock()
+				e.UnlockBare()
 				return
 			}
 			if rp.c.Unsent == nil || rp.c.Unsent() < replSendWindow {
 				rp.c.Out.Raw(piece)
 				rp.c.NotifyOutput()
-				e.Mu.Unlock()
+				e.UnlockBare()
 				break
 			}
-			e.Mu.Unlock()
+			e.UnlockBare()
 			time.Sleep(time.Millisecond)
 		}
 	}
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	if replicaOf(rp.c) != rp || rp.c.Out == nil {
 		return
 	}
@@ -400,8 +400,8 @@ var pingCmd = propagate.AppendCommand(nil, [][]byte{[]byte("PING")})
 // the backlog after repl-backlog-ttl with no replica.
 func ReplicationCron(e *engine.Engine) {
 	d := Of(e)
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.LockBare()
+	defer e.UnlockBare()
 	r := &d.repl
 	d.startConfiguredMaster()
 	if r.backlog == nil && len(r.replicas) == 0 {

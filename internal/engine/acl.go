@@ -383,8 +383,8 @@ func (x *Ctx) checkPassword(user, pass []byte) bool {
 // LoadACLAtStart reads aclfile, if set, before the server serves: as
 // Redis, a file with any error stops the start.
 func (e *Engine) LoadACLAtStart() error {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	name := *e.Cfg.ACLFile.Load()
 	if name != "" && len(e.Cfg.AclPending) > 0 {
 		return errorf("Configuring Redis with users defined in redis.conf and at the same setting an ACL file path is invalid. This setup is very likely to lead to configuration errors and security holes, please define either an ACL file or declare users directly in your redis.conf, but not both.")

@@ -133,8 +133,8 @@ func (x *Ctx) BusyTick(function, first bool) bool {
 	if f := x.C.WhileBusy; f != nil {
 		f()
 	}
-	e.Mu.Unlock()
+	e.mu.Unlock()
 	runtime.Gosched()
-	e.Mu.Lock()
+	e.mu.Lock()
 	return b.Kill || b.abort.Load()
 }

@@ -89,18 +89,18 @@ func (e *Engine) NewClient(addr, laddr string) *Client {
 		LastActive: now,
 		WakeCh:     make(chan struct{}, 1),
 	}
-	e.Mu.Lock()
+	e.mu.Lock()
 	e.SetDefaultAuth(c)
 	e.Clients[c.ID] = c
-	e.Mu.Unlock()
+	e.mu.Unlock()
 	return c
 }
 
 // RemoveClient forgets c when its connection ends. Call without the lock.
 func (e *Engine) RemoveClient(c *Client) {
-	e.Mu.Lock()
+	e.mu.Lock()
 	e.RemoveClientLocked(c)
-	e.Mu.Unlock()
+	e.mu.Unlock()
 }
 
 // RemoveClientLocked is RemoveClient with the lock already held.
@@ -125,8 +125,8 @@ func (e *Engine) DetachClient(c *Client) {
 
 // NumClients is the number of connected clients.
 func (e *Engine) NumClients() int {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	return len(e.Clients)
 }
 
@@ -350,9 +350,9 @@ func (e *Engine) AbandonBlocked(c *Client) { e.Unblock(c) }
 // null reply Redis gives. It reports whether the client was served or timed
 // out (false: abandoned).
 func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
-	e.Mu.Lock()
+	e.mu.Lock()
 	b := c.Blocked
-	e.Mu.Unlock()
+	e.mu.Unlock()
 	if b == nil {
 		return true
 	}
@@ -367,24 +367,24 @@ func (e *Engine) WaitBlocked(c *Client, done <-chan struct{}) bool {
 		case <-c.WakeCh:
 			// A push to the client wakes it too: go on waiting unless
 			// the command was served.
-			e.Mu.Lock()
+			e.mu.Lock()
 			still := c.Blocked == b
-			e.Mu.Unlock()
+			e.mu.Unlock()
 			if !still {
 				return true
 			}
 			continue
 		case <-timeout:
 		case <-done:
-			e.Mu.Lock()
+			e.mu.Lock()
 			e.Unblock(c)
-			e.Mu.Unlock()
+			e.mu.Unlock()
 			return false
 		}
 		break
 	}
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if !e.TimeoutBlocked(c) { // served just as the timer fired
 		select {
 		case <-c.WakeCh:

@@ -117,8 +117,8 @@ func (e *Engine) UpdatePause() {
 			wait = math.MaxInt64
 		}
 		p.timer = time.AfterFunc(wait, func() {
-			e.Mu.Lock()
-			defer e.Mu.Unlock()
+			e.mu.Lock()
+			defer e.mu.Unlock()
 			e.UpdatePause()
 		})
 	}

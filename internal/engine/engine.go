@@ -44,7 +44,7 @@ type Stats struct {
 
 // Engine is the whole server state behind the executor lock.
 type Engine struct {
-	Mu sync.Mutex
+	mu sync.Mutex
 
 	Clock clock.Clock
 	Cfg   *config.Config
@@ -162,7 +162,7 @@ func New(cfg *config.Config, clk clock.Clock, log *slog.Logger) *Engine {
 }
 
 // Lock takes the executor lock. Connections hold it for a batch.
-func (e *Engine) Lock() { e.Mu.Lock() }
+func (e *Engine) Lock() { e.mu.Lock() }
 
 // Unlock releases the executor lock. BCAST invalidations collected during
 // the batch go out first, as Redis sends them once per event-loop turn.
@@ -170,7 +170,14 @@ func (e *Engine) Lock() { e.Mu.Lock() }
 // beforeSleep): the connection hands replies to the socket only after
 // this, so with appendfsync always no client sees a reply before its write
 // is on disk.
-func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.Dur.FlushAOF(false); e.Mu.Unlock() }
+func (e *Engine) Unlock() { e.trackingBroadcastPending(); e.Dur.FlushAOF(false); e.mu.Unlock() }
+
+// LockBare and UnlockBare take and release the executor lock without
+// Unlock's before-sleep work (the AOF flush, tracking broadcasts): for a
+// component's own bookkeeping outside any command, such as a cron that
+// only reads its state or a goroutine handing over a finished snapshot.
+func (e *Engine) LockBare()   { e.mu.Lock() }
+func (e *Engine) UnlockBare() { e.mu.Unlock() }
 
 // DB returns database i. Call with the lock held.
 func (e *Engine) DB(i int) *keyspace.DB { return e.Dbs[i] }
@@ -582,8 +589,8 @@ func (e *Engine) Call(x *Ctx) {
 // clients at most one budget of delay per cycle. It reports whether work was
 // left for the next cycle.
 func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.BusyScript.On || e.StartLoad.On || e.repl.replica { // a replica waits for its master's DEL
 		return false // keys must not expire behind a running script's back, or before the load drops them
 	}
@@ -630,8 +637,8 @@ func (e *Engine) ExpireCycle(budget time.Duration) (more bool) {
 // 16 MB) stayed next to its replacement for as long as the traffic took to
 // walk it. A resize that drops a big table hands the memory back.
 func (e *Engine) RehashActively(budget time.Duration) {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	if e.BusyScript.On {
 		return
 	}

@@ -77,11 +77,11 @@ func (e *Engine) LoadYield(rd *rdb.Reader) error {
 			}
 		}
 		l.yielded = n
-		e.Mu.Unlock()
+		e.mu.Unlock()
 		// The loader has held the lock long enough for Go's mutex to
 		// be in starvation mode, so the waiters get it first.
 		runtime.Gosched()
-		e.Mu.Lock()
+		e.mu.Lock()
 	}
 	if l.Abort {
 		return ErrLoadAborted
@@ -95,8 +95,8 @@ func loadingDenied(c *Client, cmd *Command) bool { return execLacks(c, cmd, Flag
 
 // Loading reports whether the server is loading its file at start.
 func (e *Engine) Loading() bool {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	return e.StartLoad.On
 }
 

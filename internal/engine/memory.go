@@ -280,14 +280,14 @@ func (e *Engine) CheckMemory(mayWait bool) bool {
 	if mayWait && (m.Heap > m.Live+limit/32 || keys < m.keysAtGC) {
 		done := m.collect(e, true)
 		m.keysAtGC = keys
-		e.Mu.Unlock()
+		e.mu.Unlock()
 		t := time.NewTimer(gcWaitMax)
 		select {
 		case <-done:
 		case <-t.C:
 		}
 		t.Stop()
-		e.Mu.Lock()
+		e.mu.Lock()
 		m.read(true)
 		if used = counted(); used <= limit {
 			return true

@@ -76,8 +76,8 @@ type MetricsSnapshot struct {
 // MetricsSnapshot copies the counters a scrape exposes. It takes the lock
 // for the copy only.
 func (e *Engine) MetricsSnapshot() MetricsSnapshot {
-	e.Mu.Lock()
-	defer e.Mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	st := &e.Stats
 	s := MetricsSnapshot{
 		UptimeSeconds:           int64(e.Clock.Now().Sub(e.Start).Seconds()),
