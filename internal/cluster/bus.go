@@ -28,7 +28,7 @@ type bus struct {
 	wg     sync.WaitGroup // accept loops, dials, readers and writers
 
 	closing bool
-	links   map[*link]struct{}          // every live link, named or not
+	links   map[*link]struct{}           // every live link, named or not
 	out     map[*clusterstate.Node]*link // node->link
 	in      map[*clusterstate.Node]*link // node->inbound_link
 
