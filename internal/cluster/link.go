@@ -44,13 +44,6 @@ func newLink(n *clusterstate.Node, now int64) *link {
 	}
 }
 
-// pending is how many bytes wait to be written: sdslen(link->sndbuf).
-func (l *link) pending() int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return int64(len(l.sndbuf) + l.inflight)
-}
-
 // freeLink is freeClusterLink: the connection closes (which ends its
 // goroutines) and the node forgets the link. Call with the lock held.
 func (c *Cluster) freeLink(l *link) {
