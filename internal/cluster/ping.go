@@ -119,6 +119,9 @@ func contains(ns []*clusterstate.Node, n *clusterstate.Node) bool {
 // link to (all), or only to the replicas of my shard (after a promotion,
 // so they switch masters at once). Call with the lock held.
 func (c *Cluster) broadcastPong(all bool) {
+	if c.bus == nil {
+		return
+	}
 	me := c.st.Myself
 	for _, n := range c.st.Nodes() {
 		l := c.bus.out[n]

@@ -207,3 +207,56 @@ func TestProcessPacket(t *testing.T) {
 		})
 	}
 }
+
+// TestReplicaHeader: a replica speaks for its master's slots and epoch.
+func TestReplicaHeader(t *testing.T) {
+	n := startNode(t)
+	p := joinFake(t, n, fakeName)
+	u := &clusterbus.Update{ConfigEpoch: 7, Node: p.name}
+	u.Slots.Set(42)
+	p.send(p.out, &clusterbus.Message{Header: p.header(clusterbus.TypeUpdate), Body: u})
+	eventually(t, 2*time.Second, "the slot", func() bool {
+		return strings.HasSuffix(nodeLine(n.nodes(), fakeName), " 42")
+	})
+	n.e.Lock()
+	defer n.e.Unlock()
+	if err := n.st.SetMyMaster(n.st.LookupID(fakeName)); err != nil {
+		t.Fatal(err)
+	}
+	h := n.header(clusterbus.TypePing)
+	if h.ConfigEpoch != 7 || h.SlaveOf != p.name || !h.MySlots.Has(42) || h.MySlots.Count() != 1 ||
+		h.Flags&clusterbus.NodeSlave == 0 || h.Sender.String() != n.st.Myself.ID() {
+		t.Errorf("header %+v", h)
+	}
+}
+
+// TestHandshakeTimeout: a MEET nobody answers is given up after
+// max(node timeout, 1 s).
+func TestHandshakeTimeout(t *testing.T) {
+	n := startNode(t)
+	n.meet(t, freePort(t), freePort(t))
+	eventually(t, 4*time.Second, "the handshake node to go", func() bool {
+		n.e.Lock()
+		defer n.e.Unlock()
+		return n.st.NumNodes() == 1 && len(n.bus.links) == 0
+	})
+}
+
+// TestSendbufLimit: a peer that stops reading loses its link once the
+// bytes waiting for it pass cluster-link-sendbuf-limit.
+func TestSendbufLimit(t *testing.T) {
+	n := startNode(t, "cluster-link-sendbuf-limit", "1mb")
+	p := joinFake(t, n, fakeName)
+	_ = p // it reads nothing from now on
+	big := make([]byte, 1<<20)
+	n.e.Lock()
+	for range 32 {
+		n.PropagatePublish([]byte("c"), big, false)
+	}
+	n.e.Unlock()
+	eventually(t, 3*time.Second, "the link to be freed", func() bool {
+		n.e.Lock()
+		defer n.e.Unlock()
+		return n.st.LinksBufferLimitExceeded == 1
+	})
+}
