@@ -229,3 +229,29 @@ func TestMixedCluster(t *testing.T) {
 		})
 	}
 }
+
+// TestMixedGossip: nodes we never met reach us through Redis's gossip,
+// and ours reach Redis the same way.
+func TestMixedGossip(t *testing.T) {
+	r1, r2 := startClusterRedis(t), startClusterRedis(t)
+	n1, n2 := startNode(t), startNode(t)
+	// Two pairs, joined by one MEET between them: every node must learn
+	// the two it never met from gossip.
+	r1.cli.do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n1.port), strconv.Itoa(n1.cport))
+	n2.meet(t, r2.Port, r2.bus)
+	eventually(t, 5*time.Second, "the pairs", func() bool {
+		return known(n1.nodes(), r1.id) && known(n2.nodes(), r2.id)
+	})
+	n1.meet(t, n2.port, n2.cport)
+	ids := []string{r1.id, r2.id, n1.id(), n2.id()}
+	eventually(t, 8*time.Second, "everyone to know everyone", func() bool {
+		for _, nodes := range []string{r1.nodes(t), r2.nodes(t), n1.nodes(), n2.nodes()} {
+			for _, id := range ids {
+				if !known(nodes, id) || strings.Contains(nodeLine(nodes, id), "disconnected") {
+					return false
+				}
+			}
+		}
+		return true
+	})
+}
