@@ -255,3 +255,37 @@ func TestMixedGossip(t *testing.T) {
 		return true
 	})
 }
+
+// TestMixedFail: a Redis master dies; Redis and we, both masters with
+// slots, agree it FAILs, which takes both our failure reports (gossip)
+// and the FAIL message to reach the other.
+func TestMixedFail(t *testing.T) {
+	r1, r2 := startClusterRedis(t), startClusterRedis(t)
+	n := startNode(t)
+	r1.cli.do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.port), strconv.Itoa(n.cport))
+	r1.cli.do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(r2.Port), strconv.Itoa(r2.bus))
+	r1.cli.do(t, "CLUSTER", "ADDSLOTSRANGE", "0", "5000")
+	r2.cli.do(t, "CLUSTER", "ADDSLOTSRANGE", "5001", "10000")
+	n.locked(func(st *clusterstate.State) {
+		for j := 10001; j < clusterstate.Slots; j++ {
+			st.AddSlot(st.Myself, j)
+		}
+		st.BumpConfigEpochWithoutConsensus()
+		st.Todo |= clusterstate.TodoSaveConfig | clusterstate.TodoUpdateState
+	})
+	eventually(t, 8*time.Second, "every slot known everywhere", func() bool {
+		for _, nodes := range []string{r1.nodes(t), r2.nodes(t), n.nodes()} {
+			if !strings.HasSuffix(nodeLine(nodes, r1.id), " 0-5000") ||
+				!strings.HasSuffix(nodeLine(nodes, r2.id), " 5001-10000") ||
+				!strings.HasSuffix(nodeLine(nodes, n.id()), " 10001-16383") {
+				return false
+			}
+		}
+		return true
+	})
+	r2.Kill()
+	eventually(t, 8*time.Second, "r2 to FAIL on both", func() bool {
+		return strings.Contains(nodeLine(n.nodes(), r2.id), "master,fail ") &&
+			strings.Contains(nodeLine(r1.nodes(t), r2.id), "master,fail ")
+	})
+}
