@@ -256,9 +256,9 @@ func (c *Cluster) processPing(l *link, h *clusterbus.Header, ping *clusterbus.Pi
 	if me.IsMaster() && sender.IsMaster() && senderConfigEpoch == me.ConfigEpoch {
 		if st.HandleConfigEpochCollision(sender) {
 			c.log.Warn(fmt.Sprintf("WARNING: configEpoch collision with node %.40s. configEpoch set to %d", sender.ID(), me.ConfigEpoch))
-			// Redis saves before answering anything under the new epoch;
-			// afterChange runs before the writer can see this link's
-			// buffer again, as the packet is processed under the lock.
+			// The new epoch must reach the disk before any message carries
+			// it: afterChange saves it before the lock is released, and
+			// messages are only built under the lock.
 		}
 	}
 
