@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/limitkv/limitkv/internal/clusterstate"
-	"github.com/limitkv/limitkv/internal/commands"
 	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/testredis"
 )
@@ -46,8 +45,8 @@ func startNode(t *testing.T, directives ...string) *testNode {
 			t.Fatalf("%s %s: known %v, %s", set[i], set[i+1], known, errstr)
 		}
 	}
-	e := commands.New(cfg, nil, nil)
-	c, err := Open(e, nil, []string{"127.0.0.1"})
+	e := newEngine(cfg)
+	c, err := Open(e, nil, ListenOn("127.0.0.1"))
 	if err != nil {
 		t.Fatal(err)
 	}
