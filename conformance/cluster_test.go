@@ -29,7 +29,7 @@ func startClusterNode(t *testing.T, name string, lkv bool) *clusterNode {
 		t.Fatal(err)
 	}
 	o := testredis.Options{Args: []string{"--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-		"--cluster-port", strconv.Itoa(bus), "--cluster-node-timeout", "2000"}}
+		"--cluster-port", strconv.Itoa(bus), "--cluster-node-timeout", "2000", "--enable-debug-command", "yes"}}
 	if lkv {
 		o.Path = limitkvBinary(t)
 		o.Timeout = 20 * time.Second
