@@ -82,3 +82,59 @@ func TestRunUnixSocketAndRedisLog(t *testing.T) {
 		})
 	}
 }
+
+// CONFIG SET loglevel changes what the log keeps at once, in either
+// format: a script's LOG_DEBUG line is dropped at notice and written once
+// the level is debug, and a warning is dropped at the level nothing.
+func TestConfigSetLogLevelIsLive(t *testing.T) {
+	for _, format := range []string{"redis", "text"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			port := freePort(t)
+			logfile := filepath.Join(dir, "r.log")
+			done := make(chan error, 1)
+			go func() {
+				done <- run([]string{"--port", strconv.Itoa(port), "--dir", dir, "--save", "", "--logfile", logfile, "--log-format", format})
+			}()
+			var nc net.Conn
+			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				var err error
+				if nc, err = net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("not listening: %v", err)
+				}
+			}
+			defer nc.Close()
+			logLine := func(level, msg string) {
+				script := `EVAL "redis.log(redis.` + level + `, '` + msg + `') return 1" 0`
+				if r := do(t, nc, script); r != ":1\r\n" {
+					t.Fatalf("%s: %q", script, r)
+				}
+			}
+			logLine("LOG_DEBUG", "dropped-at-notice")
+			if r := do(t, nc, "CONFIG SET loglevel debug"); r != "+OK\r\n" {
+				t.Fatalf("CONFIG SET loglevel debug: %q", r)
+			}
+			logLine("LOG_DEBUG", "kept-at-debug")
+			if r := do(t, nc, "CONFIG SET loglevel warning"); r != "+OK\r\n" {
+				t.Fatalf("CONFIG SET loglevel warning: %q", r)
+			}
+			logLine("LOG_NOTICE", "dropped-at-warning")
+			logLine("LOG_WARNING", "kept-at-warning")
+			nc.Write([]byte("SHUTDOWN NOSAVE\r\n"))
+			waitExit(t, done)
+			b, err := os.ReadFile(logfile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for msg, want := range map[string]bool{"dropped-at-notice": false, "kept-at-debug": true,
+				"dropped-at-warning": false, "kept-at-warning": true} {
+				if strings.Contains(string(b), msg) != want {
+					t.Errorf("%s in the log: %v, want %v\n%s", msg, !want, want, b)
+				}
+			}
+		})
+	}
+}

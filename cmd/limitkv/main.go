@@ -81,7 +81,7 @@ func run(args []string) error {
 	}
 	cfg, set := l.Cfg, l.Set
 
-	log, rlog, closeLog, err := newLogger(set)
+	log, rlog, closeLog, err := newLogger(cfg, set)
 	if err != nil {
 		return err
 	}
@@ -323,19 +323,22 @@ func listen(bind string, port int, log *slog.Logger) ([]net.Listener, error) {
 
 // newLogger opens the log: Redis's lines (internal/redislog) unless
 // log-format is text or json; rlog is the Redis-format handler, if that.
-func newLogger(set *config.Settings) (log *slog.Logger, rlog *redislog.Handler, closeLog func(), err error) {
-	if set.LogFormat == "redis" {
-		return redislog.NewLogger(redislog.Config{Level: set.LogLevel, File: set.LogFile, Syslog: set.SyslogEnabled, SyslogIdent: set.SyslogIdent, SyslogFacility: set.SyslogFacility})
+// Either way the level is cfg.LogLevel, read for every line, so CONFIG SET
+// loglevel changes it at once.
+func newLogger(cfg *config.Config, set *config.Settings) (log *slog.Logger, rlog *redislog.Handler, closeLog func(), err error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(set.LogLevel)); err != nil {
+		return nil, nil, nil, fmt.Errorf("log-level: %w", err)
 	}
-	l, c, err := newSlogLogger(set)
+	cfg.LogLevel.Set(level)
+	if set.LogFormat == "redis" {
+		return redislog.NewLogger(redislog.Config{Level: set.LogLevel, Leveler: &cfg.LogLevel, File: set.LogFile, Syslog: set.SyslogEnabled, SyslogIdent: set.SyslogIdent, SyslogFacility: set.SyslogFacility})
+	}
+	l, c, err := newSlogLogger(set, &cfg.LogLevel)
 	return l, nil, c, err
 }
 
-func newSlogLogger(set *config.Settings) (*slog.Logger, func(), error) {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(set.LogLevel)); err != nil {
-		return nil, nil, fmt.Errorf("log-level: %w", err)
-	}
+func newSlogLogger(set *config.Settings, level slog.Leveler) (*slog.Logger, func(), error) {
 	var w io.Writer = os.Stderr
 	closeLog := func() {}
 	if set.LogFile != "" {

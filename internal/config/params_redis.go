@@ -1,6 +1,7 @@
 package config
 
 import (
+	"log/slog"
 	"math"
 	"strconv"
 	"strings"
@@ -319,7 +320,7 @@ var redisOnlyParams = []ConfigParam{
 	immutable(sEnum("syslog-facility", "", "local0",
 		[]string{"user", "local0", "local1", "local2", "local3", "local4", "local5", "local6", "local7"}, false)),
 	sEnum("repl-diskless-load", "", "disabled", []string{"disabled", "on-empty-db", "swapdb"}, false),
-	sEnum("loglevel", "", "notice", []string{"debug", "verbose", "notice", "warning"}, false),
+	logLevelParam(sEnum("loglevel", "", "notice", []string{"debug", "verbose", "notice", "warning"}, false)),
 	sEnum("oom-score-adj", "", "no", []string{"no", "yes", "relative", "absolute"}, false),
 	sEnum("acl-pubsub-default", "", "resetchannels", []string{"allchannels", "resetchannels"}, false),
 	sEnum("sanitize-dump-payload", "", "no", []string{"no", "yes", "clients"}, false),
@@ -489,3 +490,34 @@ func validProcTitle(v string) string {
 }
 
 func init() { ConfigParams = append(ConfigParams, redisOnlyParams...) }
+
+// logLevelParam makes a change of loglevel reach the log at once
+// (Config.LogLevel), as Redis reads server.verbosity for every line.
+func logLevelParam(p ConfigParam) ConfigParam {
+	parse := p.Parse
+	p.Parse = func(c *Config, v string) (func(), string) {
+		apply, err := parse(c, v)
+		if err != "" {
+			return nil, err
+		}
+		return func() {
+			apply()
+			c.LogLevel.Set(RedisLogLevel(c.Stored("loglevel")))
+		}, ""
+	}
+	return p
+}
+
+// RedisLogLevel is a loglevel name's slog level: verbose sits between
+// debug and info, notice is info, warning is warn.
+func RedisLogLevel(name string) slog.Level {
+	switch strings.ToLower(name) {
+	case "debug":
+		return slog.LevelDebug
+	case "verbose":
+		return slog.Level(-2)
+	case "warning":
+		return slog.LevelWarn
+	}
+	return slog.LevelInfo
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"log/slog"
 	"math"
 	"os"
 	"strconv"
@@ -21,6 +22,10 @@ import (
 type Config struct {
 	Bind string
 	Port int
+
+	// LogLevel is the log's minimum level, which the logger reads for
+	// every line, so CONFIG SET loglevel takes effect at once.
+	LogLevel slog.LevelVar
 
 	ProtoMaxBulkLen atomic.Int64 // proto-max-bulk-len
 	QueryBufLimit   atomic.Int64 // client-query-buffer-limit

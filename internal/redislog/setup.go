@@ -9,7 +9,10 @@ import (
 
 // Config is what a server's settings say about its log.
 type Config struct {
-	Level          string // ParseLevel's names
+	Level string // ParseLevel's names
+	// Leveler, when set, is read for every line instead of Level (a
+	// *slog.LevelVar that CONFIG SET loglevel changes).
+	Leveler        slog.Leveler
 	File           string // logfile; "": standard output, as Redis
 	Syslog         bool
 	SyslogIdent    string
@@ -30,6 +33,9 @@ func NewLogger(c Config) (log *slog.Logger, h *Handler, close func(), err error)
 		}
 	}
 	opts := &Options{Level: lv}
+	if c.Leveler != nil {
+		opts.Level = c.Leveler
+	}
 	close = func() {}
 	if c.Syslog {
 		sl, err := OpenSyslog(c.SyslogIdent, c.SyslogFacility)
