@@ -138,3 +138,55 @@ func TestConfigSetLogLevelIsLive(t *testing.T) {
 		})
 	}
 }
+
+// CONFIG SET port moves the server to another port as Redis's
+// changeListenPort does: the new port serves, the old one no longer
+// accepts, connections already open stay; a port that cannot be had is
+// refused with Redis's error and the server stays where it was.
+func TestConfigSetPortRebinds(t *testing.T) {
+	port, next := freePort(t), freePort(t)
+	done := startRun(t, "127.0.0.1:"+strconv.Itoa(port), "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "")
+	old, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if r := do(t, old, "CONFIG SET port "+strconv.Itoa(next)); r != "+OK\r\n" {
+		t.Fatalf("CONFIG SET port: %q", r)
+	}
+	nc, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(next))
+	if err != nil {
+		t.Fatalf("the new port: %v", err)
+	}
+	defer nc.Close()
+	if r := do(t, nc, "PING"); r != "+PONG\r\n" {
+		t.Fatalf("PING on the new port: %q", r)
+	}
+	if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+		c.Close()
+		t.Fatal("the old port still accepts")
+	}
+	if r := do(t, old, "PING"); r != "+PONG\r\n" {
+		t.Fatalf("PING on the connection made before: %q", r)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	bp := strconv.Itoa(busy.Addr().(*net.TCPAddr).Port)
+	want := "-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port. Check server logs.\r\n"
+	if r := do(t, nc, "CONFIG SET port "+bp); r != want {
+		t.Fatalf("CONFIG SET port (busy): %q", r)
+	}
+	if r := do(t, nc, "CONFIG GET port"); !strings.HasPrefix(r, "*2") {
+		t.Fatalf("CONFIG GET port: %q", r)
+	}
+	if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(next)); err != nil {
+		t.Fatalf("the port after a refused move: %v", err)
+	} else {
+		c.Close()
+	}
+	nc.Write([]byte("SHUTDOWN NOSAVE\r\n"))
+	waitExit(t, done)
+}

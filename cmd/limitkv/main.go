@@ -121,6 +121,7 @@ func run(args []string) error {
 	defer signal.Stop(sig)
 	var lns []net.Listener
 	var kinds []string
+	var tcpLns []net.Listener // the client TCP listeners, which CONFIG SET port and bind replace
 	defer func() {
 		for _, ln := range lns {
 			ln.Close()
@@ -140,6 +141,8 @@ func run(args []string) error {
 		for _, ln := range got {
 			if p.kind == "tls" {
 				ln = tls.NewListener(ln, tlsCfg)
+			} else {
+				tcpLns = append(tcpLns, ln)
 			}
 			lns, kinds = append(lns, ln), append(kinds, p.kind)
 		}
@@ -231,10 +234,44 @@ func run(args []string) error {
 		go metrics.Serve(mln, eng)
 	}
 	served := make(chan error, len(lns))
+	// A listener CONFIG SET retired ends its Serve without ending the
+	// server.
+	serve := func(ln net.Listener) {
+		go func() {
+			if err := srv.Serve(ln); !srv.Retired(ln) {
+				select {
+				case served <- err:
+				default: // the server is stopping: one error is enough
+				}
+			}
+		}()
+	}
 	log.Info("limitkv started", "version", config.LimitkvVersion, "pid", os.Getpid(), "config", cl.File)
 	for i, ln := range lns {
 		log.Info("listening", "addr", ln.Addr().String(), "proto", kinds[i])
-		go func() { served <- srv.Serve(ln) }()
+		serve(ln)
+	}
+	// CONFIG SET port and bind (with the engine lock held): the new
+	// listeners first, so a port that cannot be had leaves the old ones.
+	cfg.Rebind = func(bind string, port int) error {
+		var fresh []net.Listener
+		if port != 0 {
+			got, err := listen(bind, port, log)
+			if err != nil {
+				log.Warn("Could not create server TCP listening socket", "bind", bind, "port", port, "err", err)
+				return err
+			}
+			fresh = got
+		}
+		for _, ln := range tcpLns {
+			srv.Retire(ln)
+		}
+		tcpLns = fresh
+		for _, ln := range fresh {
+			log.Info("listening", "addr", ln.Addr().String(), "proto", "tcp")
+			serve(ln)
+		}
+		return nil
 	}
 	// Load while serving, as Redis: clients get the LOADING error until
 	// the data is in. A file that cannot be read stops the start (and is

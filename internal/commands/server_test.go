@@ -555,7 +555,7 @@ func TestServerConfigSet(t *testing.T) {
 		cmd(cfgErr("lfu-log-factor", "argument must be between 0 and 2147483647 inclusive"), "CONFIG", "SET", "lfu-log-factor", "-1"),
 		cmd(cfgErr("lfu-decay-time", "argument couldn't be parsed into an integer"), "CONFIG", "SET", "lfu-decay-time", "x"),
 		cmd(cfgErr("port", "argument must be between 0 and 65535 inclusive"), "CONFIG", "SET", "port", "70000"),
-		cmd(cfgErr("port", "Unable to listen on this port"), "CONFIG", "SET", "port", "6380"),
+		cmd(cfgErr("port", "Unable to listen on this port. Check server logs."), "CONFIG", "SET", "port", "6380"),
 		cmd(okReply, "CONFIG", "SET", "port", "6379"),
 		cmd(cfgErr("bind", "Failed to bind to specified addresses."), "CONFIG", "SET", "bind", "0.0.0.0"),
 		cmd(okReply, "CONFIG", "SET", "bind", "127.0.0.1"),
@@ -574,7 +574,7 @@ func TestServerConfigSet(t *testing.T) {
 	}
 	// Atomic: a later bad value leaves earlier good ones unset.
 	tt.Expect(cfgErr("maxclients", "argument couldn't be parsed into an integer"), "CONFIG", "SET", "timeout", "5", "maxclients", "x")
-	tt.Expect(cfgErr("port", "Unable to listen on this port"), "CONFIG", "SET", "timeout", "5", "port", "1")
+	tt.Expect(cfgErr("port", "Unable to listen on this port. Check server logs."), "CONFIG", "SET", "timeout", "5", "port", "1")
 	if cfg.Timeout.Load() != 0 {
 		t.Fatal("CONFIG SET is not atomic")
 	}

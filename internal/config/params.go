@@ -252,9 +252,13 @@ var ConfigParams = []ConfigParam{
 			return func() {}, ""
 		},
 		Check: func(c *Config, v string) string {
-			if v != c.Bind {
+			if v == c.Bind {
+				return ""
+			}
+			if c.Rebind == nil || c.Rebind(v, c.Port) != nil {
 				return "Failed to bind to specified addresses."
 			}
+			c.Bind = v
 			return ""
 		},
 	},
@@ -276,9 +280,14 @@ var ConfigParams = []ConfigParam{
 			return func() {}, ""
 		},
 		Check: func(c *Config, v string) string {
-			if n, _ := num.ParseInt([]byte(v)); n != int64(c.Port) {
-				return "Unable to listen on this port"
+			n, _ := num.ParseInt([]byte(v))
+			if n == int64(c.Port) {
+				return ""
 			}
+			if c.Rebind == nil || c.Rebind(c.Bind, int(n)) != nil {
+				return "Unable to listen on this port. Check server logs."
+			}
+			c.Port = int(n)
 			return ""
 		},
 	},

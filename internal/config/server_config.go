@@ -22,6 +22,11 @@ import (
 type Config struct {
 	Bind string
 	Port int
+	// Rebind, when set, opens the client TCP listeners on bind's addresses
+	// and port in place of the current ones, keeping those if it fails
+	// (CONFIG SET port and bind, as changeListenPort and changeBindAddr).
+	// The binary sets it; an embedded server cannot move.
+	Rebind func(bind string, port int) error
 
 	// LogLevel is the log's minimum level, which the logger reads for
 	// every line, so CONFIG SET loglevel takes effect at once.

@@ -27,6 +27,7 @@ import (
 	"net"
 	"os"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -70,6 +71,7 @@ type Server struct {
 
 	mu        sync.Mutex
 	listeners []net.Listener
+	retired   map[net.Listener]bool // listeners CONFIG SET port/bind left (Retire)
 	conns     map[*conn]struct{}
 	closed    bool
 
@@ -136,6 +138,27 @@ func (c *conn) touch(s *Server) { c.last.Store(s.now()) }
 // Serve accepts connections on ln until Close. ln may be a TLS listener
 // (tls.NewListener): handshakes happen on each connection's goroutine. It
 // returns nil after Close.
+// Retire stops serving ln (CONFIG SET port or bind moved the server to
+// other listeners): it is closed, its Serve returns nil, and the
+// connections it accepted stay.
+func (s *Server) Retire(ln net.Listener) {
+	s.mu.Lock()
+	if s.retired == nil {
+		s.retired = make(map[net.Listener]bool)
+	}
+	s.retired[ln] = true
+	s.listeners = slices.DeleteFunc(s.listeners, func(l net.Listener) bool { return l == ln })
+	s.mu.Unlock()
+	ln.Close()
+}
+
+// Retired reports whether ln was retired.
+func (s *Server) Retired(ln net.Listener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.retired[ln]
+}
+
 func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Lock()
 	if s.closed {
@@ -153,6 +176,9 @@ func (s *Server) Serve(ln net.Listener) error {
 			case <-s.stop:
 				return nil
 			default:
+			}
+			if s.Retired(ln) {
+				return nil
 			}
 			var ne net.Error
 			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded) {
