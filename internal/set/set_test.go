@@ -323,3 +323,32 @@ func mustInt(m []byte) int64 {
 	v, _ := strconv.ParseInt(string(m), 10, 64)
 	return v
 }
+
+// Random picks a hash table's members with equal chances, as Redis's
+// SRANDMEMBER histogram test demands (chi-square below 40 for ten
+// members, df 9; a pick biased by chain length scored about 150).
+func TestRandomIsFair(t *testing.T) {
+	s := NewFor([]byte("MARY"))
+	for _, m := range []string{"1", "5", "10", "50", "125", "MARY", "PATRICIA", "LINDA", "BARBARA", "ELIZABETH"} {
+		s.Add([]byte(m), 512)
+	}
+	if s.IsIntset() {
+		t.Fatal("want a hash table")
+	}
+	const picks = 100000
+	counts := map[string]int{}
+	var buf []byte
+	for range picks {
+		buf = s.Random(buf[:0])
+		counts[string(buf)]++
+	}
+	exp := float64(picks) / 10
+	chi := 0.0
+	for _, c := range counts {
+		d := float64(c) - exp
+		chi += d * d / exp
+	}
+	if len(counts) != 10 || chi > 40 {
+		t.Fatalf("chi-square %.1f over %d members: %v", chi, len(counts), counts)
+	}
+}
