@@ -425,3 +425,15 @@ func TestZsetLimitsPerEngine(t *testing.T) {
 		})
 	}
 }
+
+// ZADD's plain form (nobody watching, tracking or listening) still tells
+// an update from a no-op: a changed score is a change, propagated and
+// counted, an unchanged one is neither.
+func TestZAddPlainUpdatePropagates(t *testing.T) {
+	runStreamSteps(t, []step{
+		ss([]string{"ZADD", "z", "1", "a"}, integer(1), "0: ZADD z 1 a"),
+		ss([]string{"ZADD", "z", "5", "a"}, integer(0), "0: ZADD z 5 a"),
+		ss([]string{"ZADD", "z", "5", "a"}, integer(0), ""),
+		ss([]string{"ZADD", "z", "5", "a", "6", "b"}, integer(1), "0: ZADD z 5 a 6 b"),
+	})
+}

@@ -579,7 +579,7 @@ func (e *Engine) Call(x *Ctx) {
 	e.Prop.depth--
 	e.afterCall(x, mark, start)
 	if x.Cmd.Flags&FlagWrite != 0 {
-		e.countChange(x, mark)
+		e.countChange(x, mark, e.Prop.changes-changes)
 	}
 	e.propagateCall(x, changes)
 }

@@ -44,7 +44,9 @@ func (e *Engine) SetShutdownDone(done bool) { e.persist.shutdownDone = done }
 // FLUSHDB and FLUSHALL count in their handlers. Commands whose Redis count
 // the reply does not show (LTRIM, ZADD updating some members and adding
 // others) are approximated.
-func (e *Engine) countChange(x *Ctx, mark int) {
+// signalled is how many changes the handler signalled (Modified, Dirty),
+// which is the count for the commands whose reply does not show it.
+func (e *Engine) countChange(x *Ctx, mark int, signalled uint64) {
 	out := x.W.Bytes()
 	if len(out) <= mark || out[mark] == '-' {
 		return
@@ -55,6 +57,13 @@ func (e *Engine) countChange(x *Ctx, mark int) {
 	switch x.Cmd.Name {
 	case "flushdb", "flushall", "migrate": // counted by their handlers
 		return
+	case "setbit", "bitfield":
+		// A bit set to what it was changes nothing; BITFIELD counts each
+		// field it changed.
+		if signalled == 0 {
+			return
+		}
+		n = int64(signalled)
 	case "del", "unlink", "sadd", "srem", "hdel", "zrem":
 		n = replyInt(reply)
 	case "lpush", "rpush", "lpushx", "rpushx":
@@ -75,10 +84,19 @@ func (e *Engine) countChange(x *Ctx, mark int) {
 			return
 		}
 	case "zadd":
-		if zaddWasNoop(x.Args, reply) {
+		// Added plus updated, which only CH's reply shows: the handler
+		// signals each.
+		if signalled == 0 {
 			return
 		}
-		n = max(replyInt(reply), 1) // added (or changed, with CH)
+		n = int64(signalled)
+	case "ltrim":
+		// The elements removed: the handler signals the key once and
+		// each element after it.
+		if signalled <= 1 {
+			return
+		}
+		n = int64(signalled - 1)
 	case "setnx", "msetnx", "expire", "pexpire", "expireat", "pexpireat", "persist", "renamenx",
 		"zremrangebyscore", "zremrangebyrank", "zremrangebylex", "move", "copy":
 		if zero {

@@ -299,29 +299,6 @@ func setWasNoop(args [][]byte, reply []byte) bool {
 	return (nx && !isNil) || (xx && isNil)
 }
 
-// zaddWasNoop tells from ZADD's options and reply whether it changed
-// nothing, for the dirty counter (countChange). Without CH a zero reply
-// may hide updated scores.
-func zaddWasNoop(args [][]byte, reply []byte) bool {
-	var ch, incr bool
-	for _, a := range args[2:] {
-		switch strings.ToLower(string(a)) {
-		case "ch":
-			ch = true
-		case "incr":
-			incr = true
-		case "nx", "xx", "gt", "lt":
-		default:
-			goto done
-		}
-	}
-done:
-	if incr {
-		return isNullReply(reply)
-	}
-	return ch && bytes.Equal(reply, []byte(":0\r\n"))
-}
-
 // TouchWatched invalidates the transactions watching key in db, for a
 // write that bypasses the keyspace's own signals (DEBUG POPULATE).
 func (e *Engine) TouchWatched(db int, key []byte) {
@@ -330,10 +307,11 @@ func (e *Engine) TouchWatched(db int, key []byte) {
 	}
 }
 
-// WritesUnseen reports whether nobody can tell an update of an existing
-// member from an addition: no WATCH, no client-side caching, no keyspace
-// events of class. A write may then skip the lookup it needs to tell them
-// apart (ZADD's plain form).
+// WritesUnseen reports whether nobody but the dirty counter can tell an
+// update of an existing member from an addition: no WATCH, no client-side
+// caching, no keyspace events of class. A write may then skip the lookup
+// it needs to tell them apart (ZADD's plain form, which learns from the
+// insertion itself whether a score changed).
 func (e *Engine) WritesUnseen(class config.EventClass) bool {
 	return e.watching == 0 && e.Trk.Clients == 0 && !e.Observed(class)
 }

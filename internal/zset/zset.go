@@ -203,12 +203,26 @@ func (s *Set) Score(member string) (float64, bool) {
 // NX/XX/GT/LT/CH/INCR are the caller's, with Score. Adding a member over
 // lim converts the set.
 func (s *Set) Add(member string, score float64, lim Limits) (added bool) {
+	added, _ = s.put(member, score, lim)
+	return added
+}
+
+// Put is Add that also reports whether an existing member's score changed
+// (ZADD's dirty count: members added plus updated).
+func (s *Set) Put(member []byte, score float64, lim Limits) (added, changed bool) {
+	if s.lg() == nil && s.roomFor(bstr(member), lim) {
+		return s.put(bstr(member), score, lim)
+	}
+	return s.put(string(member), score, lim)
+}
+
+func (s *Set) put(member string, score float64, lim Limits) (added, changed bool) {
 	if s.lg() != nil {
 		l := s.lg()
 		old, ok := l.dict[member]
 		if ok {
 			if old == score {
-				return false
+				return false, false
 			}
 			// Assigning to an existing string key stores the new key
 			// string in a Go map, so the tree takes the caller's string
@@ -216,10 +230,10 @@ func (s *Set) Add(member string, score float64, lim Limits) (added bool) {
 			l.tree.Delete(item{member, old})
 			l.tree.ReplaceOrInsert(item{member, score})
 			l.dict[member] = score
-			return false
+			return false, true
 		}
 		l.insert(member, score)
-		return true
+		return true, false
 	}
 	// One pass finds both the member and the place of (score, member).
 	lp := s.lp()
@@ -234,23 +248,24 @@ func (s *Set) Add(member string, score float64, lim Limits) (added bool) {
 			pos, posBase = off, b
 		}
 		if mt.match(lp, &e) {
-			if e.score != score {
-				s.smallDelete(off, e.next, 1, b, e.nb)
-				s.smallInsert(member, &mt.p, score, -1, 0)
+			if e.score == score {
+				return false, false
 			}
-			return false
+			s.smallDelete(off, e.next, 1, b, e.nb)
+			s.smallInsert(member, &mt.p, score, -1, 0)
+			return false, true
 		}
 	}
 	if !s.roomFor(member, lim) {
 		s.toLarge(s.smallCount() + 1)
 		s.lg().insert(member, score)
-		return true
+		return true, false
 	}
 	if pos < 0 {
 		pos, posBase = len(lp), b // the end (smallInsert handles an empty set)
 	}
 	s.smallInsert(member, &mt.p, score, pos, posBase)
-	return true
+	return true, false
 }
 
 // AddBytes is Add for a member in a buffer the caller reuses: a small set

@@ -377,6 +377,9 @@ func cmdLTrim(x *engine.Ctx) {
 	x.Notify(config.EvList, "ltrim", x.Args[1])
 	lDelIfEmpty(x, e, l, x.Args[1])
 	x.Modified(x.Args[1])
+	for range ltrim + rtrim {
+		x.Dirty() // server.dirty += ltrim + rtrim, beside the signal's one
+	}
 	if ltrim+rtrim == 0 {
 		x.NoPropagate() // signalled, but server.dirty += 0
 	}

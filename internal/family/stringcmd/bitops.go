@@ -115,8 +115,7 @@ func cmdSetBit(x *engine.Ctx) {
 	} else {
 		v[i] &^= mask
 	}
-	if !grown && old == (on == 1) {
-	} else {
+	if grown || old != (on == 1) {
 		x.Modified(x.Args[1])
 		x.Notify(config.EvString, "setbit", x.Args[1])
 	}
@@ -505,10 +504,12 @@ func bitfieldGeneric(x *engine.Ctx, readOnly bool) {
 			}
 		}
 	}
-	if changes == 0 {
-	} else {
+	if changes > 0 {
 		x.Modified(x.Args[1])
 		x.Notify(config.EvString, "setbit", x.Args[1])
+		for range changes - 1 {
+			x.Dirty() // server.dirty += changes
+		}
 	}
 }
 

@@ -239,8 +239,11 @@ parsed:
 		score, _ = num.ParseFloat(args[j])
 		m := args[j+1]
 		if plain {
-			if s.AddBytes(m, score, lim) {
+			switch a, c := s.Put(m, score, lim); {
+			case a:
 				added++
+			case c:
+				updated++ // for server.dirty; the reply counts only the added
 			}
 			continue
 		}
@@ -279,6 +282,9 @@ parsed:
 		// After the reply, as Redis's cleanup label.
 		if added+updated > 0 {
 			x.Modified(key)
+			for range added + updated - 1 {
+				x.Dirty() // server.dirty += added+updated
+			}
 			if incr {
 				x.Notify(config.EvZSet, "zincr", key)
 			} else {
