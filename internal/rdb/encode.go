@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/limitkv/limitkv/internal/listpack"
 )
 
 // encoder appends RDB-encoded items to buf.
@@ -19,7 +21,7 @@ type encoder struct {
 	// sorted set, a listpack under construction.
 	lzf []byte
 	zs  []ZMember
-	lp  listpackBuilder
+	lp  listpack.Builder
 }
 
 func (e *encoder) byte(b byte) { e.buf = append(e.buf, b) }
@@ -160,7 +162,7 @@ func (e *encoder) object(v *Value) error {
 		switch enc {
 		case EncodingListpack:
 			b := &e.lp
-			b.reset()
+			b.Reset()
 			for _, f := range v.Hash {
 				b.AppendString(f.Field)
 				b.AppendString(f.Value)
@@ -190,7 +192,7 @@ func (e *encoder) object(v *Value) error {
 // order), scores written as zzlInsertAt does.
 func (e *encoder) zsetListpack(sorted []ZMember) []byte {
 	b := &e.lp
-	b.reset()
+	b.Reset()
 	for _, m := range sorted {
 		b.AppendString(m.Member)
 		if ll, ok := double2ll(m.Score); ok {
@@ -237,18 +239,18 @@ func (e *encoder) quicklist(list [][]byte) {
 	fill := l.ListMaxListpackSize
 	type node struct {
 		plain []byte
-		lp    *listpackBuilder
+		lp    *listpack.Builder
 	}
 	var nodes []node
-	var cur *listpackBuilder
+	var cur *listpack.Builder
 	for _, el := range list {
 		if len(el) >= l.ListPackedThreshold {
 			nodes = append(nodes, node{plain: el})
 			cur = nil
 			continue
 		}
-		if cur == nil || !quicklistAllowInsert(cur.Size(), cur.count, len(el), fill) {
-			cur = newListpackBuilder()
+		if cur == nil || !quicklistAllowInsert(cur.Size(), cur.Len(), len(el), fill) {
+			cur = listpack.NewBuilder()
 			nodes = append(nodes, node{lp: cur})
 		}
 		cur.AppendString(el)

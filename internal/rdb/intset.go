@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+
+	"github.com/limitkv/limitkv/internal/num"
 )
 
 // Intset: a sorted array of distinct integers, all stored with the smallest
@@ -98,5 +100,5 @@ func DecodeIntset(b []byte) ([][]byte, error) {
 // parseLongLong is Redis's string2ll: the canonical decimal form of an int64
 // (no '+', no leading zeros, no spaces, "-0" refused).
 func parseLongLong(s []byte) (int64, bool) {
-	return lpStringToInt64(s)
+	return num.ParseInt(s)
 }

@@ -1,5 +1,7 @@
 package rdb
 
+import "github.com/limitkv/limitkv/internal/listpack"
+
 // QuicklistShape is the node structure of the quicklist Redis 7.0 builds
 // for list by pushing its elements at the tail with limits l (the split
 // the writer uses too): the number of nodes and the sum of their sizes
@@ -7,7 +9,7 @@ package rdb
 // OBJECT reports as ql_nodes and ql_uncompressed_size.
 func QuicklistShape(list [][]byte, l Limits) (nodes, size int) {
 	l = l.withDefaults()
-	var cur *listpackBuilder
+	var cur *listpack.Builder
 	flush := func() {
 		if cur != nil {
 			size += cur.Size()
@@ -21,9 +23,9 @@ func QuicklistShape(list [][]byte, l Limits) (nodes, size int) {
 			size += len(el)
 			continue
 		}
-		if cur == nil || !quicklistAllowInsert(cur.Size(), cur.count, len(el), l.ListMaxListpackSize) {
+		if cur == nil || !quicklistAllowInsert(cur.Size(), cur.Len(), len(el), l.ListMaxListpackSize) {
 			flush()
-			cur = newListpackBuilder()
+			cur = listpack.NewBuilder()
 			nodes++
 		}
 		cur.AppendString(el)

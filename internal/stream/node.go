@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"github.com/limitkv/limitkv/internal/listpack"
 )
 
 // Entry flags, as t_stream.c stores them in the listpack.
@@ -34,17 +36,17 @@ func (e *nodeEntry) lpCount() int64 {
 
 // size is the entry's bytes in the listpack.
 func (e *nodeEntry) size() int {
-	n := lpIntSize(e.flags) + lpIntSize(e.msDiff) + lpIntSize(e.seqDiff)
+	n := listpack.IntSize(e.flags) + listpack.IntSize(e.msDiff) + listpack.IntSize(e.seqDiff)
 	if e.flags&flagSameFields == 0 {
-		n += lpIntSize(int64(len(e.values)))
+		n += listpack.IntSize(int64(len(e.values)))
 		for _, f := range e.fields {
-			n += lpStrSize(f)
+			n += listpack.StringSize(f)
 		}
 	}
 	for _, v := range e.values {
-		n += lpStrSize(v)
+		n += listpack.StringSize(v)
 	}
-	return n + lpIntSize(e.lpCount())
+	return n + listpack.IntSize(e.lpCount())
 }
 
 // decNode is a node decoded (for validation and tests).
@@ -64,16 +66,16 @@ func (n *decNode) id(i int) ID {
 
 // masterSize is the bytes of the master entry.
 func (n *decNode) masterSize() int {
-	s := lpIntSize(n.count) + lpIntSize(n.deleted) + lpIntSize(int64(len(n.masterFields)))
+	s := listpack.IntSize(n.count) + listpack.IntSize(n.deleted) + listpack.IntSize(int64(len(n.masterFields)))
 	for _, f := range n.masterFields {
-		s += lpStrSize(f)
+		s += listpack.StringSize(f)
 	}
-	return s + lpIntSize(0)
+	return s + listpack.IntSize(0)
 }
 
 // computeBytes is lpBytes from scratch.
 func (n *decNode) computeBytes() int {
-	s := lpHeaderSize + 1 + n.masterSize()
+	s := listpack.HeaderSize + 1 + n.masterSize()
 	for i := range n.entries {
 		s += n.entries[i].size()
 	}
@@ -93,36 +95,36 @@ func (n *decNode) elements() int {
 func (n *decNode) appendListpack(dst []byte) []byte {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0)
-	dst = lpAppendInt(dst, n.count)
-	dst = lpAppendInt(dst, n.deleted)
-	dst = lpAppendInt(dst, int64(len(n.masterFields)))
+	dst = listpack.AppendInt(dst, n.count)
+	dst = listpack.AppendInt(dst, n.deleted)
+	dst = listpack.AppendInt(dst, int64(len(n.masterFields)))
 	for _, f := range n.masterFields {
-		dst = lpAppendStr(dst, f)
+		dst = listpack.AppendString(dst, f)
 	}
-	dst = lpAppendInt(dst, 0)
+	dst = listpack.AppendInt(dst, 0)
 	for i := range n.entries {
 		e := &n.entries[i]
-		dst = lpAppendInt(dst, e.flags)
-		dst = lpAppendInt(dst, e.msDiff)
-		dst = lpAppendInt(dst, e.seqDiff)
+		dst = listpack.AppendInt(dst, e.flags)
+		dst = listpack.AppendInt(dst, e.msDiff)
+		dst = listpack.AppendInt(dst, e.seqDiff)
 		if e.flags&flagSameFields == 0 {
-			dst = lpAppendInt(dst, int64(len(e.values)))
+			dst = listpack.AppendInt(dst, int64(len(e.values)))
 			for j, v := range e.values {
-				dst = lpAppendStr(dst, e.fields[j])
-				dst = lpAppendStr(dst, v)
+				dst = listpack.AppendString(dst, e.fields[j])
+				dst = listpack.AppendString(dst, v)
 			}
 		} else {
 			for _, v := range e.values {
-				dst = lpAppendStr(dst, v)
+				dst = listpack.AppendString(dst, v)
 			}
 		}
-		dst = lpAppendInt(dst, e.lpCount())
+		dst = listpack.AppendInt(dst, e.lpCount())
 	}
-	dst = append(dst, lpEOF)
+	dst = append(dst, listpack.EOF)
 	binary.LittleEndian.PutUint32(dst[start:], uint32(len(dst)-start))
 	k := n.elements()
-	if k > lpNumeleUnknown {
-		k = lpNumeleUnknown
+	if k > listpack.NumeleUnknown {
+		k = listpack.NumeleUnknown
 	}
 	binary.LittleEndian.PutUint16(dst[start+4:], uint16(k))
 	return dst

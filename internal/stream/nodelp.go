@@ -3,6 +3,8 @@ package stream
 import (
 	"encoding/binary"
 	"strconv"
+
+	"github.com/limitkv/limitkv/internal/listpack"
 )
 
 // node is one radix tree key of Redis's stream: its master ID and its
@@ -40,7 +42,10 @@ func (n *node) computeBytes() int {
 }
 
 // lpNext decodes the element at p of a valid listpack and returns it and
-// the offset of the next element.
+// the offset of the next element. It is listpack.Walk without the checks
+// and the callback, for reads from any offset: a node's listpack was
+// checked once, when built or loaded, and XRANGE and XREAD go through it
+// element by element.
 func lpNext(lp []byte, p int) (e lpElem, next int) {
 	b := lp[p]
 	var hdr, dlen int
@@ -66,10 +71,10 @@ func lpNext(lp []byte, p int) (e lpElem, next int) {
 			u = u<<8 | uint64(lp[p+i])
 		}
 		shift := 64 - 8*uint(k)
-		return lpElem{isInt: true, v: int64(u<<shift) >> shift}, p + 1 + k + lpBacklenSize(1+k)
+		return lpElem{isInt: true, v: int64(u<<shift) >> shift}, p + 1 + k + listpack.BacklenSize(1+k)
 	}
 	l := hdr + dlen
-	return lpElem{s: lp[p+hdr : p+l : p+l]}, p + l + lpBacklenSize(l)
+	return lpElem{s: lp[p+hdr : p+l : p+l]}, p + l + listpack.BacklenSize(l)
 }
 
 // lpSkip returns the offset after the element at p.
@@ -132,7 +137,7 @@ func (n *node) scan(off int) ent {
 	var nf int64
 	k := 0
 	if e.flags&flagSameFields != 0 {
-		nf, _ = lpInt(n.lp, lpSkip(n.lp, lpSkip(n.lp, lpHeaderSize)))
+		nf, _ = lpInt(n.lp, lpSkip(n.lp, lpSkip(n.lp, listpack.HeaderSize)))
 		k = int(nf)
 	} else {
 		nf, p = lpInt(n.lp, p)
@@ -180,7 +185,7 @@ func (n *node) fields(e *ent) [][]byte {
 	var x lpElem
 	if e.flags&flagSameFields != 0 {
 		// master fields: after count, deleted and the number of fields
-		m := lpSkip(n.lp, lpSkip(n.lp, lpSkip(n.lp, lpHeaderSize)))
+		m := lpSkip(n.lp, lpSkip(n.lp, lpSkip(n.lp, listpack.HeaderSize)))
 		for i := 0; i < e.nf; i++ {
 			x, m = lpNext(n.lp, m)
 			f = append(f, x.field())
@@ -204,15 +209,15 @@ func (n *node) markDeleted(off int) { n.lp[off] |= flagDeleted }
 // listpack is rebuilt when their encodings change width.
 func (n *node) setCounters(count, deleted int64) {
 	var buf [20]byte
-	enc := lpAppendInt(lpAppendInt(buf[:0], count), deleted)
-	old := lpIntSize(n.count) + lpIntSize(n.deleted)
+	enc := listpack.AppendInt(listpack.AppendInt(buf[:0], count), deleted)
+	old := listpack.IntSize(n.count) + listpack.IntSize(n.deleted)
 	if len(enc) == old {
-		copy(n.lp[lpHeaderSize:], enc)
+		copy(n.lp[listpack.HeaderSize:], enc)
 	} else {
 		lp := make([]byte, 0, len(n.lp)+len(enc)-old)
-		lp = append(lp, n.lp[:lpHeaderSize]...)
+		lp = append(lp, n.lp[:listpack.HeaderSize]...)
 		lp = append(lp, enc...)
-		lp = append(lp, n.lp[lpHeaderSize+old:]...)
+		lp = append(lp, n.lp[listpack.HeaderSize+old:]...)
 		n.lp = lp
 		n.first += int32(len(enc) - old)
 		binary.LittleEndian.PutUint32(n.lp, uint32(len(n.lp)))
@@ -223,28 +228,28 @@ func (n *node) setCounters(count, deleted int64) {
 // appendEntryElems appends an entry's elements (before the terminator).
 func (n *node) appendEntryElems(id ID, flags int64, fields [][]byte) {
 	lp := n.lp[:len(n.lp)-1]
-	lp = lpAppendInt(lp, flags)
-	lp = lpAppendInt(lp, int64(id.Ms-n.master.Ms))
-	lp = lpAppendInt(lp, int64(id.Seq-n.master.Seq))
+	lp = listpack.AppendInt(lp, flags)
+	lp = listpack.AppendInt(lp, int64(id.Ms-n.master.Ms))
+	lp = listpack.AppendInt(lp, int64(id.Seq-n.master.Seq))
 	nv := int64(len(fields) / 2)
 	var k int64
 	if flags&flagSameFields != 0 {
 		for i := 1; i < len(fields); i += 2 {
-			lp = lpAppendStr(lp, fields[i])
+			lp = listpack.AppendString(lp, fields[i])
 		}
 		k = nv + 3
 	} else {
-		lp = lpAppendInt(lp, nv)
+		lp = listpack.AppendInt(lp, nv)
 		for _, f := range fields {
-			lp = lpAppendStr(lp, f)
+			lp = listpack.AppendString(lp, f)
 		}
 		k = 2*nv + 4
 	}
-	lp = lpAppendInt(lp, k)
-	lp = append(lp, lpEOF)
+	lp = listpack.AppendInt(lp, k)
+	lp = append(lp, listpack.EOF)
 	binary.LittleEndian.PutUint32(lp, uint32(len(lp)))
-	if num := int64(binary.LittleEndian.Uint16(lp[4:6])); num != lpNumeleUnknown {
-		binary.LittleEndian.PutUint16(lp[4:6], uint16(min(num+k+1, lpNumeleUnknown)))
+	if num := int64(binary.LittleEndian.Uint16(lp[4:6])); num != listpack.NumeleUnknown {
+		binary.LittleEndian.PutUint16(lp[4:6], uint16(min(num+k+1, listpack.NumeleUnknown)))
 	}
 	n.lp = lp
 }
@@ -252,16 +257,16 @@ func (n *node) appendEntryElems(id ID, flags int64, fields [][]byte) {
 // newNode starts a node with its first entry, id, as streamAppendItem.
 func newNode(id ID, fields [][]byte) *node {
 	n := &node{master: id, count: 1}
-	lp := make([]byte, lpHeaderSize, 64)
-	lp = lpAppendInt(lp, 1)
-	lp = lpAppendInt(lp, 0)
-	lp = lpAppendInt(lp, int64(len(fields)/2))
+	lp := make([]byte, listpack.HeaderSize, 64)
+	lp = listpack.AppendInt(lp, 1)
+	lp = listpack.AppendInt(lp, 0)
+	lp = listpack.AppendInt(lp, int64(len(fields)/2))
 	for i := 0; i < len(fields); i += 2 {
-		lp = lpAppendStr(lp, fields[i])
+		lp = listpack.AppendString(lp, fields[i])
 	}
-	lp = lpAppendInt(lp, 0)
+	lp = listpack.AppendInt(lp, 0)
 	n.first = int32(len(lp))
-	lp = append(lp, lpEOF)
+	lp = append(lp, listpack.EOF)
 	binary.LittleEndian.PutUint16(lp[4:6], uint16(3+len(fields)/2+1))
 	n.lp = lp
 	n.appendEntryElems(id, flagSameFields, fields)
@@ -271,7 +276,7 @@ func newNode(id ID, fields [][]byte) *node {
 // sameMasterFields reports whether the fields of pairs equal the master
 // fields, as streamAppendItem compares them.
 func (n *node) sameMasterFields(pairs [][]byte) bool {
-	p := lpSkip(n.lp, lpSkip(n.lp, lpHeaderSize))
+	p := lpSkip(n.lp, lpSkip(n.lp, listpack.HeaderSize))
 	nf, p := lpInt(n.lp, p)
 	if int(nf) != len(pairs)/2 {
 		return false
@@ -280,7 +285,7 @@ func (n *node) sameMasterFields(pairs [][]byte) bool {
 	for i := 0; i < len(pairs); i += 2 {
 		x, p = lpNext(n.lp, p)
 		if x.isInt {
-			v, ok := lpStringToInt64(pairs[i])
+			v, ok := listpack.StringToInt64(pairs[i])
 			if !ok || v != x.v {
 				return false
 			}
@@ -304,7 +309,7 @@ func (n *node) close() {
 func nodeFromDecoded(d *decNode) *node {
 	lp := d.appendListpack(make([]byte, 0, d.computeBytes()))
 	n := &node{master: d.master, lp: lp, count: d.count, deleted: d.deleted}
-	p := lpHeaderSize
+	p := listpack.HeaderSize
 	for k := 3 + len(d.masterFields) + 1; k > 0; k-- {
 		p = lpSkip(lp, p)
 	}
