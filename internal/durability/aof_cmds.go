@@ -1,6 +1,7 @@
 package durability
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -152,9 +153,7 @@ func ReloadAOF(e *engine.Engine) error {
 	if err != nil {
 		return err
 	}
-	if a.state != aofOff || a.man == nil {
-		a.man = man
-	}
+	a.man = man
 	if len(man.History) > 0 {
 		dir := d.aofDir()
 		for _, h := range man.History {
@@ -167,10 +166,13 @@ func ReloadAOF(e *engine.Engine) error {
 			e.Log.Warn(err.Error())
 		}
 	}
-	_, err = d.loadAppendOnlyLocked(man)
+	existed, err := d.loadAppendOnlyLocked(man)
 	e.AddDirty(-e.DirtyCount()) // what was loaded is not a change to save or propagate
 	if err != nil {
 		return err
+	}
+	if !existed {
+		return errors.New("no AOF to load: the manifest names no file") // AOF_NOT_EXIST, fatal to Redis too
 	}
 	e.Log.Warn("Append Only File loaded by DEBUG LOADAOF")
 	return nil
