@@ -198,3 +198,36 @@ func TestAOFLegacyUpgrade(t *testing.T) {
 		})
 	}
 }
+
+// TestDebugLoadAOFErrors: where Redis exits (no AOF at all, a file that
+// is not one), DEBUG LOADAOF answers an error.
+func TestDebugLoadAOFErrors(t *testing.T) {
+	const loadErr = "-ERR Error loading the AOF, check server logs.\r\n"
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string) *tester
+	}{
+		{"no AOF", func(t *testing.T, dir string) *tester {
+			tt := newTester(t)
+			tt.E.Cfg.SetDir(dir, "")
+			tt.E.Cfg.EnableDebugCommand.Store(config.DebugCommandYes)
+			return tt
+		}},
+		{"bad format", func(t *testing.T, dir string) *tester {
+			tt := aofTester(t, dir, config.FsyncAlways)
+			tt.Expect(okReply, "SET", "a", "1")
+			f, err := os.OpenFile(filepath.Join(dir, "appendonlydir", "appendonly.aof.1.incr.aof"), os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString("?not a command\r\n")
+			f.Close()
+			return tt
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.setup(t, t.TempDir()).Expect(loadErr, "DEBUG", "LOADAOF")
+		})
+	}
+}
