@@ -16,6 +16,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/aof"
 	"github.com/limitkv/limitkv/internal/propagate"
+	"github.com/limitkv/limitkv/internal/redislog"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -228,21 +229,21 @@ func (d *Component) loadAOFFile(c *engine.Client, dir, name string, last, oldSty
 	var start int64
 	if sig, _ := br.Peek(5); string(sig) == "REDIS" {
 		if oldStyle {
-			e.Log.Info("Reading RDB preamble from AOF file...")
+			redislog.AOFReadingPreamble.Log(e.Log)
 		} else {
-			e.Log.Info("Reading RDB base file on AOF loading...")
+			redislog.AOFReadingBase.Log(e.Log)
 		}
 		if _, err := Load(e, br, false); err != nil {
 			if oldStyle {
-				e.Log.Warn("Error reading the RDB preamble of the AOF file " + name + ", AOF loading aborted")
+				redislog.AOFPreambleFailed.Log(e.Log, name)
 			} else {
-				e.Log.Warn("Error reading the RDB base file " + name + ", AOF loading aborted")
+				redislog.AOFBaseFailed.Log(e.Log, name)
 			}
 			return false, fmt.Errorf("loading %s: %w", name, err)
 		}
 		start = cr.N - int64(br.Buffered())
 		if oldStyle {
-			e.Log.Info("Reading the remaining AOF tail...")
+			redislog.AOFReadingTail.Log(e.Log)
 		}
 	}
 	rd := aof.NewReader(br, start)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/aof"
 	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/redislog"
 )
 
 // The two ways to an AOF besides the everyday start: the migration of a
@@ -34,7 +35,7 @@ func (d *Component) aofUpgrade(man *aof.Manifest) error {
 		return nil
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		e.Log.Warn("Can't open or create append-only dir " + dirName + ": " + unwrapPath(err).Error())
+		redislog.AOFDirFailed.Log(e.Log, dirName, unwrapPath(err).Error())
 		return err
 	}
 	man.Base = &aof.Info{Name: man.Prefix, Seq: 1, Type: aof.TypeBase}
@@ -45,10 +46,10 @@ func (d *Component) aofUpgrade(man *aof.Manifest) error {
 		return err
 	}
 	if err := os.Rename(legacy, filepath.Join(dir, man.Prefix)); err != nil {
-		e.Log.Warn("Error trying to move the old AOF file " + man.Prefix + " into dir " + dirName + ": " + unwrapPath(err).Error())
+		redislog.AOFMigrateMoveFailed.Log(e.Log, man.Prefix, dirName, unwrapPath(err).Error())
 		return err
 	}
-	e.Log.Info("Successfully migrated an old-style AOF file (" + man.Prefix + ") into the AOF directory (" + dirName + ").")
+	redislog.AOFMigrated.Log(e.Log, man.Prefix, dirName)
 	return nil
 }
 
@@ -103,6 +104,6 @@ func ReloadAOF(e *engine.Engine) error {
 	if !existed {
 		return errors.New("no AOF to load: the manifest names no file") // AOF_NOT_EXIST, fatal to Redis too
 	}
-	e.Log.Warn("Append Only File loaded by DEBUG LOADAOF")
+	redislog.AOFLoadedByDebug.Log(e.Log)
 	return nil
 }
