@@ -226,6 +226,7 @@ func cmdBaseDataset() [][]string {
 		{"XADD", "stream", "1-1", "f", "v"}, {"XADD", "stream", "2-1", "a", "b", "c", "d"}, {"XADD", "stream", "3-0", "x", "y"},
 		{"XADD", "stream", "4-0", "f", "v"}, {"XDEL", "stream", "2-1"},
 		{"XGROUP", "CREATE", "stream", "g1", "0"}, {"XGROUP", "CREATE", "stream", "g0", "$", "ENTRIESREAD", "3"},
+		{"XGROUP", "CREATE", "stream", "gmid", "3-0"}, // entries read unknown: ENTRIESREAD -1
 		{"XGROUP", "CREATECONSUMER", "stream", "g1", "alice"},
 		{"XCLAIM", "stream", "g1", "bob", "0", "1-1", "TIME", "1700000000000", "RETRYCOUNT", "3", "FORCE", "JUSTID"},
 		{"XCLAIM", "stream", "g1", "bob", "0", "3-0", "TIME", "1700000000500", "RETRYCOUNT", "1", "FORCE", "JUSTID"},
