@@ -62,8 +62,8 @@ func fileExists(path string) bool {
 // fsynced, the dataset is emptied and loaded again from the files the
 // manifest on disk names (history files it still lists are removed
 // first, as Redis does). Redis exits when the load fails; here the error
-// is returned for the command to answer, the dataset left as far as it
-// loaded. Call with the lock held.
+// is returned for the command to answer, with the dataset and the
+// functions left empty rather than half loaded. Call with the lock held.
 func ReloadAOF(e *engine.Engine) error {
 	d := Of(e)
 	a := &d.aof
@@ -99,6 +99,7 @@ func ReloadAOF(e *engine.Engine) error {
 	existed, err := d.loadAppendOnlyLocked(man)
 	e.AddDirty(-e.DirtyCount()) // what was loaded is not a change to save or propagate
 	if err != nil {
+		e.Scripts.DropFunctions() // the keys went in loadAppendOnlyLocked
 		return err
 	}
 	if !existed {
