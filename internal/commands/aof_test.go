@@ -160,6 +160,7 @@ func TestAOFLegacyUpgrade(t *testing.T) {
 		migrated bool
 	}{
 		{"no directory", "", "", "$3\r\nold\r\n", true},
+		{"a directory without a manifest", "", "stray", "$3\r\nold\r\n", true},
 		{"crash after the manifest", "file appendonly.aof seq 1 type b\n", "", "$3\r\nold\r\n", true},
 		{"a multi-part AOF already", "file appendonly.aof.1.base.aof seq 1 type b\nfile appendonly.aof.1.incr.aof seq 1 type i\n",
 			"appendonly.aof.1.incr.aof", "$-1\r\n", false},
@@ -171,13 +172,15 @@ func TestAOFLegacyUpgrade(t *testing.T) {
 				t.Fatal(err)
 			}
 			aofDir := filepath.Join(dir, "appendonlydir")
-			if tc.manifest != "" {
+			if tc.manifest != "" || tc.other != "" {
 				os.MkdirAll(aofDir, 0o755)
+			}
+			if tc.manifest != "" {
 				os.WriteFile(filepath.Join(aofDir, "appendonly.aof.manifest"), []byte(tc.manifest), 0o644)
 				os.WriteFile(filepath.Join(aofDir, "appendonly.aof.1.base.aof"), nil, 0o644)
-				if tc.other != "" {
-					os.WriteFile(filepath.Join(aofDir, tc.other), nil, 0o644)
-				}
+			}
+			if tc.other != "" {
+				os.WriteFile(filepath.Join(aofDir, tc.other), nil, 0o644)
 			}
 			tt := aofTester(t, dir, config.FsyncAlways)
 			tt.Expect(tc.want, "GET", "a")
