@@ -29,9 +29,7 @@ var paramsNotSet = map[string]bool{"requirepass": true, "port": true, "bind": tr
 	"watchdog-period": true, "rdb-key-save-delay": true, "key-load-delay": true}
 
 // setDivergent are the settings limitkv refuses values of on purpose.
-var setDivergent = map[string]string{
-	"aof-use-rdb-preamble": "limitkv writes the AOF base as an RDB only",
-}
+var setDivergent = map[string]string{}
 
 // setValues are a valid and an invalid value for settings whose type the
 // generic choice below does not fit.

@@ -70,7 +70,7 @@ func cmdDebug(x *engine.Ctx) {
 	case is("reload"):
 		debugReload(x)
 	case is("loadaof"):
-		x.W.Error(errDebugUnsupported(sub))
+		debugLoadAOF(x)
 	case is("drop-cluster-packet-filter") && n == 3:
 		v, ok := num.ParseInt(x.Args[2])
 		if !ok {
@@ -512,6 +512,25 @@ func debugReload(x *engine.Ctx) {
 		return
 	}
 	e.Log.Warn("DB reloaded by DEBUG RELOAD")
+	x.W.OK()
+}
+
+// debugLoadAOF is DEBUG LOADAOF. The replay changes the dataset but is
+// no change of its own: neither it nor the command reaches the AOF or
+// the replicas.
+func debugLoadAOF(x *engine.Ctx) {
+	x.NoPropagate()
+	e := x.E
+	if e.StartLoad.On {
+		x.W.Error(engine.ErrLoading) // the start's own load is not done
+		return
+	}
+	if err := durability.ReloadAOF(e); err != nil {
+		// Redis exits here; an error leaves the process to the operator.
+		e.Log.Warn("DEBUG LOADAOF failed", "err", err)
+		x.W.Error("ERR Error loading the AOF, check server logs.")
+		return
+	}
 	x.W.OK()
 }
 

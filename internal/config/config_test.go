@@ -182,7 +182,6 @@ var limitkvRefusals = []struct {
 	want string
 }{
 	{[]string{"--daemonize", "yes"}, "cannot daemonize"},
-	{[]string{"--aof-use-rdb-preamble", "no"}, "limitkv writes the AOF base as an RDB only"},
 	{[]string{"--databases", "4"}, "exactly 16 databases"},
 	{[]string{"--rename-command", "GET", "X"}, "does not support the 'rename-command' directive"},
 	{[]string{"--sentinel", "x"}, "sentinel directive while not in sentinel mode"},

@@ -542,21 +542,8 @@ var ConfigParams = []ConfigParam{
 			return func() { c.AOF.FileName.Store(&v) }, ""
 		},
 	},
-	{
-		// The base is always written as an RDB (the snapshot's encoder);
-		// bases made of commands (a Redis with "no") load all the same.
-		Name: "aof-use-rdb-preamble",
-		Get:  func(c *Config) string { return "yes" },
-		Parse: func(c *Config, v string) (func(), string) {
-			switch strings.ToLower(v) {
-			case "yes":
-				return func() {}, ""
-			case "no":
-				return nil, "limitkv writes the AOF base as an RDB only"
-			}
-			return nil, "argument must be 'yes' or 'no'"
-		},
-	},
+	boolParam("aof-use-rdb-preamble", func(c *Config) bool { return c.AOF.UseRDBPreamble.Load() },
+		func(c *Config, b bool) { c.AOF.UseRDBPreamble.Store(b) }),
 	boolParam("aof-load-truncated", func(c *Config) bool { return c.AOF.LoadTruncated.Load() },
 		func(c *Config, b bool) { c.AOF.LoadTruncated.Store(b) }),
 	numParam("auto-aof-rewrite-percentage", "", numSpec{lo: 0, hi: intMax},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/limitkv/limitkv/internal/aof"
 	"github.com/limitkv/limitkv/internal/propagate"
+	"github.com/limitkv/limitkv/internal/redislog"
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
@@ -118,21 +119,45 @@ func (d *Component) aofSyncLoop(stop chan struct{}) {
 // is wrong is an error and the server must not start. Call before serving.
 func LoadAppendOnly(e *engine.Engine) (bool, error) {
 	d := Of(e)
-	prefix := *e.Cfg.AOF.FileName.Load()
-	dir := d.aofDir()
-	man := aof.New(prefix)
-	data, err := os.ReadFile(filepath.Join(dir, aof.ManifestName(prefix)))
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-	case err != nil:
-		return false, fmt.Errorf("Fatal error: can't open the AOF manifest file %s for reading: %w", filepath.Join(dir, aof.ManifestName(prefix)), unwrapPath(err))
-	default:
-		if man, err = aof.Parse(prefix, data); err != nil {
-			e.Log.Warn("*** FATAL AOF MANIFEST FILE ERROR ***")
-			return false, err
-		}
+	man, err := d.readManifest()
+	if err != nil {
+		return false, err
 	}
 	d.aof.man = man
+	e.LockBare()
+	defer e.UnlockBare()
+	return d.loadAppendOnlyLocked(man)
+}
+
+// readManifest is aofLoadManifestFromDisk: an empty manifest when there
+// is none (a first start, or an AOF of before 7.0).
+func (d *Component) readManifest() (*aof.Manifest, error) {
+	e := d.e
+	prefix := *e.Cfg.AOF.FileName.Load()
+	path := filepath.Join(d.aofDir(), aof.ManifestName(prefix))
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return aof.New(prefix), nil
+	case err != nil:
+		return nil, fmt.Errorf("Fatal error: can't open the AOF manifest file %s for reading: %w", path, unwrapPath(err))
+	}
+	man, err := aof.Parse(prefix, data)
+	if err != nil {
+		e.Log.Warn("*** FATAL AOF MANIFEST FILE ERROR ***")
+		return nil, err
+	}
+	return man, nil
+}
+
+// loadAppendOnlyLocked loads the files man names, after moving an AOF of
+// before 7.0 into place (aofUpgrade). Call with the lock held.
+func (d *Component) loadAppendOnlyLocked(man *aof.Manifest) (bool, error) {
+	e := d.e
+	if err := d.aofUpgrade(man); err != nil {
+		return false, err
+	}
+	dir := d.aofDir()
 	var files []string
 	if man.Base != nil {
 		files = append(files, man.Base.Name)
@@ -155,17 +180,16 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 	if total == 0 {
 		return true, nil
 	}
-	c := e.NewClient("", "")
+	c := e.NewClientLocked("", "")
 	c.AofLoading = true
-	defer e.RemoveClient(c)
-	e.LockBare()
-	defer e.UnlockBare()
+	defer e.RemoveClientLocked(c)
+	defer e.Prop.Stream.Mute()()
 	cmds := e.Stats.Commands
 	defer func() { e.Stats.Commands = cmds }()
 	for i, name := range files {
 		start := time.Now()
 		last := i == len(files)-1
-		truncated, err := d.loadAOFFile(c, dir, name, last)
+		truncated, err := d.loadAOFFile(c, dir, name, last, name == man.Prefix)
 		if err != nil {
 			for _, db := range e.Dbs {
 				db.Flush()
@@ -190,7 +214,9 @@ func LoadAppendOnly(e *engine.Engine) (bool, error) {
 }
 
 // loadAOFFile is loadSingleAppendOnlyFile.
-func (d *Component) loadAOFFile(c *engine.Client, dir, name string, last bool) (truncated bool, err error) {
+// An old-style file (the appendfilename itself, an AOF of before 7.0)
+// is logged as a preamble and its tail.
+func (d *Component) loadAOFFile(c *engine.Client, dir, name string, last, oldStyle bool) (truncated bool, err error) {
 	e := d.e
 	path := filepath.Join(dir, name)
 	f, err := os.Open(path)
@@ -202,12 +228,23 @@ func (d *Component) loadAOFFile(c *engine.Client, dir, name string, last bool) (
 	br := bufio.NewReaderSize(cr, 1<<20)
 	var start int64
 	if sig, _ := br.Peek(5); string(sig) == "REDIS" {
-		e.Log.Info("Reading RDB base file on AOF loading...")
+		if oldStyle {
+			redislog.AOFReadingPreamble.Log(e.Log)
+		} else {
+			redislog.AOFReadingBase.Log(e.Log)
+		}
 		if _, err := Load(e, br, false); err != nil {
-			e.Log.Warn("Error reading the RDB base file " + name + ", AOF loading aborted")
+			if oldStyle {
+				redislog.AOFPreambleFailed.Log(e.Log, name)
+			} else {
+				redislog.AOFBaseFailed.Log(e.Log, name)
+			}
 			return false, fmt.Errorf("loading %s: %w", name, err)
 		}
 		start = cr.N - int64(br.Buffered())
+		if oldStyle {
+			redislog.AOFReadingTail.Log(e.Log)
+		}
 	}
 	rd := aof.NewReader(br, start)
 	w := &resp.Writer{}
@@ -364,11 +401,15 @@ func (d *Component) aofAttach(f *os.File, state int) {
 // writeBaseLocked writes the dataset as base file name synchronously
 // (rewriteAppendOnlyFile at start, where the dataset is what was loaded).
 func (d *Component) writeBaseLocked(name string) error {
+	e := d.e
 	dir := d.aofDir()
 	tmp := "temp-rewriteaof-" + strconv.Itoa(os.Getpid()) + ".aof"
 	opts := d.writerOptions()
 	opts.AOFBase = true
 	return CommitFile(dir, name, tmp, func(w io.Writer) error {
+		if !e.Cfg.AOF.UseRDBPreamble.Load() {
+			return d.writeCmdBase(w)
+		}
 		return d.writeBase(w, opts)
 	}, nil)
 }

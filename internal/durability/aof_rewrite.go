@@ -128,6 +128,10 @@ func (d *Component) aofRewriteLocked() error {
 	opts := d.writerOptions()
 	opts.AOFBase = true
 	rw := &aofRewrite{bg: d.beginBgSnapshot(opts), start: time.Now(), done: make(chan struct{})}
+	// The format is chosen here, as Redis's child chooses it when it
+	// starts; the name given at the end follows the format written.
+	rw.rdb = e.Cfg.AOF.UseRDBPreamble.Load()
+	rw.bg.cmds = !rw.rdb
 	// Redis names it after the child's pid; a number per rewrite here, so
 	// an aborted one still closing its file never shares it with the next.
 	a.rwSeq++
@@ -203,7 +207,7 @@ func (d *Component) aofRewriteDone(rw *aofRewrite, err error) {
 	}
 	dir := a.dir
 	next := a.man.Clone()
-	base := next.NewBase(true)
+	base := next.NewBase(rw.rdb)
 	if err := os.Rename(rw.tmp, filepath.Join(dir, base)); err != nil {
 		fail(fmt.Errorf("Error trying to rename the temporary AOF base file %s into %s: %w", filepath.Base(rw.tmp), base, unwrapPath(err)))
 		return

@@ -230,24 +230,58 @@ func (d *Component) beginBgSnapshot(opts rdb.WriterOptions) *bgSave {
 	return bg
 }
 
+// snapshotFormat is how a snapshot's records become bytes: the RDB file
+// (BGSAVE, a full sync, an AOF base with aof-use-rdb-preamble yes) or the
+// commands of an AOF base without the preamble (aof_cmds.go).
+type snapshotFormat interface {
+	function(code []byte) error
+	selectDB(sd *bgDB) error
+	appendEntry(buf []byte, r *rdb.Entry) ([]byte, error)
+	writeRaw(b []byte) error
+	close() error
+}
+
+type rdbFormat struct {
+	wr  *rdb.Writer
+	enc *rdb.EntryEncoder
+}
+
+func (f rdbFormat) function(code []byte) error { return f.wr.WriteFunction(code) }
+func (f rdbFormat) selectDB(sd *bgDB) error {
+	return f.wr.SelectDB(sd.index, sd.keys, sd.expires)
+}
+func (f rdbFormat) appendEntry(buf []byte, r *rdb.Entry) ([]byte, error) {
+	return f.enc.Append(buf, r)
+}
+func (f rdbFormat) writeRaw(b []byte) error { return f.wr.WriteRaw(b) }
+func (f rdbFormat) close() error            { return f.wr.Close() }
+
 // streamBgsave writes the file: header, then per database its SELECTDB and
 // RESIZEDB and the keys the walk (and the commands ahead of it) copied
-// out, slice by slice, encoded without the lock, then EOF and the checksum.
+// out, slice by slice, encoded without the lock, then EOF and the checksum
+// (or, for a base of commands, the same walk as commands).
 func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 	e := d.e
-	wr, err := rdb.NewWriter(w, bg.opts)
-	if err != nil {
-		return err
+	var out snapshotFormat
+	if bg.cmds {
+		out = cmdFormat{w: w}
+	} else {
+		wr, err := rdb.NewWriter(w, bg.opts)
+		if err != nil {
+			return err
+		}
+		out = rdbFormat{wr: wr, enc: bg.enc}
 	}
 	for _, code := range bg.functions {
-		if err := wr.WriteFunction(code); err != nil {
+		if err := out.function(code); err != nil {
 			return err
 		}
 	}
 	var buf []byte
+	var err error
 	var seen int64 // commands run when the last slice ended
 	for _, sd := range bg.dbs {
-		if err := wr.SelectDB(sd.index, sd.keys, sd.expires); err != nil {
+		if err := out.selectDB(sd); err != nil {
 			return err
 		}
 		for complete := false; !complete; {
@@ -271,11 +305,11 @@ func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 			e.UnlockBare()
 
 			for i := range batch.recs[:batch.n] {
-				if buf, err = bg.enc.Append(buf, &batch.recs[i]); err != nil {
+				if buf, err = out.appendEntry(buf, &batch.recs[i]); err != nil {
 					return err
 				}
 				if len(buf) >= bgChunk {
-					if err := wr.WriteRaw(buf); err != nil {
+					if err := out.writeRaw(buf); err != nil {
 						return err
 					}
 					buf = buf[:0]
@@ -289,12 +323,12 @@ func (d *Component) streamBgsave(bg *bgSave, w io.Writer) error {
 				time.Sleep(bgPause)
 			}
 		}
-		if err := wr.WriteRaw(buf); err != nil {
+		if err := out.writeRaw(buf); err != nil {
 			return err
 		}
 		buf = buf[:0]
 	}
-	return wr.Close()
+	return out.close()
 }
 
 // abortBgsaveLocked is killRDBChild and the done handler of a child killed

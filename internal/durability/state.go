@@ -196,6 +196,7 @@ type aofRewrite struct {
 	bg    *bgSave
 	start time.Time
 	tmp   string // the new base being written
+	rdb   bool   // the base is an RDB (aof-use-rdb-preamble when it started)
 	done  chan struct{}
 }
 
@@ -216,6 +217,7 @@ func (a *aofState) Feed(op propagate.Op) {
 // guarded by the engine lock.
 type bgSave struct {
 	opts      rdb.WriterOptions
+	cmds      bool              // an AOF base of commands (aof-use-rdb-preamble no), not an RDB
 	dbs       []*bgDB           // the databases that had keys at the start, in order
 	functions [][]byte          // the function libraries at the start (FUNCTION2 records)
 	enc       *rdb.EntryEncoder // used without the lock, by the goroutine only

@@ -80,6 +80,14 @@ type Client struct {
 
 // NewClient registers a client for a new connection. Call without the lock.
 func (e *Engine) NewClient(addr, laddr string) *Client {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.NewClientLocked(addr, laddr)
+}
+
+// NewClientLocked is NewClient with the lock already held (the client an
+// AOF replays on, made inside DEBUG LOADAOF).
+func (e *Engine) NewClientLocked(addr, laddr string) *Client {
 	now := e.Clock.Now()
 	c := &Client{
 		ID:         e.nextID.Add(1),
@@ -89,10 +97,8 @@ func (e *Engine) NewClient(addr, laddr string) *Client {
 		LastActive: now,
 		WakeCh:     make(chan struct{}, 1),
 	}
-	e.mu.Lock()
 	e.SetDefaultAuth(c)
 	e.Clients[c.ID] = c
-	e.mu.Unlock()
 	return c
 }
 

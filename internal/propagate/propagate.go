@@ -93,6 +93,16 @@ func (s *Stream) Detach(r Reader) {
 	}
 }
 
+// Mute takes every reader off the stream until the returned function puts
+// them back: a replay of the AOF (DEBUG LOADAOF) runs commands that must
+// reach neither the AOF they come from nor the replicas, as Redis's
+// loading client calls the commands' procs without propagating.
+func (s *Stream) Mute() (restore func()) {
+	readers := s.readers
+	s.readers = nil
+	return func() { s.readers = readers }
+}
+
 // Pending is the number of operations added since the last Flush.
 func (s *Stream) Pending() int { return len(s.ops) }
 

@@ -92,6 +92,12 @@ var (
 	AOFFsyncAtShutdown    = notice("Calling fsync() on the AOF file.")
 	AOFRewriteInShutdown  = warning("There is a child rewriting the AOF. Killing it!")
 	AOFEnabledWhileRewrit = warning("AOF was enabled but there is already an AOF rewriting in background. Stopping background AOF and starting a rewrite now.")
+	AOFMigrated           = notice("Successfully migrated an old-style AOF file (%s) into the AOF directory (%s).")
+	AOFMigrateMoveFailed  = warning("Error trying to move the old AOF file %s into dir %s: %s")
+	AOFDirFailed          = warning("Can't open or create append-only dir %s: %s")
+	AOFPreambleFailed     = warning("Error reading the RDB preamble of the AOF file %s, AOF loading aborted")
+	AOFBaseFailed         = warning("Error reading the RDB base file %s, AOF loading aborted")
+	AOFLoadedByDebug      = warning("Append Only File loaded by DEBUG LOADAOF")
 )
 
 // Replication (replication.c, networking.c).
