@@ -1,10 +1,13 @@
 package cluster
 
 import (
+	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -233,6 +236,49 @@ func TestVoteOverTheBus(t *testing.T) {
 	}
 }
 
+// logLines records a node's log messages.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logLines) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	l.lines = append(l.lines, r.Message)
+	l.mu.Unlock()
+	return nil
+}
+func (l *logLines) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logLines) WithGroup(string) slog.Handler      { return l }
+
+// has reports whether a line starting with prefix was logged.
+func (l *logLines) has(prefix string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, line := range l.lines {
+		if strings.HasPrefix(line, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *logLines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
+}
+
+// record makes n log into a logLines.
+func (n *testNode) record() *logLines {
+	l := &logLines{}
+	n.e.Lock()
+	n.log = slog.New(l)
+	n.e.Unlock()
+	return l
+}
+
 // do runs a command on the node as a client would.
 func (n *testNode) do(args ...string) string {
 	c := n.e.NewClient("127.0.0.1:1", "127.0.0.1:6379")
@@ -302,6 +348,7 @@ func threeMastersAndReplica(t *testing.T) (a, b, c, r *testNode) {
 func TestFailoverElection(t *testing.T) {
 	a, b, c, r := threeMastersAndReplica(t)
 	aid, rid := a.id(), r.id()
+	rlog, blog := r.record(), b.record()
 	a.stopBus()
 	start := time.Now()
 	eventually(t, 15*time.Second, "r to be master with a's slots", func() bool {
@@ -313,6 +360,15 @@ func TestFailoverElection(t *testing.T) {
 		return true
 	})
 	t.Logf("failover took %v after the master stopped (node timeout 1 s)", time.Since(start))
+	for _, line := range []string{"Start of election delayed for ", "Starting a failover election for epoch ",
+		"Failover election won: I'm the new master.", "configEpoch set to "} {
+		if !rlog.has(line) {
+			t.Errorf("r did not log %q", line)
+		}
+	}
+	if !blog.has("Failover auth granted to " + rid + " for epoch ") {
+		t.Errorf("b did not log its vote: %q", blog.all())
+	}
 	r.e.Lock()
 	epoch, replica := r.st.Myself.ConfigEpoch, r.e.IsReplica()
 	health := r.st.Health
@@ -347,6 +403,7 @@ func TestManualFailover(t *testing.T) {
 		t.Run("mode="+mode, func(t *testing.T) {
 			a, b, _, r := threeMastersAndReplica(t)
 			aid, rid := a.id(), r.id()
+			alog, rlog := a.record(), r.record()
 			if got := a.do("CLUSTER", "FAILOVER"); got != "-ERR You should send CLUSTER FAILOVER to a replica\r\n" {
 				t.Errorf("on a master: %q", got)
 			}
@@ -369,6 +426,20 @@ func TestManualFailover(t *testing.T) {
 				return true
 			})
 			t.Logf("CLUSTER FAILOVER %s took %v", mode, time.Since(start))
+			want := map[string][]string{
+				"": {"Manual failover user request accepted.", "Received replication offset for paused master manual failover: ",
+					"All master replication stream processed, manual failover can start.", "Failover election won"},
+				"FORCE":    {"Forced failover user request accepted.", "Failover election won"},
+				"TAKEOVER": {"Taking over the master (user request).", "New configEpoch set to "},
+			}[mode]
+			for _, line := range want {
+				if !rlog.has(line) {
+					t.Errorf("r did not log %q: %q", line, rlog.all())
+				}
+			}
+			if paused := alog.has("Manual failover requested by replica " + rid); paused != (mode == "") {
+				t.Errorf("a paused for the failover: %v", paused)
+			}
 			a.e.Lock()
 			paused := a.e.Cs.Pause.Kind
 			a.e.Unlock()
