@@ -80,6 +80,42 @@ func TestClusterMixedFailover(t *testing.T) {
 		return lr.c.MustDo(t, "GET", k1).Str == "from-redis" && rl.c.MustDo(t, "GET", k2).Str == "from-limitkv"
 	})
 
+	// A manual failover each way: CLUSTER FAILOVER on the limitkv replica
+	// (the Redis master pauses and sends its offset), then back on the
+	// Redis replica it leaves behind (limitkv's master does).
+	manual := func(replica, master *clusterNode, slots string) {
+		t.Helper()
+		waitFor(t, 20*time.Second, replica.c.Name+"'s link to its master", func() bool {
+			return strings.Contains(replica.c.MustDo(t, "INFO", "replication").Str, "master_link_status:up")
+		})
+		start := time.Now()
+		if r := replica.c.MustDo(t, "CLUSTER", "FAILOVER"); r.Str != "OK" {
+			t.Fatalf("%s CLUSTER FAILOVER: %q", replica.c.Name, r.Raw)
+		}
+		waitFor(t, 15*time.Second, replica.c.Name+" and "+master.c.Name+" to swap", func() bool {
+			for _, n := range all {
+				nodes := n.c.MustDo(t, "CLUSTER", "NODES").Str
+				if !strings.HasSuffix(nodesLine(nodes, replica.id), " "+slots) ||
+					!strings.Contains(nodesLine(nodes, master.id), "slave "+replica.id) {
+					return false
+				}
+			}
+			return true
+		})
+		t.Logf("CLUSTER FAILOVER on %s took %v", replica.c.Name, time.Since(start).Round(10*time.Millisecond))
+		if !strings.Contains(master.proc.Log(), "Manual failover requested by replica "+replica.id) {
+			t.Errorf("%s did not pause for the manual failover:\n%s", master.c.Name, master.proc.Log())
+		}
+	}
+	manual(lr, r1, "0-4095")
+	manual(r1, lr, "0-4095")
+	for _, n := range all {
+		waitClusterState(t, n, "ok")
+	}
+	waitFor(t, 20*time.Second, "lr's link to r1 again", func() bool {
+		return strings.Contains(lr.c.MustDo(t, "INFO", "replication").Str, "master_link_status:up")
+	})
+
 	failover := func(dead, heir *clusterNode, slots string, survivors []*clusterNode, voters []*clusterNode) {
 		t.Helper()
 		dead.proc.Kill()
