@@ -60,6 +60,11 @@ type failoverState struct {
 	mfReplica      *clusterstate.Node
 	mfMasterOffset int64 // the paused master's offset, once mfOffsetKnown
 	mfOffsetKnown  bool
+
+	// promoting is set while replaceYourMaster waits, without the lock,
+	// for the replication link to stop: another ACK processed meanwhile
+	// must not start a second promotion (and a second new replication ID).
+	promoting bool
 }
 
 // notVoter is authDenial's answer for a node that has no vote at all,
@@ -372,13 +377,15 @@ func (c *Cluster) logCantFailover(reason cantFailover, now int64) {
 func (c *Cluster) replaceYourMaster() {
 	st := c.st
 	me := st.Myself
-	if me.IsMaster() || me.Master() == nil {
+	if me.IsMaster() || me.Master() == nil || c.fo.promoting {
 		return
 	}
 	// Stopping the replication link waits for its goroutine without the
 	// lock, so the state may move meanwhile: read it after. Should we no
 	// longer be a replica by then, the cron restarts replication.
+	c.fo.promoting = true
 	durability.Of(c.e).UnsetMaster()
+	c.fo.promoting = false
 	old := me.Master()
 	if me.IsMaster() || old == nil {
 		return
