@@ -31,7 +31,8 @@ type Cluster struct {
 	log *slog.Logger
 	st  *clusterstate.State
 	cf  *clusterstate.ConfigFile
-	bus *bus // the listener and the links (bus.go)
+	bus *bus          // the listener and the links (bus.go)
+	fo  failoverState // the election and the manual failover (failover.go)
 }
 
 // Open makes e a cluster node when cluster-enabled is yes (else it returns
@@ -198,12 +199,24 @@ func (c *Cluster) Cron() {
 }
 
 // afterChange is clusterBeforeSleep: what the operations left in the
-// state's Todo (the failover steps are the failover's), done before the
+// state's Todo, the failover's steps first, done before the
 // replies go out, as Redis does before it sleeps. Call with the lock held.
 func (c *Cluster) afterChange() {
 	st := c.st
 	todo := st.Todo
 	st.Todo = 0
+	// The failover steps may ask for more of themselves (a manual failover
+	// goes from "can start" to scheduled to asking for votes): a few
+	// rounds here do at once what Redis does over as many event loop
+	// turns; what is left waits for the next call.
+	const failoverBits = clusterstate.TodoHandleFailover | clusterstate.TodoHandleManualFailover
+	for i := 0; i < 3 && todo&failoverBits != 0; i++ {
+		c.handleFailoverTodo(todo)
+		todo = todo&^failoverBits | st.Todo
+		st.Todo = 0
+	}
+	st.Todo = todo & failoverBits
+	todo &^= failoverBits
 	if todo&clusterstate.TodoUpdateState != 0 {
 		if st.UpdateState(c.now()) {
 			c.logStateChange()

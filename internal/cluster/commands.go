@@ -329,9 +329,13 @@ func cmdFailover(x *engine.Ctx, c *Cluster) {
 		x.W.Error(engine.ErrSubcommandSyntax(x.Args))
 		return
 	}
+	force, takeover := false, false
 	if len(x.Args) == 3 {
 		switch strings.ToLower(string(x.Args[2])) {
-		case "force", "takeover":
+		case "force":
+			force = true
+		case "takeover":
+			force, takeover = true, true
 		default:
 			x.W.Error(engine.ErrSyntax)
 			return
@@ -343,10 +347,12 @@ func cmdFailover(x *engine.Ctx, c *Cluster) {
 		x.W.Error("ERR You should send CLUSTER FAILOVER to a replica")
 	case me.Master() == nil:
 		x.W.Error("ERR I'm a replica but my master is unknown to me")
+	case !force && (me.Master().Failed() || c.bus == nil || c.bus.out[me.Master()] == nil):
+		// The default failover needs the master to pause for it.
+		x.W.Error("ERR Master is down or failed, please use CLUSTER FAILOVER FORCE")
 	default:
-		// The election is the failover issue's; refuse plainly rather
-		// than answer OK and never fail over.
-		x.W.Error("ERR CLUSTER FAILOVER is not supported by this node yet")
+		c.manualFailover(force, takeover)
+		x.W.OK()
 	}
 }
 

@@ -90,7 +90,12 @@ func (c *Cluster) cron(now int64) {
 			c.sendPing(l, clusterbus.TypePing)
 			continue
 		}
-		// (A master pinging the replica of a manual failover goes here.)
+		// A master paused for its replica's manual failover pings it at
+		// every turn: each ping brings the replica its offset.
+		if l != nil && c.fo.mfEnd != 0 && me.IsMaster() && c.fo.mfReplica == n {
+			c.sendPing(l, clusterbus.TypePing)
+			continue
+		}
 		if n.PingSent == 0 {
 			continue
 		}
@@ -103,8 +108,8 @@ func (c *Cluster) cron(now int64) {
 			updateState = true
 		}
 	}
-	// Replication of myself's master, manual failover timeouts, replica
-	// failover and migration go here (clusterHandleSlaveFailover...).
+	// (Replica migration goes after the failover, when it is here.)
+	c.failoverCron(now)
 	if updateState || st.Health == clusterstate.StateFail {
 		st.Todo |= clusterstate.TodoUpdateState
 	}

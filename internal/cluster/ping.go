@@ -38,7 +38,11 @@ func (c *Cluster) header(t clusterbus.Type) clusterbus.Header {
 	if ip := c.announcedIP(); ip != "" {
 		h.MyIP = clusterbus.MakeIP(ip)
 	}
-	// The manual failover's PAUSED flag is the failover's to set.
+	// A master paused for a manual failover says so: its offset is then
+	// final, and its replica waits for nothing else.
+	if me.IsMaster() && c.fo.mfEnd != 0 {
+		h.MFlags[0] |= clusterbus.MFlag0Paused
+	}
 	return h
 }
 

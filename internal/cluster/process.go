@@ -50,7 +50,7 @@ func (c *Cluster) processPacket(l *link, msg *clusterbus.Message) {
 		}
 		sender.ReplOffset = int64(h.Offset)
 		sender.ReplOffsetTime = now
-		// The manual failover reads a paused master's offset here.
+		c.notePausedOffset(sender, h)
 	}
 
 	switch h.Type {
@@ -107,14 +107,6 @@ func (c *Cluster) processPacket(l *link, msg *clusterbus.Message) {
 	default:
 		c.log.Warn(fmt.Sprintf("Received unknown packet type: %d", h.Type))
 	}
-}
-
-// processFailoverMessage is the seam for the failover: FAILOVER_AUTH_REQUEST
-// (a master's vote, clusterSendFailoverAuthIfNeeded), FAILOVER_AUTH_ACK (a
-// vote for our election) and MFSTART (a replica asking its master for a
-// manual failover). They are counted and, for now, ignored: this node
-// neither votes nor fails over.
-func (c *Cluster) processFailoverMessage(l *link, msg *clusterbus.Message, sender *clusterstate.Node, senderCurrentEpoch uint64) {
 }
 
 // processPing is the PING, PONG and MEET part of clusterProcessPacket.

@@ -16,6 +16,7 @@ func (c *Cluster) setMaster(n *clusterstate.Node) {
 		return
 	}
 	durability.Of(c.e).SetMaster(n.IP, n.Port)
+	c.resetManualFailover()
 	c.st.Todo |= clusterstate.TodoSaveConfig | clusterstate.TodoUpdateState
 }
 
@@ -34,6 +35,7 @@ func (c *Cluster) reset(hard bool) {
 			c.forgetNode(n)
 		}
 	}
+	c.resetManualFailover()
 	if c.st.Reset(hard) {
 		c.unsetMaster()
 	}

@@ -486,3 +486,21 @@ func (d *Component) UnsetMaster() {
 		d.unsetMaster()
 	}
 }
+
+// MasterDataAge is how stale a replica's data may be, as the cluster's
+// failover judges it (clusterHandleSlaveFailover's data_age): the time
+// since the master last sent anything while the link is up, else since the
+// link went down. ok is false when the link has not been up since the last
+// sync or the start: Redis then counts from the epoch (repl_down_since 0),
+// and so does the caller. Call with the lock held.
+func (d *Component) MasterDataAge() (age time.Duration, ok bool) {
+	r := &d.repl
+	now := d.e.Clock.Now()
+	if r.state == replConnected {
+		return now.Sub(r.lastIO), true
+	}
+	if r.downSince.IsZero() {
+		return 0, false
+	}
+	return now.Sub(r.downSince), true
+}
