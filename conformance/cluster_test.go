@@ -18,6 +18,7 @@ type clusterNode struct {
 	port, bus  string
 	proc       *testredis.Proc
 	configFile string
+	lkv        bool // limitkv, not redis-server
 }
 
 // startClusterNode starts path (redis-server, or limitkv's binary when lkv)
@@ -41,7 +42,7 @@ func startClusterNode(t *testing.T, name string, lkv bool) *clusterNode {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Kill)
-	n := &clusterNode{c: dialRaw(t, name, p.Addr), port: strconv.Itoa(p.Port), bus: strconv.Itoa(bus), proc: p}
+	n := &clusterNode{c: dialRaw(t, name, p.Addr), port: strconv.Itoa(p.Port), bus: strconv.Itoa(bus), proc: p, lkv: lkv}
 	n.id = n.c.MustDo(t, "CLUSTER", "MYID").Str
 	if len(n.id) != 40 {
 		t.Fatalf("%s: CLUSTER MYID %q", name, n.id)
