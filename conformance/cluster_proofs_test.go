@@ -305,3 +305,211 @@ func countTrue(b []bool) int {
 }
 
 var _ = strconv.Itoa
+
+// tagInRange is a hash tag whose slot n serves, found by asking n's
+// CLUSTER KEYSLOT.
+func tagInRange(t *testing.T, n *clusterNode, prefix string) (string, int) {
+	t.Helper()
+	own := ownedSlots(t, n)
+	for i := range 10000 {
+		tag := fmt.Sprintf("{%s%d}", prefix, i)
+		s := int(n.c.MustDo(t, "CLUSTER", "KEYSLOT", tag).Int)
+		if own[s] {
+			return tag, s
+		}
+	}
+	t.Fatalf("no tag in %s's slots", n.c.Name)
+	return "", 0
+}
+
+// setSlotNode ends a slot's move as redis-cli does: the target first (so
+// it serves the slot before the source redirects there), the source, then
+// every other master.
+func setSlotNode(t *testing.T, slot int, target, source *clusterNode, others ...*clusterNode) {
+	t.Helper()
+	for _, n := range append([]*clusterNode{target, source}, others...) {
+		if r := n.c.MustDo(t, "CLUSTER", "SETSLOT", strconv.Itoa(slot), "NODE", target.id); r.IsError() {
+			t.Fatalf("%s: SETSLOT %d NODE: %s", n.c.Name, slot, r.Raw)
+		}
+	}
+}
+
+// openSlot sets slot migrating from source to target, target first, as
+// redis-cli does.
+func openSlot(t *testing.T, slot int, source, target *clusterNode) {
+	t.Helper()
+	for _, st := range []struct {
+		n, other *clusterNode
+		state    string
+	}{{target, source, "IMPORTING"}, {source, target, "MIGRATING"}} {
+		if r := st.n.c.MustDo(t, "CLUSTER", "SETSLOT", strconv.Itoa(slot), st.state, st.other.id); r.IsError() {
+			t.Fatalf("%s: SETSLOT %d %s: %s", st.n.c.Name, slot, st.state, r.Raw)
+		}
+	}
+}
+
+// migrateKeys runs MIGRATE ... KEYS on source, to target.
+func migrateKeys(t *testing.T, source, target *clusterNode, keys ...string) {
+	t.Helper()
+	args := append([]string{"MIGRATE", "127.0.0.1", target.port, "", "0", "5000", "KEYS"}, keys...)
+	if r := source.c.MustDo(t, args...); r.Str != "OK" {
+		t.Fatalf("%s: %q: %s", source.c.Name, args, r.Raw)
+	}
+}
+
+// commandCalls is INFO commandstats's calls of cmd on n.
+func commandCalls(t *testing.T, n *clusterNode, cmd string) int {
+	t.Helper()
+	info := string(n.c.MustDo(t, "INFO", "commandstats").Raw)
+	_, rest, ok := strings.Cut(info, "cmdstat_"+cmd+":calls=")
+	if !ok {
+		return 0
+	}
+	v, _ := strconv.Atoi(rest[:strings.IndexAny(rest, ",\r")])
+	return v
+}
+
+// RL.CHECK while its sorted set moves from one limitkv master to another
+// mid-stream: two clients keep checking two windows of one slot (one
+// whose limit is reached while the slot moves, one never reached) through
+// a ClusterClient while the slot goes MIGRATING, the key is MIGRATEd (the
+// clients are then sent with ASK to the target), and the slot is handed
+// over (MOVED). The phases follow the requests' count, so the limit falls
+// inside the ASK phase on every run. No admission may be lost or doubled:
+// the counts the admitted requests saw are exactly 0..n-1, the window ends
+// holding n entries, and the limited window admits exactly its limit.
+func TestClusterProofRLCheckMove(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers")
+	}
+	m := startMixedCluster(t, "llr", 0)
+	src, dst, other := m.nodes[0], m.nodes[1], m.nodes[2]
+	tag, slot := tagInRange(t, src, "rl")
+	small, big := tag+":small", tag+":big"
+	const limit, total = 230, 400
+	// Request counts at which the slot opens, the key moves, the slot
+	// closes. A request counts in the phase whose step had finished when
+	// it was sent (a step takes some fifty requests' time on two cores).
+	const atOpen, atMigrate, atClose = 50, 150, 300
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: m.clusterAddrs(), MaxRedirects: 16})
+	defer cc.Close()
+	ctx := context.Background()
+	if err := cc.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	askingBefore := commandCalls(t, dst, "asking")
+
+	type result struct {
+		count int64
+		phase int
+		err   error
+	}
+	var (
+		mu      sync.Mutex
+		sent    int
+		phase   int
+		results = map[string][]result{}
+	)
+	var wg sync.WaitGroup
+	for g := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				mu.Lock()
+				if sent >= total {
+					mu.Unlock()
+					return
+				}
+				sent++
+				ph := phase
+				mu.Unlock()
+				for _, k := range []string{small, big} {
+					lim := limit
+					if k == big {
+						lim = 1000000
+					}
+					n, err := cc.Do(ctx, "RL.CHECK", k, time.Now().UnixMilli(), 60000, lim, fmt.Sprintf("g%d-%d", g, i)).Int64()
+					mu.Lock()
+					results[k] = append(results[k], result{n, ph, err})
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	waitSent := func(n int) {
+		for {
+			mu.Lock()
+			s := sent
+			mu.Unlock()
+			if s >= n {
+				return
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+	setPhase := func(p int) {
+		mu.Lock()
+		phase = p
+		mu.Unlock()
+	}
+	waitSent(atOpen)
+	openSlot(t, slot, src, dst)
+	setPhase(1)
+	waitSent(atMigrate)
+	migrateKeys(t, src, dst, small, big)
+	setPhase(2)
+	waitSent(atClose)
+	setSlotNode(t, slot, dst, src, other)
+	setPhase(3)
+	wg.Wait()
+
+	phases := []string{"stable on the source", "migrating, key on the source", "key on the target (ASK)", "slot on the target (MOVED)"}
+	for _, k := range []string{small, big} {
+		var admitted [4]int
+		var errs []error
+		seen := map[int64]int{}
+		for _, r := range results[k] {
+			if r.err != nil {
+				errs = append(errs, r.err)
+				continue
+			}
+			lim := int64(limit)
+			if k == big {
+				lim = 1000000
+			}
+			if r.count < lim {
+				admitted[r.phase]++
+				seen[r.count]++
+			}
+		}
+		n := admitted[0] + admitted[1] + admitted[2] + admitted[3]
+		for c := range int64(n) {
+			if seen[c] != 1 {
+				t.Errorf("%s: %d admitted requests saw count %d", k, seen[c], c)
+			}
+		}
+		card, err := cc.ZCard(ctx, k).Result()
+		if err != nil || card != int64(n) {
+			t.Errorf("%s: ZCARD %d (%v), %d admitted", k, card, err, n)
+		}
+		if len(errs) > 0 {
+			t.Errorf("%s: %d requests failed: %v", k, len(errs), errs[0])
+		}
+		want := total
+		if k == small {
+			want = limit
+		}
+		if n != want {
+			t.Errorf("%s: %d admitted of %d requests, want %d", k, n, len(results[k]), want)
+		}
+		for p, a := range admitted {
+			t.Logf("%s: %d admitted while %s", k, a, phases[p])
+		}
+	}
+	if n := src.c.MustDo(t, "CLUSTER", "COUNTKEYSINSLOT", strconv.Itoa(slot)).Int; n != 0 {
+		t.Errorf("the source still holds %d keys of slot %d", n, slot)
+	}
+	t.Logf("ASKING on the target: %d", commandCalls(t, dst, "asking")-askingBefore)
+	m.waitCheck(t, src)
+}
