@@ -1,9 +1,14 @@
 package conformance
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -304,8 +309,6 @@ func countTrue(b []bool) int {
 	return n
 }
 
-var _ = strconv.Itoa
-
 // tagInRange is a hash tag whose slot n serves, found by asking n's
 // CLUSTER KEYSLOT.
 func tagInRange(t *testing.T, n *clusterNode, prefix string) (string, int) {
@@ -512,4 +515,220 @@ func TestClusterProofRLCheckMove(t *testing.T) {
 	}
 	t.Logf("ASKING on the target: %d", commandCalls(t, dst, "asking")-askingBefore)
 	m.waitCheck(t, src)
+}
+
+// phasedClient is a client script that reads keys in two phases (see
+// testdata/node/cluster.mjs): it prints "ready" after the first and waits
+// for a line on stdin before the second.
+type phasedClient struct {
+	name   string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	sc     *bufio.Scanner
+	stderr bytes.Buffer
+	lines  []string
+}
+
+func startPhased(t *testing.T, name string, cmd *exec.Cmd) *phasedClient {
+	t.Helper()
+	p := &phasedClient{name: name, cmd: cmd}
+	cmd.Stderr = &p.stderr
+	var err error
+	if p.in, err = cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	p.sc = bufio.NewScanner(out)
+	for p.sc.Scan() {
+		if p.sc.Text() == "ready" {
+			return p
+		}
+		p.lines = append(p.lines, p.sc.Text())
+	}
+	t.Fatalf("%s ended before its first phase did: %v\n%s\n%s", name, cmd.Wait(), strings.Join(p.lines, "\n"), p.stderr.Bytes())
+	return nil
+}
+
+// finish lets the script read its second phase and waits for it to end.
+func (p *phasedClient) finish(t *testing.T) {
+	t.Helper()
+	p.in.Write([]byte("go\n"))
+	p.in.Close()
+	for p.sc.Scan() {
+		p.lines = append(p.lines, p.sc.Text())
+	}
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("%s: %v\n%s", p.name, err, p.stderr.Bytes())
+	}
+}
+
+// pythonWithRedisCluster is a python3 that imports redis-py's cluster
+// client (Debian's python3-redis is for /usr/bin/python3, which may not
+// be the python3 first in PATH), or "".
+func pythonWithRedisCluster() string {
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		if exec.Command(py, "-c", "import redis.cluster").Run() == nil {
+			return py
+		}
+	}
+	return ""
+}
+
+// Clients follow ASK and MOVED while a slot moves by hand between the
+// kinds, one slot each way: CLUSTER SETSLOT IMPORTING on the target,
+// MIGRATING on the source, a MIGRATE of half its keys; then the rest and
+// SETSLOT NODE. The redirections themselves (ASK from the source for a
+// key it no longer has, MOVED from the target without ASKING, TRYAGAIN for
+// a split multi-key request), then redis-cli -c, go-redis's ClusterClient,
+// ioredis's Cluster and redis-py's RedisCluster read every key while the
+// slot migrates and, with the map they cached then, after it moved.
+func TestClusterProofRedirects(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three servers and four clients")
+	}
+	m := startMixedCluster(t, "rlr", 0)
+	r0, l1, r2 := m.nodes[0], m.nodes[1], m.nodes[2]
+	ctx := context.Background()
+	type move struct {
+		src, dst *clusterNode
+		slot     int
+		keys     []string
+		asking   int
+	}
+	moves := []*move{{src: l1, dst: r0}, {src: r0, dst: l1}}
+	want := map[string]string{}
+	var allKeys []string
+	for i, mv := range moves {
+		var tag string
+		tag, mv.slot = tagInRange(t, mv.src, fmt.Sprintf("m%d-", i))
+		for j := range 6 {
+			k := fmt.Sprintf("%s:k%d", tag, j)
+			want[k] = fmt.Sprintf("value of %s", k)
+			mv.src.c.MustDo(t, "SET", k, want[k])
+			mv.keys = append(mv.keys, k)
+			allKeys = append(allKeys, k)
+		}
+	}
+	// Clients that learn the slot map now, before anything moves.
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: m.clusterAddrs(), MaxRedirects: 8})
+	defer cc.Close()
+	if err := cc.ForEachShard(ctx, func(ctx context.Context, c *redis.Client) error { return c.Ping(ctx).Err() }); err != nil {
+		t.Fatal(err)
+	}
+	for _, mv := range moves {
+		mv.asking = commandCalls(t, mv.dst, "asking")
+		openSlot(t, mv.slot, mv.src, mv.dst)
+		migrateKeys(t, mv.src, mv.dst, mv.keys[:3]...)
+		moved, kept := mv.keys[0], mv.keys[3]
+		slot := strconv.Itoa(mv.slot)
+		for _, c := range []struct {
+			n    *clusterNode
+			args []string
+			want string
+		}{
+			{mv.src, []string{"GET", moved}, "-ASK " + slot + " 127.0.0.1:" + mv.dst.port + "\r\n"},
+			{mv.src, []string{"GET", kept}, fmt.Sprintf("$%d\r\n%s\r\n", len(want[kept]), want[kept])},
+			{mv.src, []string{"MGET", moved, kept}, "-TRYAGAIN Multiple keys request during rehashing of slot\r\n"},
+			{mv.dst, []string{"GET", moved}, "-MOVED " + slot + " 127.0.0.1:" + mv.src.port + "\r\n"},
+			{mv.dst, []string{"ASKING"}, "+OK\r\n"},
+			{mv.dst, []string{"GET", moved}, fmt.Sprintf("$%d\r\n%s\r\n", len(want[moved]), want[moved])},
+			{mv.dst, []string{"ASKING"}, "+OK\r\n"},
+			{mv.dst, []string{"MGET", moved, kept}, "-TRYAGAIN Multiple keys request during rehashing of slot\r\n"},
+		} {
+			if got := string(c.n.c.MustDo(t, c.args...).Raw); got != c.want {
+				t.Errorf("%s %q: %q, want %q", c.n.c.Name, c.args, got, c.want)
+			}
+		}
+	}
+
+	check := func(who, k, got string) {
+		t.Helper()
+		if got != want[k] {
+			t.Errorf("%s: %s = %q, want %q", who, k, got, want[k])
+		}
+	}
+	cliGet := func(phase string, n *clusterNode, k string) {
+		t.Helper()
+		out, err := exec.Command(m.cli, "-c", "-h", "127.0.0.1", "-p", n.port, "GET", k).CombinedOutput()
+		if err != nil {
+			t.Errorf("redis-cli -c GET %s: %v %s", k, err, out)
+		}
+		check("redis-cli -c ("+phase+")", k, strings.TrimSpace(string(out)))
+	}
+	goGetAll := func(phase string) {
+		t.Helper()
+		for _, k := range allKeys {
+			v, err := cc.Get(ctx, k).Result()
+			if err != nil {
+				t.Errorf("go-redis (%s) GET %s: %v", phase, k, err)
+			}
+			check("go-redis ("+phase+")", k, v)
+		}
+	}
+	var scripts []*phasedClient
+	node, nerr := exec.LookPath("node")
+	if _, merr := os.Stat(filepath.Join("testdata", "node", "node_modules", "ioredis")); nerr == nil && merr == nil {
+		cmd := exec.Command(node, append([]string{"cluster.mjs", r2.proc.Addr}, allKeys...)...)
+		cmd.Dir = filepath.Join("testdata", "node")
+		scripts = append(scripts, startPhased(t, "ioredis", cmd))
+	} else if os.Getenv(envRequireNode) == "1" {
+		t.Fatal("node or its modules missing (run: npm ci --prefix conformance/testdata/node)")
+	} else {
+		t.Log("node or ioredis missing: ioredis not run")
+	}
+	if py := pythonWithRedisCluster(); py != "" {
+		cmd := exec.Command(py, append([]string{filepath.Join("testdata", "python", "cluster.py"), r2.proc.Addr}, allKeys...)...)
+		scripts = append(scripts, startPhased(t, "redis-py", cmd))
+	} else {
+		t.Log("python3 without redis-py: RedisCluster not run")
+	}
+	for _, mv := range moves {
+		cliGet("ASK", mv.src, mv.keys[0])
+		cliGet("ASK", mv.src, mv.keys[4])
+	}
+	goGetAll("ASK")
+
+	for _, mv := range moves {
+		migrateKeys(t, mv.src, mv.dst, mv.keys[3:]...)
+		setSlotNode(t, mv.slot, mv.dst, mv.src, r2)
+	}
+	for _, mv := range moves {
+		cliGet("MOVED", mv.src, mv.keys[4])
+	}
+	goGetAll("MOVED")
+	for _, p := range scripts {
+		p.finish(t)
+		seen := 0
+		for _, l := range p.lines {
+			phase, kv, _ := strings.Cut(l, " ")
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				t.Errorf("%s: %s", p.name, l)
+				continue
+			}
+			check(p.name+" ("+phase+")", k, v)
+			seen++
+		}
+		if seen != 2*len(allKeys) {
+			t.Errorf("%s read %d keys, want %d:\n%s", p.name, seen, 2*len(allKeys), strings.Join(p.lines, "\n"))
+		}
+	}
+	for _, mv := range moves {
+		t.Logf("slot %d %s -> %s: ASKING on the target %d times", mv.slot, mv.src.c.Name, mv.dst.c.Name,
+			commandCalls(t, mv.dst, "asking")-mv.asking)
+	}
+	m.waitCheck(t, r0)
+	checkKeysInOwnSlots(t, m.masters(t), int64(len(allKeys)))
 }
