@@ -732,3 +732,90 @@ func TestClusterProofRedirects(t *testing.T) {
 	m.waitCheck(t, r0)
 	checkKeysInOwnSlots(t, m.masters(t), int64(len(allKeys)))
 }
+
+// redis-cli --cluster add-node and del-node with either kind on either
+// side: a new limitkv master and a new Redis master join through a seed of
+// the other kind, a new limitkv replica of the Redis master and a new
+// Redis replica of the limitkv one join with --cluster-slave; each new
+// master is given slots with keys (its replica then holds them too); then
+// the replicas are deleted, the new masters' slots are moved back and they
+// are deleted. --cluster check is clean at every step and every key stays
+// readable where its slot is.
+func TestClusterProofAddDelNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seven servers")
+	}
+	m := startMixedCluster(t, "rlr", 0)
+	r0, l1, r2 := m.nodes[0], m.nodes[1], m.nodes[2]
+	ctx := context.Background()
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: m.clusterAddrs(), MaxRedirects: 8})
+	defer cc.Close()
+	const keys = 2000
+	for i := range keys {
+		if err := cc.Set(ctx, fmt.Sprintf("n:%d", i), i, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	newL := startClusterNode(t, "limitkv3", true)
+	newR := startClusterNode(t, "redis4", false)
+	m.cliCluster(t, "add-node", newL.proc.Addr, r0.proc.Addr)
+	m.cliCluster(t, "add-node", newR.proc.Addr, l1.proc.Addr)
+	m.nodes = append(m.nodes, newL, newR)
+	m.waitCheck(t, newR)
+	replL := startClusterNode(t, "limitkv5", true)
+	replR := startClusterNode(t, "redis6", false)
+	m.cliCluster(t, "add-node", replL.proc.Addr, r0.proc.Addr, "--cluster-slave", "--cluster-master-id", newR.id)
+	m.cliCluster(t, "add-node", replR.proc.Addr, l1.proc.Addr, "--cluster-slave", "--cluster-master-id", newL.id)
+	m.nodes = append(m.nodes, replL, replR)
+	m.waitCheck(t, replL)
+	m.cliCluster(t, "reshard", r0.proc.Addr, "--cluster-from", r0.id, "--cluster-to", newL.id, "--cluster-slots", "200", "--cluster-yes")
+	m.cliCluster(t, "reshard", r0.proc.Addr, "--cluster-from", l1.id, "--cluster-to", newR.id, "--cluster-slots", "200", "--cluster-yes")
+	m.waitCheck(t, newL)
+	for _, p := range []struct{ repl, master *clusterNode }{{replL, newR}, {replR, newL}} {
+		want := p.master.c.MustDo(t, "DBSIZE").Int
+		if want == 0 {
+			t.Fatalf("%s was given no keys", p.master.c.Name)
+		}
+		deadline := time.Now().Add(15 * time.Second)
+		for p.repl.c.MustDo(t, "DBSIZE").Int != want {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s holds %d keys, its master %s %d", p.repl.c.Name, p.repl.c.MustDo(t, "DBSIZE").Int, p.master.c.Name, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("%s: %d slots, %d keys, on its replica %s too", p.master.c.Name, countTrue(ownedSlots(t, p.master)), want, p.repl.c.Name)
+	}
+	checkKeysInOwnSlots(t, []*clusterNode{r0, l1, r2, newL, newR}, keys)
+	readAll := func() {
+		t.Helper()
+		for i := range keys {
+			if v, err := cc.Get(ctx, fmt.Sprintf("n:%d", i)).Int(); err != nil || v != i {
+				t.Fatalf("GET n:%d: %d, %v", i, v, err)
+			}
+		}
+	}
+	readAll()
+
+	// Replicas go first; a master only once it serves nothing.
+	m.cliCluster(t, "del-node", r0.proc.Addr, replL.id)
+	m.cliCluster(t, "del-node", l1.proc.Addr, replR.id)
+	m.cliCluster(t, "reshard", r0.proc.Addr, "--cluster-from", newL.id, "--cluster-to", l1.id, "--cluster-slots", "200", "--cluster-yes")
+	m.cliCluster(t, "reshard", r0.proc.Addr, "--cluster-from", newR.id, "--cluster-to", r0.id, "--cluster-slots", "200", "--cluster-yes")
+	m.cliCluster(t, "del-node", l1.proc.Addr, newL.id)
+	m.cliCluster(t, "del-node", r0.proc.Addr, newR.id)
+	m.nodes = []*clusterNode{r0, l1, r2}
+	m.waitCheck(t, l1)
+	for _, n := range []*clusterNode{r0, l1, r2} {
+		if nodes := string(n.c.MustDo(t, "CLUSTER", "NODES").Raw); strings.Count(nodes, "master") != 3 || strings.Contains(nodes, "slave") {
+			t.Errorf("%s still knows a deleted node:\n%s", n.c.Name, nodes)
+		}
+	}
+	for _, n := range []*clusterNode{newL, newR, replL, replR} {
+		if known := n.c.MustDo(t, "CLUSTER", "INFO").Raw; !bytes.Contains(known, []byte("cluster_known_nodes:1\r\n")) {
+			t.Errorf("%s, deleted, was not reset:\n%s", n.c.Name, known)
+		}
+	}
+	checkKeysInOwnSlots(t, []*clusterNode{r0, l1, r2}, keys)
+	cc.ReloadState(ctx)
+	readAll()
+}
