@@ -198,12 +198,28 @@ func startMixedCluster(t *testing.T, kinds string, replicas int) *mixedCluster {
 	return m
 }
 
-// waitCheck waits until redis-cli --cluster check, asked of n, finds every
-// node agreeing and every slot covered and stable: after a change the
-// gossip takes a few pings to spread it.
+// waitCheck waits until every node knows every other (--cluster check
+// compares the slots only, so a node without slots that one master has
+// not met yet passes it, and add-node naming it as a master there fails)
+// and redis-cli --cluster check, asked of n, finds every node agreeing and
+// every slot covered and stable: after a change the gossip takes a few
+// pings to spread it.
 func (m *mixedCluster) waitCheck(t *testing.T, n *clusterNode) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
+	known := fmt.Sprintf("cluster_known_nodes:%d\r\n", len(m.nodes))
+	for _, o := range m.nodes {
+		for {
+			info := o.c.MustDo(t, "CLUSTER", "INFO").Raw
+			if strings.Contains(string(info), known) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s does not know the %d nodes:\n%s", o.c.Name, len(m.nodes), info)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	for {
 		out, err := exec.Command(m.cli, "--cluster", "check", n.proc.Addr).CombinedOutput()
 		s := string(out)

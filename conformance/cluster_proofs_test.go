@@ -52,22 +52,28 @@ func (m *mixedCluster) cliCluster(t *testing.T, args ...string) string {
 	return string(out)
 }
 
-// ownedSlots is the slots n serves by its own CLUSTER SLOTS.
+// ownedSlots is the slots n serves by its own CLUSTER SHARDS.
 func ownedSlots(t *testing.T, n *clusterNode) []bool {
 	t.Helper()
 	own := make([]bool, 16384)
 	c := redis.NewClient(&redis.Options{Addr: n.proc.Addr})
 	defer c.Close()
-	slots, err := c.ClusterSlots(context.Background()).Result()
+	shards, err := c.ClusterShards(context.Background()).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range slots {
-		if r.Nodes[0].ID != n.id {
+	for _, sh := range shards {
+		mine := false
+		for _, sn := range sh.Nodes {
+			mine = mine || sn.ID == n.id && sn.Role == "master"
+		}
+		if !mine {
 			continue
 		}
-		for s := r.Start; s <= r.End; s++ {
-			own[s] = true
+		for _, r := range sh.Slots {
+			for s := r.Start; s <= r.End; s++ {
+				own[s] = true
+			}
 		}
 	}
 	return own

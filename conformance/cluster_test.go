@@ -13,12 +13,11 @@ import (
 // clusterNode is one server started in cluster mode, with what masks it
 // out of a reply: its node ID and its ports.
 type clusterNode struct {
-	c          *RawConn
-	id         string
-	port, bus  string
-	proc       *testredis.Proc
-	configFile string
-	lkv        bool // limitkv, not redis-server
+	c         *RawConn
+	id        string
+	port, bus string
+	proc      *testredis.Proc
+	lkv       bool // limitkv, not redis-server
 }
 
 // startClusterNode starts path (redis-server, or limitkv's binary when lkv)
