@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,41 +26,7 @@ func TestClusterMixedCreate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("six servers")
 	}
-	cli := testredis.RequireTool(t, "redis-cli")
-	var nodes []*clusterNode
-	for i := range 6 {
-		lkv := i%2 == 1 // interleaved: redis-cli assigns masters in order
-		name := "redis"
-		if lkv {
-			name = "limitkv"
-		}
-		nodes = append(nodes, startClusterNode(t, fmt.Sprintf("%s%d", name, i), lkv))
-	}
-	args := []string{"--cluster", "create"}
-	for _, n := range nodes {
-		args = append(args, n.proc.Addr)
-	}
-	args = append(args, "--cluster-replicas", "1", "--cluster-yes")
-	out, err := exec.Command(cli, args...).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "[OK] All 16384 slots covered.") {
-		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
-	}
-	for _, n := range nodes {
-		waitClusterState(t, n, "ok")
-	}
-	// --cluster check: the nodes agree on the configuration.
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		out, err = exec.Command(cli, "--cluster", "check", nodes[1].proc.Addr).CombinedOutput()
-		if err == nil && strings.Contains(string(out), "[OK] All nodes agree about slots configuration.") &&
-			strings.Contains(string(out), "[OK] All 16384 slots covered.") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-cli --cluster check: %v\n%s", err, out)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	nodes := startMixedCluster(t, "rlrlrl", 1).nodes
 	masters := map[string]int{}
 	for _, n := range nodes {
 		info := string(n.c.MustDo(t, "INFO", "replication").Raw)
@@ -135,8 +102,8 @@ func TestClusterMixedCreate(t *testing.T) {
 	// Lua on Redis's), routed by its key's hash tag; RL.CHECK on the
 	// tenants a limitkv master serves.
 	isLimitkv := map[string]bool{}
-	for i, n := range nodes {
-		isLimitkv[n.proc.Addr] = i%2 == 1
+	for _, n := range nodes {
+		isLimitkv[n.proc.Addr] = n.lkv
 	}
 	seed := redis.NewScript(seedscript.Source)
 	now := time.Now().UnixMilli()
@@ -190,5 +157,80 @@ func TestClusterMixedCreate(t *testing.T) {
 				t.Fatalf("subscriber on %s: %v %v", nodes[i].c.Name, m, err)
 			}
 		}
+	}
+}
+
+// mixedCluster is a cluster redis-cli --cluster create made, and the
+// redis-cli that made it (the proofs drive the manager's other commands).
+type mixedCluster struct {
+	cli   string
+	nodes []*clusterNode
+}
+
+// startMixedCluster starts one node per letter of kinds ('r' redis-server,
+// 'l' limitkv) and joins them with redis-cli --cluster create and
+// replicas per master, then waits until every node says ok and --cluster
+// check is clean. redis-cli takes the first len(kinds)/(replicas+1) nodes
+// as masters, in order, so kinds chooses which kind serves which slots.
+func startMixedCluster(t *testing.T, kinds string, replicas int) *mixedCluster {
+	t.Helper()
+	m := &mixedCluster{cli: testredis.RequireTool(t, "redis-cli")}
+	for i, k := range kinds {
+		name := "redis"
+		if k == 'l' {
+			name = "limitkv"
+		}
+		m.nodes = append(m.nodes, startClusterNode(t, fmt.Sprintf("%s%d", name, i), k == 'l'))
+	}
+	args := []string{"--cluster", "create"}
+	for _, n := range m.nodes {
+		args = append(args, n.proc.Addr)
+	}
+	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
+	out, err := exec.Command(m.cli, args...).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "[OK] All 16384 slots covered.") {
+		t.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
+	}
+	for _, n := range m.nodes {
+		waitClusterState(t, n, "ok")
+	}
+	m.waitCheck(t, m.nodes[0])
+	return m
+}
+
+// waitCheck waits until every node knows every other (--cluster check
+// compares the slots only, so a node without slots that one master has
+// not met yet passes it, and add-node naming it as a master there fails)
+// and redis-cli --cluster check, asked of n, finds every node agreeing and
+// every slot covered and stable: after a change the gossip takes a few
+// pings to spread it.
+func (m *mixedCluster) waitCheck(t *testing.T, n *clusterNode) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	known := fmt.Sprintf("cluster_known_nodes:%d\r\n", len(m.nodes))
+	for _, o := range m.nodes {
+		for {
+			info := o.c.MustDo(t, "CLUSTER", "INFO").Raw
+			if strings.Contains(string(info), known) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s does not know the %d nodes:\n%s", o.c.Name, len(m.nodes), info)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for {
+		out, err := exec.Command(m.cli, "--cluster", "check", n.proc.Addr).CombinedOutput()
+		s := string(out)
+		if err == nil && strings.Contains(s, "[OK] All nodes agree about slots configuration.") &&
+			strings.Contains(s, "[OK] All 16384 slots covered.") && !strings.Contains(s, "[WARNING]") &&
+			!strings.Contains(s, "[ERR]") {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-cli --cluster check: %v\n%s", err, out)
+		}
+		time.Sleep(250 * time.Millisecond)
 	}
 }

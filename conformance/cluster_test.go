@@ -13,11 +13,11 @@ import (
 // clusterNode is one server started in cluster mode, with what masks it
 // out of a reply: its node ID and its ports.
 type clusterNode struct {
-	c          *RawConn
-	id         string
-	port, bus  string
-	proc       *testredis.Proc
-	configFile string
+	c         *RawConn
+	id        string
+	port, bus string
+	proc      *testredis.Proc
+	lkv       bool // limitkv, not redis-server
 }
 
 // startClusterNode starts path (redis-server, or limitkv's binary when lkv)
@@ -41,7 +41,7 @@ func startClusterNode(t *testing.T, name string, lkv bool) *clusterNode {
 		t.Fatal(err)
 	}
 	t.Cleanup(p.Kill)
-	n := &clusterNode{c: dialRaw(t, name, p.Addr), port: strconv.Itoa(p.Port), bus: strconv.Itoa(bus), proc: p}
+	n := &clusterNode{c: dialRaw(t, name, p.Addr), port: strconv.Itoa(p.Port), bus: strconv.Itoa(bus), proc: p, lkv: lkv}
 	n.id = n.c.MustDo(t, "CLUSTER", "MYID").Str
 	if len(n.id) != 40 {
 		t.Fatalf("%s: CLUSTER MYID %q", name, n.id)

@@ -239,7 +239,13 @@ func cmdMigrate(x *engine.Ctx) {
 				x.W.Error(engine.ErrInternal)
 				return
 			}
-			restore := [][]byte{[]byte("RESTORE"), it.key, strconv.AppendInt(nil, ttl, 10), payload}
+			// The target of a slot's move imports it: a plain RESTORE
+			// there is sent back with MOVED to this node.
+			restoreCmd := "RESTORE"
+			if e.Cluster != nil {
+				restoreCmd = "RESTORE-ASKING"
+			}
+			restore := [][]byte{[]byte(restoreCmd), it.key, strconv.AppendInt(nil, ttl, 10), payload}
 			if replace {
 				restore = append(restore, []byte("REPLACE"))
 			}

@@ -72,6 +72,9 @@ func (e *Engine) clusterRedirect(x *Ctx, cmd *Command) string {
 		q.Keys = e.appendKeys(q.Keys, cmd, x.Args)
 		_, q.Write, _ = e.effectiveFlags(c, cmd, x.Args)
 		q.Migrate = cmd.Name == "migrate"
+		// CMD_ASKING: the source of a slot's move sends its keys so, and
+		// the importing target must take them without an ASKING first.
+		q.Asking = q.Asking || cmd.Name == "restore-asking"
 	}
 	if len(q.Keys) == 0 {
 		return ""

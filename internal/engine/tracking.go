@@ -206,6 +206,15 @@ func (e *Engine) commandKeys(cmd *Command, args [][]byte, out []int) []int {
 		}
 		return out
 	}
+	if cmd.Name == "migrate" {
+		// Its first-key triple names the key argument, which is "" in the
+		// KEYS form redis-cli's resharding sends: read as a key, it routed
+		// the MIGRATE by slot 0 (a MOVED from a node not serving it).
+		for _, k := range MigrateGetKeys(args) {
+			out = append(out, k.Pos)
+		}
+		return out
+	}
 	if cmd.FirstKey > 0 {
 		last := cmd.LastKey
 		if last < 0 {
