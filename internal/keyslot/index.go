@@ -1,7 +1,5 @@
 package keyslot
 
-import "strings"
-
 // Index keeps the keys of a database by hash slot, as Redis 7.0's
 // slot_to_keys does in cluster mode: CLUSTER COUNTKEYSINSLOT and
 // GETKEYSINSLOT read it, and resharding (redis-cli --cluster reshard asks
@@ -25,12 +23,11 @@ type node struct {
 // NewIndex returns an empty index.
 func NewIndex() *Index { return &Index{nodes: make(map[string]*node)} }
 
-// Add records key, which must not be in the index yet. The index keeps a
-// copy: the keyspace hands over a string that may share memory with a
-// client's query buffer, which the next command overwrites (a kept alias
-// turned into another key, of another slot, under the first one's slot).
+// Add records key, which must not be in the index yet. The index keeps
+// key as given: it must not alias memory that is reused while the key is
+// indexed (the keyspace hands over its entry's own key; an alias of a
+// client's query buffer once turned into another key, of another slot).
 func (x *Index) Add(key string) {
-	key = strings.Clone(key)
 	s := Slot([]byte(key))
 	n := &node{key: key, next: x.head[s]}
 	if n.next != nil {

@@ -589,7 +589,9 @@ func (db *DB) insert(key string, h uint64, val any, slot bool) *Entry {
 	db.ht[t][i] = e
 	db.used[t]++
 	if db.OnNew != nil {
-		db.OnNew(key)
+		// The entry's own copy: key may alias a client's query buffer,
+		// and OnNew's receivers keep it (the cluster's slot index).
+		db.OnNew(e.Key())
 	}
 	return e
 }

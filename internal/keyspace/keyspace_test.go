@@ -3,6 +3,7 @@ package keyspace
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -317,5 +318,24 @@ func TestTouchAllChangesNothing(t *testing.T) {
 	}
 	if db.TouchAll(nil) != 0 {
 		t.Fatal("TouchAll of no keys")
+	}
+}
+
+// OnNew hands over the entry's own key, which its receivers may keep (the
+// cluster's slot index): never the caller's bytes, which a client's next
+// command overwrites in its query buffer.
+func TestOnNewKeyIsTheEntrys(t *testing.T) {
+	for _, key := range []string{"{u}a", strings.Repeat("long-key-", 10)} {
+		db := New()
+		var got string
+		db.OnNew = func(k string) { got = k }
+		buf := []byte(key)
+		db.Add(buf, nil)
+		for i := range buf {
+			buf[i] = 'z'
+		}
+		if got != key {
+			t.Fatalf("OnNew kept %q, want %q", got, key)
+		}
 	}
 }
