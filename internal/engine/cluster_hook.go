@@ -98,7 +98,10 @@ func (e *Engine) EnableSlotIndex() {
 	if e.slotIndex != nil {
 		return
 	}
-	e.slotIndex = keyslot.NewIndex()
+	e.slotIndex = keyslot.NewIndex(func(fn func(key string)) {
+		// Database 0 at the time of the walk, whichever table it is.
+		e.Dbs[0].ForEach(func(ent *keyspace.Entry) bool { fn(ent.Key()); return true })
+	})
 	e.Dbs[0].ForEach(func(ent *keyspace.Entry) bool { e.slotIndex.Add(ent.Key()); return true })
 	e.BindDB(0)
 }

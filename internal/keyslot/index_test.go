@@ -6,26 +6,58 @@ import (
 	"testing"
 )
 
+// fakeDB is the database an index walks: its keys in insertion order.
+type fakeDB struct {
+	keys []string
+	x    *Index
+}
+
+func newFakeDB() *fakeDB {
+	db := &fakeDB{}
+	db.x = NewIndex(func(fn func(string)) {
+		for _, k := range db.keys {
+			fn(k)
+		}
+	})
+	return db
+}
+
+func (db *fakeDB) add(k string) { db.keys = append(db.keys, k); db.x.Add(k) }
+
+func (db *fakeDB) remove(k string) {
+	db.keys = slices.DeleteFunc(db.keys, func(s string) bool { return s == k })
+	db.x.Remove(k)
+}
+
 func TestIndex(t *testing.T) {
-	x := NewIndex()
-	// Keys sharing a tag share a slot; the slot lists them newest first.
-	for _, k := range []string{"{u}a", "{u}b", "{u}c", "other"} {
-		x.Add(k)
+	db := newFakeDB()
+	x := db.x
+	for _, k := range []string{"{u}a", "{u}b", "other"} {
+		db.add(k)
 	}
 	s := int(Slot([]byte("{u}")))
+	if x.lists != nil {
+		t.Fatal("lists built before anyone asked for keys")
+	}
 	for _, tc := range []struct {
-		name   string
-		remove string
-		want   []string
+		name        string
+		add, remove string
+		want        []string
 	}{
-		{"as added", "", []string{"{u}c", "{u}b", "{u}a"}},
-		{"the middle removed", "{u}b", []string{"{u}c", "{u}a"}},
-		{"the head removed", "{u}c", []string{"{u}a"}},
-		{"an absent key removed", "{u}zz", []string{"{u}a"}},
-		{"the last removed", "{u}a", nil},
+		// Built from the walk, each key put first: the walk's order
+		// reversed (newest first for a walk in insertion order).
+		{"as walked", "", "", []string{"{u}b", "{u}a"}},
+		// After the build, a new key goes first, as Redis lists them.
+		{"added after the build", "{u}c", "", []string{"{u}c", "{u}b", "{u}a"}},
+		{"the middle removed", "", "{u}b", []string{"{u}c", "{u}a"}},
+		{"the head removed", "", "{u}c", []string{"{u}a"}},
+		{"the last removed", "", "{u}a", nil},
 	} {
+		if tc.add != "" {
+			db.add(tc.add)
+		}
 		if tc.remove != "" {
-			x.Remove(tc.remove)
+			db.remove(tc.remove)
 		}
 		if got := x.Keys(nil, s, 10); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: keys %q, want %q", tc.name, got, tc.want)
@@ -34,24 +66,30 @@ func TestIndex(t *testing.T) {
 			t.Errorf("%s: count %d, want %d", tc.name, x.Count(s), len(tc.want))
 		}
 	}
-	if x.Len() != 1 || x.Count(int(Slot([]byte("other")))) != 1 {
-		t.Fatalf("the other slot: len %d", x.Len())
+	if x.Count(int(Slot([]byte("other")))) != 1 {
+		t.Fatal("the other slot's count")
 	}
 }
 
-func TestIndexKeysLimit(t *testing.T) {
-	x := NewIndex()
+// Counts are kept without the lists; a flushed index starts again.
+func TestIndexCountsAndReset(t *testing.T) {
+	db := newFakeDB()
+	x := db.x
 	for i := range 100 {
-		x.Add(fmt.Sprintf("{t}%d", i))
+		db.add(fmt.Sprintf("{t}%d", i))
 	}
 	s := int(Slot([]byte("t")))
-	if got := x.Keys(nil, s, 3); !slices.Equal(got, []string{"{t}99", "{t}98", "{t}97"}) {
+	if x.Count(s) != 100 || x.lists != nil {
+		t.Fatalf("count %d, lists %v", x.Count(s), x.lists != nil)
+	}
+	if got := x.Keys(nil, s, 3); len(got) != 3 {
 		t.Fatalf("first 3: %q", got)
 	}
 	if got := x.Keys(nil, s, 0); len(got) != 0 {
 		t.Fatalf("max 0: %q", got)
 	}
-	if x.Count(s) != 100 {
-		t.Fatalf("count %d", x.Count(s))
+	x.Reset()
+	if x.Count(s) != 0 || x.lists != nil {
+		t.Fatalf("after Reset: count %d", x.Count(s))
 	}
 }
