@@ -246,13 +246,10 @@ func run(args []string) error {
 			}
 		}()
 	}
-	log.Info("limitkv started", "version", config.LimitkvVersion, "pid", os.Getpid(), "config", cl.File)
-	for i, ln := range lns {
-		log.Info("listening", "addr", ln.Addr().String(), "proto", kinds[i])
-		serve(ln)
-	}
 	// CONFIG SET port and bind (with the engine lock held): the new
 	// listeners first, so a port that cannot be had leaves the old ones.
+	// Set before any client is served, as is what reads cfg.Port below:
+	// from then on CONFIG SET changes it, under the engine lock.
 	cfg.Rebind = func(bind string, port int) error {
 		var fresh []net.Listener
 		if port != 0 {
@@ -272,6 +269,12 @@ func run(args []string) error {
 			serve(ln)
 		}
 		return nil
+	}
+	listening := cfg.Port != 0 || set.TLSPort != 0
+	log.Info("limitkv started", "version", config.LimitkvVersion, "pid", os.Getpid(), "config", cl.File)
+	for i, ln := range lns {
+		log.Info("listening", "addr", ln.Addr().String(), "proto", kinds[i])
+		serve(ln)
 	}
 	// Load while serving, as Redis: clients get the LOADING error until
 	// the data is in. A file that cannot be read stops the start (and is
@@ -304,7 +307,7 @@ func run(args []string) error {
 		defer close(stopRole)
 		go redislog.FollowRole(rlog, func() bool { eng.Lock(); defer eng.Unlock(); return eng.IsReplica() }, 100*time.Millisecond, stopRole)
 	}
-	redislog.Ready(log, cfg.Port != 0 || set.TLSPort != 0, set.UnixSocket)
+	redislog.Ready(log, listening, set.UnixSocket)
 	select {
 	case why := <-stop:
 		log.Info("shutting down", "reason", why, "clients", eng.NumClients())
