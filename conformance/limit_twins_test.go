@@ -91,9 +91,14 @@ func (p *twinPair) compare(now int64, desc string, r, l *Reply, ttlFields ...int
 	if (rs != ls || (rt < 0) != (lt < 0) || abs64(rt-lt) > p.aged()) && !expiring(rt, lt) && !expiring(lt, rt) {
 		p.fail("step %d %s: state redis %s pttl %d, limitkv %s pttl %d", p.steps, desc, rs, rt, ls, lt)
 	}
+	// A deadline the next sync applies on both; a key left with under a
+	// millisecond (PTTL 0), or gone on one server only, still has one.
 	p.expireAt = 0
-	if rt > 0 {
+	switch {
+	case rt >= 0:
 		p.expireAt = now + rt
+	case rt == -2 && lt >= 0:
+		p.expireAt = now + lt
 	}
 }
 

@@ -111,7 +111,7 @@ func cmdClientList(x *engine.Ctx) {
 		for _, a := range args[3:] {
 			id, ok := num.ParseInt(a)
 			if !ok {
-				x.W.Error(engine.ErrInvalidClientID)
+				x.W.Error(ErrInvalidClientID)
 				return
 			}
 			ids = append(ids, id)
@@ -181,7 +181,7 @@ func cmdClientKill(x *engine.Ctx) {
 			case "id":
 				n, ok := num.ParseInt(args[i+1])
 				if !ok || n < 1 {
-					x.W.Error(engine.ErrClientIDRange)
+					x.W.Error(ErrClientIDRange)
 					return
 				}
 				id = n
@@ -241,7 +241,7 @@ func cmdClientKill(x *engine.Ctx) {
 	}
 	if oldForm {
 		if killed == 0 {
-			x.W.Error(engine.ErrNoSuchClient)
+			x.W.Error(ErrNoSuchClient)
 		} else {
 			x.W.OK()
 		}

@@ -358,7 +358,7 @@ func commandGetKeys(x *engine.Ctx, withFlags bool) {
 		c = engine.LookupSub(c, args[1])
 	}
 	if c == nil {
-		x.W.Error(engine.ErrInvalidCommand)
+		x.W.Error(ErrInvalidCommand)
 		return
 	}
 	specs, cmdFlags := engine.CommandKeySpecs(c)
@@ -369,11 +369,11 @@ func commandGetKeys(x *engine.Ctx, withFlags bool) {
 		}
 	}
 	if !hasKeys {
-		x.W.Error(engine.ErrGetKeysNoKeys)
+		x.W.Error(ErrGetKeysNoKeys)
 		return
 	}
 	if !engine.ArityOK(c.Arity, len(args)) {
-		x.W.Error(engine.ErrGetKeysArity)
+		x.W.Error(ErrGetKeysArity)
 		return
 	}
 	keys, ok := engine.KeysFromSpecs(specs, args)

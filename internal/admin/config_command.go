@@ -115,7 +115,7 @@ func cmdConfigSet(x *engine.Ctx) {
 	}
 	fail := func() {
 		if unknown != "" {
-			x.W.Error(engine.ErrConfigSetUnknown + unknown + "'")
+			x.W.Error(errConfigSetUnknown + unknown + "'")
 		} else {
 			x.W.Error("ERR CONFIG SET failed (possibly related to argument '" + errArg + "') - " + errStr)
 		}
@@ -182,7 +182,7 @@ func cmdConfigResetStat(x *engine.Ctx) {
 func cmdConfigRewrite(x *engine.Ctx) {
 	rw := x.E.Cfg.Rewrite
 	if rw == nil {
-		x.W.Error(engine.ErrNoConfigFile)
+		x.W.Error(ErrNoConfigFile)
 		return
 	}
 	if err := rw(); err != nil {

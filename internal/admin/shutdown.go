@@ -42,7 +42,7 @@ func cmdShutdown(x *engine.Ctx) {
 	}
 	if abort {
 		if !durability.AbortShutdownWait(x.E) {
-			x.W.Error(engine.ErrNoShutdown)
+			x.W.Error(ErrNoShutdown)
 			return
 		}
 		x.W.OK()

@@ -2,15 +2,15 @@ package commands
 
 import (
 	"errors"
+	"github.com/limitkv/limitkv/internal/admin"
 	"testing"
 
 	"github.com/limitkv/limitkv/internal/config"
-	"github.com/limitkv/limitkv/internal/engine"
 )
 
 func TestConfigRewriteHook(t *testing.T) {
 	tt := newTester(t)
-	tt.Expect(errReply(engine.ErrNoConfigFile), "CONFIG", "REWRITE")
+	tt.Expect(errReply(admin.ErrNoConfigFile), "CONFIG", "REWRITE")
 	calls := 0
 	tt.E.Cfg.Rewrite = func() error { calls++; return nil }
 	tt.Expect("+OK\r\n", "CONFIG", "REWRITE")

@@ -65,7 +65,7 @@ func TestServerShutdown(t *testing.T) {
 	// No hook: the engine cannot stop, as Redis when its shutdown fails.
 	tt.Expect(errReply(engine.ErrShutdownFailed), "SHUTDOWN")
 	runSteps(t, tt, []step{
-		cmd(errReply(engine.ErrNoShutdown), "SHUTDOWN", "ABORT"),
+		cmd(errReply(admin.ErrNoShutdown), "SHUTDOWN", "ABORT"),
 		cmd(errReply(engine.ErrSyntax), "SHUTDOWN", "foo"),
 		cmd(errReply(engine.ErrSyntax), "SHUTDOWN", "NOSAVE", "SAVE"),
 		cmd(errReply(engine.ErrSyntax), "SHUTDOWN", "ABORT", "NOW"),
@@ -189,7 +189,7 @@ func TestServerClientList(t *testing.T) {
 		cmd(bulk(""), "CLIENT", "LIST", "TYPE", "slave"),
 		cmd(bulk(""), "CLIENT", "LIST", "TYPE", "pubsub"),
 		cmd(errReply("ERR Unknown client type 'foo'"), "CLIENT", "LIST", "TYPE", "foo"),
-		cmd(errReply(engine.ErrInvalidClientID), "CLIENT", "LIST", "ID", "1", "x"),
+		cmd(errReply(admin.ErrInvalidClientID), "CLIENT", "LIST", "ID", "1", "x"),
 		cmd(bulk(""), "CLIENT", "LIST", "ID", "0", "-1"),
 		cmd(errReply(engine.ErrSyntax), "CLIENT", "LIST", "foo"),
 		cmd(errReply(engine.ErrSyntax), "CLIENT", "LIST", "TYPE"),
@@ -218,10 +218,10 @@ func TestServerClientKill(t *testing.T) {
 	a := tt.E.NewClient("10.0.0.2:5000", "127.0.0.1:6379")
 	b := tt.E.NewClient("10.0.0.3:5000", "127.0.0.1:6380")
 	runSteps(t, tt, []step{
-		cmd(errReply(engine.ErrNoSuchClient), "CLIENT", "KILL", "1.2.3.4:5"),
-		cmd(errReply(engine.ErrClientIDRange), "CLIENT", "KILL", "ID", "x"),
-		cmd(errReply(engine.ErrClientIDRange), "CLIENT", "KILL", "ID", "0"),
-		cmd(errReply(engine.ErrClientIDRange), "CLIENT", "KILL", "ID", "-5"),
+		cmd(errReply(admin.ErrNoSuchClient), "CLIENT", "KILL", "1.2.3.4:5"),
+		cmd(errReply(admin.ErrClientIDRange), "CLIENT", "KILL", "ID", "x"),
+		cmd(errReply(admin.ErrClientIDRange), "CLIENT", "KILL", "ID", "0"),
+		cmd(errReply(admin.ErrClientIDRange), "CLIENT", "KILL", "ID", "-5"),
 		cmd(integer(0), "CLIENT", "KILL", "ID", "999"),
 		cmd(errReply("ERR Unknown client type 'foo'"), "CLIENT", "KILL", "TYPE", "foo"),
 		cmd(errReply("ERR Unknown client type 'foo'"), "CLIENT", "KILL", "TYPE", "foo", "ID", "x"),
@@ -383,11 +383,11 @@ func TestServerCommandGetKeys(t *testing.T) {
 	tt := newTester(t)
 	runSteps(t, tt, []step{
 		cmd(errReply("ERR wrong number of arguments for 'command|getkeys' command"), "COMMAND", "GETKEYS", "get"),
-		cmd(errReply(engine.ErrInvalidCommand), "COMMAND", "GETKEYS", "nosuch", "a"),
-		cmd(errReply(engine.ErrInvalidCommand), "COMMAND", "GETKEYS", "client", "x", "y"),
-		cmd(errReply(engine.ErrGetKeysNoKeys), "COMMAND", "GETKEYS", "ping", "x"),
-		cmd(errReply(engine.ErrGetKeysNoKeys), "COMMAND", "GETKEYS", "dbsize", "x"),
-		cmd(errReply(engine.ErrGetKeysArity), "COMMAND", "GETKEYS", "get", "a", "b"),
+		cmd(errReply(admin.ErrInvalidCommand), "COMMAND", "GETKEYS", "nosuch", "a"),
+		cmd(errReply(admin.ErrInvalidCommand), "COMMAND", "GETKEYS", "client", "x", "y"),
+		cmd(errReply(admin.ErrGetKeysNoKeys), "COMMAND", "GETKEYS", "ping", "x"),
+		cmd(errReply(admin.ErrGetKeysNoKeys), "COMMAND", "GETKEYS", "dbsize", "x"),
+		cmd(errReply(admin.ErrGetKeysArity), "COMMAND", "GETKEYS", "get", "a", "b"),
 		cmd(array(bulk("a")), "COMMAND", "GETKEYS", "GET", "a"),
 		cmd(array(bulk("a"), bulk("b")), "COMMAND", "GETKEYS", "mset", "a", "1", "b", "2"),
 		cmd(array(bulk("a"), bulk("b")), "COMMAND", "GETKEYS", "mset", "a", "1", "b"),
@@ -624,7 +624,7 @@ func TestServerConfigOther(t *testing.T) {
 	runSteps(t, tt, []step{
 		cmd(okReply, "CONFIG", "RESETSTAT"),
 		cmd(errReply("ERR wrong number of arguments for 'config|resetstat' command"), "CONFIG", "RESETSTAT", "x"),
-		cmd(errReply(engine.ErrNoConfigFile), "CONFIG", "REWRITE"),
+		cmd(errReply(admin.ErrNoConfigFile), "CONFIG", "REWRITE"),
 		cmd(errReply("ERR wrong number of arguments for 'config|help' command"), "CONFIG", "HELP", "x"),
 		cmd(errReply("ERR wrong number of arguments for 'config' command"), "CONFIG"),
 		cmd(errReply("ERR unknown subcommand 'FOO'. Try CONFIG HELP."), "CONFIG", "FOO"),

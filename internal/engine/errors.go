@@ -21,8 +21,6 @@ const (
 	ErrNotFloat        = "ERR value is not a valid float"
 	ErrNoSuchKey       = "ERR no such key"
 	ErrDBIndex         = "ERR DB index is out of range"
-	ErrSwapDBFirst     = "ERR invalid first DB index"
-	ErrSwapDBSecond    = "ERR invalid second DB index"
 	ErrInvalidDB       = "ERR invalid DB index" // COPY ... DB, MOVE
 	ErrSameObject      = "ERR source and destination objects are the same"
 	ErrOverflow        = "ERR increment or decrement would overflow"
@@ -36,12 +34,10 @@ const (
 	ErrTimeoutNotFloat = "ERR timeout is not a float or out of range"
 	ErrTimeoutNegative = "ERR timeout is negative"
 	ErrNoAuth          = "NOAUTH Authentication required."
-	ErrWrongPass       = "WRONGPASS invalid username-password pair or user is disabled."
 	ErrNoPasswordSet   = "ERR AUTH <password> called without any password configured for the default user. Are you sure your configuration is correct?"
 	ErrNoProto         = "NOPROTO unsupported protocol version"
 	ErrOOM             = "OOM command not allowed when used memory > 'maxmemory'."
 	ErrLoading         = "LOADING Redis is loading the dataset in memory"
-	ErrMaxClients      = "ERR max number of clients reached"
 	ErrNoScript        = "NOSCRIPT No matching script. Please use EVAL."
 	ErrExecAbort       = "EXECABORT Transaction discarded because of previous errors."
 	ErrMultiNested     = "ERR MULTI calls can not be nested"
@@ -50,9 +46,6 @@ const (
 	ErrWatchInMulti    = "ERR WATCH inside MULTI is not allowed"
 	ErrClientName      = "ERR Client names cannot contain spaces, newlines or special characters."
 	ErrInternal        = "ERR internal error"
-	// ErrDenied is sent, then the connection closed, to a non-loopback client
-	// in protected mode (word for word, typos included, from Redis 7.0).
-	ErrDenied = "DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside."
 )
 
 // errWrongArgs is the arity error; name is the command's full lower-case
@@ -107,38 +100,16 @@ func Trunc(b []byte, n int) []byte {
 	return b
 }
 
-// STRINGS family.
-const (
-	ErrDecrOverflow = "ERR decrement would overflow" // DECRBY of LLONG_MIN
-)
-
 // BITMAPS family (bitops.c) and LCS (t_string.c).
 const (
-	ErrBitValue         = "ERR bit is not an integer or out of range" // SETBIT's value
-	ErrBitArg           = "ERR The bit argument must be 1 or 0."      // BITPOS
-	ErrBitOpNot         = "ERR BITOP NOT must be called with a single source key."
-	ErrBitfieldType     = "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is."
-	ErrBitfieldOverflow = "ERR Invalid OVERFLOW type specified"
-	ErrBitfieldRO       = "ERR BITFIELD_RO only supports the GET subcommand"
-	ErrLCSType          = "ERR The specified keys must contain string values"
-	ErrLCSLenIdx        = "ERR If you want both the length and indexes, please just use IDX."
-	ErrLCSTooLong       = "ERR String too long for LCS"
-	ErrLCSMemory        = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
+	ErrBitValue  = "ERR bit is not an integer or out of range" // SETBIT's value
+	ErrLCSMemory = "ERR Insufficient memory, transient memory for LCS exceeds proto-max-bulk-len"
 )
 
 // SERVER family (server administration: SHUTDOWN, CLIENT, CONFIG, COMMAND).
 const (
-	ErrNotInMulti       = "ERR Command not allowed inside a transaction"
-	ErrNoShutdown       = "ERR No shutdown in progress."
-	ErrShutdownFailed   = "ERR Errors trying to SHUTDOWN. Check logs."
-	ErrNoSuchClient     = "ERR No such client"
-	ErrClientIDRange    = "ERR client-id should be greater than 0"
-	ErrInvalidClientID  = "ERR Invalid client ID"
-	ErrNoConfigFile     = "ERR The server is running without a config file"
-	ErrInvalidCommand   = "ERR Invalid command specified"
-	ErrGetKeysArity     = "ERR Invalid number of arguments specified for command"
-	ErrGetKeysNoKeys    = "ERR The command has no key arguments"
-	ErrConfigSetUnknown = "ERR Unknown option or number of arguments for CONFIG SET - '"
+	ErrNotInMulti     = "ERR Command not allowed inside a transaction"
+	ErrShutdownFailed = "ERR Errors trying to SHUTDOWN. Check logs."
 )
 
 // KEYS and EXPIRE families (generic keyspace commands, OBJECT, TTLs).
@@ -148,7 +119,6 @@ const (
 	ErrLFUSelected    = "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust."
 	ErrExpireNXCombo  = "ERR NX and XX, GT or LT options at the same time are not compatible"
 	ErrExpireGTLT     = "ERR GT and LT options at the same time are not compatible"
-	ErrUnsupportedOpt = "ERR Unsupported option " // followed by the option, up to its first NUL
 )
 
 // SCRIPTING family (EVAL, EVALSHA, SCRIPT, and the reasons redis.call refuses
@@ -157,11 +127,8 @@ const (
 	ErrNumKeysTooBig   = "ERR Number of keys can't be greater than number of args"
 	ErrNumKeysNegative = "ERR Number of keys can't be negative"
 	ErrScriptWriteRO   = "ERR Can not execute a script with write flag using *_ro command."
-	ErrScriptOOM       = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
 	ErrNotBusy         = "NOTBUSY No scripts in execution right now."
 	ErrFlushOption     = "ERR SCRIPT FLUSH only support SYNC|ASYNC option"
-	ErrDebugOption     = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
-	ErrDebugUnsupp     = "ERR SCRIPT DEBUG YES/SYNC is not supported by limitkv"
 	// Reasons redis.call refuses a command (the VM adds the "ERR " code).
 	RefusedUnknown  = "Unknown Redis command called from script"
 	RefusedArity    = "Wrong number of args calling Redis command from script"
@@ -188,54 +155,18 @@ const (
 	ErrZRandCountRange = "ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807"
 )
 
-// HYPERLOGLOG family (hyperloglog.c).
-const (
-	ErrHLLNotHLL    = "WRONGTYPE Key is not a valid HyperLogLog string value."
-	ErrHLLCorrupt   = "INVALIDOBJ Corrupted HLL object detected"
-	ErrHLLNoKey     = "ERR The specified key does not exist" // PFDEBUG
-	ErrHLLNotSparse = "ERR HLL encoding is not sparse"       // PFDEBUG DECODE
-)
-
-// errPFDebugUnknown names the subcommand as C's %s prints it, up to a NUL.
-func ErrPFDebugUnknown(sub []byte) string {
-	return "ERR Unknown PFDEBUG subcommand '" + string(Cstr(sub)) + "'"
-}
-
-// HASHES family (t_hash.c).
-const (
-	ErrHashNotInt     = "ERR hash value is not an integer"
-	ErrHashNotFloat   = "ERR hash value is not a float"
-	ErrHashIncrNaNInf = "ERR value is NaN or Infinity" // HINCRBYFLOAT's increment
-)
-
 // The list family's errors (t_list.c).
 const (
 	ErrIndexOutOfRange = "ERR index out of range" // LSET
 	ErrLPosRank        = "ERR RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list"
-	ErrLPosCount       = "ERR COUNT can't be negative"
-	ErrLPosMaxLen      = "ERR MAXLEN can't be negative"
 )
 
 // GEO family (geo.c).
 const (
-	ErrGeoUnit       = "ERR unsupported unit provided. please use M, KM, FT, MI"
-	ErrGeoNeedRadius = "ERR need numeric radius"
-	ErrGeoRadiusNeg  = "ERR radius cannot be negative"
-	ErrGeoNeedWidth  = "ERR need numeric width"
-	ErrGeoNeedHeight = "ERR need numeric height"
-	ErrGeoBoxNeg     = "ERR height or width cannot be negative"
-	ErrGeoMember     = "ERR could not decode requested zset member"
-	ErrGeoCount      = "ERR COUNT must be > 0"
-	ErrGeoAnyCount   = "ERR the ANY argument requires COUNT argument"
-	ErrGeoStoreWith  = "ERR STORE option in GEORADIUS is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
-	ErrGeoSStoreWith = "ERR GEOSEARCHSTORE is not compatible with WITHDIST, WITHHASH and WITHCOORD options"
+	ErrGeoUnit     = "ERR unsupported unit provided. please use M, KM, FT, MI"
+	ErrGeoMember   = "ERR could not decode requested zset member"
+	ErrGeoAnyCount = "ERR the ANY argument requires COUNT argument"
 )
-
-// errGeoPair is extractLongLatOrReply's range error: the pair printed
-// with C's "%f".
-func ErrGeoPair(lon, lat float64) string {
-	return "ERR invalid longitude,latitude pair " + CFixed6(lon) + "," + CFixed6(lat)
-}
 
 // cFixed6 is C's printf("%f"): six decimals, "inf"/"-inf" for the
 // infinities (NaN never reaches it: the parser refuses it).
@@ -248,34 +179,6 @@ func CFixed6(f float64) string {
 	}
 	return strconv.FormatFloat(f, 'f', 6, 64)
 }
-
-// errGeoFrom and errGeoBy name the command as the client spelled it, as
-// Redis prints argv[0].
-func ErrGeoFrom(name []byte) string {
-	return "ERR exactly one of FROMMEMBER or FROMLONLAT can be specified for " + string(name)
-}
-
-// SORT family (sort.c).
-const (
-	ErrSortScore = "ERR One or more scores can't be converted into double"
-)
-
-func ErrGeoBy(name []byte) string {
-	return "ERR exactly one of BYRADIUS and BYBOX can be specified for " + string(name)
-}
-
-// FUNCTIONS family (FUNCTION, FCALL; the texts of library loading are
-// built in function.go and internal/lua/function.go).
-const (
-	ErrFunctionNotFound   = "ERR Function not found"
-	ErrFcallNumKeys       = "ERR Bad number of keys provided"
-	ErrFunctionOption     = "ERR Unknown option given: " // followed by the option
-	ErrLibraryNotFound    = "ERR Library not found"
-	ErrFunctionFlush      = "ERR FUNCTION FLUSH only supports SYNC|ASYNC option"
-	ErrLibraryNameMissing = "ERR library name argument was not given"
-	ErrFunctionListArg    = "ERR Unknown argument " // followed by the argument
-	ErrRestorePolicy      = "ERR Wrong restore policy given, value should be either FLUSH, APPEND or REPLACE."
-)
 
 // A script running past busy-reply-threshold (busy.go): Redis's
 // shared.slowevalerr and shared.slowscripterr, and SCRIPT KILL's refusal.

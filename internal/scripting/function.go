@@ -273,7 +273,7 @@ func cmdFunctionLoad(x *engine.Ctx) {
 	i := 2
 	for ; i < len(x.Args)-1; i++ {
 		if !engine.CEqualFold(x.Args[i], "replace") {
-			x.W.Error(engine.ErrFunctionOption + string(engine.Cstr(x.Args[i])))
+			x.W.Error(errFunctionOption + string(engine.Cstr(x.Args[i])))
 			return
 		}
 		replace = true
@@ -292,7 +292,7 @@ func cmdFunctionDelete(x *engine.Ctx) {
 	st := funcState(x.E)
 	lib := st.libs.libs[string(x.Args[2])]
 	if lib == nil {
-		x.W.Error(engine.ErrLibraryNotFound)
+		x.W.Error(errLibraryNotFound)
 		return
 	}
 	st.libs.unlink(lib)
@@ -306,7 +306,7 @@ func cmdFunctionFlush(x *engine.Ctx) {
 		x.W.Error(engine.ErrSubcommandSyntax(x.Args))
 		return
 	case len(x.Args) == 3 && !engine.CEqualFold(x.Args[2], "sync") && !engine.CEqualFold(x.Args[2], "async"):
-		x.W.Error(engine.ErrFunctionFlush)
+		x.W.Error(errFunctionFlush)
 		return
 	}
 	funcState(x.E).libs = newLibraries()
@@ -326,14 +326,14 @@ func cmdFunctionList(x *engine.Ctx) {
 		}
 		if !hasPattern && engine.CEqualFold(a, "libraryname") {
 			if i >= len(x.Args)-1 {
-				x.W.Error(engine.ErrLibraryNameMissing)
+				x.W.Error(errLibraryNameMissing)
 				return
 			}
 			i++
 			pattern, hasPattern = x.Args[i], true
 			continue
 		}
-		x.W.Error(engine.ErrFunctionListArg + string(engine.Cstr(a)))
+		x.W.Error(errFunctionListArg + string(engine.Cstr(a)))
 		return
 	}
 	var libs []*library
@@ -420,7 +420,7 @@ func cmdFunctionRestore(x *engine.Ctx) {
 		case engine.CEqualFold(x.Args[3], "append"), engine.CEqualFold(x.Args[3], "replace"), engine.CEqualFold(x.Args[3], "flush"):
 			policy = strings.ToLower(string(x.Args[3]))
 		default:
-			x.W.Error(engine.ErrRestorePolicy)
+			x.W.Error(errRestorePolicy)
 			return
 		}
 	}
@@ -566,11 +566,11 @@ func fcallGeneric(x *engine.Ctx, ro bool) {
 	st := funcState(x.E)
 	lf := st.libs.funcs[strings.ToLower(string(x.Args[1]))]
 	if lf == nil {
-		x.W.Error(engine.ErrFunctionNotFound)
+		x.W.Error(errFunctionNotFound)
 		return
 	}
 	f := lf.f
-	numkeys, ok := parseNumKeys(x, engine.ErrFcallNumKeys)
+	numkeys, ok := parseNumKeys(x, errFcallNumKeys)
 	if !ok {
 		return
 	}
@@ -582,7 +582,7 @@ func fcallGeneric(x *engine.Ctx, ro bool) {
 	// this is scriptPrepareForRun's check, which only a call queued in
 	// MULTI before the function changed can reach.
 	if f.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.CheckMemory(false) {
-		x.W.Error(engine.ErrScriptOOM)
+		x.W.Error(errScriptOOM)
 		return
 	}
 	keys := x.Args[3 : 3+numkeys]

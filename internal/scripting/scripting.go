@@ -148,7 +148,7 @@ func evalGeneric(x *engine.Ctx, bySHA, ro bool) {
 	// this is scriptPrepareForRun's check, which only a script queued in
 	// MULTI while it was another one can reach.
 	if shebang && s.Flags&(lua.FlagNoWrites|lua.FlagAllowOOM) == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.CheckMemory(false) {
-		x.W.Error(engine.ErrScriptOOM)
+		x.W.Error(errScriptOOM)
 		return
 	}
 	if shebang && s.Flags&lua.FlagNoWrites == 0 && ro {
@@ -380,9 +380,9 @@ func cmdScriptDebug(x *engine.Ctx) {
 	case engine.CEqualFold(x.Args[2], "no"):
 		x.W.OK()
 	case engine.CEqualFold(x.Args[2], "yes"), engine.CEqualFold(x.Args[2], "sync"):
-		x.W.Error(engine.ErrDebugUnsupp)
+		x.W.Error(errDebugUnsupp)
 	default:
-		x.W.Error(engine.ErrDebugOption)
+		x.W.Error(errDebugOption)
 	}
 }
 

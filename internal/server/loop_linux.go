@@ -184,14 +184,14 @@ func (s *Server) loopAccept(nc net.Conn) bool {
 	if n := s.nconns.Add(1); n > cfg.MaxClients.Load() {
 		s.nconns.Add(-1)
 		e.Stats.RejectedConns.Add(1)
-		go func() { reject(nc, engine.ErrMaxClients); nc.Close() }()
+		go func() { reject(nc, errMaxClients); nc.Close() }()
 		return true
 	}
 	e.Stats.Connections.Add(1)
 	if cfg.ProtectedMode.Load() && !cfg.AuthRequired() && !isLoopback(nc.RemoteAddr()) {
 		s.nconns.Add(-1)
 		s.Log.Warn("denied non-loopback client in protected mode", "addr", nc.RemoteAddr().String())
-		go func() { reject(nc, engine.ErrDenied); nc.Close() }()
+		go func() { reject(nc, errDenied); nc.Close() }()
 		return true
 	}
 	// The loop gets its own descriptor for the socket and the net.Conn is

@@ -348,7 +348,7 @@ func (s *Server) handle(c *conn) {
 		// Before any handshake, as Redis: a TLS client just sees the
 		// connection drop, and costs no handshake.
 		if !isTLS {
-			reject(nc, engine.ErrMaxClients)
+			reject(nc, errMaxClients)
 		}
 		return
 	}
@@ -366,7 +366,7 @@ func (s *Server) handle(c *conn) {
 	e.Stats.Connections.Add(1)
 	if cfg.ProtectedMode.Load() && !cfg.AuthRequired() && !isLoopback(c.raw.RemoteAddr()) {
 		s.Log.Warn("denied non-loopback client in protected mode", "addr", c.raw.RemoteAddr().String())
-		reject(nc, engine.ErrDenied)
+		reject(nc, errDenied)
 		return
 	}
 

@@ -239,7 +239,7 @@ func (c remoteConn) RemoteAddr() net.Addr { return c.peer }
 func TestServerProtectedMode(t *testing.T) {
 	remote := &net.TCPAddr{IP: net.ParseIP("203.0.113.7"), Port: 50000}
 	fromRemote := func(ln net.Listener) net.Listener { return remoteListener{ln, remote} }
-	denied := "-" + engine.ErrDenied + "\r\n"
+	denied := "-" + errDenied + "\r\n"
 
 	t.Run("non-loopback client denied", func(t *testing.T) {
 		s := startServer(t, nil, fromRemote)

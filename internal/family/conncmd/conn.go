@@ -80,7 +80,7 @@ func cmdAuth(x *engine.Ctx) {
 		return
 	}
 	if !x.E.Authenticate(x, user, pass) {
-		x.W.Error(engine.ErrWrongPass)
+		x.W.Error(errWrongPass)
 		return
 	}
 	x.W.OK()
@@ -109,7 +109,7 @@ func cmdHello(x *engine.Ctx) {
 		switch opt := strings.ToLower(string(args[i])); {
 		case opt == "auth" && more >= 2:
 			if !x.E.Authenticate(x, args[i+1], args[i+2]) {
-				x.W.Error(engine.ErrWrongPass)
+				x.W.Error(errWrongPass)
 				return
 			}
 			i += 2

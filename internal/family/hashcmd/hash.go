@@ -149,7 +149,7 @@ func cmdHIncrBy(x *engine.Ctx) {
 	value := int64(0)
 	if cur, found := h.Get(x.Args[2], buf[:0]); found {
 		if value, ok = num.ParseInt(cur); !ok {
-			x.W.Error(engine.ErrHashNotInt)
+			x.W.Error(errHashNotInt)
 			return
 		}
 	}
@@ -173,7 +173,7 @@ func cmdHIncrByFloat(x *engine.Ctx) {
 		return
 	}
 	if incr.IsInf() {
-		x.W.Error(engine.ErrHashIncrNaNInf)
+		x.W.Error(errHashIncrNaNInf)
 		return
 	}
 	h, ok := hashWriteOrCreate(x, x.Args[1])
@@ -184,7 +184,7 @@ func cmdHIncrByFloat(x *engine.Ctx) {
 	value := new(big.Float).SetPrec(64)
 	if cur, found := h.Get(x.Args[2], buf[:0]); found {
 		if value, ok = num.ParseLongDouble(cur); !ok {
-			x.W.Error(engine.ErrHashNotFloat)
+			x.W.Error(errHashNotFloat)
 			return
 		}
 	}

@@ -61,7 +61,7 @@ func parseExpireFlags(x *engine.Ctx) (int, bool) {
 		case engine.CEqualFold(a, "lt"):
 			flags |= expireLT
 		default:
-			x.W.Error(engine.ErrUnsupportedOpt + string(engine.CString(a)))
+			x.W.Error(errUnsupportedOpt + string(engine.CString(a)))
 			return 0, false
 		}
 	}

@@ -424,12 +424,12 @@ func cmdSwapDB(x *engine.Ctx) {
 	}
 	a, ok := swapDBIndex(x.Args[1])
 	if !ok {
-		x.W.Error(engine.ErrSwapDBFirst)
+		x.W.Error(errSwapDBFirst)
 		return
 	}
 	b, ok := swapDBIndex(x.Args[2])
 	if !ok {
-		x.W.Error(engine.ErrSwapDBSecond)
+		x.W.Error(errSwapDBSecond)
 		return
 	}
 	if a < 0 || a >= config.NumDBs || b < 0 || b >= config.NumDBs {

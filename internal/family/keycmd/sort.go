@@ -236,7 +236,7 @@ func sortGeneric(x *engine.Ctx, readonly bool) {
 	}
 
 	if convErr {
-		x.W.Error(engine.ErrSortScore)
+		x.W.Error(errSortScore)
 		return
 	}
 	n := end - start + 1

@@ -409,7 +409,7 @@ func cmdLPos(x *engine.Ctx) {
 			j++
 			n, ok := num.ParseInt(args[j])
 			if !ok || n < 0 {
-				x.W.Error(engine.ErrLPosCount)
+				x.W.Error(errLPosCount)
 				return
 			}
 			count = n
@@ -417,7 +417,7 @@ func cmdLPos(x *engine.Ctx) {
 			j++
 			n, ok := num.ParseInt(args[j])
 			if !ok || n < 0 {
-				x.W.Error(engine.ErrLPosMaxLen)
+				x.W.Error(errLPosMaxLen)
 				return
 			}
 			maxlen = n

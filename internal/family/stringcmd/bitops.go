@@ -251,7 +251,7 @@ func cmdBitPos(x *engine.Ctx) {
 		return
 	}
 	if bit != 0 && bit != 1 {
-		x.W.Error(engine.ErrBitArg)
+		x.W.Error(errBitArg)
 		return
 	}
 	e, v, ok := strRead(x, x.Args[1])
@@ -325,7 +325,7 @@ func cmdBitOp(x *engine.Ctx) {
 		return
 	}
 	if op == bitops.Not && len(x.Args) != 4 {
-		x.W.Error(engine.ErrBitOpNot)
+		x.W.Error(errBitOpNot)
 		return
 	}
 	dest := x.Args[2]
@@ -376,7 +376,7 @@ func bitfieldTypeArg(x *engine.Ctx, arg []byte) (signed bool, width int, ok bool
 			return signed, int(w), true
 		}
 	}
-	x.W.Error(engine.ErrBitfieldType)
+	x.W.Error(errBitfieldType)
 	return false, 0, false
 }
 
@@ -410,7 +410,7 @@ func bitfieldGeneric(x *engine.Ctx, readOnly bool) {
 			case engine.CEqualFold(t, "fail"):
 				ow = bitops.Fail
 			default:
-				x.W.Error(engine.ErrBitfieldOverflow)
+				x.W.Error(errBitfieldOverflow)
 				return
 			}
 			continue
@@ -446,7 +446,7 @@ func bitfieldGeneric(x *engine.Ctx, readOnly bool) {
 	case !writes:
 		_, v, ok = strRead(x, args[1])
 	case readOnly:
-		x.W.Error(engine.ErrBitfieldRO)
+		x.W.Error(errBitfieldRO)
 		return
 	default:
 		_, v, grown, ok = bitWriteTarget(x, args[1], highest)
@@ -528,13 +528,13 @@ func cmdLCS(x *engine.Ctx) {
 	var ok bool
 	if ea != nil {
 		if a, ok = ea.Val.([]byte); !ok {
-			x.W.Error(engine.ErrLCSType)
+			x.W.Error(errLCSType)
 			return
 		}
 	}
 	if eb != nil {
 		if b, ok = eb.Val.([]byte); !ok {
-			x.W.Error(engine.ErrLCSType)
+			x.W.Error(errLCSType)
 			return
 		}
 	}
@@ -562,12 +562,12 @@ func cmdLCS(x *engine.Ctx) {
 		}
 	}
 	if getLen && getIdx {
-		x.W.Error(engine.ErrLCSLenIdx)
+		x.W.Error(errLCSLenIdx)
 		return
 	}
 	const u32max = 1<<32 - 1
 	if len(a) >= u32max-1 || len(b) >= u32max-1 {
-		x.W.Error(engine.ErrLCSTooLong)
+		x.W.Error(errLCSTooLong)
 		return
 	}
 	table := bitops.LCSCells(len(a), len(b)) * 4

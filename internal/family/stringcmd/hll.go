@@ -48,7 +48,7 @@ func hllOf(x *engine.Ctx, e *keyspace.Entry) ([]byte, bool) {
 		return nil, false
 	}
 	if !hll.Valid(v) {
-		x.W.Error(engine.ErrHLLNotHLL)
+		x.W.Error(errHLLNotHLL)
 		return nil, false
 	}
 	return v, true
@@ -83,7 +83,7 @@ func cmdPFAdd(x *engine.Ctx) {
 	if err != nil {
 		// The elements before the bad one stay added, unsignalled, as in
 		// Redis; the error reply keeps the dispatcher from touching WATCH.
-		x.W.Error(engine.ErrHLLCorrupt)
+		x.W.Error(errHLLCorrupt)
 		return
 	}
 	if updated += n; updated == 0 {
@@ -109,7 +109,7 @@ func cmdPFCount(x *engine.Ctx) {
 				return
 			}
 			if regs.Merge(v) != nil {
-				x.W.Error(engine.ErrHLLCorrupt)
+				x.W.Error(errHLLCorrupt)
 				return
 			}
 		}
@@ -131,7 +131,7 @@ func cmdPFCount(x *engine.Ctx) {
 	if !valid {
 		var err error
 		if card, err = hll.Count(v); err != nil {
-			x.W.Error(engine.ErrHLLCorrupt)
+			x.W.Error(errHLLCorrupt)
 			return
 		}
 		hll.SetCached(v, card)
@@ -157,7 +157,7 @@ func cmdPFMerge(x *engine.Ctx) {
 			dense = true
 		}
 		if regs.Merge(v) != nil {
-			x.W.Error(engine.ErrHLLCorrupt)
+			x.W.Error(errHLLCorrupt)
 			return
 		}
 	}
@@ -173,7 +173,7 @@ func cmdPFMerge(x *engine.Ctx) {
 	v, err := hll.Store(v, &regs, dense, hllMaxBytes(x))
 	hllStore(e, v)
 	if err != nil {
-		x.W.Error(engine.ErrHLLCorrupt)
+		x.W.Error(errHLLCorrupt)
 		return
 	}
 	// Only the destination is signalled, not the sources the key
@@ -187,7 +187,7 @@ func cmdPFDebug(x *engine.Ctx) {
 	sub, key := x.Args[1], x.Args[2]
 	e := x.DB.Get(key, x.Now)
 	if e == nil {
-		x.W.Error(engine.ErrHLLNoKey)
+		x.W.Error(errHLLNoKey)
 		return
 	}
 	v, ok := hllOf(x, e)
@@ -200,7 +200,7 @@ func cmdPFDebug(x *engine.Ctx) {
 		if hll.IsSparse(v) {
 			d, err := hll.ToDense(v)
 			if err != nil {
-				x.W.Error(engine.ErrHLLCorrupt)
+				x.W.Error(errHLLCorrupt)
 				return
 			}
 			hllStore(e, d)
@@ -214,7 +214,7 @@ func cmdPFDebug(x *engine.Ctx) {
 		}
 	case engine.CEqualFold(sub, "decode"):
 		if !hll.IsSparse(v) {
-			x.W.Error(engine.ErrHLLNotSparse)
+			x.W.Error(errHLLNotSparse)
 			return
 		}
 		x.W.BulkString(hll.Decode(v))
@@ -231,14 +231,14 @@ func cmdPFDebug(x *engine.Ctx) {
 		}
 		d, err := hll.ToDense(v)
 		if err != nil {
-			x.W.Error(engine.ErrHLLCorrupt)
+			x.W.Error(errHLLCorrupt)
 			return
 		}
 		hllStore(e, d)
 		x.Dirty() // propagated for the encoding change, as Redis forces it
 		x.W.Int(1)
 	default:
-		x.W.Error(engine.ErrPFDebugUnknown(sub))
+		x.W.Error(errPFDebugUnknown(sub))
 	}
 }
 

@@ -443,7 +443,7 @@ func cmdDecrBy(x *engine.Ctx) {
 		return
 	}
 	if incr == math.MinInt64 {
-		x.W.Error(engine.ErrDecrOverflow)
+		x.W.Error(errDecrOverflow)
 		return
 	}
 	strIncrDecr(x, -incr)

@@ -100,7 +100,7 @@ func geoLonLat(x *engine.Ctx, lonArg, latArg []byte) (lon, lat float64, ok bool)
 		return 0, 0, false
 	}
 	if !geo.ValidLonLat(lon, lat) {
-		x.W.Error(engine.ErrGeoPair(lon, lat))
+		x.W.Error(errGeoPair(lon, lat))
 		return 0, 0, false
 	}
 	return lon, lat, true
@@ -127,11 +127,11 @@ func geoUnit(x *engine.Ctx, u []byte) float64 {
 func geoRadiusArg(x *engine.Ctx, s *geo.Shape, args [][]byte) bool {
 	r, ok := num.ParseFloat(args[0])
 	if !ok {
-		x.W.Error(engine.ErrGeoNeedRadius)
+		x.W.Error(errGeoNeedRadius)
 		return false
 	}
 	if r < 0 {
-		x.W.Error(engine.ErrGeoRadiusNeg)
+		x.W.Error(errGeoRadiusNeg)
 		return false
 	}
 	conv := geoUnit(x, args[1])
@@ -146,16 +146,16 @@ func geoRadiusArg(x *engine.Ctx, s *geo.Shape, args [][]byte) bool {
 func geoBoxArg(x *engine.Ctx, s *geo.Shape, args [][]byte) bool {
 	w, ok := num.ParseFloat(args[0])
 	if !ok {
-		x.W.Error(engine.ErrGeoNeedWidth)
+		x.W.Error(errGeoNeedWidth)
 		return false
 	}
 	h, ok := num.ParseFloat(args[1])
 	if !ok {
-		x.W.Error(engine.ErrGeoNeedHeight)
+		x.W.Error(errGeoNeedHeight)
 		return false
 	}
 	if h < 0 || w < 0 {
-		x.W.Error(engine.ErrGeoBoxNeg)
+		x.W.Error(errGeoBoxNeg)
 		return false
 	}
 	conv := geoUnit(x, args[2])
@@ -425,7 +425,7 @@ func geoSearchGeneric(x *engine.Ctx, srcIdx int, flags int) {
 				return
 			}
 			if n <= 0 {
-				x.W.Error(engine.ErrGeoCount)
+				x.W.Error(errGeoCount)
 				return
 			}
 			count = n
@@ -474,16 +474,16 @@ func geoSearchGeneric(x *engine.Ctx, srcIdx int, flags int) {
 	switch {
 	case storeKey != nil && (withDist || withHash || withCoord):
 		if flags&geoSearchStore != 0 {
-			x.W.Error(engine.ErrGeoSStoreWith)
+			x.W.Error(errGeoSStoreWith)
 		} else {
-			x.W.Error(engine.ErrGeoStoreWith)
+			x.W.Error(errGeoStoreWith)
 		}
 		return
 	case search && !fromMember && !fromLoc:
-		x.W.Error(engine.ErrGeoFrom(args[0]))
+		x.W.Error(errGeoFrom(args[0]))
 		return
 	case search && !byRadius && !byBox:
-		x.W.Error(engine.ErrGeoBy(args[0]))
+		x.W.Error(errGeoBy(args[0]))
 		return
 	case any && count == 0:
 		x.W.Error(engine.ErrGeoAnyCount)
