@@ -485,15 +485,22 @@ func TestServerOutputSoftLimit(t *testing.T) {
 		s.cfg.SetOutputLimits(lim)
 		defer s.cfg.SetOutputLimits(config.DefaultOutputLimits)
 		c := dial(t, s.addr)
+		id := strings.TrimSpace(strings.TrimPrefix(c.do("CLIENT", "ID"), ":"))
 		// A small receive window, so that the kernel cannot hold most of
 		// the 40 MB itself (on a loaded machine its buffers grew enough to
 		// keep the server's pending output under the limit).
 		c.nc.(*net.TCPConn).SetReadBuffer(64 << 10)
 		c.nc.Write(pipeline)
-		// Never reads meanwhile: 4 s, so that even a server starved of CPU
-		// (race detector, other packages testing) has been over the soft
-		// limit for its 1 s before the client starts reading.
-		time.Sleep(4 * time.Second)
+		// Never reads until the server has dropped it (CLIENT LIST no
+		// longer has it), however long a server starved of CPU (race
+		// detector, every package testing at once) takes to get there:
+		// at least the soft limit's second, at most 30 s.
+		watch := dial(t, s.addr)
+		for start := time.Now(); watch.do("CLIENT", "LIST", "ID", id) != "$0\r\n\r\n"; time.Sleep(100 * time.Millisecond) {
+			if time.Since(start) > 30*time.Second {
+				t.Fatal("a client that reads nothing is still connected after 30 s")
+			}
+		}
 		n, _ := io.Copy(io.Discard, readerWithTimeout{c, 5 * time.Second})
 		if n >= 40<<20 {
 			t.Fatalf("client that did not read for 4 s got all %d bytes", n)
