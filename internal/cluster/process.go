@@ -344,7 +344,7 @@ func (c *Cluster) processGossip(l *link, h *clusterbus.Header, ping *clusterbus.
 		if n.Flags&(clusterstate.FlagFail|clusterstate.FlagPFail) != 0 &&
 			g.Flags&(clusterbus.NodeNoAddr|failing) == 0 {
 			ip := g.IP.String()
-			if !equalFoldASCII(n.IP, ip) || n.Port != int(g.Port) || n.CPort != int(g.CPort) {
+			if !clusterstate.EqualFoldASCII(n.IP, ip) || n.Port != int(g.Port) || n.CPort != int(g.CPort) {
 				if old := c.bus.out[n]; old != nil {
 					c.freeLink(old)
 				}
@@ -464,22 +464,3 @@ func (c *Cluster) delKeysInSlot(slot int) {
 	}
 }
 
-// equalFoldASCII is strcasecmp(a, b) == 0.
-func equalFoldASCII(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		x, y := a[i], b[i]
-		if 'A' <= x && x <= 'Z' {
-			x += 'a' - 'A'
-		}
-		if 'A' <= y && y <= 'Z' {
-			y += 'a' - 'A'
-		}
-		if x != y {
-			return false
-		}
-	}
-	return true
-}

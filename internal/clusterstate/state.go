@@ -228,7 +228,7 @@ func NormalizeIP(ip string) (string, bool) {
 // this address (the IP compared case-insensitively) exists.
 func (s *State) HandshakeInProgress(ip string, port, cport int) bool {
 	for _, n := range s.order {
-		if n.InHandshake() && equalFold(n.IP, ip) && n.Port == port && n.CPort == cport {
+		if n.InHandshake() && EqualFoldASCII(n.IP, ip) && n.Port == port && n.CPort == cport {
 			return true
 		}
 	}
@@ -281,7 +281,9 @@ func (s *State) blacklistCleanup(now int64) {
 	}
 }
 
-func equalFold(a, b string) bool {
+// EqualFoldASCII is strcasecmp(a, b) == 0, as cluster.c compares node
+// addresses: ASCII letters fold, every other byte must match.
+func EqualFoldASCII(a, b string) bool {
 	if len(a) != len(b) {
 		return false
 	}
