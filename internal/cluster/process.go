@@ -463,4 +463,3 @@ func (c *Cluster) delKeysInSlot(slot int) {
 		}
 	}
 }
-
