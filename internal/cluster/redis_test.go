@@ -1,10 +1,7 @@
 package cluster
 
 import (
-	"bufio"
 	"fmt"
-	"io"
-	"net"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,97 +13,11 @@ import (
 	"github.com/limitkv/limitkv/internal/testredis"
 )
 
-// respConn is just enough of a Redis client for these tests.
-type respConn struct {
-	c net.Conn
-	r *bufio.Reader
-}
-
-func dialRESP(t *testing.T, addr string) *respConn {
-	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return &respConn{c: c, r: bufio.NewReader(c)}
-}
-
-func (rc *respConn) send(t *testing.T, args ...string) {
-	t.Helper()
-	b := fmt.Appendf(nil, "*%d\r\n", len(args))
-	for _, a := range args {
-		b = fmt.Appendf(b, "$%d\r\n%s\r\n", len(a), a)
-	}
-	_ = rc.c.SetWriteDeadline(time.Now().Add(2 * time.Second))
-	if _, err := rc.c.Write(b); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// do sends a command and returns its reply (string, int64 or []any),
-// failing the test on an error reply.
-func (rc *respConn) do(t *testing.T, args ...string) any {
-	t.Helper()
-	rc.send(t, args...)
-	v, err := rc.read(2 * time.Second)
-	if err != nil {
-		t.Fatalf("%v: %v", args, err)
-	}
-	return v
-}
-
-func (rc *respConn) read(timeout time.Duration) (any, error) {
-	_ = rc.c.SetReadDeadline(time.Now().Add(timeout))
-	line, err := rc.r.ReadString('\n')
-	if err != nil {
-		return nil, err
-	}
-	line = strings.TrimSuffix(line, "\r\n")
-	if line == "" {
-		return nil, fmt.Errorf("empty reply line")
-	}
-	body := line[1:]
-	switch line[0] {
-	case '+':
-		return body, nil
-	case '-':
-		return nil, fmt.Errorf("%s", body)
-	case ':':
-		return strconv.ParseInt(body, 10, 64)
-	case '$':
-		n, err := strconv.Atoi(body)
-		if err != nil || n < 0 {
-			return nil, err
-		}
-		b := make([]byte, n+2)
-		if _, err := io.ReadFull(rc.r, b); err != nil {
-			return nil, err
-		}
-		return string(b[:n]), nil
-	case '*':
-		n, err := strconv.Atoi(body)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, 0, max(n, 0))
-		for range n {
-			v, err := rc.read(timeout)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
-	}
-	return nil, fmt.Errorf("unexpected reply %q", line)
-}
-
 // clusterRedis is a real redis-server 7.0 cluster node.
 type clusterRedis struct {
 	*testredis.Proc
 	bus int
-	cli *respConn
+	cli *testredis.Conn
 	id  string
 }
 
@@ -118,13 +29,13 @@ func startClusterRedis(t *testing.T) *clusterRedis {
 	p := testredis.StartWith(t, testredis.Options{Dir: dir, Args: []string{
 		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
 		"--cluster-port", strconv.Itoa(bus), "--cluster-node-timeout", "1000"}})
-	r := &clusterRedis{Proc: p, bus: bus, cli: dialRESP(t, p.Addr)}
-	r.id, _ = r.cli.do(t, "CLUSTER", "MYID").(string)
+	r := &clusterRedis{Proc: p, bus: bus, cli: testredis.DialRESP(t, p.Addr)}
+	r.id, _ = r.cli.Do(t, "CLUSTER", "MYID").(string)
 	return r
 }
 
 func (r *clusterRedis) nodes(t *testing.T) string {
-	s, _ := r.cli.do(t, "CLUSTER", "NODES").(string)
+	s, _ := r.cli.Do(t, "CLUSTER", "NODES").(string)
 	return s
 }
 
@@ -143,7 +54,7 @@ func TestMixedCluster(t *testing.T) {
 			r := startClusterRedis(t)
 			n := startNode(t)
 			if tc.redisMeet {
-				r.cli.do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.port), strconv.Itoa(n.cport))
+				r.cli.Do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.port), strconv.Itoa(n.cport))
 			} else {
 				n.meet(t, r.Port, r.bus)
 			}
@@ -163,7 +74,7 @@ func TestMixedCluster(t *testing.T) {
 			// Slots both ways: Redis's ADDSLOTSRANGE reaches us by its
 			// PINGs, ours (with an epoch, as a fresh cluster gets one)
 			// reaches Redis by ours.
-			r.cli.do(t, "CLUSTER", "ADDSLOTSRANGE", "0", "8191")
+			r.cli.Do(t, "CLUSTER", "ADDSLOTSRANGE", "0", "8191")
 			n.locked(func(st *clusterstate.State) {
 				for j := 8192; j < clusterstate.Slots; j++ {
 					st.AddSlot(st.Myself, j)
@@ -179,7 +90,7 @@ func TestMixedCluster(t *testing.T) {
 				n.e.Lock()
 				ok := n.st.Health == clusterstate.StateOK
 				n.e.Unlock()
-				info, _ := r.cli.do(t, "CLUSTER", "INFO").(string)
+				info, _ := r.cli.Do(t, "CLUSTER", "INFO").(string)
 				return ok && strings.Contains(info, "cluster_state:ok")
 			})
 			// The epochs were sorted out: distinct config epochs.
@@ -195,19 +106,19 @@ func TestMixedCluster(t *testing.T) {
 			}
 
 			// PUBLISH both ways.
-			sub := dialRESP(t, r.Addr)
-			sub.do(t, "SUBSCRIBE", "news")
+			sub := testredis.DialRESP(t, r.Addr)
+			sub.Do(t, "SUBSCRIBE", "news")
 			n.e.Lock()
 			n.PropagatePublish([]byte("news"), []byte("from limitkv"), false)
 			n.e.Unlock()
-			v, err := sub.read(3 * time.Second)
+			v, err := sub.Read(3 * time.Second)
 			if err != nil {
 				t.Fatalf("Redis's subscriber: %v", err)
 			}
 			if msg, _ := v.([]any); len(msg) != 3 || msg[2] != "from limitkv" {
 				t.Errorf("Redis's subscriber got %v", v)
 			}
-			r.cli.do(t, "PUBLISH", "news", "from redis")
+			r.cli.Do(t, "PUBLISH", "news", "from redis")
 			eventually(t, 3*time.Second, "Redis's PUBLISH to reach us", func() bool {
 				n.e.Lock()
 				defer n.e.Unlock()
@@ -237,7 +148,7 @@ func TestMixedGossip(t *testing.T) {
 	n1, n2 := startNode(t), startNode(t)
 	// Two pairs, joined by one MEET between them: every node must learn
 	// the two it never met from gossip.
-	r1.cli.do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n1.port), strconv.Itoa(n1.cport))
+	r1.cli.Do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n1.port), strconv.Itoa(n1.cport))
 	n2.meet(t, r2.Port, r2.bus)
 	eventually(t, 5*time.Second, "the pairs", func() bool {
 		return known(n1.nodes(), r1.id) && known(n2.nodes(), r2.id)
@@ -262,10 +173,10 @@ func TestMixedGossip(t *testing.T) {
 func TestMixedFail(t *testing.T) {
 	r1, r2 := startClusterRedis(t), startClusterRedis(t)
 	n := startNode(t)
-	r1.cli.do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.port), strconv.Itoa(n.cport))
-	r1.cli.do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(r2.Port), strconv.Itoa(r2.bus))
-	r1.cli.do(t, "CLUSTER", "ADDSLOTSRANGE", "0", "5000")
-	r2.cli.do(t, "CLUSTER", "ADDSLOTSRANGE", "5001", "10000")
+	r1.cli.Do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.port), strconv.Itoa(n.cport))
+	r1.cli.Do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(r2.Port), strconv.Itoa(r2.bus))
+	r1.cli.Do(t, "CLUSTER", "ADDSLOTSRANGE", "0", "5000")
+	r2.cli.Do(t, "CLUSTER", "ADDSLOTSRANGE", "5001", "10000")
 	n.locked(func(st *clusterstate.State) {
 		for j := 10001; j < clusterstate.Slots; j++ {
 			st.AddSlot(st.Myself, j)

@@ -46,7 +46,7 @@ func capture(t *testing.T, name string, raw []byte) {
 type clusterRedis struct {
 	*testredis.Proc
 	bus  int // cluster bus port
-	cli  *respConn
+	cli  *testredis.Conn
 	name NodeName // CLUSTER MYID
 }
 
@@ -61,8 +61,8 @@ func startClusterRedis(t *testing.T, args ...string) *clusterRedis {
 	p := testredis.StartWith(t, testredis.Options{Dir: dir, Args: append([]string{
 		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(dir, "nodes.conf"),
 		"--cluster-port", strconv.Itoa(bus)}, args...)})
-	r := &clusterRedis{Proc: p, bus: bus, cli: dialRESP(t, p.Addr)}
-	id, _ := r.cli.do(t, "CLUSTER", "MYID").(string)
+	r := &clusterRedis{Proc: p, bus: bus, cli: testredis.DialRESP(t, p.Addr)}
+	id, _ := r.cli.Do(t, "CLUSTER", "MYID").(string)
 	if r.name, err = ParseNodeName(id); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func startClusterRedis(t *testing.T, args ...string) *clusterRedis {
 // info returns one field of an INFO-style reply (CLUSTER INFO, INFO).
 func (r *clusterRedis) info(t *testing.T, field string, cmd ...string) string {
 	t.Helper()
-	s, _ := r.cli.do(t, cmd...).(string)
+	s, _ := r.cli.Do(t, cmd...).(string)
 	for _, line := range strings.Split(s, "\r\n") {
 		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			return v
@@ -87,7 +87,7 @@ func (r *clusterRedis) nodeLine(t *testing.T, what string, ok func(line string) 
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		s, _ := r.cli.do(t, "CLUSTER", "NODES").(string)
+		s, _ := r.cli.Do(t, "CLUSTER", "NODES").(string)
 		for _, line := range strings.Split(s, "\n") {
 			if ok(line) {
 				return line
@@ -244,8 +244,8 @@ func TestRedisJoinsUs(t *testing.T) {
 	// An epoch and a slot of its own, for the UPDATE and SSUBSCRIBE.
 	const shardChannel = "shard-news"
 	slot := keyslot.Slot([]byte(shardChannel))
-	r.cli.do(t, "CLUSTER", "SET-CONFIG-EPOCH", "5")
-	r.cli.do(t, "CLUSTER", "ADDSLOTS", strconv.Itoa(int(slot)))
+	r.cli.Do(t, "CLUSTER", "SET-CONFIG-EPOCH", "5")
+	r.cli.Do(t, "CLUSTER", "ADDSLOTS", strconv.Itoa(int(slot)))
 
 	a, b := newFakeNode(t, "node-a.example"), newFakeNode(t, "")
 	var aMsgs <-chan frame
@@ -272,7 +272,7 @@ func TestRedisJoinsUs(t *testing.T) {
 		{"gossip", func(t *testing.T) { checkGossip(t, r, aIn, a, b) }},
 		{"publish to Redis", func(t *testing.T) { publishToRedis(t, r, aIn, a, shardChannel) }},
 		{"publish from Redis", func(t *testing.T) {
-			r.cli.do(t, "PUBLISH", "from-redis", "hello\x00bus")
+			r.cli.Do(t, "PUBLISH", "from-redis", "hello\x00bus")
 			f := waitFor(t, aMsgs, "PUBLISH", func(f frame) bool { return f.Type == TypePublish })
 			capture(t, "publish", f.raw)
 			p := f.Body.(*Publish)
@@ -311,7 +311,7 @@ func TestRedisJoinsUs(t *testing.T) {
 // answers PINGs on it when answer is set. The connection is closed when
 // owner ends.
 func join(t, owner *testing.T, r *clusterRedis, n *fakeNode, slot uint16, answer bool) <-chan frame {
-	r.cli.do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.port), strconv.Itoa(n.cport))
+	r.cli.Do(t, "CLUSTER", "MEET", "127.0.0.1", strconv.Itoa(n.port), strconv.Itoa(n.cport))
 	addr := fmt.Sprintf(" 127.0.0.1:%d@%d ", n.port, n.cport)
 	random := r.nodeLine(t, "a node in handshake at"+addr, func(l string) bool {
 		return strings.Contains(l, addr) && strings.Contains(l, "handshake")
@@ -344,7 +344,7 @@ func join(t, owner *testing.T, r *clusterRedis, n *fakeNode, slot uint16, answer
 	r.nodeLine(t, "the node renamed to "+n.name.String(), func(l string) bool {
 		return strings.HasPrefix(l, n.name.String()+addr) && !strings.Contains(l, "handshake")
 	})
-	if s, _ := r.cli.do(t, "CLUSTER", "NODES").(string); strings.Contains(s, random[:NameLen]) {
+	if s, _ := r.cli.Do(t, "CLUSTER", "NODES").(string); strings.Contains(s, random[:NameLen]) {
 		t.Errorf("the handshake name %s is still listed", random[:NameLen])
 	}
 	return serve(c, n, answer)
@@ -444,11 +444,11 @@ func publishToRedis(t *testing.T, r *clusterRedis, aIn net.Conn, a *fakeNode, sh
 		{TypePublish, "SUBSCRIBE", "message", "news"},
 		{TypePublishShard, "SSUBSCRIBE", "smessage", shardChannel},
 	} {
-		sub := dialRESP(t, r.Addr)
-		sub.do(t, tc.sub, tc.chnl)
+		sub := testredis.DialRESP(t, r.Addr)
+		sub.Do(t, tc.sub, tc.chnl)
 		send(t, aIn, &Message{Header: a.header(tc.ty),
 			Body: &Publish{Channel: []byte(tc.chnl), Message: []byte("from A\r\n\x00")}})
-		got, err := sub.read(3 * time.Second)
+		got, err := sub.Read(3 * time.Second)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.ty, err)
 		}

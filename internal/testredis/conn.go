@@ -1,4 +1,4 @@
-package clusterbus
+package testredis
 
 import (
 	"bufio"
@@ -10,28 +10,29 @@ import (
 	"time"
 )
 
-// respConn is just enough of a Redis client for the conformance tests:
-// commands as bulk strings, replies as string, int64, []any or respError.
-type respConn struct {
+// Conn is just enough of a Redis client for tests that talk to a server
+// directly (the cluster bus tests give a redis-server its commands with it):
+// commands as bulk strings, replies as string, int64, []any or RespError.
+type Conn struct {
 	c net.Conn
 	r *bufio.Reader
 }
 
-type respError string
+type RespError string
 
-func (e respError) Error() string { return string(e) }
+func (e RespError) Error() string { return string(e) }
 
-func dialRESP(t *testing.T, addr string) *respConn {
+func DialRESP(t *testing.T, addr string) *Conn {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", addr, 2*time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	return &respConn{c: c, r: bufio.NewReader(c)}
+	return &Conn{c: c, r: bufio.NewReader(c)}
 }
 
-func (rc *respConn) send(t *testing.T, args ...string) {
+func (rc *Conn) Send(t *testing.T, args ...string) {
 	t.Helper()
 	b := fmt.Appendf(nil, "*%d\r\n", len(args))
 	for _, a := range args {
@@ -45,17 +46,17 @@ func (rc *respConn) send(t *testing.T, args ...string) {
 
 // do sends a command and returns its reply, failing the test on an error
 // reply.
-func (rc *respConn) do(t *testing.T, args ...string) any {
+func (rc *Conn) Do(t *testing.T, args ...string) any {
 	t.Helper()
-	rc.send(t, args...)
-	v, err := rc.read(2 * time.Second)
+	rc.Send(t, args...)
+	v, err := rc.Read(2 * time.Second)
 	if err != nil {
 		t.Fatalf("%v: %v", args, err)
 	}
 	return v
 }
 
-func (rc *respConn) read(timeout time.Duration) (any, error) {
+func (rc *Conn) Read(timeout time.Duration) (any, error) {
 	_ = rc.c.SetReadDeadline(time.Now().Add(timeout))
 	line, err := rc.r.ReadString('\n')
 	if err != nil {
@@ -69,7 +70,7 @@ func (rc *respConn) read(timeout time.Duration) (any, error) {
 	case '+':
 		return body, nil
 	case '-':
-		return nil, respError(body)
+		return nil, RespError(body)
 	case ':':
 		return strconv.ParseInt(body, 10, 64)
 	case '$':
@@ -89,7 +90,7 @@ func (rc *respConn) read(timeout time.Duration) (any, error) {
 		}
 		out := make([]any, 0, max(n, 0))
 		for range n {
-			v, err := rc.read(timeout)
+			v, err := rc.Read(timeout)
 			if err != nil {
 				return nil, err
 			}
