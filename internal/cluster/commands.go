@@ -74,32 +74,24 @@ func sub(arity int, flags engine.Flags, h func(x *engine.Ctx, c *Cluster)) *engi
 	}}
 }
 
-func cmdAsking(x *engine.Ctx) {
-	if of(x.E) == nil {
-		x.W.Error(errDisabled)
-		return
+// clientFlag is ASKING, READONLY and READWRITE: set or clear one of the
+// connection's cluster flags, refused outside cluster mode.
+func clientFlag(flag func(c *engine.Client) *bool, on bool) func(x *engine.Ctx) {
+	return func(x *engine.Ctx) {
+		if of(x.E) == nil {
+			x.W.Error(errDisabled)
+			return
+		}
+		*flag(x.C) = on
+		x.W.OK()
 	}
-	x.C.Asking = true
-	x.W.OK()
 }
 
-func cmdReadOnly(x *engine.Ctx) {
-	if of(x.E) == nil {
-		x.W.Error(errDisabled)
-		return
-	}
-	x.C.ReadOnly = true
-	x.W.OK()
-}
-
-func cmdReadWrite(x *engine.Ctx) {
-	if of(x.E) == nil {
-		x.W.Error(errDisabled)
-		return
-	}
-	x.C.ReadOnly = false
-	x.W.OK()
-}
+var (
+	cmdAsking    = clientFlag(func(c *engine.Client) *bool { return &c.Asking }, true)
+	cmdReadOnly  = clientFlag(func(c *engine.Client) *bool { return &c.ReadOnly }, true)
+	cmdReadWrite = clientFlag(func(c *engine.Client) *bool { return &c.ReadOnly }, false)
+)
 
 var help = []string{
 	"CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

@@ -50,7 +50,12 @@ func (e *Engine) clusterRedirect(x *Ctx, cmd *Command) string {
 	q := &e.slotQuery
 	*q = SlotQuery{Keys: q.Keys[:0], ReadOnly: c.ReadOnly, Asking: c.Asking, Exists: q.Exists}
 	if q.Exists == nil {
-		q.Exists = func(key []byte) bool { return e.Dbs[0].Peek(key) != nil }
+		// lookupKeyReadWithFlags(LOOKUP_NOEXPIRE): a key past its deadline
+		// is missing, though not deleted here.
+		q.Exists = func(key []byte) bool {
+			ent := e.Dbs[0].Peek(key)
+			return ent != nil && (ent.Expiry() == keyspace.NoExpiry || ent.Expiry() > e.NowMs())
+		}
 	}
 	switch cmd.Name {
 	case "exec":

@@ -33,7 +33,8 @@ func (r *recordingCluster) Redirect(q *engine.SlotQuery) string {
 // keys getKeysFromCommand finds (EXEC: its queue's), and about nothing
 // else; ASKING lasts one command.
 func TestClusterRedirectQueries(t *testing.T) {
-	e := commands.New(config.DefaultConfig(), clock.NewManual(time.Unix(1_700_000_000, 0)), nil)
+	clk := clock.NewManual(time.Unix(1_700_000_000, 0))
+	e := commands.New(config.DefaultConfig(), clk, nil)
 	rc := &recordingCluster{}
 	e.Cluster = rc
 	c := e.NewClient("127.0.0.1:1", "127.0.0.1:6379")
@@ -104,5 +105,21 @@ func TestClusterRedirectQueries(t *testing.T) {
 	do("GET", "a")
 	if n := len(rc.seen); !rc.seen[n-2].Asking || rc.seen[n-1].Asking {
 		t.Fatalf("asking flags %v, %v", rc.seen[n-2].Asking, rc.seen[n-1].Asking)
+	}
+	// The existence check a moving slot's ASK/TRYAGAIN rests on is
+	// lookupKeyReadWithFlags(LOOKUP_NOEXPIRE): a key past its deadline is
+	// missing (and stays in place).
+	e.Cluster = nil
+	do("SET", "present", "v")
+	do("SET", "gone", "v", "PX", "100")
+	clk.Add(200 * time.Millisecond)
+	e.Cluster = rc
+	do("GET", "a")
+	q := rc.seen[len(rc.seen)-1]
+	e.Lock()
+	present, gone := q.Exists([]byte("present")), q.Exists([]byte("gone"))
+	e.Unlock()
+	if !present || gone {
+		t.Fatalf("Exists: present %v, expired %v", present, gone)
 	}
 }
