@@ -10,6 +10,8 @@
 #   bench/ab.sh /tmp/limitkv-before /tmp/limitkv-after         # a change, before and after
 #   B_ARGS="--cluster-enabled yes" B_SETUP="CLUSTER ADDSLOTSRANGE 0 16383" \
 #     bench/ab.sh /tmp/limitkv /tmp/limitkv                       # what cluster mode costs
+#   AB_ROWS="RL.TOKEN P16|-P 16 -r 1000000 RL.TOKEN {t}:__rand_int__ 1700000000000 1000 1000 3600000" \
+#     bench/ab.sh /tmp/limitkv-before /tmp/limitkv-after          # other rows
 set -euo pipefail
 A=${1:?old binary}
 B=${2:?new binary}
@@ -67,6 +69,8 @@ if [ -n "${A_SETUP:-}${B_SETUP:-}" ]; then sleep 3; fi
 rows=("PING P1|-P 1 PING" "PING P16|-P 16 PING"
 	"RL.CHECK P1|-P 1 -r 1000000 RL.CHECK {t}:rl:__rand_int__ 1700000000000 60000 5 m:__rand_int__"
 	"RL.CHECK P16|-P 16 -r 1000000 RL.CHECK {t}:rl:__rand_int__ 1700000000000 60000 5 m:__rand_int__")
+# AB_ROWS replaces the rows: one "name|redis-benchmark arguments" per line.
+if [ -n "${AB_ROWS:-}" ]; then mapfile -t rows <<<"$AB_ROWS"; fi
 
 run() { # port pid args... -> "rps cpu_us_per_request"
 	local port=$1 pid=$2

@@ -42,8 +42,8 @@ func (p Budget) state(v Value, now int64) (start, used int64, err error) {
 	case Absent:
 		return s, 0, nil
 	case Hash:
-		st, ok1 := parseInt64(v.Hash["start"])
-		u, ok2 := parseInt64(v.Hash["used"])
+		st, ok1 := parseInt64(v.Hash.Get("start"))
+		u, ok2 := parseInt64(v.Hash.Get("used"))
 		if !ok1 || !ok2 || u < 0 || u >= MaxExact {
 			return 0, 0, ErrCorrupt
 		}
@@ -56,8 +56,8 @@ func (p Budget) state(v Value, now int64) (start, used int64, err error) {
 }
 
 func (p Budget) value(start, used, now int64) Value {
-	return Value{Kind: Hash, Hash: map[string]string{
-		"start": strconv.FormatInt(start, 10), "used": strconv.FormatInt(used, 10),
+	return Value{Kind: Hash, Hash: Fields{
+		{"start", strconv.FormatInt(start, 10)}, {"used", strconv.FormatInt(used, 10)},
 	}, TTL: start + p.WindowMs - now}
 }
 

@@ -143,7 +143,7 @@ func TestRLFModel(t *testing.T) {
 		{"heals a key without TTL", Value{Kind: String, Str: "4", TTL: -1}, RLFArgs{1, 5}, 5, 5000, Value{Kind: String, Str: "5", TTL: 5000}, nil},
 		{"not a number", Value{Kind: String, Str: "x", TTL: 10}, RLFArgs{1, 5}, 0, 0, Value{Kind: String, Str: "x", TTL: 10}, errNotInt},
 		{"overflow", Value{Kind: String, Str: "9223372036854775807", TTL: 10}, RLFArgs{1, 5}, 0, 0, Value{Kind: String, Str: "9223372036854775807", TTL: 10}, errIncrOverflow},
-		{"wrong type", Value{Kind: Hash, Hash: map[string]string{"a": "b"}, TTL: -1}, RLFArgs{1, 5}, 0, 0, Value{Kind: Hash, Hash: map[string]string{"a": "b"}, TTL: -1}, ErrWrongType},
+		{"wrong type", Value{Kind: Hash, Hash: FieldsOf("a", "b"), TTL: -1}, RLFArgs{1, 5}, 0, 0, Value{Kind: Hash, Hash: FieldsOf("a", "b"), TTL: -1}, ErrWrongType},
 	}
 	for _, c := range cases {
 		consumed, ttl, after, err := RLFConsume(c.v, c.a)

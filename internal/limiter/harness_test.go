@@ -166,7 +166,11 @@ func (d *differ) read() Value {
 		v.Str, err = d.rdb.Get(d.ctx, d.key).Result()
 	case "hash":
 		v.Kind = Hash
-		v.Hash, err = d.rdb.HGetAll(d.ctx, d.key).Result()
+		var m map[string]string
+		m, err = d.rdb.HGetAll(d.ctx, d.key).Result()
+		for f, x := range m {
+			v.Hash = v.Hash.With(f, x)
+		}
 	case "zset":
 		v.Kind = ZSet
 		var zs []redis.Z

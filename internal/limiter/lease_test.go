@@ -54,18 +54,18 @@ func TestBudget(t *testing.T) {
 	p := Budget{WindowMs: 1000, Limit: 100}
 	var v Value
 	r, ws, v, _, err := p.Reserve(v, 5100, 60)
-	if err != nil || !r.Allowed || ws != 5000 || v.Hash["used"] != "60" || v.TTL != 900 {
+	if err != nil || !r.Allowed || ws != 5000 || v.Hash.Get("used") != "60" || v.TTL != 900 {
 		t.Fatalf("reserve: %+v %d %v %v", r, ws, v, err)
 	}
 	if r, _, _, _, _ := p.Reserve(v, 5200, 50); r.Allowed || r.RetryAfterMs != 800 {
 		t.Fatalf("over budget: %+v", r)
 	}
 	r, v, _, _ = p.Settle(v, 5300, ws, 60, 20) // refund 40
-	if !r.Allowed || v.Hash["used"] != "20" {
+	if !r.Allowed || v.Hash.Get("used") != "20" {
 		t.Fatalf("refund: %+v %v", r, v)
 	}
 	r, v, _, _ = p.Settle(v, 5300, ws, 10, 150) // charge 140 more, over the limit
-	if !r.Allowed || v.Hash["used"] != "160" || r.Remaining != 0 {
+	if !r.Allowed || v.Hash.Get("used") != "160" || r.Remaining != 0 {
 		t.Fatalf("charge: %+v %v", r, v)
 	}
 	if r, after, changed, _ := p.Settle(v, 6100, ws, 60, 0); r.Allowed || changed || !after.Equal(v, 0) {

@@ -42,7 +42,7 @@ func TestDecideAll(t *testing.T) {
 				t.Errorf("%s: limit %d not charged: %+v", c.name, i, w)
 			}
 		}
-		if c.name == "all pass" && (writes[0].Value.Hash["tokens"] != "3" || writes[1].Value.Str != "1") {
+		if c.name == "all pass" && (writes[0].Value.Hash.Get("tokens") != "3" || writes[1].Value.Str != "1") {
 			t.Errorf("charges: %v", writes)
 		}
 	}

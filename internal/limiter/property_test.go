@@ -21,15 +21,15 @@ func TestRetryAfterIsExact(t *testing.T) {
 		if i%2 == 0 {
 			p := SlidingWindow{WindowMs: w, Limit: limit}
 			start := floorDiv(now, w)*w - w*rng.Int64N(2)
-			v := Value{Kind: Hash, Hash: map[string]string{
-				"start": itoa(start), "cur": itoa(rng.Int64N(limit + 1)), "prev": itoa(rng.Int64N(limit + 1)),
-			}, TTL: 1}
+			v := Value{Kind: Hash, Hash: FieldsOf(
+				"start", itoa(start), "cur", itoa(rng.Int64N(limit+1)), "prev", itoa(rng.Int64N(limit+1)),
+			), TTL: 1}
 			peek = func(at int64) (Result, error) { return p.Peek(v, at, cost) }
 		} else {
 			p := TokenBucket{Capacity: limit, Refill: 1 + rng.Int64N(5), PeriodMs: w}
-			v := Value{Kind: Hash, Hash: map[string]string{
-				"tokens": luaNum(rng.Float64() * float64(limit)), "ts": itoa(now - rng.Int64N(w)),
-			}, TTL: 1}
+			v := Value{Kind: Hash, Hash: FieldsOf(
+				"tokens", luaNum(rng.Float64()*float64(limit)), "ts", itoa(now-rng.Int64N(w)),
+			), TTL: 1}
 			peek = func(at int64) (Result, error) { return p.Peek(v, at, cost) }
 		}
 		r, err := peek(now)
@@ -86,7 +86,7 @@ func TestScriptsServerClock(t *testing.T) {
 		v := d.read()
 		switch {
 		case c.field != "":
-			n, _ := parseInt64(v.Hash[c.field])
+			n, _ := parseInt64(v.Hash.Get(c.field))
 			if c.field == "start" { // the minute's start
 				n = n + nowMs%60000
 			}

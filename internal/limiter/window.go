@@ -56,8 +56,8 @@ func tokenState(v Value, now, capacity int64) (tokens float64, ts int64, err err
 	case Absent:
 		return float64(capacity), now, nil
 	case Hash:
-		t, err1 := strconv.ParseFloat(v.Hash["tokens"], 64)
-		s, err2 := strconv.ParseInt(v.Hash["ts"], 10, 64)
+		t, err1 := strconv.ParseFloat(v.Hash.Get("tokens"), 64)
+		s, err2 := strconv.ParseInt(v.Hash.Get("ts"), 10, 64)
 		if err1 != nil || err2 != nil {
 			return 0, 0, ErrCorrupt
 		}
@@ -111,8 +111,8 @@ func (p TokenBucket) take(v Value, now, cost int64, write bool) (Result, Value, 
 	if !r.Allowed || !write || cost == 0 {
 		return r, v, false, nil
 	}
-	return r, Value{Kind: Hash, Hash: map[string]string{
-		"tokens": luaNum(tokens), "ts": luaNum(float64(ts)),
+	return r, Value{Kind: Hash, Hash: Fields{
+		{"tokens", luaNum(tokens)}, {"ts", luaNum(float64(ts))},
 	}, TTL: r.ResetAfterMs}, true, nil
 }
 
@@ -226,9 +226,9 @@ func slidingState(v Value, now, w int64) (start, cur, prev int64, err error) {
 	case Absent:
 		return floorDiv(now, w) * w, 0, 0, nil
 	case Hash:
-		s, ok1 := parseInt64(v.Hash["start"])
-		c, ok2 := parseInt64(v.Hash["cur"])
-		q, ok3 := parseInt64(v.Hash["prev"])
+		s, ok1 := parseInt64(v.Hash.Get("start"))
+		c, ok2 := parseInt64(v.Hash.Get("cur"))
+		q, ok3 := parseInt64(v.Hash.Get("prev"))
 		if !ok1 || !ok2 || !ok3 || c < 0 || q < 0 || c >= MaxExact || q >= MaxExact {
 			return 0, 0, 0, ErrCorrupt
 		}
@@ -290,8 +290,8 @@ func (p SlidingWindow) hit(v Value, now, cost int64, write bool) (Result, Value,
 	if !r.Allowed || !write || cost == 0 {
 		return r, v, false, nil
 	}
-	return r, Value{Kind: Hash, Hash: map[string]string{
-		"start": strconv.FormatInt(start, 10), "cur": strconv.FormatInt(cur, 10), "prev": strconv.FormatInt(prev, 10),
+	return r, Value{Kind: Hash, Hash: Fields{
+		{"cur", strconv.FormatInt(cur, 10)}, {"prev", strconv.FormatInt(prev, 10)}, {"start", strconv.FormatInt(start, 10)},
 	}, TTL: start + 2*w - now}, true, nil
 }
 

@@ -42,7 +42,7 @@ func TestTokenBucket(t *testing.T) {
 		if err != nil || r.Allowed != s.allowed || r.Remaining != s.remaining || r.RetryAfterMs != s.retry || r.ResetAfterMs != s.reset {
 			t.Fatalf("step %d: %+v %v", i, r, err)
 		}
-		if after.Kind == Hash && after.Hash["tokens"] != s.tokens {
+		if after.Kind == Hash && after.Hash.Get("tokens") != s.tokens {
 			t.Fatalf("step %d: tokens %v, want %s", i, after, s.tokens)
 		}
 		if pr, _ := p.Peek(v, s.now, s.cost); pr != r {
@@ -102,7 +102,7 @@ func TestSlidingWindow(t *testing.T) {
 			t.Errorf("%s: %+v %v", c.name, r, err)
 			continue
 		}
-		if c.allowed && (after.Hash["start"] != c.start || after.Hash["cur"] != c.cur || after.Hash["prev"] != c.pv) {
+		if c.allowed && (after.Hash.Get("start") != c.start || after.Hash.Get("cur") != c.cur || after.Hash.Get("prev") != c.pv) {
 			t.Errorf("%s: state %v", c.name, after)
 		}
 		if c.allowed || c.retry < 0 {
@@ -119,7 +119,7 @@ func TestSlidingWindow(t *testing.T) {
 }
 
 func sw(start, cur, prev string) Value {
-	return Value{Kind: Hash, Hash: map[string]string{"start": start, "cur": cur, "prev": prev}, TTL: 1000}
+	return Value{Kind: Hash, Hash: FieldsOf("start", start, "cur", cur, "prev", prev), TTL: 1000}
 }
 
 // timeWalk moves a simulated ms clock: mostly forward by up to step,

@@ -75,7 +75,7 @@ func twinCommands(x *engine.Ctx, key []byte, before, after limiter.Value, st sty
 		}
 		args := [][]byte{engine.ArgHSet, key}
 		for _, f := range fields {
-			v, ok := after.Hash[f]
+			v, ok := after.Hash.Lookup(f)
 			if !ok {
 				return false
 			}
@@ -89,8 +89,8 @@ func twinCommands(x *engine.Ctx, key []byte, before, after limiter.Value, st sty
 		if before.Kind == limiter.Absent {
 			return true
 		}
-		for f := range before.Hash {
-			if !slices.Contains(fields, f) {
+		for _, f := range before.Hash {
+			if !slices.Contains(fields, f.Name) {
 				return false
 			}
 		}

@@ -3,7 +3,6 @@ package limitcmd
 import (
 	"errors"
 	"math"
-	"slices"
 	"strconv"
 
 	"github.com/limitkv/limitkv/internal/config"
@@ -49,9 +48,9 @@ func readValue(x *engine.Ctx, key []byte, write bool) (limiter.Value, error) {
 	case []byte:
 		v.Kind, v.Str = limiter.String, string(val)
 	case *hash.Hash:
-		v.Kind, v.Hash = limiter.Hash, make(map[string]string, val.Len())
+		v.Kind, v.Hash = limiter.Hash, make(limiter.Fields, 0, val.Len())
 		val.ForEach(func(f, value []byte) bool {
-			v.Hash[fieldName(f)] = string(value)
+			v.Hash = v.Hash.With(fieldName(f), string(value))
 			return true
 		})
 	case *zset.Set:
@@ -205,9 +204,9 @@ func dropOld(x *engine.Ctx, key []byte, before limiter.Value, prop propagator) {
 func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh bool, prop propagator) (changed, isFresh bool) {
 	var stale []string
 	if !fresh {
-		for f := range before.Hash {
-			if _, ok := after.Hash[f]; !ok {
-				stale = append(stale, f)
+		for _, f := range before.Hash {
+			if _, ok := after.Hash.Lookup(f.Name); !ok {
+				stale = append(stale, f.Name) // in order: Fields are sorted
 			}
 		}
 	}
@@ -226,7 +225,6 @@ func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 		x.DB.Add(key, h)
 	}
 	if len(stale) > 0 && !fresh {
-		slices.Sort(stale)
 		args := [][]byte{argHDel, key}
 		for _, f := range stale {
 			h.Delete([]byte(f))
@@ -243,23 +241,17 @@ func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 	if prop != nil {
 		args = [][]byte{engine.ArgHSet, key}
 	}
-	// Fields go in sorted order, as the twins' HSETs name them, so the
-	// hash's compact encoding lists them as Redis's does.
-	var buf [8]string
-	fields := buf[:0]
-	for f := range after.Hash {
-		fields = append(fields, f)
-	}
-	slices.Sort(fields)
+	// Fields go in sorted order (Fields' own), as the twins' HSETs name
+	// them, so the hash's compact encoding lists them as Redis's does.
 	set := false
-	for _, f := range fields {
-		if old, ok := before.Hash[f]; ok && !fresh && old == after.Hash[f] {
+	for _, f := range after.Hash {
+		if old, ok := before.Hash.Lookup(f.Name); ok && !fresh && old == f.Value {
 			continue
 		}
-		h.Set([]byte(f), []byte(after.Hash[f]), lim)
+		h.Set([]byte(f.Name), []byte(f.Value), lim)
 		set = true
 		if prop != nil {
-			args = append(args, []byte(f), []byte(after.Hash[f]))
+			args = append(args, []byte(f.Name), []byte(f.Value))
 		}
 	}
 	if set {
