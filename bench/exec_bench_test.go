@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -319,6 +320,36 @@ func BenchmarkExecRLCheckBatch16(b *testing.B) {
 				}
 				x.e.Unlock()
 				x.w.Reset(64 << 10)
+			}
+		})
+	}
+}
+
+// BenchmarkExecLimiters runs workload 12's native rows in process: each
+// limiter on random keys among a million, at a fixed now, so the
+// allocations per check (which the GC then pays for across a large heap)
+// show without the network.
+func BenchmarkExecLimiters(b *testing.B) {
+	for _, row := range []struct{ name, cmd, tail string }{
+		{"RL.GCRA", "RL.GCRA", limNow + " " + limBurst + " " + limLimit + " " + limPeriod},
+		{"RL.TOKEN", "RL.TOKEN", limNow + " " + limLimit + " " + limLimit + " " + limWindow},
+		{"RL.FIXED", "RL.FIXED", limWindow + " " + limLimit},
+		{"RL.SLIDING", "RL.SLIDING", limNow + " " + limWindow + " " + limLimit},
+		{"RL.RESERVE", "RL.RESERVE", limNow + " " + limWindow + " " + limLimit + " 1"},
+		{"CL.THROTTLE", "CL.THROTTLE", limBurst + " " + limLimit + " " + limPeriod},
+	} {
+		b.Run(row.name, func(b *testing.B) {
+			x := newExecBench()
+			tail := bytes.Fields([]byte(row.tail))
+			x.must(b, append([]string{row.cmd, "probe"}, strings.Fields(row.tail)...)...)
+			rng := rand.New(rand.NewPCG(1, 2))
+			args := append([][]byte{[]byte(row.cmd), nil}, tail...)
+			var key []byte
+			b.ReportAllocs()
+			for b.Loop() {
+				key = strconv.AppendInt(append(key[:0], "{l}:k:"...), rng.Int64N(limRand), 10)
+				args[1] = key
+				x.do(args)
 			}
 		})
 	}

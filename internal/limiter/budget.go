@@ -56,9 +56,9 @@ func (p Budget) state(v Value, now int64) (start, used int64, err error) {
 }
 
 func (p Budget) value(start, used, now int64) Value {
-	return Value{Kind: Hash, Hash: Fields{
+	return Value{Kind: Hash, Hash: Fields{n: 2, head: [3]Field{
 		{"start", strconv.FormatInt(start, 10)}, {"used", strconv.FormatInt(used, 10)},
-	}, TTL: start + p.WindowMs - now}
+	}}, TTL: start + p.WindowMs - now}
 }
 
 // Reserve charges estimate at now if it fits. windowStart names the window

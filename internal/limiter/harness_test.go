@@ -169,7 +169,7 @@ func (d *differ) read() Value {
 		var m map[string]string
 		m, err = d.rdb.HGetAll(d.ctx, d.key).Result()
 		for f, x := range m {
-			v.Hash = v.Hash.With(f, x)
+			v.Hash.Set(f, x)
 		}
 	case "zset":
 		v.Kind = ZSet

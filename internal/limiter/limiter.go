@@ -18,7 +18,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 )
 
 // Result is what an INFO reply needs, in the same terms for every
@@ -68,45 +67,107 @@ type Value struct {
 // Field is one field of a hash state.
 type Field struct{ Name, Value string }
 
-// Fields is a hash state's content, sorted by name with no name twice. A
-// state has two to three fields and one is read or built on every check:
-// a slice is one small allocation where a map was several, and the garbage
-// it saved was most of what the hash limiters' checks cost (GC included).
-type Fields []Field
+// Fields is a hash state's content, sorted by name with no name twice.
+// The limiters' states have two or three fields, and one is read and one
+// built on every check: held in the struct itself they never reach the
+// heap, where a map (and even a slice) was most of what a hash limiter's
+// check allocated, and so most of what the GC then spent on it. Only a
+// hand-edited hash with more fields uses more.
+type Fields struct {
+	n    int
+	head [3]Field
+	more []Field // fields n-3 and on
+}
 
 // FieldsOf makes Fields of name, value pairs in any order.
 func FieldsOf(pairs ...string) Fields {
-	f := make(Fields, 0, len(pairs)/2)
+	var f Fields
 	for i := 0; i+1 < len(pairs); i += 2 {
-		f = f.With(pairs[i], pairs[i+1])
+		f.Set(pairs[i], pairs[i+1])
 	}
 	return f
 }
 
+// Len is the number of fields.
+func (f *Fields) Len() int { return f.n }
+
+// At is the i-th field in name order.
+func (f *Fields) At(i int) Field {
+	if i < len(f.head) {
+		return f.head[i]
+	}
+	return f.more[i-len(f.head)]
+}
+
+func (f *Fields) put(i int, x Field) {
+	if i < len(f.head) {
+		f.head[i] = x
+	} else {
+		f.more[i-len(f.head)] = x
+	}
+}
+
+// All yields the fields in name order.
+func (f *Fields) All() func(yield func(Field) bool) {
+	return func(yield func(Field) bool) {
+		for i := range f.n {
+			if !yield(f.At(i)) {
+				return
+			}
+		}
+	}
+}
+
 // Get is the value of the field name, "" when there is none.
-func (f Fields) Get(name string) string {
+func (f *Fields) Get(name string) string {
 	v, _ := f.Lookup(name)
 	return v
 }
 
 // Lookup is the value of the field name and whether there is one.
-func (f Fields) Lookup(name string) (string, bool) {
-	for _, x := range f {
-		if x.Name == name {
+func (f *Fields) Lookup(name string) (string, bool) {
+	for i := range f.n {
+		if x := f.At(i); x.Name == name {
 			return x.Value, true
 		}
 	}
 	return "", false
 }
 
-// With is f with name set to value, kept in order (f's array is reused).
-func (f Fields) With(name, value string) Fields {
-	i, found := slices.BinarySearchFunc(f, name, func(x Field, n string) int { return strings.Compare(x.Name, n) })
-	if found {
-		f[i].Value = value
-		return f
+// Set gives the field name value, adding it in its place if it is new.
+func (f *Fields) Set(name, value string) {
+	i := 0
+	for ; i < f.n; i++ {
+		x := f.At(i)
+		if x.Name == name {
+			f.put(i, Field{name, value})
+			return
+		}
+		if x.Name > name {
+			break
+		}
 	}
-	return slices.Insert(f, i, Field{name, value})
+	if f.n >= len(f.head) {
+		f.more = append(f.more, Field{})
+	}
+	for j := f.n; j > i; j-- {
+		f.put(j, f.At(j-1))
+	}
+	f.n++
+	f.put(i, Field{name, value})
+}
+
+// Equal is whether f and g hold the same fields and values.
+func (f *Fields) Equal(g *Fields) bool {
+	if f.n != g.n {
+		return false
+	}
+	for i := range f.n {
+		if f.At(i) != g.At(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // Equal compares content, and TTL within tolerance ms (a TTL read back
@@ -125,7 +186,7 @@ func (v Value) Equal(w Value, tolerance int64) bool {
 	case String:
 		return v.Str == w.Str
 	case Hash:
-		return slices.Equal(v.Hash, w.Hash)
+		return v.Hash.Equal(&w.Hash)
 	default:
 		return slices.Equal(v.ZSet, w.ZSet)
 	}
@@ -139,7 +200,8 @@ func (v Value) String() string {
 		return fmt.Sprintf("%q ttl=%d", v.Str, v.TTL)
 	case Hash:
 		s := "{"
-		for i, f := range v.Hash {
+		for i := range v.Hash.Len() {
+			f := v.Hash.At(i)
 			if i > 0 {
 				s += " "
 			}

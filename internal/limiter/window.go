@@ -111,9 +111,9 @@ func (p TokenBucket) take(v Value, now, cost int64, write bool) (Result, Value, 
 	if !r.Allowed || !write || cost == 0 {
 		return r, v, false, nil
 	}
-	return r, Value{Kind: Hash, Hash: Fields{
+	return r, Value{Kind: Hash, Hash: Fields{n: 2, head: [3]Field{
 		{"tokens", luaNum(tokens)}, {"ts", luaNum(float64(ts))},
-	}, TTL: r.ResetAfterMs}, true, nil
+	}}, TTL: r.ResetAfterMs}, true, nil
 }
 
 // --- Fixed window ---------------------------------------------------------
@@ -290,9 +290,9 @@ func (p SlidingWindow) hit(v Value, now, cost int64, write bool) (Result, Value,
 	if !r.Allowed || !write || cost == 0 {
 		return r, v, false, nil
 	}
-	return r, Value{Kind: Hash, Hash: Fields{
+	return r, Value{Kind: Hash, Hash: Fields{n: 3, head: [3]Field{
 		{"cur", strconv.FormatInt(cur, 10)}, {"prev", strconv.FormatInt(prev, 10)}, {"start", strconv.FormatInt(start, 10)},
-	}, TTL: start + 2*w - now}, true, nil
+	}}, TTL: start + 2*w - now}, true, nil
 }
 
 // slidingRetry is the first time the estimate is at most room: later in

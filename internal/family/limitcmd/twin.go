@@ -70,7 +70,7 @@ func writeTwin(x *engine.Ctx, key []byte, before, after limiter.Value, st style,
 func twinCommands(x *engine.Ctx, key []byte, before, after limiter.Value, st style, r limiter.Result, now int64) (cmds [][][]byte, ok bool) {
 	pexpire := func() []([]byte) { return [][]byte{engine.ArgPexpireat, key, engine.MsArg(x.Now + after.TTL)} }
 	hset := func(fields ...string) bool {
-		if after.Kind != limiter.Hash || len(after.Hash) != len(fields) || after.TTL <= 0 {
+		if after.Kind != limiter.Hash || after.Hash.Len() != len(fields) || after.TTL <= 0 {
 			return false
 		}
 		args := [][]byte{engine.ArgHSet, key}
@@ -89,7 +89,7 @@ func twinCommands(x *engine.Ctx, key []byte, before, after limiter.Value, st sty
 		if before.Kind == limiter.Absent {
 			return true
 		}
-		for _, f := range before.Hash {
+		for f := range before.Hash.All() {
 			if !slices.Contains(fields, f.Name) {
 				return false
 			}

@@ -48,9 +48,9 @@ func readValue(x *engine.Ctx, key []byte, write bool) (limiter.Value, error) {
 	case []byte:
 		v.Kind, v.Str = limiter.String, string(val)
 	case *hash.Hash:
-		v.Kind, v.Hash = limiter.Hash, make(limiter.Fields, 0, val.Len())
+		v.Kind = limiter.Hash
 		val.ForEach(func(f, value []byte) bool {
-			v.Hash = v.Hash.With(fieldName(f), string(value))
+			v.Hash.Set(fieldName(f), string(value))
 			return true
 		})
 	case *zset.Set:
@@ -204,13 +204,13 @@ func dropOld(x *engine.Ctx, key []byte, before limiter.Value, prop propagator) {
 func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh bool, prop propagator) (changed, isFresh bool) {
 	var stale []string
 	if !fresh {
-		for _, f := range before.Hash {
+		for f := range before.Hash.All() {
 			if _, ok := after.Hash.Lookup(f.Name); !ok {
 				stale = append(stale, f.Name) // in order: Fields are sorted
 			}
 		}
 	}
-	if len(stale) > 0 && len(stale) == len(before.Hash) {
+	if len(stale) > 0 && len(stale) == before.Hash.Len() {
 		fresh = true // nothing is kept: replace rather than HDEL all
 	}
 	if fresh {
@@ -244,7 +244,7 @@ func writeHash(x *engine.Ctx, key []byte, before, after limiter.Value, fresh boo
 	// Fields go in sorted order (Fields' own), as the twins' HSETs name
 	// them, so the hash's compact encoding lists them as Redis's does.
 	set := false
-	for _, f := range after.Hash {
+	for f := range after.Hash.All() {
 		if old, ok := before.Hash.Lookup(f.Name); ok && !fresh && old == f.Value {
 			continue
 		}
