@@ -32,8 +32,8 @@ var ClientCommand = &engine.Command{
 		"reply":    {Arity: 3, Flags: engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: engine.CmdClientReply},
 		"no-evict": {Arity: 3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: engine.CmdClientNoEvict},
 		"unblock":  {Arity: -3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: engine.CmdClientUnblock},
-		"pause":    {Arity: -3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: engine.CmdClientPause},
-		"unpause":  {Arity: 2, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: engine.CmdClientUnpause},
+		"pause":    {Arity: -3, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: cmdClientPause},
+		"unpause":  {Arity: 2, Flags: engine.FlagAdmin | engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: cmdClientUnpause},
 		// Client-side caching (tracking.go).
 		"tracking":     {Arity: -3, Flags: engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: engine.CmdClientTracking},
 		"caching":      {Arity: 3, Flags: engine.FlagNoScript | engine.FlagLoading | engine.FlagStale, Group: "connection", Handler: engine.CmdClientCaching},

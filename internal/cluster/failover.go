@@ -175,7 +175,7 @@ func (c *Cluster) processFailoverMessage(l *link, msg *clusterbus.Message, sende
 		now := c.now()
 		c.fo.mfEnd = now + mfTimeout
 		c.fo.mfReplica = sender
-		c.e.PauseClients(engine.NowMsReal()+mfTimeout*mfPauseMult, engine.PauseWrite)
+		c.e.PauseClients(engine.PauseFailover, engine.NowMsReal()+mfTimeout*mfPauseMult, engine.PauseWrite)
 		c.log.Warn(fmt.Sprintf("Manual failover requested by replica %.40s.", sender.ID()))
 		// This ping carries our offset, taken with the writes paused, and
 		// the PAUSED flag: the replica can start as soon as it caught up.
@@ -410,14 +410,11 @@ func (c *Cluster) replaceYourMaster() {
 }
 
 // resetManualFailover is resetManualFailover: no manual failover is under
-// way. A master that paused its writes for one resumes them.
-//
-// The engine has one pause, not Redis's one per purpose: ending ours ends
-// a CLIENT PAUSE given meanwhile too, as SHUTDOWN ABORT's does.
+// way. A master that paused its writes for one resumes them (a CLIENT
+// PAUSE given meanwhile stays: it is a pause of its own).
 func (c *Cluster) resetManualFailover() {
 	if c.fo.mfReplica != nil {
-		c.e.Cs.Pause.Set = false
-		c.e.UpdatePause()
+		c.e.UnpauseClients(engine.PauseFailover)
 	}
 	c.fo.mfEnd, c.fo.mfCanStart, c.fo.mfReplica = 0, false, nil
 	c.fo.mfMasterOffset, c.fo.mfOffsetKnown = -1, false

@@ -322,13 +322,10 @@ func (fz *fuzzEngine) exec(args [][]byte) {
 	// commands answer (an extra line, nothing, or nothing yet): the
 	// client surface goes back to normal, and their own replies are
 	// checked only when they are the one expected.
-	surface := fz.c.Cs.Monitor || fz.c.Cs.Reply != 0 || e.Cs.Pause.Set
+	surface := fz.c.Cs.Monitor || fz.c.Cs.Reply != 0 || e.PausedFor(engine.PauseByCommand)
 	e.StopMonitor(fz.c)
 	fz.c.Cs.Reply = 0
-	if e.Cs.Pause.Set {
-		e.Cs.Pause.Set = false
-		e.UpdatePause()
-	}
+	e.UnpauseClients(engine.PauseByCommand)
 	e.Unlock()
 	if out == engine.Blocked || out == engine.Paused {
 		// Nobody will serve it: abandon the wait, as a vanished client does.

@@ -132,6 +132,52 @@ func TestClientPauseOutcome(t *testing.T) {
 	}
 }
 
+// Each purpose holds its own pause: CLIENT UNPAUSE ends the command's and
+// leaves a failover's in force, the strictest kind rules, and the pause
+// left after one ends is the other's.
+func TestClientPausePurposes(t *testing.T) {
+	tt := newTester(t)
+	kind := func() int {
+		tt.E.Lock()
+		defer tt.E.Unlock()
+		return tt.E.Cs.Pause.Kind
+	}
+	far := engine.NowMsReal() + 100_000
+	tt.E.Lock()
+	tt.E.PauseClients(engine.PauseFailover, far, engine.PauseWrite)
+	tt.E.Unlock()
+	tt.Expect("+OK\r\n", "CLIENT", "PAUSE", "200000", "WRITE")
+	tt.Expect("+OK\r\n", "CLIENT", "UNPAUSE")
+	if k := kind(); k != engine.PauseWrite {
+		t.Fatalf("kind %d after CLIENT UNPAUSE, want the failover's WRITE still", k)
+	}
+	tt.E.Lock()
+	tt.E.UnpauseClients(engine.PauseFailover)
+	tt.E.Unlock()
+	if k := kind(); k != engine.PauseOff {
+		t.Fatalf("kind %d with no pause left", k)
+	}
+	// The strictest kind rules; a short pause of one purpose ends by itself
+	// and leaves the other's.
+	tt.E.Lock()
+	tt.E.PauseClients(engine.PauseShutdown, engine.NowMsReal()+300, engine.PauseAll)
+	tt.E.PauseClients(engine.PauseFailover, far, engine.PauseWrite)
+	tt.E.Unlock()
+	if k := kind(); k != engine.PauseAll {
+		t.Fatalf("kind %d with ALL and WRITE set, want ALL", k)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for kind() != engine.PauseWrite {
+		if time.Now().After(deadline) {
+			t.Fatalf("kind %d: the shutdown's pause did not end by itself", kind())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	tt.E.Lock()
+	tt.E.UnpauseClients(engine.PauseFailover)
+	tt.E.Unlock()
+}
+
 func TestClientPauseFreezesExpiry(t *testing.T) {
 	tt := newTester(t)
 	tt.Do("SET", "k", "v", "PX", "100")

@@ -186,7 +186,7 @@ func BeginShutdownWait(e *engine.Engine, now bool) (time.Time, bool) {
 	if !e.Paused() {
 		d.replFeedBytes(getAckCmd)
 	}
-	e.PauseClients(engine.NowMsReal()+t*1000+1000, engine.PauseWrite)
+	e.PauseClients(engine.PauseShutdown, engine.NowMsReal()+t*1000+1000, engine.PauseWrite)
 	d.repl.shutdownWaiting, d.repl.shutdownAbort = true, false
 	e.Log.Info("Waiting for replicas before shutting down.")
 	return time.Now().Add(time.Duration(t) * time.Second), true
@@ -202,8 +202,7 @@ func (d *Component) awaitReplicas(deadline time.Time) bool {
 		r := &d.repl
 		if r.shutdownAbort {
 			r.shutdownWaiting, r.shutdownAbort = false, false
-			e.Cs.Pause.Set = false
-			e.UpdatePause()
+			e.UnpauseClients(engine.PauseShutdown)
 			e.UnlockBare()
 			e.Log.Info("Shutdown manually aborted.")
 			return false

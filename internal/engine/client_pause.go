@@ -2,118 +2,116 @@ package engine
 
 import (
 	"math"
-	"strings"
 	"time"
-
-	"github.com/limitkv/limitkv/internal/num"
 )
 
-// CLIENT PAUSE timeout [WRITE|ALL] and CLIENT UNPAUSE, as Redis 7.0's
-// pauseClients: while a pause lasts, the commands it covers are not run
-// but postponed (the dispatcher answers Paused, the connection waits
-// without reading, as for a blocked client, and runs the same command again
-// once released); everything else runs. ALL covers every command, WRITE
-// those that write or may replicate (PUBLISH, PFCOUNT, EVAL of a script
-// that may write, an EXEC that queued one of those). Monitors are never
-// paused. A second pause keeps the longer end and the stricter kind.
+// Client pauses, as Redis 7.0's pauseClients: while a pause lasts, the
+// commands it covers are not run but postponed (the dispatcher answers
+// Paused, the connection waits without reading, as for a blocked client,
+// and runs the same command again once released); everything else runs.
+// ALL covers every command, WRITE those that write or may replicate
+// (PUBLISH, PFCOUNT, EVAL of a script that may write, an EXEC that queued
+// one of those). Monitors are never paused.
+//
+// Each purpose (CLIENT PAUSE, a shutdown waiting for its replicas, a
+// failover) holds its own pause, so that ending one (CLIENT UNPAUSE, the
+// failover done) leaves the others in force; the one in force is the
+// strictest, to the latest end among those of that kind. A second pause of
+// the same purpose keeps the longer end and the stricter kind.
 //
 // While paused the dataset stands still: the expiry cycle does nothing,
 // keys past their deadline read as missing but stay (Redis's expireIfNeeded
 // under a pause), and nothing is evicted (nor refused for memory).
 //
-// The pause ends at its deadline (real time, like a blocking command's
+// A pause ends at its deadline (real time, like a blocking command's
 // timeout) through a timer, where Redis's cron notices it within 100 ms.
 
 const (
 	PauseOff = iota
 	PauseWrite
-	pauseAll
+	PauseAll
 )
 
+// Pause purposes, Redis's pause_purpose.
+const (
+	PauseByCommand = iota // CLIENT PAUSE
+	PauseShutdown         // SHUTDOWN waiting for its replicas
+	PauseFailover         // FAILOVER, CLUSTER FAILOVER
+	numPausePurposes
+)
+
+type pauseEvent struct {
+	set   bool
+	kind  int
+	endMs int64 // Unix ms
+}
+
 type pauseState struct {
-	Kind    int   // in force now
-	Set     bool  // CLIENT PAUSE's pause exists (it may have expired)
-	setKind int   // its kind
-	endMs   int64 // and end (Unix ms)
+	Kind    int // in force now
+	endMs   int64
+	ev      [numPausePurposes]pauseEvent
 	timer   *time.Timer
 	Waiting []*Client // postponed, in arrival order
 }
 
 func NowMsReal() int64 { return time.Now().UnixMilli() }
 
-func CmdClientPause(x *Ctx) {
-	kind := pauseAll
-	if len(x.Args) > 4 {
-		x.W.Error(ErrSubcommandSyntax(x.Args))
-		return
-	}
-	if len(x.Args) == 4 {
-		switch strings.ToLower(x.Arg(3)) {
-		case "write":
-			kind = PauseWrite
-		case "all":
-		default:
-			x.W.Error("ERR CLIENT PAUSE mode must be WRITE or ALL")
-			return
-		}
-	}
-	ms, ok := num.ParseInt(x.Args[2])
-	if !ok {
-		x.W.Error("ERR timeout is not an integer or out of range")
-		return
-	}
-	if ms < 0 {
-		x.W.Error("ERR timeout is negative")
-		return
-	}
-	end := int64(0)
-	if ms > 0 {
-		end = ms + NowMsReal() // wraps past the int64 range, as Redis's does
-	}
-	x.E.PauseClients(end, kind)
-	x.W.OK()
-}
-
-func CmdClientUnpause(x *Ctx) {
-	p := &x.E.Cs.Pause
-	if p.Set {
-		p.Set = false
-		x.E.UpdatePause()
-	}
-	x.W.OK()
-}
-
-func (e *Engine) PauseClients(endMs int64, kind int) {
-	p := &e.Cs.Pause
-	if p.Set {
-		p.setKind = max(p.setKind, kind)
-		p.endMs = max(p.endMs, endMs)
+// PauseClients pauses clients for purpose until endMs (Unix ms, real time).
+func (e *Engine) PauseClients(purpose int, endMs int64, kind int) {
+	ev := &e.Cs.Pause.ev[purpose]
+	if ev.set {
+		ev.kind, ev.endMs = max(ev.kind, kind), max(ev.endMs, endMs)
 	} else {
-		p.Set, p.setKind, p.endMs = true, kind, endMs
+		*ev = pauseEvent{set: true, kind: kind, endMs: endMs}
 	}
 	e.UpdatePause()
 }
 
-// updatePause works out the pause in force (Redis's
+// UnpauseClients ends purpose's pause, if it has one.
+func (e *Engine) UnpauseClients(purpose int) {
+	if e.Cs.Pause.ev[purpose].set {
+		e.Cs.Pause.ev[purpose].set = false
+		e.UpdatePause()
+	}
+}
+
+// PausedFor reports whether purpose holds a pause (it may have expired).
+func (e *Engine) PausedFor(purpose int) bool { return e.Cs.Pause.ev[purpose].set }
+
+// UpdatePause works out the pause in force (Redis's
 // updateClientPauseTypeAndEndTime); clients postponed by a stricter pause
 // than the one left are released to try again.
 func (e *Engine) UpdatePause() {
 	p := &e.Cs.Pause
 	old := p.Kind
-	if p.Set && p.endMs < NowMsReal() {
-		p.Set = false
-	}
-	p.Kind = PauseOff
-	if p.Set {
-		p.Kind = p.setKind
+	now := NowMsReal()
+	p.Kind, p.endMs = PauseOff, 0
+	for i := range p.ev {
+		switch ev := &p.ev[i]; {
+		case !ev.set:
+		case ev.endMs < now:
+			ev.set = false
+		case ev.kind > p.Kind:
+			p.Kind, p.endMs = ev.kind, ev.endMs
+		case ev.kind == p.Kind:
+			p.endMs = max(p.endMs, ev.endMs)
+		}
 	}
 	if p.timer != nil {
 		p.timer.Stop()
 		p.timer = nil
 	}
-	if p.Set {
-		wait := time.Duration(p.endMs-NowMsReal()+1) * time.Millisecond
-		if p.endMs-NowMsReal() > math.MaxInt64/int64(time.Millisecond)-1 {
+	if p.Kind != PauseOff {
+		// The next change may come from a weaker purpose's pause ending
+		// first; waking at the earliest end of any keeps each one's end.
+		next := p.endMs
+		for _, ev := range p.ev {
+			if ev.set {
+				next = min(next, ev.endMs)
+			}
+		}
+		wait := time.Duration(next-now+1) * time.Millisecond
+		if next-now > math.MaxInt64/int64(time.Millisecond)-1 {
 			wait = math.MaxInt64
 		}
 		p.timer = time.AfterFunc(wait, func() {
