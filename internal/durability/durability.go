@@ -58,7 +58,7 @@ func (d *Component) SaveStatus() (lastSave time.Time, bgRunning, lastBgOK bool) 
 }
 
 // Commands are RDB's, the AOF's, MIGRATE's and replication's commands.
-var Commands = concatCommands(persistCommands, aofCommands, migrateCommands, replicationCommands, replicationMasterCommands)
+var Commands = concatCommands(persistCommands, aofCommands, migrateCommands, replicationCommands, replicationMasterCommands, failoverCommands)
 
 func concatCommands(tables ...[]*engine.Command) []*engine.Command {
 	var out []*engine.Command

@@ -122,7 +122,7 @@ func (d *Component) InfoReplication(b *engine.InfoBuf) {
 		b.Kv("role", "master")
 	}
 	d.infoReplicas(b)
-	b.Kv("master_failover_state", "no-failover")
+	b.Kv("master_failover_state", d.failoverInfo())
 	b.Kv("master_replid", e.ReplicationID())
 	replid2 := r.replid2
 	if replid2 == "" {

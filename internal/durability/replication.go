@@ -42,6 +42,10 @@ func cmdReplicaOf(x *engine.Ctx) {
 		x.W.Error("ERR REPLICAOF not allowed in cluster mode.")
 		return
 	}
+	if d.repl.failover.state != noFailover {
+		x.W.Error("ERR REPLICAOF not allowed while failing over.")
+		return
+	}
 	// redis.conf's replicaof makes the server a replica from the start,
 	// so a REPLICAOF before the first cron tick acts on that role.
 	d.startConfiguredMaster()
@@ -229,8 +233,14 @@ func (d *Component) syncOnce(addr string, stop chan struct{}) error {
 	if d.repl.synced {
 		replid, offset = d.repl.replid, e.ReplOffset()+1
 	}
+	extra := d.failoverPsyncArgs()
 	e.UnlockBare()
-	s, err := link.PSync(replid, offset)
+	s, err := link.PSync(replid, offset, extra...)
+	if len(extra) > 0 {
+		e.LockBare()
+		d.failoverPsyncAnswered(err == nil, stop)
+		e.UnlockBare()
+	}
 	if err != nil {
 		return err
 	}

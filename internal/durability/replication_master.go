@@ -159,6 +159,15 @@ func cmdSync(x *engine.Ctx) {
 	if replicaOf(c) != nil {
 		return // already a replica: ignored, as Redis
 	}
+	if len(x.Args) > 3 && engine.CEqualFold(x.Args[0], "psync") && engine.CEqualFold(x.Args[3], "failover") {
+		if !d.psyncFailover(x) {
+			return
+		}
+	}
+	if r.failover.state != noFailover {
+		x.W.Error("NOMASTERLINK Can't SYNC while failing over")
+		return
+	}
 	if c.Out == nil || c.Unsent == nil {
 		// An in-process client (the embedded API, a test engine) has no
 		// connection to stream to.
@@ -404,6 +413,7 @@ func ReplicationCron(e *engine.Engine) {
 	defer e.UnlockBare()
 	r := &d.repl
 	d.startConfiguredMaster()
+	d.updateFailover()
 	if r.backlog == nil && len(r.replicas) == 0 {
 		return
 	}

@@ -57,6 +57,7 @@ type replState struct {
 	stop       chan struct{}
 	done       chan struct{}
 	fullSyncs  int64
+	failover   failoverState // FAILOVER (failover.go)
 }
 
 // A replica's states, as INFO names them (replstateToString).

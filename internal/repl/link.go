@@ -140,9 +140,10 @@ type Sync struct {
 var ErrRetry = errors.New("master not ready to sync")
 
 // PSync asks for a partial resync from replid at offset (the next byte
-// wanted), or a full one with replid "?" and offset -1.
-func (l *Link) PSync(replid string, offset int64) (Sync, error) {
-	r, err := l.Do("PSYNC", replid, strconv.FormatInt(offset, 10))
+// wanted), or a full one with replid "?" and offset -1. extra follows
+// (FAILOVER, from a master handing over to this replica).
+func (l *Link) PSync(replid string, offset int64, extra ...string) (Sync, error) {
+	r, err := l.Do(append([]string{"PSYNC", replid, strconv.FormatInt(offset, 10)}, extra...)...)
 	if err != nil {
 		return Sync{}, err
 	}
