@@ -168,3 +168,92 @@ func replicaMigration(t *testing.T, kinds string) {
 	m := &mixedCluster{cli: testredis.RequireTool(t, "redis-cli"), nodes: survivors}
 	m.waitCheck(t, poor)
 }
+
+// A master whose every slot goes to another node follows that node when
+// cluster-allow-replica-migration is yes, and stays a master without
+// slots when no (clusterUpdateSlotsConfigWith, and CLUSTER SETSLOT NODE
+// giving away the last slot). Each case is run with the emptied master a
+// limitkv node and a Redis one, the other node the other kind: the same
+// outcome on both is Redis's behaviour.
+func TestClusterEmptiedMasterFollows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two servers, eight times")
+	}
+	testredis.Require(t)
+	for _, allow := range []string{"yes", "no"} {
+		// gossip: only the taker runs SETSLOT and its pings, with the
+		// greater epoch, take the slots from the emptied master. setslot:
+		// the emptied master gives its slots away itself first.
+		for _, via := range []string{"gossip", "setslot"} {
+			for _, lkvEmptied := range []bool{true, false} {
+				kind := "redis"
+				if lkvEmptied {
+					kind = "limitkv"
+				}
+				name := fmt.Sprintf("allow=%s/via=%s/emptied=%s", allow, via, kind)
+				t.Run(name, func(t *testing.T) { emptiedMaster(t, allow, via, lkvEmptied) })
+			}
+		}
+	}
+}
+
+func emptiedMaster(t *testing.T, allow, via string, lkvEmptied bool) {
+	kind := func(lkv bool) string {
+		if lkv {
+			return "limitkv"
+		}
+		return "redis"
+	}
+	a := startClusterNode(t, kind(lkvEmptied)+"-emptied", lkvEmptied)
+	b := startClusterNode(t, kind(!lkvEmptied)+"-taker", !lkvEmptied)
+	a.c.MustDo(t, "CONFIG", "SET", "cluster-allow-replica-migration", allow)
+	a.c.MustDo(t, "CLUSTER", "SET-CONFIG-EPOCH", "1")
+	a.c.MustDo(t, "CLUSTER", "ADDSLOTSRANGE", "0", "9")
+	b.c.MustDo(t, "CLUSTER", "SET-CONFIG-EPOCH", "2")
+	b.c.MustDo(t, "CLUSTER", "ADDSLOTSRANGE", "10", "16383")
+	meeter, other := a, b
+	if meeter.lkv {
+		meeter, other = b, a
+	}
+	meeter.c.MustDo(t, "CLUSTER", "MEET", "127.0.0.1", other.port, other.bus)
+	waitFor(t, 20*time.Second, "the two nodes to know each other's slots", func() bool {
+		return strings.HasSuffix(nodesLine(a.c.MustDo(t, "CLUSTER", "NODES").Str, b.id), " 10-16383") &&
+			strings.HasSuffix(nodesLine(b.c.MustDo(t, "CLUSTER", "NODES").Str, a.id), " 0-9")
+	})
+	order := []*clusterNode{b}
+	if via == "setslot" {
+		order = []*clusterNode{a, b}
+	}
+	for _, n := range order {
+		for s := 0; s < 10; s++ {
+			if r := n.c.MustDo(t, "CLUSTER", "SETSLOT", strconv.Itoa(s), "NODE", b.id); r.Str != "OK" {
+				t.Fatalf("%s CLUSTER SETSLOT %d NODE: %q", n.c.Name, s, r.Raw)
+			}
+		}
+	}
+	waitFor(t, 20*time.Second, "both nodes to see every slot on "+b.c.Name, func() bool {
+		for _, n := range []*clusterNode{a, b} {
+			if !strings.HasSuffix(nodesLine(n.c.MustDo(t, "CLUSTER", "NODES").Str, b.id), " 0-16383") {
+				return false
+			}
+		}
+		return true
+	})
+	if allow == "yes" {
+		waitFor(t, 10*time.Second, a.c.Name+" to replicate "+b.c.Name, func() bool {
+			return strings.Contains(nodesLine(a.c.MustDo(t, "CLUSTER", "NODES").Str, a.id), "myself,slave "+b.id) &&
+				strings.Contains(nodesLine(b.c.MustDo(t, "CLUSTER", "NODES").Str, a.id), "slave "+b.id) &&
+				strings.Contains(a.c.MustDo(t, "INFO", "replication").Str, "master_port:"+b.port+"\r\n")
+		})
+		return
+	}
+	// A few pings later it is still a master, without slots.
+	time.Sleep(2 * time.Second)
+	if line := nodesLine(a.c.MustDo(t, "CLUSTER", "NODES").Str, a.id); !strings.Contains(line, "myself,master - ") ||
+		!strings.HasSuffix(line, " connected") {
+		t.Errorf("%s with cluster-allow-replica-migration no: %s", a.c.Name, line)
+	}
+	if info := a.c.MustDo(t, "INFO", "replication").Str; !strings.Contains(info, "role:master") {
+		t.Errorf("%s replicates:\n%s", a.c.Name, info)
+	}
+}
