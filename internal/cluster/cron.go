@@ -72,8 +72,6 @@ func (c *Cluster) cron(now int64) {
 		if n.Flags&(clusterstate.FlagMyself|clusterstate.FlagNoAddr|clusterstate.FlagHandshake) != 0 {
 			continue
 		}
-		// The orphaned master checks feed replica migration, which is not
-		// here yet: they go in this loop when it is.
 		pingDelay := now - n.PingSent
 		dataDelay := now - n.DataReceived
 		l := b.out[n]
@@ -108,7 +106,8 @@ func (c *Cluster) cron(now int64) {
 			updateState = true
 		}
 	}
-	// (Replica migration goes after the failover, when it is here.)
+	// The failover's steps, then replica migration (which counts the
+	// orphaned masters itself), as clusterCron ends.
 	c.failoverCron(now)
 	if updateState || st.Health == clusterstate.StateFail {
 		st.Todo |= clusterstate.TodoUpdateState

@@ -438,7 +438,7 @@ func (c *Cluster) handleManualFailover() {
 
 // failoverCron is clusterCron's last steps but the state's: replication
 // of myself's master, the manual failover's timeout, and a replica's
-// failover.
+// failover, then its migration to an orphaned master (migration.go).
 func (c *Cluster) failoverCron(now int64) {
 	me := c.st.Myself
 	// A replica by the state that does not replicate (it loaded nodes.conf
@@ -453,6 +453,7 @@ func (c *Cluster) failoverCron(now int64) {
 	if me.IsReplica() {
 		c.handleManualFailover()
 		c.handleReplicaFailover(now)
+		c.handleReplicaMigration(now)
 	}
 }
 
