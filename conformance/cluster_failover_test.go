@@ -23,9 +23,7 @@ import (
 // Each new master serves its slots with the data it replicated, and every
 // node agrees.
 func TestClusterMixedFailover(t *testing.T) {
-	if testing.Short() {
-		t.Skip("six servers and two failovers")
-	}
+	clusterSuite(t, "six servers and two failovers")
 	testredis.Require(t)
 	r1 := startClusterNode(t, "redis-m1", false)
 	l1 := startClusterNode(t, "limitkv-m1", true)

@@ -21,9 +21,7 @@ import (
 // master (limitkv decides), and Redis replicas of a limitkv master moving
 // to a Redis master (Redis decides from what limitkv gossips).
 func TestClusterMixedReplicaMigration(t *testing.T) {
-	if testing.Short() {
-		t.Skip("five servers and a replica migration, twice")
-	}
+	clusterSuite(t, "five servers and a replica migration, twice")
 	testredis.Require(t)
 	for _, tc := range []struct {
 		name string
@@ -176,9 +174,7 @@ func replicaMigration(t *testing.T, kinds string) {
 // limitkv node and a Redis one, the other node the other kind: the same
 // outcome on both is Redis's behaviour.
 func TestClusterEmptiedMasterFollows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("two servers, eight times")
-	}
+	clusterSuite(t, "two servers, eight times")
 	testredis.Require(t)
 	for _, allow := range []string{"yes", "no"} {
 		// gossip: only the taker runs SETSLOT and its pings, with the

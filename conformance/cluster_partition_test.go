@@ -40,9 +40,7 @@ import (
 //	    (with its data), every node agrees on one master per slot, and
 //	    redis-cli --cluster check is clean.
 func TestClusterPartition(t *testing.T) {
-	if testing.Short() {
-		t.Skip("six servers in network namespaces, a partition and a failover, three times")
-	}
+	clusterSuite(t, "six servers in network namespaces, a partition and a failover, three times")
 	for _, tc := range []struct {
 		name string
 		// kinds of the three masters then of their replicas, in order:

@@ -263,9 +263,7 @@ func (w *clusterWriter) verify(t *testing.T) {
 // value, every tenant's window holds every admitted call, --cluster check
 // is clean, and no master holds a key of a slot it does not serve.
 func TestClusterProofReshard(t *testing.T) {
-	if testing.Short() {
-		t.Skip("four servers, resharding 900 slots")
-	}
+	clusterSuite(t, "four servers, resharding 900 slots")
 	m := startMixedCluster(t, "rlrl", 0)
 	r0, l1, l3 := m.nodes[0], m.nodes[1], m.nodes[3]
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: m.clusterAddrs(), MaxRedirects: 16})
@@ -388,9 +386,7 @@ func commandCalls(t *testing.T, n *clusterNode, cmd string) int {
 // the counts the admitted requests saw are exactly 0..n-1, the window ends
 // holding n entries, and the limited window admits exactly its limit.
 func TestClusterProofRLCheckMove(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three servers")
-	}
+	clusterSuite(t, "three servers")
 	m := startMixedCluster(t, "llr", 0)
 	src, dst, other := m.nodes[0], m.nodes[1], m.nodes[2]
 	tag, slot := tagInRange(t, src, "rl")
@@ -601,9 +597,7 @@ func pythonWithRedisCluster() string {
 // ioredis's Cluster and redis-py's RedisCluster read every key while the
 // slot migrates and, with the map they cached then, after it moved.
 func TestClusterProofRedirects(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three servers and four clients")
-	}
+	clusterSuite(t, "three servers and four clients")
 	m := startMixedCluster(t, "rlr", 0)
 	r0, l1, r2 := m.nodes[0], m.nodes[1], m.nodes[2]
 	ctx := context.Background()
@@ -748,9 +742,7 @@ func TestClusterProofRedirects(t *testing.T) {
 // are deleted. --cluster check is clean at every step and every key stays
 // readable where its slot is.
 func TestClusterProofAddDelNode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("seven servers")
-	}
+	clusterSuite(t, "seven servers")
 	m := startMixedCluster(t, "rlr", 0)
 	r0, l1, r2 := m.nodes[0], m.nodes[1], m.nodes[2]
 	ctx := context.Background()

@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"bytes"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +11,23 @@ import (
 
 	"github.com/limitkv/limitkv/internal/testredis"
 )
+
+// clusterSuite gates the multi-node cluster proofs (reshards, failovers,
+// partitions, replica migration, clients following slots): each starts
+// four to six servers and runs for tens of seconds, minutes in all, which
+// the default test run must not spend on a 2-core machine. They run with
+// LIMITKV_CLUSTER_SUITE=1, as scripts/cluster-tests.sh sets it;
+// TestClusterSingleNode and TestClusterMixedCreate stay in the default run
+// as its cluster smoke test.
+func clusterSuite(t *testing.T, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(what)
+	}
+	if os.Getenv("LIMITKV_CLUSTER_SUITE") == "" {
+		t.Skip(what + ": part of the cluster suite (scripts/cluster-tests.sh, or LIMITKV_CLUSTER_SUITE=1)")
+	}
+}
 
 // clusterNode is one server started in cluster mode, with what masks it
 // out of a reply: its node ID and its ports.
