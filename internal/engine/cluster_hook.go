@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/keyslot"
 	"github.com/limitkv/limitkv/internal/keyspace"
 )
@@ -114,3 +115,35 @@ func (e *Engine) EnableSlotIndex() {
 // SlotIndex is database 0's keys by hash slot (nil unless EnableSlotIndex
 // ran). Call with the lock held.
 func (e *Engine) SlotIndex() *keyslot.Index { return e.slotIndex }
+
+// DelKeysInSlot is cluster.c's delKeysInSlot as Redis fixed it in 7.2
+// (#11084): every key of slot in database 0 is deleted (past its deadline
+// or not, as dbDelete), and each deletion is what a DEL by the server is
+// elsewhere: propagated alone to the AOF and the replicas (which would
+// otherwise keep keys their master dropped, and serve them to READONLY
+// clients), signalled as a modification (WATCH, client tracking), the
+// "del" event, one change for the dirty count. It returns how many keys
+// went. A master calls it for the slots it lost to a newer configEpoch
+// while still serving others. Call with the lock held, outside a command.
+func (e *Engine) DelKeysInSlot(slot int) int {
+	idx := e.slotIndex
+	if idx == nil || idx.Count(slot) == 0 {
+		return 0
+	}
+	db := e.Dbs[0]
+	n := 0
+	for _, k := range idx.Keys(nil, slot, idx.Count(slot)) {
+		ent := db.Peek(bkey(k))
+		if ent == nil {
+			continue
+		}
+		key := []byte(k) // the entry's key goes with it
+		db.Remove(ent)
+		e.propagateDeletion(0, key)
+		e.KeyModified(0, key, nil)
+		e.NotifyKeyspace(config.EvGeneric, "del", key, 0)
+		e.persist.dirty++
+		n++
+	}
+	return n
+}
