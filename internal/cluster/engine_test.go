@@ -17,7 +17,8 @@ var installOnce sync.Once
 // imports this package). The table is the process's: installed once.
 func newEngine(cfg *config.Config) *engine.Engine {
 	installOnce.Do(func() {
-		engine.Install(Commands, durability.Commands, scripting.ScriptCommands, stringcmd.StringCommands)
+		engine.Install(Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands,
+			stringcmd.StringCommands)
 	})
 	e := engine.New(cfg, nil, nil)
 	scripting.Attach(e)

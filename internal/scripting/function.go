@@ -574,6 +574,10 @@ func fcallGeneric(x *engine.Ctx, ro bool) {
 	if !ok {
 		return
 	}
+	if f.Flags&lua.FlagNoCluster != 0 && x.E.Cluster != nil {
+		x.W.Error(errNoCluster)
+		return
+	}
 	if f.Flags&lua.FlagNoWrites == 0 && ro {
 		x.W.Error(engine.ErrScriptWriteRO)
 		return

@@ -144,6 +144,12 @@ func evalGeneric(x *engine.Ctx, bySHA, ro bool) {
 	// With a shebang the script declares whether it writes; without one
 	// (EVAL compatibility mode) only the commands it calls are checked.
 	shebang := s.Flags&lua.FlagShebang != 0
+	// scriptPrepareForRun's first check: a script flagged no-cluster
+	// does not run on a cluster node.
+	if shebang && s.Flags&lua.FlagNoCluster != 0 && x.E.Cluster != nil {
+		x.W.Error(errNoCluster)
+		return
+	}
 	// The dispatcher refused a deny-oom script already (scriptDeniesOOM);
 	// this is scriptPrepareForRun's check, which only a script queued in
 	// MULTI while it was another one can reach.
