@@ -33,6 +33,9 @@ type Cluster struct {
 	cf  *clusterstate.ConfigFile
 	bus *bus          // the listener and the links (bus.go)
 	fo  failoverState // the election and the manual failover (failover.go)
+	// listsIdle counts the cron's turns since the slot index's key lists
+	// were last asked for (releaseSlotLists).
+	listsIdle int
 }
 
 // Open makes e a cluster node when cluster-enabled is yes (else it returns
