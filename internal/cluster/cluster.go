@@ -193,6 +193,7 @@ func (c *Cluster) Cron() {
 	defer c.e.Unlock()
 	c.applySettings() // CONFIG SET of a cluster-* setting takes effect here
 	c.cron(c.now())
+	c.e.RedirectBlocked(c.redirectBlocked)
 	// clusterCron's last step: a failed cluster is re-evaluated each time
 	// (its rejoin delay ends on its own).
 	if c.st.Health == clusterstate.StateFail {

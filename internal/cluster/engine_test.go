@@ -6,6 +6,7 @@ import (
 	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/family/listcmd"
 	"github.com/limitkv/limitkv/internal/family/stringcmd"
 	"github.com/limitkv/limitkv/internal/scripting"
 )
@@ -18,7 +19,7 @@ var installOnce sync.Once
 func newEngine(cfg *config.Config) *engine.Engine {
 	installOnce.Do(func() {
 		engine.Install(Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands,
-			stringcmd.StringCommands)
+			stringcmd.StringCommands, listcmd.ListCommands)
 	})
 	e := engine.New(cfg, nil, nil)
 	scripting.Attach(e)

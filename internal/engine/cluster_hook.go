@@ -147,3 +147,36 @@ func (e *Engine) DelKeysInSlot(slot int) int {
 	}
 	return n
 }
+
+// RedirectBlocked is the cluster step of clientsCronHandleTimeout: each
+// client blocked on keys (not WAIT, not one CLIENT PAUSE holds) is given
+// to redirect with a key it waits on (they share a slot), whether it sent
+// READONLY and whether its command writes; an error redirect answers
+// unblocks it with that error (clusterRedirectBlockedClientIfNeeded: the
+// slot moved away, or the cluster is down). Call with the lock held.
+func (e *Engine) RedirectBlocked(redirect func(key []byte, readOnly, write bool) string) {
+	if len(e.waiting) == 0 {
+		return
+	}
+	blocked := map[*Client]bool{}
+	for _, list := range e.waiting {
+		for _, c := range list {
+			if b := c.Blocked; b != nil && b.Wait == nil && !b.postponed && len(b.keys) > 0 {
+				blocked[c] = true
+			}
+		}
+	}
+	for c := range blocked {
+		b := c.Blocked
+		cmd := Lookup(b.args[0])
+		msg := redirect(bkey(b.keys[0]), c.ReadOnly, cmd != nil && cmd.Flags&FlagWrite != 0)
+		if msg == "" {
+			continue
+		}
+		e.Unblock(c)
+		mark := b.W.Len()
+		b.W.Error(msg)
+		c.BlockedReplyDone(b.W, mark)
+		c.NotifyOutput()
+	}
+}
