@@ -13,8 +13,8 @@ import (
 const (
 	errCrossSlot   = "CROSSSLOT Keys in request don't hash to the same slot"
 	errTryAgain    = "TRYAGAIN Multiple keys request during rehashing of slot"
-	errDown        = "CLUSTERDOWN The cluster is down"
-	errDownRO      = "CLUSTERDOWN The cluster is down and only accepts read commands"
+	errDown        = engine.ErrClusterDown
+	errDownRO      = engine.ErrClusterDownRO
 	errDownUnbound = "CLUSTERDOWN Hash slot not served"
 )
 

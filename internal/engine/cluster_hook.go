@@ -25,6 +25,13 @@ type Cluster interface {
 	Cron()
 }
 
+// Cluster.Redirect's CLUSTERDOWN errors for a cluster down (all commands, or
+// writes when reads are allowed then), which scripts word their own way.
+const (
+	ErrClusterDown   = "CLUSTERDOWN The cluster is down"
+	ErrClusterDownRO = "CLUSTERDOWN The cluster is down and only accepts read commands"
+)
+
 // SlotQuery is a command as getNodeByQuery sees it.
 type SlotQuery struct {
 	// Keys are the keys (and, for SPUBLISH/SSUBSCRIBE/SUNSUBSCRIBE, the
@@ -45,19 +52,11 @@ type SlotQuery struct {
 // always served; so are those of the master link and of the AOF.
 func (e *Engine) clusterRedirect(x *Ctx, cmd *Command) string {
 	c := x.C
+	c.Slot = -1
 	if c.MustObey() {
 		return ""
 	}
-	q := &e.slotQuery
-	*q = SlotQuery{Keys: q.Keys[:0], ReadOnly: c.ReadOnly, Asking: c.Asking, Exists: q.Exists}
-	if q.Exists == nil {
-		// lookupKeyReadWithFlags(LOOKUP_NOEXPIRE): a key past its deadline
-		// is missing, though not deleted here.
-		q.Exists = func(key []byte) bool {
-			ent := e.Dbs[0].Peek(key)
-			return ent != nil && (ent.Expiry() == keyspace.NoExpiry || ent.Expiry() > e.NowMs())
-		}
-	}
+	q := e.newSlotQuery(c)
 	switch cmd.Name {
 	case "exec":
 		if c.Multi == nil {
@@ -85,7 +84,69 @@ func (e *Engine) clusterRedirect(x *Ctx, cmd *Command) string {
 	if len(q.Keys) == 0 {
 		return ""
 	}
-	return e.Cluster.Redirect(q)
+	msg := e.Cluster.Redirect(q)
+	if msg == "" {
+		c.Slot = int(keyslot.Slot(q.Keys[0]))
+	}
+	return msg
+}
+
+// newSlotQuery is the query for one of c's commands, without its keys yet
+// (the engine's one, reused).
+func (e *Engine) newSlotQuery(c *Client) *SlotQuery {
+	q := &e.slotQuery
+	*q = SlotQuery{Keys: q.Keys[:0], ReadOnly: c.ReadOnly, Asking: c.Asking, Exists: q.Exists}
+	if q.Exists == nil {
+		// lookupKeyReadWithFlags(LOOKUP_NOEXPIRE): a key past its deadline
+		// is missing, though not deleted here.
+		q.Exists = func(key []byte) bool {
+			ent := e.Dbs[0].Peek(key)
+			return ent != nil && (ent.Expiry() == keyspace.NoExpiry || ent.Expiry() > e.NowMs())
+		}
+	}
+	return q
+}
+
+// ScriptClusterCheck is scriptVerifyClusterState for cmd, which a script
+// run by c calls with args: on a cluster node, a script's command must
+// have its keys served here (its error then is the script's words for
+// getNodeByQuery's refusal), and, unless the script allows cross-slot
+// keys, in the slot of c's command (c.Slot, which the script's first key
+// sets when the command declared none). "" lets the command run. Call
+// with the lock held.
+func (e *Engine) ScriptClusterCheck(c *Client, cmd *Command, args [][]byte, allowCrossSlot bool) string {
+	if e.Cluster == nil || c.MustObey() {
+		return ""
+	}
+	q := e.newSlotQuery(c)
+	if cmd.Name == "spublish" {
+		q.PubSubShard = true
+		q.Keys = append(q.Keys, args[1])
+	} else {
+		q.Keys = e.appendKeys(q.Keys, cmd, args)
+		_, q.Write, _ = e.effectiveFlags(c, cmd, args)
+	}
+	if len(q.Keys) == 0 {
+		return ""
+	}
+	switch msg := e.Cluster.Redirect(q); {
+	case msg == "":
+	case msg == ErrClusterDownRO:
+		return "Script attempted to execute a write command while the cluster is down and readonly"
+	case msg == ErrClusterDown:
+		return "Script attempted to execute a command while the cluster is down"
+	default:
+		return "Script attempted to access a non local key in a cluster node"
+	}
+	if !allowCrossSlot {
+		slot := int(keyslot.Slot(q.Keys[0]))
+		if c.Slot == -1 {
+			c.Slot = slot
+		} else if c.Slot != slot {
+			return "Script attempted to access keys that do not hash to the same slot"
+		}
+	}
+	return ""
 }
 
 // appendKeys appends the keys of cmd in args (getKeysFromCommand).
