@@ -23,6 +23,10 @@ type Cluster interface {
 	PropagatePublish(channel, message []byte, shard bool)
 	// Cron is clusterCron, ten times a second; it takes the lock.
 	Cron()
+	// KillLink is DEBUG CLUSTERLINK KILL: the links with the node named
+	// node in direction ("to", "from" or "all", any case) are closed. It
+	// returns the error to answer with, "" for OK. Call with the lock held.
+	KillLink(direction, node string) string
 }
 
 // Cluster.Redirect's CLUSTERDOWN errors for a cluster down (all commands, or
