@@ -92,6 +92,17 @@ mkdir -p "$cache"
 cache=$(cd "$cache" && pwd)
 src=$cache/redis-$REDIS_VERSION
 
+# iso: the prefix that runs a harness in a network namespace of its own
+# with only a loopback (unshare -n, as root, when it works), so that runs
+# side by side (limitkv's and redis-server's) never take each other's
+# ports: both harnesses pick ports from the same ranges, and the cluster
+# suite restarts killed instances on their old ports. Else none.
+iso=()
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null && command -v ip >/dev/null &&
+	unshare -n true 2>/dev/null; then
+	iso=(unshare -n sh -c 'ip link set lo up && exec "$@"' sh)
+fi
+
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 fetch_source() {
@@ -166,7 +177,7 @@ run_units() {
 		local args=(--clients "$clients" --timeout "$unit_timeout")
 		[ "$u" != all ] && args+=(--single "$u")
 		echo "== $name: $u" >&2
-		(cd "$t" && timeout --kill-after=10 "$unit_timeout" ./runtest "${args[@]}" ${extra[@]+"${extra[@]}"} </dev/null >"$log" 2>&1) || true
+		(cd "$t" && timeout --kill-after=10 "$unit_timeout" ${iso[@]+"${iso[@]}"} ./runtest "${args[@]}" ${extra[@]+"${extra[@]}"} </dev/null >"$log" 2>&1) || true
 		# runtest colours its tags; the counts read the plain text.
 		sed -i 's/\x1b\[[0-9;]*m//g' "$log"
 		local ok err exc skip
@@ -200,7 +211,7 @@ run_cluster_suite() {
 		[ "$u" != all ] && args+=(--single "tests/$u.tcl")
 		echo "== $name: tests/cluster $u" >&2
 		rm -rf "$t/tests/cluster/tmp"/*
-		(cd "$t" && timeout --kill-after=10 "$unit_timeout" ./runtest-cluster ${args[@]+"${args[@]}"} ${extra[@]+"${extra[@]}"} </dev/null >"$log" 2>&1) || true
+		(cd "$t" && timeout --kill-after=10 "$unit_timeout" ${iso[@]+"${iso[@]}"} ./runtest-cluster ${args[@]+"${args[@]}"} ${extra[@]+"${extra[@]}"} </dev/null >"$log" 2>&1) || true
 		# The instances of a run the timeout stopped outlive it.
 		pkill_tree_instances "$t"
 		sed -i 's/\x1b\[[0-9;]*m//g' "$log"
