@@ -12,7 +12,10 @@
 #                    unit/cluster-scripting, unit/cluster/misc,
 #                    unit/cluster/links, unit/cluster/announced-endpoints
 #                    (7.0.15's test_helper.tcl leaves the last out of the
-#                    whole suite; it runs with --single all the same)
+#                    whole suite; it runs with --single all the same).
+#                    unit/cluster/slot-ownership, multi-slot-operations,
+#                    scripting, cli and hostnames are Redis 7.2's: not in
+#                    the 7.0.15 tree
 #   --cluster-suite  instead of runtest, the cluster suite of tests/cluster
 #                    through ./runtest-cluster, which starts 20 instances of
 #                    src/redis-server itself and runs tests/cluster/tests/*.tcl
@@ -48,7 +51,9 @@
 # runtest, so its counts are its own. The cluster suite's per-file counts
 # are ok/failed/error/-: a failed assertion, an error that ended the file
 # (or a test that never finished: a crash or the timeout), and no skips
-# (runtest-cluster has none).
+# (runtest-cluster has none). Run as root, each runtest has a network
+# namespace of its own (unshare -n), so that two runs (say limitkv's and
+# redis-server's, from two shells) can go side by side.
 #
 # Examples:
 #   scripts/redis-tests/run.sh --with-redis --cluster-units
