@@ -223,7 +223,8 @@ run_cluster_suite() {
 		# One line per file: a test is "HH:MM:SS> name: " with OK at the
 		# end of its (last) line, or a FAILED line; an error that ends the
 		# file says "caught an error", as does the jump to the next file
-		# after a failed assertion (not counted twice).
+		# after a failed assertion (not counted twice; in a file whose
+		# tests run in a loop the jump only ends that turn).
 		awk -v OFS='\t' '
 			function close_unit() {
 				if (cur == "") return
@@ -231,7 +232,7 @@ run_cluster_suite() {
 				print cur, ok, err, exc, 0
 			}
 			/^Testing unit: / { close_unit(); cur = $3; sub(/\.tcl$/, "", cur); ok = err = exc = pending = jumped = 0; next }
-			/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]> / { if (pending) exc++; pending = 1 }
+			/^[0-9][0-9]:[0-9][0-9]:[0-9][0-9]> / { if (pending) exc++; pending = 1; jumped = 0 }
 			/^FAILED: caught an error/ { if (!jumped) exc++; pending = jumped = 0; next }
 			/^FAILED: |: FAILED: / && pending { err++; pending = 0; jumped = 1; next }
 			pending && / ?OK$/ { ok++; pending = 0 }
