@@ -179,7 +179,13 @@ func cmdDebug(x *engine.Ctx) {
 	case is("replybuffer") && n == 4:
 		debugReplyBuffer(x)
 	case is("clusterlink") && n == 5 && engine.CEqualFold(x.Args[2], "kill"):
-		x.W.Error("ERR Debug option only available for cluster mode enabled setup!")
+		if x.E.Cluster == nil {
+			x.W.Error("ERR Debug option only available for cluster mode enabled setup!")
+		} else if msg := x.E.Cluster.KillLink(x.Arg(3), x.Arg(4)); msg != "" {
+			x.W.Error(msg)
+		} else {
+			x.W.OK()
+		}
 	default:
 		x.W.Error(errDebugSyntax(sub))
 	}

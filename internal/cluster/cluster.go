@@ -33,6 +33,9 @@ type Cluster struct {
 	cf  *clusterstate.ConfigFile
 	bus *bus          // the listener and the links (bus.go)
 	fo  failoverState // the election and the manual failover (failover.go)
+	// listsIdle counts the cron's turns since the slot index's key lists
+	// were last asked for (releaseSlotLists).
+	listsIdle int
 }
 
 // Open makes e a cluster node when cluster-enabled is yes (else it returns
@@ -190,6 +193,7 @@ func (c *Cluster) Cron() {
 	defer c.e.Unlock()
 	c.applySettings() // CONFIG SET of a cluster-* setting takes effect here
 	c.cron(c.now())
+	c.e.RedirectBlocked(c.redirectBlocked)
 	// clusterCron's last step: a failed cluster is re-evaluated each time
 	// (its rejoin delay ends on its own).
 	if c.st.Health == clusterstate.StateFail {

@@ -61,7 +61,7 @@ const (
 )
 
 // sub is a CLUSTER subcommand: stale always, and refused on a server not
-// in cluster mode before anything else.
+// in cluster mode before anything else; the settings are read first.
 func sub(arity int, flags engine.Flags, h func(x *engine.Ctx, c *Cluster)) *engine.Command {
 	return &engine.Command{Arity: arity, Flags: flags | engine.FlagStale, Group: "cluster", Handler: func(x *engine.Ctx) {
 		c := of(x.E)
@@ -69,6 +69,9 @@ func sub(arity int, flags engine.Flags, h func(x *engine.Ctx, c *Cluster)) *engi
 			x.W.Error(errDisabled)
 			return
 		}
+		// A CONFIG SET of what myself announces shows at once, as
+		// Redis applies it when set (not at the next cron).
+		c.applySettings()
 		h(x, c)
 		c.afterChange()
 	}}

@@ -109,6 +109,7 @@ func (c *Cluster) cron(now int64) {
 	// The failover's steps, then replica migration (which counts the
 	// orphaned masters itself), as clusterCron ends.
 	c.failoverCron(now)
+	c.releaseSlotLists()
 	if updateState || st.Health == clusterstate.StateFail {
 		st.Todo |= clusterstate.TodoUpdateState
 	}
@@ -146,4 +147,32 @@ func (c *Cluster) freeLinkOverLimit(l *link, limit int64) {
 		c.freeLink(l)
 		c.st.LinksBufferLimitExceeded++
 	}
+}
+
+// slotListsIdle is how many cron turns (a minute) the slot index keeps its
+// per-slot key lists after they were last asked for.
+const slotListsIdle = 600
+
+// releaseSlotLists drops the slot index's per-slot key lists, which
+// GETKEYSINSLOT (a resharding's batches) and a lost slot's deletion build,
+// once nothing asked for them for slotListsIdle turns and no slot is
+// migrating or importing: kept, they cost a map entry and a node for every
+// key created, the rate limiter's hot path. Redis keeps its lists always;
+// limitkv builds them again from a walk of the keyspace when next asked.
+func (c *Cluster) releaseSlotLists() {
+	ix := c.e.SlotIndex()
+	if ix == nil || !ix.Built() || ix.TakeUsed() {
+		c.listsIdle = 0
+		return
+	}
+	if c.listsIdle++; c.listsIdle < slotListsIdle {
+		return
+	}
+	c.listsIdle = 0
+	for j := 0; j < clusterstate.Slots; j++ {
+		if c.st.MigratingTo(j) != nil || c.st.ImportingFrom(j) != nil {
+			return // a resharding still going: the tool asks again soon
+		}
+	}
+	ix.Release()
 }

@@ -6,6 +6,8 @@ import (
 	"github.com/limitkv/limitkv/internal/config"
 	"github.com/limitkv/limitkv/internal/durability"
 	"github.com/limitkv/limitkv/internal/engine"
+	"github.com/limitkv/limitkv/internal/family/listcmd"
+	"github.com/limitkv/limitkv/internal/family/stringcmd"
 	"github.com/limitkv/limitkv/internal/scripting"
 )
 
@@ -15,7 +17,10 @@ var installOnce sync.Once
 // commands its tests send (internal/commands, which assembles them all,
 // imports this package). The table is the process's: installed once.
 func newEngine(cfg *config.Config) *engine.Engine {
-	installOnce.Do(func() { engine.Install(Commands, durability.Commands, scripting.ScriptCommands) })
+	installOnce.Do(func() {
+		engine.Install(Commands, durability.Commands, scripting.ScriptCommands, scripting.FunctionCommands,
+			stringcmd.StringCommands, listcmd.ListCommands)
+	})
 	e := engine.New(cfg, nil, nil)
 	scripting.Attach(e)
 	durability.Attach(e)

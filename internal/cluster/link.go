@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/limitkv/limitkv/internal/clusterbus"
 	"github.com/limitkv/limitkv/internal/clusterstate"
@@ -100,10 +101,14 @@ func (c *Cluster) connect(n *clusterstate.Node, now int64) {
 	go c.dial(l, addr, ctx, timeout)
 }
 
+// busDialer makes a link's connection (reuseAddr: as Redis's).
+func busDialer(timeout time.Duration) *net.Dialer {
+	return &net.Dialer{Timeout: timeout, Control: reuseAddr}
+}
+
 func (c *Cluster) dial(l *link, addr string, ctx context.Context, timeoutMs int64) {
 	defer c.bus.wg.Done()
-	d := net.Dialer{Timeout: msDuration(timeoutMs)}
-	conn, err := d.DialContext(ctx, "tcp", addr)
+	conn, err := busDialer(msDuration(timeoutMs)).DialContext(ctx, "tcp", addr)
 	c.e.Lock()
 	defer c.e.Unlock()
 	if l.freed {

@@ -1,6 +1,10 @@
 package cluster
 
-import "github.com/limitkv/limitkv/internal/clusterstate"
+import (
+	"strings"
+
+	"github.com/limitkv/limitkv/internal/clusterstate"
+)
 
 // LinkInfo is one link as CLUSTER LINKS describes it
 // (addReplyClusterLinkDescription).
@@ -89,4 +93,34 @@ func (c *Cluster) freeOrphanLinks() {
 			c.freeLink(l)
 		}
 	}
+}
+
+// KillLink is DEBUG CLUSTERLINK KILL (engine.Cluster): node's outbound
+// link ("to"), its inbound one ("from"), or both ("all") are freed; the
+// cron makes the outbound one again, and the peer its own. (Redis answers
+// an unknown direction with its error and then OK, two replies: here only
+// the error.)
+func (c *Cluster) KillLink(direction, node string) string {
+	n := c.st.LookupID(node)
+	if n == nil {
+		return "ERR Unknown node " + node
+	}
+	b := c.bus
+	var kill []*link
+	switch strings.ToLower(direction) {
+	case "from":
+		kill = append(kill, b.in[n])
+	case "to":
+		kill = append(kill, b.out[n])
+	case "all":
+		kill = append(kill, b.out[n], b.in[n])
+	default:
+		return "ERR Unknown direction " + direction
+	}
+	for _, l := range kill {
+		if l != nil {
+			c.freeLink(l)
+		}
+	}
+	return ""
 }

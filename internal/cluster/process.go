@@ -5,7 +5,6 @@ import (
 
 	"github.com/limitkv/limitkv/internal/clusterbus"
 	"github.com/limitkv/limitkv/internal/clusterstate"
-	"github.com/limitkv/limitkv/internal/config"
 )
 
 // senderOf is getNodeFromLinkAndMsg. A link's node is the sender unless it
@@ -441,25 +440,10 @@ func (c *Cluster) updateSlotsConfigWith(sender *clusterstate.Node, epoch uint64,
 		st.Todo |= clusterstate.TodoSaveConfig | clusterstate.TodoUpdateState | clusterstate.TodoFsyncConfig
 	case len(dirtySlots) > 0:
 		// Still a master, but some lost slots hold keys: they must go, or
-		// the keys would shadow the new owner's.
+		// the keys would shadow the new owner's; the DELs reach the
+		// replicas and the AOF.
 		for _, j := range dirtySlots {
-			c.delKeysInSlot(j)
-		}
-	}
-}
-
-// delKeysInSlot is delKeysInSlot: slot's keys are deleted, with their
-// keyspace events.
-func (c *Cluster) delKeysInSlot(slot int) {
-	ix := c.e.SlotIndex()
-	if ix == nil {
-		return
-	}
-	now := c.now()
-	db := c.e.Dbs[0]
-	for _, k := range ix.Keys(nil, slot, ix.Count(slot)) {
-		if db.Delete([]byte(k), now) {
-			c.e.NotifyKeyspace(config.EvGeneric, "del", []byte(k), 0)
+			c.e.DelKeysInSlot(j)
 		}
 	}
 }

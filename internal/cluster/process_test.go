@@ -1,7 +1,9 @@
 package cluster
 
 import (
+	"errors"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -176,6 +178,40 @@ func TestProcessPacket(t *testing.T) {
 			n.broadcastPong(true)
 			n.e.Unlock()
 			p.expect(p.in, clusterbus.TypePong)
+		}},
+		{"DEBUG CLUSTERLINK KILL", func(t *testing.T, n *testNode, p *fakePeer) {
+			// The fake's inbound link is tied to it by its next packet.
+			p.send(p.out, &clusterbus.Message{Header: p.header(clusterbus.TypePing), Body: &clusterbus.Ping{}})
+			p.expect(p.out, clusterbus.TypePong)
+			kill := func(dir, node string) string {
+				n.e.Lock()
+				defer n.e.Unlock()
+				return n.KillLink(dir, node)
+			}
+			closed := func(conn net.Conn) bool {
+				_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+				for {
+					if _, err := clusterbus.ReadMessage(conn, 1<<20); err != nil {
+						return !errors.Is(err, os.ErrDeadlineExceeded)
+					}
+				}
+			}
+			for _, tc := range []struct{ dir, node, want string }{
+				{"sideways", fakeName, "ERR Unknown direction sideways"},
+				{"to", otherName, "ERR Unknown node " + otherName},
+				{"TO", fakeName, ""},
+				{"from", fakeName, ""},
+			} {
+				if got := kill(tc.dir, tc.node); got != tc.want {
+					t.Errorf("%s %s: %q, want %q", tc.dir, tc.node, got, tc.want)
+				}
+			}
+			if !closed(p.in) {
+				t.Error("the link to the fake stayed open")
+			}
+			if !closed(p.out) {
+				t.Error("the link from the fake stayed open")
+			}
 		}},
 		{"CLUSTER LINKS and FORGET", func(t *testing.T, n *testNode, p *fakePeer) {
 			// The fake's link was not tied to it by its MEET (it was

@@ -13,8 +13,8 @@ import (
 const (
 	errCrossSlot   = "CROSSSLOT Keys in request don't hash to the same slot"
 	errTryAgain    = "TRYAGAIN Multiple keys request during rehashing of slot"
-	errDown        = "CLUSTERDOWN The cluster is down"
-	errDownRO      = "CLUSTERDOWN The cluster is down and only accepts read commands"
+	errDown        = engine.ErrClusterDown
+	errDownRO      = engine.ErrClusterDownRO
 	errDownUnbound = "CLUSTERDOWN Hash slot not served"
 )
 
@@ -129,4 +129,30 @@ func (c *Cluster) preferredEndpoint(n *clusterstate.Node) string {
 		return ""
 	}
 	return n.IP
+}
+
+// redirectBlocked is clusterRedirectBlockedClientIfNeeded for a client
+// blocked on key (engine.RedirectBlocked): CLUSTERDOWN when the cluster is
+// down (even with reads allowed then, as a write that would unblock it may
+// never come), or when the key's slot has no owner; MOVED when another node
+// serves it, unless this node imports it, or serves it as the replica of its
+// owner to a READONLY client that only reads.
+func (c *Cluster) redirectBlocked(key []byte, readOnly, write bool) string {
+	st := c.st
+	if st.Health == clusterstate.StateFail {
+		return errDown
+	}
+	slot := int(keyslot.Slot(key))
+	n := st.SlotOwner(slot)
+	me := st.Myself
+	if readOnly && !write && me.IsReplica() && me.Master() == n {
+		n = me
+	}
+	if n == me || st.ImportingFrom(slot) != nil {
+		return ""
+	}
+	if n == nil {
+		return errDownUnbound
+	}
+	return c.redirectTo("MOVED", slot, n)
 }

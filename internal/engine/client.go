@@ -27,6 +27,10 @@ type Client struct {
 	// Cluster mode: Asking is set by ASKING for the next command (or the
 	// transaction it starts), ReadOnly by READONLY until READWRITE.
 	Asking, ReadOnly bool
+	// Slot is the hash slot of the running command's keys as the cluster
+	// routed it (Redis's c->slot), -1 when it has none; a script the
+	// command runs holds its own keys to it (ScriptClusterCheck).
+	Slot int
 	// Proto is the protocol HELLO chose (2 or 3; 0 until then, which is 2).
 	Proto   int
 	Created time.Time

@@ -18,6 +18,7 @@ type recordingCluster struct{ seen []engine.SlotQuery }
 
 func (r *recordingCluster) PropagatePublish([]byte, []byte, bool) {}
 func (r *recordingCluster) Cron()                                 {}
+func (r *recordingCluster) KillLink(string, string) string        { return "" }
 
 func (r *recordingCluster) Redirect(q *engine.SlotQuery) string {
 	c := *q

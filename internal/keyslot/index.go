@@ -11,7 +11,8 @@ package keyslot
 // limiter creating a key for every new user pays on every check (a
 // quarter of the server's CPU at P16, most of it the collector's), so they
 // are built only when first asked for, from a walk of the keyspace, and
-// kept from then on. A slot lists its keys newest first once built, the
+// kept while they are asked for: the owner drops them (Release) once
+// nobody has for a while (TakeUsed), a resharding done. A slot lists its keys newest first once built, the
 // order in which Redis's list (new keys go to its head) hands them out;
 // the keys found by the walk come in the walk's order reversed (the hash
 // table's, so GETKEYSINSLOT may list a slot's older keys in another order
@@ -22,6 +23,7 @@ type Index struct {
 	// build the lists.
 	walk  func(fn func(key string))
 	lists *lists // nil until Keys first needs them
+	used  bool   // Keys ran since the last TakeUsed
 }
 
 type lists struct {
@@ -102,6 +104,7 @@ func (x *Index) Keys(dst []string, slot, max int) []string {
 	if x.lists == nil {
 		x.build()
 	}
+	x.used = true
 	for n := x.lists.head[slot]; n != nil && max > 0; n = n.next {
 		dst = append(dst, n.key)
 		max--
@@ -117,3 +120,17 @@ func (x *Index) build() {
 	}
 	x.lists = l
 }
+
+// Built reports whether the per-slot lists are kept.
+func (x *Index) Built() bool { return x.lists != nil }
+
+// TakeUsed reports whether Keys listed keys since the last TakeUsed.
+func (x *Index) TakeUsed() bool {
+	used := x.used
+	x.used = false
+	return used
+}
+
+// Release drops the per-slot lists (the counts stay): the next Keys
+// builds them again from a walk.
+func (x *Index) Release() { x.lists = nil }

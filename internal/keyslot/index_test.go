@@ -93,3 +93,27 @@ func TestIndexCountsAndReset(t *testing.T) {
 		t.Fatalf("after Reset: count %d", x.Count(s))
 	}
 }
+
+// Released lists are built again, from the walk, when next asked for;
+// the counts stay through it. TakeUsed tells whether Keys ran since.
+func TestIndexRelease(t *testing.T) {
+	db := newFakeDB()
+	x := db.x
+	db.add("{r}a")
+	s := int(Slot([]byte("r")))
+	if x.Built() || x.TakeUsed() {
+		t.Fatal("built or used before Keys")
+	}
+	x.Keys(nil, s, 10)
+	if !x.Built() || !x.TakeUsed() || x.TakeUsed() {
+		t.Fatal("after Keys: built and used once")
+	}
+	x.Release()
+	db.add("{r}b") // while released: counted, not listed
+	if x.Built() || x.Count(s) != 2 {
+		t.Fatalf("after Release: built %v, count %d", x.Built(), x.Count(s))
+	}
+	if got := x.Keys(nil, s, 10); !slices.Equal(got, []string{"{r}b", "{r}a"}) {
+		t.Fatalf("rebuilt: %q", got)
+	}
+}

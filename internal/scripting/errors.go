@@ -18,4 +18,5 @@ const (
 	errScriptOOM   = "OOM allow-oom flag is not set on the script, can not run it when used memory > 'maxmemory'"
 	errDebugOption = "ERR Use SCRIPT DEBUG YES/SYNC/NO"
 	errDebugUnsupp = "ERR SCRIPT DEBUG YES/SYNC is not supported by limitkv"
+	errNoCluster   = "ERR Can not run script on cluster, 'no-cluster' flag is set."
 )

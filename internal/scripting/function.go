@@ -574,6 +574,10 @@ func fcallGeneric(x *engine.Ctx, ro bool) {
 	if !ok {
 		return
 	}
+	if f.Flags&lua.FlagNoCluster != 0 && x.E.Cluster != nil {
+		x.W.Error(errNoCluster)
+		return
+	}
 	if f.Flags&lua.FlagNoWrites == 0 && ro {
 		x.W.Error(engine.ErrScriptWriteRO)
 		return
@@ -590,7 +594,7 @@ func fcallGeneric(x *engine.Ctx, ro bool) {
 
 	oom := f.Flags&lua.FlagAllowOOM == 0 && x.E.Cfg.MaxMemory.Load() > 0 && !x.E.CheckMemory(false)
 	st.running, st.runningArgs, st.runningStart = f, x.Args, x.E.Clock.Now()
-	onScriptHost(x, stateOf(x.E), ro || f.Flags&lua.FlagNoWrites != 0, true, oom, func(h *scriptHost, timeout time.Duration) {
+	onScriptHost(x, stateOf(x.E), ro || f.Flags&lua.FlagNoWrites != 0, true, oom, f.Flags&lua.FlagAllowCrossSlot != 0, func(h *scriptHost, timeout time.Duration) {
 		st.vm.CallFunction(f, keys, argv, h, x.W, timeout)
 	})
 	st.running, st.runningArgs = nil, nil

@@ -144,6 +144,12 @@ func evalGeneric(x *engine.Ctx, bySHA, ro bool) {
 	// With a shebang the script declares whether it writes; without one
 	// (EVAL compatibility mode) only the commands it calls are checked.
 	shebang := s.Flags&lua.FlagShebang != 0
+	// scriptPrepareForRun's first check: a script flagged no-cluster
+	// does not run on a cluster node.
+	if shebang && s.Flags&lua.FlagNoCluster != 0 && x.E.Cluster != nil {
+		x.W.Error(errNoCluster)
+		return
+	}
 	// The dispatcher refused a deny-oom script already (scriptDeniesOOM);
 	// this is scriptPrepareForRun's check, which only a script queued in
 	// MULTI while it was another one can reach.
@@ -216,7 +222,9 @@ func runScript(x *engine.Ctx, ext *scriptState, s *lua.Script, keys, argv [][]by
 	// allow-oom (with a shebang) lets the script's commands run regardless.
 	oom := x.E.Cfg.MaxMemory.Load() > 0 && !x.E.CheckMemory(false) &&
 		s.Flags&(lua.FlagShebang|lua.FlagAllowOOM) != lua.FlagShebang|lua.FlagAllowOOM
-	onScriptHost(x, ext, ro, false, oom, func(h *scriptHost, timeout time.Duration) {
+	// Without a shebang (EVAL compatibility mode) keys may be of any slot.
+	crossSlot := s.Flags&lua.FlagShebang == 0 || s.Flags&lua.FlagAllowCrossSlot != 0
+	onScriptHost(x, ext, ro, false, oom, crossSlot, func(h *scriptHost, timeout time.Duration) {
 		ext.vm.Run(s, keys, argv, h, x.W, timeout)
 	})
 }
@@ -226,7 +234,7 @@ func runScript(x *engine.Ctx, ext *scriptState, s *lua.Script, keys, argv [][]by
 // busy state around it (busy.go), and the caller's database kept (SELECT
 // inside does not change it: Redis 7.0 runs scripts on a client of their
 // own). A script stopped by SHUTDOWN NOSAVE ends without an answer.
-func onScriptHost(x *engine.Ctx, ext *scriptState, ro, function, oom bool, run func(h *scriptHost, timeout time.Duration)) {
+func onScriptHost(x *engine.Ctx, ext *scriptState, ro, function, oom, crossSlot bool, run func(h *scriptHost, timeout time.Duration)) {
 	c := x.C
 	db := c.DB
 	wasIn := c.InScript
@@ -234,6 +242,7 @@ func onScriptHost(x *engine.Ctx, ext *scriptState, ro, function, oom bool, run f
 	h := &ext.host
 	prev := *h
 	h.x, h.ro, h.wrote, h.function, h.oom, h.target = x, ro, false, function, oom, propagate.ToAll
+	h.crossSlot = crossSlot
 	timeout := time.Duration(x.E.Cfg.BusyThreshold.Load()) * time.Millisecond
 	x.E.BusyBegin()
 	mark := x.W.Len()
@@ -254,11 +263,14 @@ type scriptHost struct {
 	// function: the script is a function (FCALL): BUSY replies and
 	// the kill command are FUNCTION KILL's (busy.go).
 	function bool
-	oom      bool             // over maxmemory when the script started
-	wrote    bool             // a write command ran (Redis's SCRIPT_WRITE_DIRTY)
-	target   propagate.Target // where its calls propagate (redis.set_repl)
-	w        resp.Writer      // scratch reply buffer, reused from call to call
-	inner    engine.Ctx
+	oom      bool // over maxmemory when the script started
+	// crossSlot: in cluster mode the script's keys need not share a slot
+	// (allow-cross-slot-keys, or no shebang).
+	crossSlot bool
+	wrote     bool             // a write command ran (Redis's SCRIPT_WRITE_DIRTY)
+	target    propagate.Target // where its calls propagate (redis.set_repl)
+	w         resp.Writer      // scratch reply buffer, reused from call to call
+	inner     engine.Ctx
 }
 
 // maxScratch bounds the scratch reply buffer kept between calls.
@@ -299,6 +311,11 @@ func (h *scriptHost) Call(args [][]byte, resp3 bool) ([]byte, string) {
 	if cmd.Flags&engine.FlagWrite != 0 {
 		h.wrote = true
 		h.x.E.BusyScript.Wrote = true // SCRIPT KILL can no longer undo the script
+	}
+	if h.x.E.Cluster != nil {
+		if msg := h.x.E.ScriptClusterCheck(h.x.C, cmd, args, h.crossSlot); msg != "" {
+			return nil, msg
+		}
 	}
 	h.w.Reset(maxScratch)
 	h.w.SetRESP3(resp3)
