@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"github.com/limitkv/limitkv/internal/keyspec"
 	"slices"
 	"strings"
 
@@ -376,15 +377,15 @@ func commandGetKeys(x *engine.Ctx, withFlags bool) {
 		x.W.Error(ErrGetKeysArity)
 		return
 	}
-	keys, ok := engine.KeysFromSpecs(specs, args)
+	keys, ok := keyspec.FromSpecs(specs, args)
 	if c.Name == "sort" || c.Name == "sort_ro" {
 		// Their specs are incomplete (BY/GET patterns name keys from the
 		// data, STORE can be anywhere): Redis asks their getkeys
 		// procedures instead.
-		keys, ok = engine.SortGetKeys(args, c.Name == "sort_ro"), true
+		keys, ok = keyspec.SortGetKeys(args, c.Name == "sort_ro"), true
 	}
 	if c.Name == "migrate" {
-		keys, ok = engine.MigrateGetKeys(args), true
+		keys, ok = keyspec.MigrateGetKeys(args), true
 	}
 	if !ok || len(keys) == 0 {
 		if slices.Contains(cmdFlags, "no_mandatory_keys") {
@@ -396,7 +397,7 @@ func commandGetKeys(x *engine.Ctx, withFlags bool) {
 	}
 	for i, k := range keys {
 		if slices.Contains(k.Flags, "variable_flags") {
-			keys[i].Flags = engine.VariableKeyFlags(c.Name, args)
+			keys[i].Flags = keyspec.VariableKeyFlags(c.Name, args)
 		}
 	}
 	x.W.Array(len(keys))

@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"github.com/limitkv/limitkv/internal/keyspec"
 	"math"
 	"regexp"
 	"sort"
@@ -410,19 +411,19 @@ func TestServerCommandGetKeys(t *testing.T) {
 		}
 		return out
 	}
-	zunion := []engine.KeySpec{
+	zunion := []keyspec.KeySpec{
 		{Flags: []string{"OW"}, BsIndex: 1, FkRange: true, Step: 1},
 		{Flags: []string{"RO"}, BsIndex: 2, KeyNumIdx: 0, FirstKey: 1, Step: 1},
 	}
-	keys, ok := engine.KeysFromSpecs(zunion, args("zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2"))
+	keys, ok := keyspec.FromSpecs(zunion, args("zunionstore", "d", "2", "a", "b", "WEIGHTS", "1", "2"))
 	if !ok || len(keys) != 3 || keys[0].Pos != 1 || keys[1].Pos != 3 || keys[2].Pos != 4 {
 		t.Errorf("keynum spec: %v %v", keys, ok)
 	}
-	if _, ok := engine.KeysFromSpecs(zunion, args("zunionstore", "d", "5", "a")); ok {
+	if _, ok := keyspec.FromSpecs(zunion, args("zunionstore", "d", "5", "a")); ok {
 		t.Error("numkeys past the end must fail")
 	}
-	keyword := []engine.KeySpec{{Flags: []string{"RO"}, BsKeyword: "STREAMS", BsStartFrom: 1, FkRange: true, LastKey: -1, Step: 1, Limit: 2}}
-	keys, ok = engine.KeysFromSpecs(keyword, args("xread", "COUNT", "2", "STREAMS", "s1", "s2", "0", "0"))
+	keyword := []keyspec.KeySpec{{Flags: []string{"RO"}, BsKeyword: "STREAMS", BsStartFrom: 1, FkRange: true, LastKey: -1, Step: 1, Limit: 2}}
+	keys, ok = keyspec.FromSpecs(keyword, args("xread", "COUNT", "2", "STREAMS", "s1", "s2", "0", "0"))
 	if !ok || len(keys) != 2 || keys[0].Pos != 4 || keys[1].Pos != 5 {
 		t.Errorf("keyword spec: %v %v", keys, ok)
 	}
@@ -810,7 +811,7 @@ func TestFirstKeyMatchesKeySpecs(t *testing.T) {
 			continue
 		}
 		specs, _ := engine.CommandKeySpecs(cmd)
-		refs, ok := engine.KeysFromSpecs(specs, args)
+		refs, ok := keyspec.FromSpecs(specs, args)
 		if !ok || len(refs) == 0 {
 			t.Fatalf("%v: no keys from the key specs", tc)
 		}

@@ -3,12 +3,12 @@ package commands
 import (
 	"bytes"
 	"fmt"
+	"github.com/limitkv/limitkv/internal/keyspec"
 	"math/rand/v2"
 	"slices"
 	"sort"
 	"testing"
 
-	"github.com/limitkv/limitkv/internal/engine"
 	"github.com/limitkv/limitkv/internal/family/keycmd"
 )
 
@@ -45,13 +45,13 @@ func TestSortGetKeys(t *testing.T) {
 	} {
 		args := bytes.Fields([]byte(c.args))
 		var got []int
-		for _, k := range engine.SortGetKeys(args, false) {
+		for _, k := range keyspec.SortGetKeys(args, false) {
 			got = append(got, k.Pos)
 		}
 		if !slices.Equal(got, c.want) {
 			t.Errorf("%q: keys at %v, want %v", c.args, got, c.want)
 		}
-		if ro := engine.SortGetKeys(args, true); len(ro) != 1 || ro[0].Pos != 1 {
+		if ro := keyspec.SortGetKeys(args, true); len(ro) != 1 || ro[0].Pos != 1 {
 			t.Errorf("%q as SORT_RO: keys %v", c.args, ro)
 		}
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"github.com/limitkv/limitkv/internal/keyspec"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,10 +26,10 @@ import (
 // aclInfo is what the permission check needs of a command, computed once.
 type aclInfo struct {
 	Cmd      *acl.Command
-	specs    []KeySpec
+	specs    []keyspec.KeySpec
 	hasKeys  bool
 	chans    int8 // 0 none; chanSubscribe, chanPattern, chanPublish
-	getKeysF func(args [][]byte) []keyRef
+	getKeysF func(args [][]byte) []keyspec.Key
 	// readsWrites: a write command of limitkv's own (RL.CHECK), whose
 	// one key spec says only "update", but which answers what it read:
 	// %W~ alone must not let a user learn a window's state.
@@ -62,9 +63,9 @@ func buildACLTable() {
 		switch c.Name {
 		case "sort", "sort_ro":
 			ro := c.Name == "sort_ro"
-			info.getKeysF = func(args [][]byte) []keyRef { return SortGetKeys(args, ro) }
+			info.getKeysF = func(args [][]byte) []keyspec.Key { return keyspec.SortGetKeys(args, ro) }
 		case "migrate":
-			info.getKeysF = MigrateGetKeys
+			info.getKeysF = keyspec.MigrateGetKeys
 		case "subscribe", "ssubscribe":
 			info.chans = chanSubscribe
 		case "psubscribe":
@@ -95,7 +96,7 @@ func (e *Engine) Users() *acl.Registry { return e.Cfg.Users() }
 // (Redis's getKeysFromCommandWithSpecs as ACL calls it).
 func AclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
 	info := cmd.Acl
-	var refs []keyRef
+	var refs []keyspec.Key
 	if !ArityOK(cmd.Arity, len(args)) {
 		return nil // redis.acl_check_cmd checks no arity; SORT's procedure needs it
 	}
@@ -103,7 +104,7 @@ func AclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
 		refs = info.getKeysF(args)
 	} else {
 		var ok bool
-		if refs, ok = KeysFromSpecs(info.specs, args); !ok {
+		if refs, ok = keyspec.FromSpecs(info.specs, args); !ok {
 			return nil
 		}
 	}
@@ -111,7 +112,7 @@ func AclKeys(cmd *Command, args [][]byte) []acl.KeyRef {
 	for _, k := range refs {
 		flags := k.Flags
 		if slices.Contains(flags, "variable_flags") {
-			flags = VariableKeyFlags(cmd.Name, args)
+			flags = keyspec.VariableKeyFlags(cmd.Name, args)
 		}
 		var need acl.Perm
 		for _, f := range flags {

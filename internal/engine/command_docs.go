@@ -3,12 +3,11 @@ package engine
 //go:generate go run ./internal/gendocs -out commanddocs_gen.go
 
 import (
-	"slices"
+	"github.com/limitkv/limitkv/internal/keyspec"
 	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/limitkv/limitkv/internal/num"
 )
 
 // redisDoc is one command's entries as Redis 7.0 answers them, minus the
@@ -180,23 +179,9 @@ func (v respVal) field(key string) respVal {
 	return respVal{}
 }
 
-// keySpec is Redis 7.0's key specification of a command.
-type KeySpec struct {
-	Flags []string
-	// begin_search
-	BsIndex     int    // "index": position of the first key
-	BsKeyword   string // "keyword": the key follows this word...
-	BsStartFrom int    // ...searched from here (negative: from the end, backwards)
-	// find_keys
-	FkRange              bool
-	LastKey, Step, Limit int // range
-	KeyNumIdx, FirstKey  int // keynum (with step)
-	unknown              bool
-}
-
 // commandKeySpecs returns c's key specs: Redis's own for its commands, one
 // range spec from the table for the others.
-func CommandKeySpecs(c *Command) (specs []KeySpec, cmdFlags []string) {
+func CommandKeySpecs(c *Command) (specs []keyspec.KeySpec, cmdFlags []string) {
 	d, ok := RedisDocs[c.Name]
 	if !ok {
 		if c.FirstKey <= 0 {
@@ -210,7 +195,7 @@ func CommandKeySpecs(c *Command) (specs []KeySpec, cmdFlags []string) {
 		if last >= 0 {
 			last -= c.FirstKey
 		}
-		return []KeySpec{{Flags: fl, BsIndex: c.FirstKey, FkRange: true, LastKey: last, Step: max(c.Step, 1)}}, c.Flags.Names()
+		return []keyspec.KeySpec{{Flags: fl, BsIndex: c.FirstKey, FkRange: true, LastKey: last, Step: max(c.Step, 1)}}, c.Flags.Names()
 	}
 	info := d.Info
 	var elems []respVal
@@ -223,7 +208,7 @@ func CommandKeySpecs(c *Command) (specs []KeySpec, cmdFlags []string) {
 		cmdFlags = append(cmdFlags, f.str)
 	}
 	for _, s := range elems[8].elems {
-		var ks KeySpec
+		var ks keyspec.KeySpec
 		for _, f := range s.field("flags").elems {
 			ks.Flags = append(ks.Flags, f.str)
 		}
@@ -235,7 +220,7 @@ func CommandKeySpecs(c *Command) (specs []KeySpec, cmdFlags []string) {
 			ks.BsKeyword = bs.field("spec").field("keyword").str
 			ks.BsStartFrom = int(bs.field("spec").field("startfrom").N)
 		default:
-			ks.unknown = true
+			ks.Unknown = true
 		}
 		spec := fk.field("spec")
 		switch fk.field("type").str {
@@ -249,170 +234,9 @@ func CommandKeySpecs(c *Command) (specs []KeySpec, cmdFlags []string) {
 			ks.FirstKey = int(spec.field("firstkey").N)
 			ks.Step = int(spec.field("keystep").N)
 		default:
-			ks.unknown = true
+			ks.Unknown = true
 		}
 		specs = append(specs, ks)
 	}
 	return specs, cmdFlags
-}
-
-type keyRef struct {
-	Pos   int
-	Flags []string
-}
-
-// keysFromSpecs is Redis's getKeysUsingKeySpecs: the positions of the keys in
-// args, or ok false when the arguments do not fit the specs.
-func KeysFromSpecs(specs []KeySpec, args [][]byte) (keys []keyRef, ok bool) {
-	argc := len(args)
-	for _, s := range specs {
-		if slices.Contains(s.Flags, "not_key") {
-			continue
-		}
-		if s.unknown {
-			return nil, false
-		}
-		first := 0
-		if s.BsKeyword == "" {
-			first = s.BsIndex
-		} else {
-			start, end := s.BsStartFrom, 1
-			if start > 0 {
-				end = argc - 1
-			} else {
-				start = argc + s.BsStartFrom
-			}
-			for i := start; i != end; {
-				if i >= argc || i < 1 {
-					break
-				}
-				if strings.EqualFold(string(args[i]), s.BsKeyword) {
-					first = i + 1
-					break
-				}
-				if start <= end {
-					i++
-				} else {
-					i--
-				}
-			}
-			if first == 0 {
-				continue
-			}
-		}
-		var last, step int
-		if s.FkRange {
-			step = s.Step
-			switch {
-			case s.LastKey >= 0:
-				last = first + s.LastKey
-			case s.Limit == 0:
-				last = argc + s.LastKey
-			default:
-				last = first + ((argc-first)/s.Limit + s.LastKey)
-			}
-		} else {
-			step = s.Step
-			if s.KeyNumIdx >= argc || first+s.KeyNumIdx >= argc {
-				return nil, false
-			}
-			n, ok := num.ParseInt(args[first+s.KeyNumIdx])
-			if !ok || n < 0 || n > int64(argc) {
-				return nil, false
-			}
-			first += s.FirstKey
-			last = first + int(n) - 1
-		}
-		if last >= argc || last < first || first >= argc {
-			return nil, false
-		}
-		for i := first; i <= last; i += max(step, 1) {
-			keys = append(keys, keyRef{i, s.Flags})
-		}
-	}
-	return keys, true
-}
-
-// sortGetKeys is Redis's sortGetKeys for COMMAND GETKEYS: the sorted key,
-// and the destination of the last STORE. Like Redis it skips the arguments
-// of LIMIT, GET and BY but not STORE's, so "STORE STORE k" finds k. For
-// SORT_RO (sortROGetKeys) it is the sorted key alone.
-func SortGetKeys(args [][]byte, readonly bool) []keyRef {
-	keys := []keyRef{{1, []string{"RO", "access"}}}
-	if readonly {
-		return keys
-	}
-	store := 0
-	for i := 2; i < len(args); i++ {
-		switch {
-		case AsciiEq(args[i], "limit"):
-			i += 2
-		case AsciiEq(args[i], "get"), AsciiEq(args[i], "by"):
-			i++
-		case AsciiEq(args[i], "store") && i+1 < len(args):
-			store = i + 1
-		}
-	}
-	if store > 0 {
-		keys = append(keys, keyRef{store, []string{"OW", "update"}})
-	}
-	return keys
-}
-
-// migrateGetKeys is Redis's migrateGetKeys, which COMMAND GETKEYS uses
-// since MIGRATE's key specs are incomplete: the key argument, or with
-// KEYS the names after it (none if the key argument is not empty).
-func MigrateGetKeys(args [][]byte) []keyRef {
-	first, n := 3, 1
-	if len(args) > 6 {
-	scan:
-		for i := 6; i < len(args); i++ {
-			switch {
-			case CEqualFold(args[i], "keys"):
-				if len(args[3]) > 0 {
-					n = 0
-				} else {
-					first, n = i+1, len(args)-i-1
-				}
-				break scan
-			case CEqualFold(args[i], "auth"):
-				i++
-			case CEqualFold(args[i], "auth2"):
-				i += 2
-			}
-		}
-	}
-	keys := make([]keyRef, 0, n)
-	for i := range n {
-		keys = append(keys, keyRef{first + i, []string{"RW", "access", "delete"}})
-	}
-	return keys
-}
-
-// variableKeyFlags is what Redis's getkeys procedures of SET and BITFIELD
-// answer for the key's flags, which depend on the options.
-func VariableKeyFlags(name string, args [][]byte) []string {
-	switch name {
-	case "set":
-		for _, a := range args[3:] {
-			if strings.EqualFold(string(a), "get") {
-				return []string{"RW", "access", "update"}
-			}
-		}
-		return []string{"OW", "update"}
-	case "bitfield":
-		for i := 2; i < len(args); i++ {
-			rem := len(args) - i - 1
-			switch a := strings.ToLower(string(args[i])); {
-			case a == "get" && rem >= 2:
-				i += 2
-			case a == "overflow" && rem >= 1:
-				i++
-			default: // SET, INCRBY, or a syntax error: assume a write
-				return []string{"RW", "access", "update"}
-			}
-		}
-		return []string{"RO", "access"}
-	}
-	return []string{"RW", "access", "update"}
 }

@@ -155,7 +155,7 @@ func Register(c *Command) {
 	if c.FirstKey == 0 {
 		specs, _ := CommandKeySpecs(c)
 		if len(specs) > 0 {
-			if ks := specs[0]; !ks.unknown && !ks.FkRange && ks.BsKeyword == "" {
+			if ks := specs[0]; !ks.Unknown && !ks.FkRange && ks.BsKeyword == "" {
 				c.numKeysAt, c.numFirstAt = ks.BsIndex+ks.KeyNumIdx, ks.BsIndex+ks.FirstKey
 			}
 		}

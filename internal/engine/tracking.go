@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/limitkv/limitkv/internal/keyspec"
 	"slices"
 	"strings"
 
@@ -58,9 +59,9 @@ type trackingState struct {
 	Current    *Client // the client whose command runs (Redis's current_client)
 	caller     *Ctx    // the innermost command not run by a script: a script's reads remember its keys
 	Pending    []pendingInvalidation
-	limitRuns  int                    // Redis's timeout_counter of trackingLimitUsedSlots
-	specs      map[*Command][]KeySpec // key specs of the commands reads were remembered for
-	keyScratch []int                  // key positions, reused from read to read
+	limitRuns  int                            // Redis's timeout_counter of trackingLimitUsedSlots
+	specs      map[*Command][]keyspec.KeySpec // key specs of the commands reads were remembered for
+	keyScratch []int                          // key positions, reused from read to read
 }
 
 type pendingInvalidation struct {
@@ -201,7 +202,7 @@ func (e *Engine) trackingRemember(x, caller *Ctx) {
 // key specs stand for those here), else its legacy key range.
 func (e *Engine) commandKeys(cmd *Command, args [][]byte, out []int) []int {
 	if cmd.Name == "sort_ro" || cmd.Name == "sort" {
-		for _, k := range SortGetKeys(args, cmd.Name == "sort_ro") {
+		for _, k := range keyspec.SortGetKeys(args, cmd.Name == "sort_ro") {
 			out = append(out, k.Pos)
 		}
 		return out
@@ -210,7 +211,7 @@ func (e *Engine) commandKeys(cmd *Command, args [][]byte, out []int) []int {
 		// Its first-key triple names the key argument, which is "" in the
 		// KEYS form redis-cli's resharding sends: read as a key, it routed
 		// the MIGRATE by slot 0 (a MOVED from a node not serving it).
-		for _, k := range MigrateGetKeys(args) {
+		for _, k := range keyspec.MigrateGetKeys(args) {
 			out = append(out, k.Pos)
 		}
 		return out
@@ -229,12 +230,12 @@ func (e *Engine) commandKeys(cmd *Command, args [][]byte, out []int) []int {
 	specs, ok := t.specs[cmd]
 	if !ok {
 		if t.specs == nil {
-			t.specs = make(map[*Command][]KeySpec)
+			t.specs = make(map[*Command][]keyspec.KeySpec)
 		}
 		specs, _ = CommandKeySpecs(cmd)
 		t.specs[cmd] = specs
 	}
-	keys, ok := KeysFromSpecs(specs, args)
+	keys, ok := keyspec.FromSpecs(specs, args)
 	if !ok {
 		return out
 	}
