@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
 )
 
 // redisDoc is one command's entries as Redis 7.0 answers them, minus the
