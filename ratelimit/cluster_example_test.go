@@ -21,6 +21,9 @@ func ExampleNew_cluster() {
 		Addrs:       []string{"127.0.0.1:7000", "127.0.0.1:7001", "127.0.0.1:7002"},
 		DialTimeout: 500 * time.Millisecond,
 		ReadTimeout: 500 * time.Millisecond,
+		// A dead master's tenants move to its promoted replica when the
+		// client reloads the slot map; a refused dial does not trigger it.
+		ClusterStateReloadInterval: time.Second,
 	})
 	defer rdb.Close()
 	perUser, err := ratelimit.New(rdb, ratelimit.Options{Name: "suggest", Limit: 5, Window: time.Minute,

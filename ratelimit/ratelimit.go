@@ -122,9 +122,10 @@
 // go-redis ClusterClient; a client-side shard set takes a Ring:
 //
 //	rdb := redis.NewClusterClient(&redis.ClusterOptions{
-//		Addrs:       []string{"10.0.0.1:7000", "10.0.0.2:7000", "10.0.0.3:7000"},
-//		DialTimeout: 500 * time.Millisecond,
-//		ReadTimeout: 500 * time.Millisecond,
+//		Addrs:                      []string{"10.0.0.1:7000", "10.0.0.2:7000", "10.0.0.3:7000"},
+//		DialTimeout:                500 * time.Millisecond,
+//		ReadTimeout:                500 * time.Millisecond,
+//		ClusterStateReloadInterval: time.Second,
 //	})
 //	lim, err := ratelimit.New(rdb, ratelimit.Options{Name: "suggest", Limit: 5, Window: time.Minute})
 //
@@ -146,7 +147,11 @@
 //     the tenant in braces for the same reason.
 //   - The failure policy sees a master's failure only for the keys of its
 //     slots; the other tenants go on. After a failover the promoted
-//     replica counts the windows it replicated, as under Sentinel.
+//     replica counts the windows it replicated, as under Sentinel. go-redis
+//     finds it when it reloads its slot map, which a MOVED triggers but a
+//     refused connection does not: without a short
+//     ClusterStateReloadInterval (its default is 60 s) the dead master's
+//     tenants fail until then (bench/failover -cluster measures the switch).
 //   - A Ring moves a shard's keys to the others once its heartbeat finds
 //     the shard down: their users then start new windows there, admitted
 //     without the failure policy being asked (a Ring's shards are not
