@@ -15,10 +15,11 @@ import (
 	"github.com/limitkv/limitkv/ratelimit/seedscript"
 )
 
-// A cluster made by redis-cli --cluster create over three redis-server
-// 7.0.15 nodes and three limitkv nodes, one replica each (redis-cli pairs
-// them, so limitkv replicas of Redis masters and the reverse are likely):
-// --cluster check finds it sound, every node agrees on the slots, go-redis's
+// A cluster made by redis-cli --cluster create over six nodes, one replica
+// each: three redis-server 7.0.15 nodes and three limitkv nodes (redis-cli
+// pairs them, so limitkv replicas of Redis masters and the reverse are
+// likely), and six limitkv nodes. --cluster check finds it sound, every
+// node's CLUSTER NODES gives every master the same slots, go-redis's
 // ClusterClient writes and reads keys of every slot range through MOVED,
 // RL.CHECK routes by its key, and a PUBLISH on any node reaches a
 // subscriber on every other.
@@ -26,7 +27,14 @@ func TestClusterMixedCreate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("six servers")
 	}
-	nodes := startMixedCluster(t, "rlrlrl", 1).nodes
+	for _, kinds := range []string{"rlrlrl", "llllll"} {
+		t.Run(kinds, func(t *testing.T) { proveClusterCreate(t, kinds) })
+	}
+}
+
+func proveClusterCreate(t *testing.T, kinds string) {
+	nodes := startMixedCluster(t, kinds, 1).nodes
+	sameSlotsEverywhere(t, nodes)
 	masters := map[string]int{}
 	for _, n := range nodes {
 		info := string(n.c.MustDo(t, "INFO", "replication").Raw)

@@ -152,7 +152,7 @@ func (c *Concurrency) Holders(ctx context.Context, tenant, user string) ([]Lease
 	} else {
 		now := c.now()
 		if c.serverNow {
-			if now, err = c.rdb.Time(ctx).Result(); err != nil {
+			if now, err = c.serverTime(ctx, key); err != nil {
 				return nil, c.wrap(key, err)
 			}
 		}

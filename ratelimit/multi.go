@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Charge is one limit of an AllowAll: made by Limiter.Charge or
@@ -67,7 +69,8 @@ var ErrMixedClients = errors.New("ratelimit: AllowAll needs every limiter on the
 // spec of a lease uses the lease id, which must not contain spaces on
 // limitkv (RL.ALL splits its specs on spaces). Every limit needs the same
 // client; the first charge's failure policy decides a store failure, with
-// the first key.
+// the first key. On a ClusterClient or a Ring every key needs the same
+// hash tag (ErrCrossSlot otherwise): DefaultKey's keys of one tenant do.
 func AllowAll(ctx context.Context, charges ...Charge) (MultiResult, error) {
 	if len(charges) == 0 {
 		return MultiResult{Allowed: true, Refused: -1}, nil
@@ -85,6 +88,9 @@ func AllowAll(ctx context.Context, charges ...Charge) (MultiResult, error) {
 			return MultiResult{Refused: -1}, ErrMixedClients
 		}
 		keys[i] = c.key
+		if sharded(st.rdb) && hashTag(c.key) != hashTag(keys[0]) {
+			return MultiResult{Refused: -1}, fmt.Errorf("%w: %q and %q", ErrCrossSlot, keys[0], c.key)
+		}
 	}
 	m, err := allowAll(ctx, st, keys, charges)
 	if err != nil {
@@ -105,7 +111,13 @@ func allowAll(ctx context.Context, st *store, keys []string, charges []Charge) (
 		for i, c := range charges {
 			args = append(args, keys[i], c.spec)
 		}
-		v, err = st.rdb.Do(ctx, args...).Result()
+		// The keys start at the second argument: a ClusterClient whose
+		// command table is not loaded yet, and a Ring always, would route
+		// by the first (now, "*") and send the step to the wrong node.
+		cmd := redis.NewCmd(ctx, args...)
+		cmd.SetFirstKeyPos(2)
+		err = st.rdb.Process(ctx, cmd)
+		v = cmd.Val()
 	} else {
 		args := []any{st.nowArg()}
 		for _, c := range charges {

@@ -55,8 +55,9 @@
 // script verbatim (sliding_window.lua, embedded) through EVALSHA, falling
 // back to EVAL when the server's script cache lacks it; the time is the
 // client's clock and the member "<ms>:<8 hex chars>", as in the seed. The
-// limiter asks the server once which one it is (COMMAND INFO rl.check), unless
-// Options.Backend forces one. Both backends keep the same data under the same
+// limiter asks the server once which one it is (COMMAND INFO rl.check; on a
+// cluster or ring every node, see Clusters), unless Options.Backend forces
+// one. Both backends keep the same data under the same
 // key (only the members' format differs), so support commands work the same
 // on both, and limiters of either backend on one limitkv share their windows.
 //
@@ -114,6 +115,47 @@
 // after the failover (bench/README.md measures how many under the seed's
 // workload). A service that must keep answering through the switch can
 // use FailOpen, which admits every request the store could not judge.
+//
+// # Clusters
+//
+// A Redis Cluster of limitkv masters, of Redis masters, or of both, takes a
+// go-redis ClusterClient; a client-side shard set takes a Ring:
+//
+//	rdb := redis.NewClusterClient(&redis.ClusterOptions{
+//		Addrs:                      []string{"10.0.0.1:7000", "10.0.0.2:7000", "10.0.0.3:7000"},
+//		DialTimeout:                500 * time.Millisecond,
+//		ReadTimeout:                500 * time.Millisecond,
+//		ClusterStateReloadInterval: time.Second,
+//	})
+//	lim, err := ratelimit.New(rdb, ratelimit.Options{Name: "suggest", Limit: 5, Window: time.Minute})
+//
+// Every check has one key, so each goes to the master of its slot (RL.*
+// commands by their key, the twins by EVALSHA's first key), following
+// MOVED and ASK while slots move. What a cluster changes:
+//
+//   - The backend is detected on every node, masters and replicas: RL.CHECK
+//     only if none lacks it, the twins otherwise (a keyless COMMAND INFO
+//     would reach one node only, and in a mixed cluster that node would
+//     decide for all). Detection happens once: a limitkv cluster that may
+//     later get a Redis node (add-node, a Redis replica) needs
+//     Backend: BackendScript, which limitkv runs natively.
+//   - AllowAll is one atomic step on one node, so its keys need one hash
+//     tag: DefaultKey's "{tenant}:..." keys of one tenant share it, and
+//     charges of two tenants get ErrCrossSlot before any round trip (a
+//     cluster would answer CROSSSLOT, which FailOpen would admit; a Ring
+//     would run the step on the first key's shard). A custom Key must keep
+//     the tenant in braces for the same reason.
+//   - The failure policy sees a master's failure only for the keys of its
+//     slots; the other tenants go on. After a failover the promoted
+//     replica counts the windows it replicated, as under Sentinel. go-redis
+//     finds it when it reloads its slot map, which a MOVED triggers but a
+//     refused connection does not: without a short
+//     ClusterStateReloadInterval (its default is 60 s) the dead master's
+//     tenants fail until then (bench/failover -cluster measures the switch).
+//   - A Ring moves a shard's keys to the others once its heartbeat finds
+//     the shard down: their users then start new windows there, admitted
+//     without the failure policy being asked (a Ring's shards are not
+//     replicas of each other).
 //
 // # Failures
 //
@@ -453,26 +495,6 @@ func (st *store) resolveBackend(ctx context.Context) (Backend, error) {
 	}
 	st.backend.Store(int32(b))
 	return b, nil
-}
-
-// detect asks the server whether it has RL.CHECK. COMMAND INFO answers a nil
-// entry for a command the server lacks (Redis, Valkey, Dragonfly) and the
-// command's description on limitkv.
-func detect(ctx context.Context, rdb redis.UniversalClient) (Backend, error) {
-	v, err := rdb.Do(ctx, "COMMAND", "INFO", "rl.check").Slice()
-	if err != nil {
-		var rerr redis.Error
-		if errors.As(err, &rerr) && !errors.Is(err, redis.Nil) {
-			// The server answered, with an error (COMMAND renamed or denied
-			// by an ACL): the script is what every server runs.
-			return BackendScript, nil
-		}
-		return BackendAuto, fmt.Errorf("detecting the backend: %w", err)
-	}
-	if len(v) == 1 && v[0] != nil {
-		return BackendLimitkv, nil
-	}
-	return BackendScript, nil
 }
 
 // result fills the derived fields from the count after the call.

@@ -11,6 +11,9 @@
 //	go run ./bench/failover                        # asynchronous replication
 //	go run ./bench/failover -wait                   # WAIT 1 after each admitted check
 //	go run ./bench/failover -master redis -check script   # a Redis master, the seed's script
+//	go run ./bench/failover -cluster                # a cluster of 3 limitkv masters and replicas, kill -9 of one
+//	go run ./bench/failover -cluster -P 16          # the same, 16 checks per pipeline
+//	go run ./bench/failover -cluster -master redis  # a Redis cluster, the seed's EVALSHA
 //
 // With -wait a check counts as admitted only once WAIT 1 says a replica
 // has it (the strict mode); one whose WAIT times out is refused. It builds
@@ -99,6 +102,9 @@ func (p *proc) stop() {
 }
 
 func run() error {
+	if *clusterMode {
+		return runCluster()
+	}
 	if *runFor >= windowMs*time.Millisecond-*arrive {
 		return errors.New("-duration must leave every check in its user's first window")
 	}
