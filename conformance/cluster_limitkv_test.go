@@ -21,9 +21,7 @@ import (
 // with every key, the survivors agree on the slots, and --cluster check is
 // clean.
 func TestClusterLimitkvReshardFailover(t *testing.T) {
-	if testing.Short() {
-		t.Skip("six servers, a reshard and a failover")
-	}
+	clusterSuite(t, "six servers, a reshard and a failover")
 	m := startMixedCluster(t, "llllll", 1)
 	masters := m.masters(t)
 	if len(masters) != 3 {

@@ -30,9 +30,7 @@ import (
 // policy says (the default and FailClosed refuse with the error, FailOpen
 // admits with StoreErr), and a tenant of another node is still checked.
 func TestRateLimitClusterClients(t *testing.T) {
-	if testing.Short() {
-		t.Skip("three clusters' and rings' worth of servers, and Sentinels")
-	}
+	clusterSuite(t, "three clusters' and rings' worth of servers, and Sentinels")
 	requireServers(t)
 	flushBoth(t)
 	rdsRef, lkvRef := newClients(t)

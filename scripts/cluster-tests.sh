@@ -15,7 +15,7 @@
 # two cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-run='^TestCluster|^TestRatelimitCluster'
+run='^TestCluster|^TestRateLimitCluster'
 args=()
 while [ $# -gt 0 ]; do
 	case $1 in
