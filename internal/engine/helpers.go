@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"github.com/limitkv/limitkv/internal/keyspec"
 	"math"
 	"math/big"
 	"strconv"
@@ -14,26 +15,9 @@ import (
 	"github.com/limitkv/limitkv/internal/resp"
 )
 
-// cEqualFold compares an argument with a lower-case option name the way
-// Redis's strcasecmp on the argument's C string does: ASCII case folding
-// only, and the argument ends at its first NUL ("COUNT\x00x" is COUNT).
-func CEqualFold(arg []byte, lower string) bool {
-	if i := bytes.IndexByte(arg, 0); i >= 0 {
-		arg = arg[:i]
-	}
-	if len(arg) != len(lower) {
-		return false
-	}
-	for i, c := range arg {
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
-}
+// CEqualFold is keyspec.CEqualFold: an argument against a lower-case option
+// name, as Redis's strcasecmp of the argument's C string.
+func CEqualFold(arg []byte, lower string) bool { return keyspec.CEqualFold(arg, lower) }
 
 // lookupNoTouch is Redis's lookupKeyReadWithFlags(LOOKUP_NOTOUCH): it counts
 // a keyspace hit or miss but leaves the key's access time alone.

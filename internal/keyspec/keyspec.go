@@ -14,9 +14,10 @@ import (
 	"github.com/limitkv/limitkv/internal/num"
 )
 
-// cEqualFold is strcasecmp of a C string: arg up to its first NUL, against
-// a lower-case word.
-func cEqualFold(arg []byte, lower string) bool {
+// CEqualFold compares an argument with a lower-case option name the way
+// Redis's strcasecmp on the argument's C string does: ASCII case folding
+// only, and the argument ends at its first NUL ("COUNT\x00x" is COUNT).
+func CEqualFold(arg []byte, lower string) bool {
 	if i := bytes.IndexByte(arg, 0); i >= 0 {
 		arg = arg[:i]
 	}
@@ -164,16 +165,16 @@ func MigrateGetKeys(args [][]byte) []Key {
 	scan:
 		for i := 6; i < len(args); i++ {
 			switch {
-			case cEqualFold(args[i], "keys"):
+			case CEqualFold(args[i], "keys"):
 				if len(args[3]) > 0 {
 					n = 0
 				} else {
 					first, n = i+1, len(args)-i-1
 				}
 				break scan
-			case cEqualFold(args[i], "auth"):
+			case CEqualFold(args[i], "auth"):
 				i++
-			case cEqualFold(args[i], "auth2"):
+			case CEqualFold(args[i], "auth2"):
 				i += 2
 			}
 		}
