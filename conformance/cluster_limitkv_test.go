@@ -31,13 +31,7 @@ func TestClusterLimitkvReshardFailover(t *testing.T) {
 	ctx := context.Background()
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: m.clusterAddrs(), MaxRedirects: 16})
 	defer cc.Close()
-	w := startClusterWriter(cc)
-	stopped := false
-	defer func() {
-		if !stopped {
-			w.halt()
-		}
-	}()
+	w := startClusterWriter(t, cc)
 	time.Sleep(300 * time.Millisecond)
 	start := time.Now()
 	before := countTrue(ownedSlots(t, to))
@@ -46,7 +40,6 @@ func TestClusterLimitkvReshardFailover(t *testing.T) {
 	t.Logf("reshard of 100 slots between limitkv masters under writes: %v", time.Since(start).Round(time.Millisecond))
 	m.waitCheck(t, to)
 	w.halt()
-	stopped = true
 	if got := countTrue(ownedSlots(t, to)); got != before+100 {
 		t.Errorf("%s serves %d slots after the reshard, %d before", to.c.Name, got, before)
 	}

@@ -136,6 +136,7 @@ type clusterWriter struct {
 	cc      *redis.ClusterClient
 	stop    chan struct{}
 	done    chan struct{}
+	halted  sync.Once
 	mu      sync.Mutex
 	vals    map[string]string
 	tenants map[string]int // admitted calls per tenant key
@@ -148,10 +149,13 @@ type clusterWriter struct {
 
 const writerTenants = 40
 
-func startClusterWriter(cc *redis.ClusterClient) *clusterWriter {
+// startClusterWriter starts the writer; it is halted at the end of the
+// test if the test did not halt it first.
+func startClusterWriter(t *testing.T, cc *redis.ClusterClient) *clusterWriter {
 	w := &clusterWriter{cc: cc, stop: make(chan struct{}), done: make(chan struct{}),
 		vals: map[string]string{}, tenants: map[string]int{}, seedUnknown: map[string]bool{}}
 	go w.run()
+	t.Cleanup(w.halt)
 	return w
 }
 
@@ -205,8 +209,9 @@ func (w *clusterWriter) run() {
 	}
 }
 
+// halt stops the writer and waits for it; a second call does nothing.
 func (w *clusterWriter) halt() {
-	close(w.stop)
+	w.halted.Do(func() { close(w.stop) })
 	<-w.done
 }
 
@@ -268,13 +273,7 @@ func TestClusterProofReshard(t *testing.T) {
 	r0, l1, l3 := m.nodes[0], m.nodes[1], m.nodes[3]
 	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: m.clusterAddrs(), MaxRedirects: 16})
 	defer cc.Close()
-	w := startClusterWriter(cc)
-	stopped := false
-	defer func() {
-		if !stopped {
-			w.halt()
-		}
-	}()
+	w := startClusterWriter(t, cc)
 	// Let the writer fill every slot range a little before the first move.
 	time.Sleep(500 * time.Millisecond)
 	start := time.Now()
@@ -295,7 +294,6 @@ func TestClusterProofReshard(t *testing.T) {
 	}
 	m.waitCheck(t, l1)
 	w.halt()
-	stopped = true
 	w.verify(t)
 	checkKeysInOwnSlots(t, m.masters(t), int64(len(w.vals)+len(w.tenants)))
 	for _, n := range m.nodes {
