@@ -194,45 +194,19 @@ func runCluster() error {
 		}
 	}
 
-	var wg sync.WaitGroup
-	for w := range *workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			next := make(map[int]time.Duration)
-			for {
-				el := time.Since(t0)
-				if el >= *runFor {
-					return
+	driven := make(chan struct{})
+	go func() {
+		defer close(driven)
+		drive(t0, len(us), *workers, *pipeline, *runFor, *every,
+			func(i int) time.Duration { return us[i].first },
+			func(idx []int) {
+				batch := make([]*user, len(idx))
+				for k, i := range idx {
+					batch[k] = us[i]
 				}
-				var batch []*user
-				var idx []int
-				for i := w; i < len(us) && us[i].first <= el; i += *workers {
-					n, ok := next[i]
-					if !ok {
-						n = us[i].first
-					}
-					if n <= el {
-						batch, idx = append(batch, us[i]), append(idx, i)
-					}
-					if len(batch) == *pipeline {
-						checkBatch(batch)
-						for _, j := range idx {
-							next[j] = time.Since(t0) + *every
-						}
-						batch, idx = batch[:0], idx[:0]
-					}
-				}
-				if len(batch) > 0 {
-					checkBatch(batch)
-					for _, j := range idx {
-						next[j] = time.Since(t0) + *every
-					}
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		}()
-	}
+				checkBatch(batch)
+			})
+	}()
 
 	time.Sleep(*killAt)
 	offset := infoField(victim.Addr, "master_repl_offset")
@@ -251,7 +225,7 @@ func runCluster() error {
 	if err == nil {
 		electedAt = time.Since(t0)
 	}
-	wg.Wait()
+	<-driven
 	if err != nil {
 		return err
 	}

@@ -346,32 +346,13 @@ func run() error {
 		}
 	}
 
-	var wg sync.WaitGroup
-	for w := range *workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			next := make(map[int]time.Duration)
-			for {
-				el := time.Since(t0)
-				if el >= *runFor {
-					return
-				}
-				sleep := 10 * time.Millisecond
-				for i := w; i < len(us) && us[i].first <= el; i += *workers {
-					n, ok := next[i]
-					if !ok {
-						n = us[i].first
-					}
-					if n <= el {
-						checkOnce(us[i])
-						next[i] = time.Since(t0) + *every
-					}
-				}
-				time.Sleep(sleep)
-			}
-		}()
-	}
+	driven := make(chan struct{})
+	go func() {
+		defer close(driven)
+		drive(t0, len(us), *workers, 1, *runFor, *every,
+			func(i int) time.Duration { return us[i].first },
+			func(idx []int) { checkOnce(us[idx[0]]) })
+	}()
 
 	time.Sleep(*killAt)
 	killOffset := masterOffset(master.addr)
@@ -401,7 +382,7 @@ func run() error {
 		return false
 	})
 	promotedAt := time.Since(t0)
-	wg.Wait()
+	<-driven
 
 	over, overUsers := 0, 0
 	hist := map[int]int{}
